@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The benchmarks measure what a user feels: process start to an answered initialize, a 4 KB read's
+// round trip over stdio, and the server's memory after start. Run them with
+//
+//	go test -run '^$' -bench . -benchtime 200x ./cmd/packfs-mcp/
+
+const initializeLine = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}` + "\n"
+
+func BenchmarkStartToInitialize(b *testing.B) {
+	root := b.TempDir()
+	var times []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		cmd := exec.Command(binPath, "serve", "--root", root)
+		in, _ := cmd.StdinPipe()
+		out, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		io.WriteString(in, initializeLine)
+		line, err := bufio.NewReader(out).ReadString('\n')
+		if err != nil || !strings.Contains(line, `"id":1`) {
+			b.Fatalf("initialize: %q %v", line, err)
+		}
+		times = append(times, time.Since(t0))
+		in.Close()
+		cmd.Wait()
+	}
+	reportPercentiles(b, times)
+}
+
+// rawServer is the built binary driven with raw JSON-RPC lines, so a round trip measures the
+// server and the pipe, not a client library.
+type rawServer struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Reader
+}
+
+func startRaw(b *testing.B, root string) *rawServer {
+	b.Helper()
+	cmd := exec.Command(binPath, "serve", "--root", root)
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	s := &rawServer{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
+	b.Cleanup(func() { in.Close(); cmd.Wait() })
+	s.roundTrip(b, initializeLine)
+	io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	return s
+}
+
+func (s *rawServer) roundTrip(b *testing.B, line string) string {
+	if _, err := io.WriteString(s.in, line); err != nil {
+		b.Fatal(err)
+	}
+	reply, err := s.out.ReadString('\n')
+	if err != nil {
+		b.Fatal(err)
+	}
+	return reply
+}
+
+func BenchmarkRead4K(b *testing.B) {
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "4k.md"), []byte(strings.Repeat("0123456789abcde\n", 256)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	s := startRaw(b, dir)
+	if rss, err := rssMB(s.cmd.Process.Pid); err == nil {
+		b.ReportMetric(rss, "rss-after-start-MB")
+	}
+	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"packfs-file-reader","arguments":{"purpose":"read","target":{"path":"4k.md"}}}}` + "\n"
+	var times []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		reply := s.roundTrip(b, call)
+		times = append(times, time.Since(t0))
+		if !strings.Contains(reply, `\"success\":true`) {
+			b.Fatalf("read failed: %s", reply)
+		}
+	}
+	reportPercentiles(b, times)
+	if rss, err := rssMB(s.cmd.Process.Pid); err == nil {
+		b.ReportMetric(rss, "rss-after-reads-MB")
+	}
+}
+
+func reportPercentiles(b *testing.B, times []time.Duration) {
+	if len(times) == 0 {
+		return
+	}
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	pct := func(p float64) float64 {
+		return float64(times[min(len(times)-1, int(p*float64(len(times))))].Microseconds()) / 1000
+	}
+	b.ReportMetric(pct(0.50), "p50-ms")
+	b.ReportMetric(pct(0.95), "p95-ms")
+	b.ReportMetric(pct(0.99), "p99-ms")
+}
+
+// rssMB reads a process's resident set size from /proc.
+func rssMB(pid int) (float64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "VmRSS:") {
+			kb, err := strconv.Atoi(strings.Fields(line)[1])
+			return float64(kb) / 1024, err
+		}
+	}
+	return 0, fmt.Errorf("no VmRSS")
+}

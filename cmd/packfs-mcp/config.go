@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/go-playground/validator/v10"
+	"gopkg.in/yaml.v3"
+)
+
+// Config is the server's configuration, with the names of the PackFS PackfsToolConfig. It is read
+// from an optional JSON or YAML file; flags override it.
+type Config struct {
+	RootPath    string         `json:"rootPath" yaml:"rootPath" validate:"required"`
+	Permissions []string       `json:"permissions,omitempty" yaml:"permissions" validate:"omitempty,dive,oneof=read write search list"`
+	Security    SecurityConfig `json:"security" yaml:"security"`
+	Semantic    SemanticConfig `json:"semantic" yaml:"semantic"`
+	// BackupDir is where options.backup keeps previous versions; it must lie outside the root.
+	// If empty, a folder in the user's cache directory keyed by the root.
+	BackupDir string `json:"backupDir,omitempty" yaml:"backupDir"`
+	// TimeoutMs bounds each tool call. If zero, 30 seconds.
+	TimeoutMs int `json:"timeoutMs,omitempty" yaml:"timeoutMs" validate:"min=0,max=3600000"`
+}
+
+// SecurityConfig is the policy part of [Config].
+type SecurityConfig struct {
+	// MaxFileSize is the largest file read or written, in bytes. If zero, 10 MiB.
+	MaxFileSize       int64           `json:"maxFileSize,omitempty" yaml:"maxFileSize" validate:"min=0,max=1073741824"`
+	AllowedExtensions []string        `json:"allowedExtensions,omitempty" yaml:"allowedExtensions" validate:"omitempty,dive,min=1,max=32"`
+	BlockedPaths      []string        `json:"blockedPaths,omitempty" yaml:"blockedPaths" validate:"omitempty,dive,min=1,max=255"`
+	AllowHardLinks    bool            `json:"allowHardLinks,omitempty" yaml:"allowHardLinks"`
+	RateLimiting      RateLimitConfig `json:"rateLimiting" yaml:"rateLimiting"`
+}
+
+// RateLimitConfig sets the rate limiter: MaxRequests per WindowMs overall, half that per tool.
+type RateLimitConfig struct {
+	MaxRequests int `json:"maxRequests,omitempty" yaml:"maxRequests" validate:"min=0,max=1000000"`
+	WindowMs    int `json:"windowMs,omitempty" yaml:"windowMs" validate:"min=0,max=86400000"`
+}
+
+// SemanticConfig is accepted now and used by the search index (a later release).
+type SemanticConfig struct {
+	ChunkSize          int     `json:"chunkSize,omitempty" yaml:"chunkSize" validate:"min=0,max=100000"`
+	OverlapSize        int     `json:"overlapSize,omitempty" yaml:"overlapSize" validate:"min=0,max=100000"`
+	RelevanceThreshold float64 `json:"relevanceThreshold,omitempty" yaml:"relevanceThreshold" validate:"min=0,max=1"`
+}
+
+// loadConfig reads a JSON or YAML config file (by its extension; JSON when unsure). Unknown settings
+// are refused so a misspelt one is not silently ignored.
+func loadConfig(file string) (Config, error) {
+	var c Config
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return c, fmt.Errorf("config: %w", err)
+	}
+	lower := strings.ToLower(file)
+	if strings.HasSuffix(lower, ".yaml") || strings.HasSuffix(lower, ".yml") {
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		dec.KnownFields(true)
+		if err := dec.Decode(&c); err != nil {
+			return c, fmt.Errorf("config %s: %v", file, err)
+		}
+		return c, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return c, fmt.Errorf("config %s: %v", file, err)
+	}
+	return c, nil
+}
+
+// validate checks c and names the setting and the rule of the first problem, in the config file's
+// own names (security.rateLimiting.maxRequests).
+func (c Config) validate() error {
+	v := validator.New()
+	v.RegisterTagNameFunc(func(f reflect.StructField) string {
+		return strings.Split(f.Tag.Get("json"), ",")[0]
+	})
+	err := v.Struct(c)
+	var verrs validator.ValidationErrors
+	if err == nil {
+		return nil
+	}
+	if !errors.As(err, &verrs) || len(verrs) == 0 {
+		return err
+	}
+	fe := verrs[0]
+	name := fe.Namespace()
+	if i := strings.IndexByte(name, '.'); i >= 0 {
+		name = name[i+1:]
+	}
+	switch fe.Tag() {
+	case "required":
+		return fmt.Errorf("setting %s is required: pass --root DIR or set rootPath in the config file", name)
+	case "oneof":
+		return fmt.Errorf("setting %s is %q, which is not one of: %s", name, fmt.Sprint(fe.Value()), strings.ReplaceAll(fe.Param(), " ", ", "))
+	case "min":
+		return fmt.Errorf("setting %s must be at least %s", name, fe.Param())
+	case "max":
+		return fmt.Errorf("setting %s must be at most %s", name, fe.Param())
+	}
+	return fmt.Errorf("setting %s breaks the rule %q", name, fe.Tag())
+}
+
+func (c Config) timeout() time.Duration { return time.Duration(c.TimeoutMs) * time.Millisecond }

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestBoundary walks the module's source and fails when a package steps out of its room: only fsroot
+// touches the operating system's filesystem, only tools and cmd speak MCP, and imports point one way
+// (cmd -> tools -> intents, security, semantic -> fsroot).
+func TestBoundary(t *testing.T) {
+	const module = "github.com/packfs/packfs-mcp/"
+	osOnly := map[string]bool{"os": true, "path/filepath": true, "syscall": true, "io/ioutil": true, "golang.org/x/sys/unix": true}
+	// allowedProject lists which project packages each package may import.
+	allowedProject := map[string][]string{
+		"fsroot":   {},
+		"security": {},
+		"intents":  {},
+		"semantic": {"fsroot"},
+		"tools":    {"fsroot", "security", "intents", "semantic"},
+	}
+	// cmd uses os only to run a process: its arguments, streams and exit code, the config file the
+	// operator names, and the backup folder it creates outside the root.
+	cmdOS := map[string]bool{"Args": true, "Exit": true, "Stdin": true, "Stdout": true, "Stderr": true,
+		"ReadFile": true, "MkdirAll": true, "UserCacheDir": true, "Getenv": true, "Interrupt": true, "Signal": true}
+
+	root := filepath.Join("..", "..")
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "examples" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && p != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		pkg := strings.Split(filepath.ToSlash(rel), "/")[0]
+		file, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly|parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		full, err := parser.ParseFile(token.NewFileSet(), p, nil, 0)
+		if err != nil {
+			return err
+		}
+		for _, imp := range file.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			switch {
+			case strings.HasPrefix(path, "github.com/mark3labs/mcp-go") && pkg != "tools" && pkg != "cmd":
+				t.Errorf("%s imports %s: only tools and cmd speak MCP", rel, path)
+			case strings.HasPrefix(path, module):
+				dep := strings.TrimPrefix(path, module)
+				if allowed, ok := allowedProject[pkg]; ok && !contains(allowed, dep) {
+					t.Errorf("%s imports %s: %s may import only %v", rel, path, pkg, allowed)
+				}
+			case osOnly[path] && pkg == "cmd":
+				if path == "os" {
+					checkSelectors(t, rel, full, "os", cmdOS)
+				}
+			case osOnly[path] && pkg != "fsroot":
+				t.Errorf("%s imports %s: only fsroot touches the filesystem", rel, path)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkSelectors fails on any use of pkg.Name not in allowed.
+func checkSelectors(t *testing.T, rel string, f *ast.File, pkg string, allowed map[string]bool) {
+	t.Helper()
+	ast.Inspect(f, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		if id, ok := sel.X.(*ast.Ident); ok && id.Name == pkg && !allowed[sel.Sel.Name] {
+			t.Errorf("%s uses %s.%s: only fsroot touches the filesystem", rel, pkg, sel.Sel.Name)
+		}
+		return true
+	})
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,89 @@
+// Command packfs-mcp is a sandboxed filesystem server for AI agents, spoken to over MCP on stdio.
+//
+// Usage:
+//
+//	packfs-mcp [serve] --root DIR [flags]   serve DIR over MCP on stdin/stdout
+//	packfs-mcp version                      print the version
+//
+// Logs go to stderr; stdout carries only the protocol.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run dispatches a subcommand and returns the process's exit code: 0 on success, 2 for bad usage or
+// configuration, 1 when serving failed.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cmd := "serve"
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return serve(args, stdin, stdout, stderr)
+	case "version":
+		fmt.Fprintf(stdout, "packfs-mcp %s\n", version)
+		return 0
+	case "help":
+		usage(stderr)
+		return 0
+	}
+	fmt.Fprintf(stderr, "packfs-mcp: unknown command %q\n\n", cmd)
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `packfs-mcp: a sandboxed filesystem server for AI agents, over MCP on stdio.
+
+Usage:
+  packfs-mcp [serve] --root DIR [flags]   serve DIR's files to an MCP client on stdin/stdout
+  packfs-mcp version                      print the version
+  packfs-mcp serve --help                 list the flags
+
+Reading, listing and searching are on by default; writing is off until --allow-write.
+`)
+}
+
+func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	logger := log.New(stderr, "packfs-mcp: ", 0)
+	opts, err := parseServe(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		logger.Print(err)
+		return 2
+	}
+	srv, err := build(opts, logger)
+	if err != nil {
+		logger.Print(err)
+		return 2
+	}
+	defer srv.close()
+	logger.Print(srv.banner())
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := srv.listen(ctx, stdin, stdout); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+		logger.Print(err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,544 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// toolCase is one call and what its result must be: the error code, or "" for success and a check.
+type toolCase struct {
+	name  string
+	tool  string
+	args  map[string]any
+	code  string
+	check func(t *testing.T, res map[string]any)
+}
+
+const (
+	reader   = "packfs-file-reader"
+	searcher = "packfs-file-searcher"
+	writer   = "packfs-file-writer"
+)
+
+func access(purpose, path string) map[string]any {
+	return map[string]any{"purpose": purpose, "target": map[string]any{"path": path}}
+}
+
+func runCases(t *testing.T, s *session, cases []toolCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res, isErr := s.call(tc.tool, tc.args)
+			code, _ := res["code"].(string)
+			if code != tc.code {
+				t.Fatalf("code = %q, want %q; result %v", code, tc.code, res)
+			}
+			if tc.code != "" && !isErr {
+				t.Fatalf("want isError for %s", tc.code)
+			}
+			if tc.code != "" {
+				if msg, _ := res["error"].(string); len(msg) < 20 {
+					t.Errorf("error message too thin to act on: %q", msg)
+				}
+			}
+			if tc.check != nil {
+				tc.check(t, res)
+			}
+		})
+	}
+}
+
+func contentOf(t *testing.T, res map[string]any) string {
+	t.Helper()
+	c, ok := res["content"].(string)
+	if !ok {
+		t.Fatalf("no content in %v", res)
+	}
+	return c
+}
+
+func paths(res map[string]any) []string {
+	var out []string
+	files, _ := res["files"].([]any)
+	for _, f := range files {
+		m, _ := f.(map[string]any)
+		p, _ := m["path"].(string)
+		out = append(out, p)
+	}
+	return out
+}
+
+func has(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestReaderEndToEnd(t *testing.T) {
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			f := newFixture(t)
+			before := f.snapshot(t)
+			s := start(t, f, era.opts)
+			runCases(t, s, readerCases(f))
+			s.checkNoLeak()
+			if diff := snapshotDiff(before, f.snapshot(t)); diff != "" {
+				t.Errorf("outside the root changed: %s", diff)
+			}
+		})
+	}
+}
+
+func readerCases(f *fixture) []toolCase {
+	return []toolCase{
+		{name: "read", tool: reader, args: access("read", "notes/a.md"), check: func(t *testing.T, r map[string]any) {
+			if got := contentOf(t, r); got != "# A\nhello world\nsecond line\n" {
+				t.Errorf("content = %q", got)
+			}
+			if m, _ := r["metadata"].(map[string]any); m["operationType"] != "read" || m["path"] != "notes/a.md" {
+				t.Errorf("metadata = %v", m)
+			}
+		}},
+		{name: "read lines", tool: reader, args: map[string]any{"purpose": "read", "target": map[string]any{"path": "notes/a.md"}, "preferences": map[string]any{"offset": 1, "limit": 1}},
+			check: func(t *testing.T, r map[string]any) {
+				if got := contentOf(t, r); got != "hello world\n" {
+					t.Errorf("content = %q", got)
+				}
+				if r["totalLines"] != 3.0 || r["nextOffset"] != 2.0 {
+					t.Errorf("totalLines/nextOffset = %v/%v", r["totalLines"], r["nextOffset"])
+				}
+			}},
+		{name: "read in chunks", tool: reader, args: map[string]any{"purpose": "read", "target": map[string]any{"path": "big.txt"}, "preferences": map[string]any{"chunkIfLarge": true}},
+			check: func(t *testing.T, r map[string]any) {
+				c := contentOf(t, r)
+				if r["truncated"] != true || len(c) > 64<<10 || !strings.HasPrefix(c, "line 00001") || !strings.HasSuffix(c, "\n") {
+					t.Errorf("chunk: truncated=%v len=%d", r["truncated"], len(c))
+				}
+				if n, _ := r["nextOffset"].(float64); int(n) != strings.Count(c, "\n") {
+					t.Errorf("nextOffset %v, lines in chunk %d", n, strings.Count(c, "\n"))
+				}
+			}},
+		{name: "read binary", tool: reader, args: access("read", "image.png"), check: func(t *testing.T, r map[string]any) {
+			if r["binary"] != true || r["mediaType"] != "image/png" || r["content"] != nil {
+				t.Errorf("binary result = %v", r)
+			}
+		}},
+		{name: "read utf16 as binary", tool: reader, args: access("read", "utf16.txt"), check: func(t *testing.T, r map[string]any) {
+			if r["binary"] != true {
+				t.Errorf("utf-16 not reported as binary: %v", r)
+			}
+		}},
+		{name: "read base64", tool: reader, args: map[string]any{"purpose": "read", "target": map[string]any{"path": "image.png", "encoding": "base64"}},
+			check: func(t *testing.T, r map[string]any) {
+				if r["encoding"] != "base64" || !strings.HasPrefix(contentOf(t, r), "iVBORw0K") {
+					t.Errorf("base64 result = %v", r)
+				}
+			}},
+		{name: "metadata", tool: reader, args: access("metadata", "notes/a.md"), check: func(t *testing.T, r map[string]any) {
+			if r["size"] != 28.0 || r["lines"] != 3.0 || r["type"] != "file" || r["mode"] != "0644" || r["mediaType"] != "text/markdown" {
+				t.Errorf("metadata = %v", r)
+			}
+		}},
+		{name: "metadata of the root", tool: reader, args: access("metadata", "."), check: func(t *testing.T, r map[string]any) {
+			if r["type"] != "directory" {
+				t.Errorf("root metadata = %v", r)
+			}
+		}},
+		{name: "exists", tool: reader, args: access("exists", "notes/a.md"), check: func(t *testing.T, r map[string]any) {
+			if r["exists"] != true {
+				t.Errorf("exists = %v", r["exists"])
+			}
+		}},
+		{name: "exists missing", tool: reader, args: access("exists", "notes/none.md"), check: func(t *testing.T, r map[string]any) {
+			if r["exists"] != false {
+				t.Errorf("exists = %v", r["exists"])
+			}
+		}},
+		{name: "absolute inside", tool: reader, args: access("read", filepath.Join(f.root, "notes/a.md"))},
+		{name: "link inside", tool: reader, args: access("read", "link_in.md")},
+		{name: "target as JSON string", tool: reader, args: map[string]any{"purpose": "read", "target": `{"path":"notes/a.md"}`}},
+		{name: "top-level path", tool: reader, args: map[string]any{"purpose": "read", "path": "notes/a.md"}},
+		{name: "numbers as strings", tool: reader, args: map[string]any{"purpose": "read", "target": map[string]any{"path": "notes/a.md"}, "preferences": map[string]any{"limit": "1"}},
+			check: func(t *testing.T, r map[string]any) {
+				if contentOf(t, r) != "# A\n" {
+					t.Errorf("limit as a string was not honoured: %v", r)
+				}
+			}},
+		// Errors.
+		{name: "missing", tool: reader, args: access("read", "notes/none.md"), code: "NOT_FOUND"},
+		{name: "directory", tool: reader, args: access("read", "notes"), code: "IS_DIRECTORY"},
+		{name: "dotdot", tool: reader, args: access("read", "../outside/secret.txt"), code: "PATH_OUTSIDE_ROOT"},
+		{name: "nested dotdot", tool: reader, args: access("read", "notes/../../outside/secret.txt"), code: "PATH_OUTSIDE_ROOT"},
+		{name: "absolute outside", tool: reader, args: access("read", filepath.Join(f.outside, "secret.txt")), code: "PATH_OUTSIDE_ROOT"},
+		{name: "sibling prefix", tool: reader, args: access("read", f.root+"_evil/x.md"), code: "PATH_OUTSIDE_ROOT"},
+		{name: "link to outside file", tool: reader, args: access("read", "link_out.md"), code: "PATH_OUTSIDE_ROOT"},
+		{name: "absolute link to outside", tool: reader, args: access("read", "abs_out.md"), code: "PATH_OUTSIDE_ROOT"},
+		{name: "through dir link", tool: reader, args: access("read", "dirlink/secret.md"), code: "PATH_OUTSIDE_ROOT"},
+		{name: "chain to outside", tool: reader, args: access("read", "chain1.md"), code: "PATH_OUTSIDE_ROOT"},
+		{name: "relative link up", tool: reader, args: access("read", "notes/up.md"), code: "PATH_OUTSIDE_ROOT"},
+		{name: "link to /dev/zero", tool: reader, args: access("read", "zero.md"), code: "PATH_OUTSIDE_ROOT"},
+		{name: "link to /etc/passwd", tool: reader, args: access("read", "passwd.md"), code: "PATH_OUTSIDE_ROOT"},
+		{name: "exists through escaping link", tool: reader, args: access("exists", "dirlink/secret.md"), code: "PATH_OUTSIDE_ROOT"},
+		{name: "blocked .env", tool: reader, args: access("read", ".env"), code: "PATH_BLOCKED"},
+		{name: "blocked .git", tool: reader, args: access("read", ".git/config"), code: "PATH_BLOCKED"},
+		{name: "blocked case", tool: reader, args: access("read", ".GIT/config"), code: "PATH_BLOCKED"},
+		{name: "blocked pem", tool: reader, args: access("read", "keys/server.pem"), code: "PATH_BLOCKED"},
+		{name: "link named .md to .env", tool: reader, args: access("read", "env_link.md"), code: "PATH_BLOCKED"},
+		{name: "extension", tool: reader, args: access("read", "program.exe"), code: "EXTENSION_NOT_ALLOWED"},
+		{name: "fifo", tool: reader, args: access("read", "fifo.md"), code: "NOT_REGULAR_FILE"},
+		{name: "nul byte", tool: reader, args: access("read", "notes/a.md\x00.txt"), code: "INVALID_PATH"},
+		{name: "newline", tool: reader, args: access("read", "notes/a\n.md"), code: "INVALID_PATH"},
+		{name: "bidi", tool: reader, args: access("read", "notes/a\u202e.md"), code: "INVALID_PATH"},
+		{name: "windows path", tool: reader, args: access("read", `C:\Users\x.md`), code: "INVALID_PATH"},
+		{name: "backslash traversal", tool: reader, args: access("read", `a\..\..\outside\secret.md`), code: "INVALID_PATH"},
+		{name: "too long", tool: reader, args: access("read", strings.Repeat("a/", 2100)+"x.md"), code: "INVALID_ARGUMENT"},
+		{name: "home", tool: reader, args: access("read", "~/.ssh/id_rsa"), code: "PATH_BLOCKED"},
+		{name: "percent", tool: reader, args: access("read", "%2e%2e%2fsecret.md"), code: "NOT_FOUND"},
+		{name: "unknown purpose", tool: reader, args: access("write", "notes/a.md"), code: "INVALID_ARGUMENT", check: func(t *testing.T, r map[string]any) {
+			if r["field"] != "purpose" || !strings.Contains(r["error"].(string), "metadata") {
+				t.Errorf("unknown purpose error = %v", r)
+			}
+		}},
+		{name: "missing path", tool: reader, args: map[string]any{"purpose": "read"}, code: "INVALID_ARGUMENT"},
+		{name: "unknown field", tool: reader, args: map[string]any{"purpose": "read", "target": map[string]any{"path": "a.md"}, "bogus": 1}, code: "INVALID_ARGUMENT", check: func(t *testing.T, r map[string]any) {
+			if r["field"] != "bogus" {
+				t.Errorf("field = %v", r["field"])
+			}
+		}},
+		{name: "wrong type", tool: reader, args: map[string]any{"purpose": "read", "target": map[string]any{"path": 7}}, code: "INVALID_ARGUMENT"},
+	}
+}
+
+func snapshotDiff(a, b map[string]string) string {
+	var out []string
+	for k, v := range a {
+		if b[k] != v {
+			out = append(out, "changed or removed: "+k)
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			out = append(out, "created: "+k)
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+func TestSearcherEndToEnd(t *testing.T) {
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			f := newFixture(t)
+			before := f.snapshot(t)
+			s := start(t, f, era.opts)
+			runCases(t, s, searcherCases())
+			s.checkNoLeak()
+			if diff := snapshotDiff(before, f.snapshot(t)); diff != "" {
+				t.Errorf("outside the root changed: %s", diff)
+			}
+		})
+	}
+}
+
+func discover(purpose, path string, extra map[string]any) map[string]any {
+	m := map[string]any{"purpose": purpose, "target": map[string]any{"path": path}}
+	for k, v := range extra {
+		m[k] = v
+	}
+	return m
+}
+
+func searcherCases() []toolCase {
+	return []toolCase{
+		{name: "list root", tool: searcher, args: discover("list", ".", nil), check: func(t *testing.T, r map[string]any) {
+			p := paths(r)
+			for _, want := range []string{"notes", "big.txt", "image.png"} {
+				if !has(p, want) {
+					t.Errorf("listing lacks %s: %v", want, p)
+				}
+			}
+			for _, hidden := range []string{".env", ".git", "keys/server.pem", "link_out.md", "dirlink", "env_link.md", "program.exe", "fifo.md"} {
+				if has(p, hidden) {
+					t.Errorf("listing shows %s: %v", hidden, p)
+				}
+			}
+		}},
+		{name: "list recursive", tool: searcher, args: discover("list", ".", map[string]any{"options": map[string]any{"recursive": true}}), check: func(t *testing.T, r map[string]any) {
+			p := paths(r)
+			if !has(p, "notes/a.md") || !has(p, "full/inner.md") {
+				t.Errorf("recursive listing = %v", p)
+			}
+			for _, x := range p {
+				if strings.HasPrefix(x, "dirlink/") || strings.HasPrefix(x, "loop/self/") || strings.HasPrefix(x, ".git") {
+					t.Errorf("recursive listing followed or showed %s", x)
+				}
+			}
+		}},
+		{name: "list with criteria", tool: searcher, args: discover("list", ".", map[string]any{"options": map[string]any{"recursive": true},
+			"target": map[string]any{"path": ".", "criteria": map[string]any{"extension": "md", "size": map[string]any{"max": 100}}}}), check: func(t *testing.T, r map[string]any) {
+			for _, x := range paths(r) {
+				if !strings.HasSuffix(x, ".md") {
+					t.Errorf("criteria let through %s", x)
+				}
+			}
+			if !has(paths(r), "notes/a.md") {
+				t.Errorf("criteria lost notes/a.md: %v", paths(r))
+			}
+		}},
+		{name: "list pages", tool: searcher, args: discover("list", "notes", map[string]any{"options": map[string]any{"maxResults": 2}}), check: func(t *testing.T, r map[string]any) {
+			if len(paths(r)) != 2 || r["truncated"] != true || r["nextOffset"] != 2.0 {
+				t.Errorf("page = %v", r)
+			}
+		}},
+		{name: "search content", tool: searcher, args: discover("search_content", ".", map[string]any{"target": map[string]any{"path": ".", "query": "HELLO"}}), check: func(t *testing.T, r map[string]any) {
+			if p := paths(r); len(p) != 2 || p[0] != "notes/a.md" || p[1] != "notes/b.md" {
+				t.Fatalf("search hits = %v", p)
+			}
+			first := r["files"].([]any)[0].(map[string]any)
+			m := first["matches"].([]any)[0].(map[string]any)
+			if m["line"] != 2.0 || m["text"] != "hello world" {
+				t.Errorf("match = %v", m)
+			}
+		}},
+		{name: "search regex with context", tool: searcher, args: map[string]any{"purpose": "search_content", "target": map[string]any{"path": "notes", "query": "^hello (w|a)"}, "options": map[string]any{"regex": true, "contextLines": 1}},
+			check: func(t *testing.T, r map[string]any) {
+				if len(paths(r)) != 2 {
+					t.Fatalf("regex hits = %v", paths(r))
+				}
+				m := r["files"].([]any)[0].(map[string]any)["matches"].([]any)[0].(map[string]any)
+				if b, _ := m["before"].([]any); len(b) != 1 || b[0] != "# A" {
+					t.Errorf("context = %v", m)
+				}
+			}},
+		{name: "search finds nothing outside", tool: searcher, args: discover("search_content", ".", map[string]any{"target": map[string]any{"path": ".", "query": marker}}), check: func(t *testing.T, r map[string]any) {
+			if len(paths(r)) != 0 {
+				t.Errorf("search reached %v", paths(r))
+			}
+		}},
+		{name: "bad regex", tool: searcher, args: map[string]any{"purpose": "search_content", "target": map[string]any{"path": ".", "query": "("}, "options": map[string]any{"regex": true}}, code: "INVALID_ARGUMENT"},
+		{name: "search without query", tool: searcher, args: discover("search_content", ".", nil), code: "INVALID_ARGUMENT"},
+		{name: "semantic not yet", tool: searcher, args: discover("search_semantic", ".", map[string]any{"target": map[string]any{"path": ".", "query": "sandbox"}}), code: "NOT_AVAILABLE"},
+		{name: "list outside", tool: searcher, args: discover("list", "..", nil), code: "PATH_OUTSIDE_ROOT"},
+		{name: "list dir link", tool: searcher, args: discover("list", "dirlink", nil), code: "PATH_OUTSIDE_ROOT"},
+		{name: "list blocked", tool: searcher, args: discover("list", ".git", nil), code: "PATH_BLOCKED"},
+		{name: "list a file", tool: searcher, args: discover("list", "notes/a.md", nil), code: "NOT_DIRECTORY"},
+		{name: "loop terminates", tool: searcher, args: discover("list", "loop", map[string]any{"options": map[string]any{"recursive": true}})},
+	}
+}
+
+func TestWriterEndToEnd(t *testing.T) {
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			f := newFixture(t)
+			before := f.snapshot(t)
+			s := start(t, f, era.opts, "--allow-write")
+			runCases(t, s, writerCases(f))
+			s.checkNoLeak()
+			after := f.snapshot(t)
+			for k := range after {
+				if strings.HasPrefix(k, filepath.Join(f.dir, "backups")) {
+					delete(after, k) // the backup store is outside by design
+				}
+			}
+			if diff := snapshotDiff(before, after); diff != "" {
+				t.Errorf("outside the root changed: %s", diff)
+			}
+			if _, err := os.Lstat(f.pwned); err == nil {
+				t.Errorf("a write through the dangling link created %s", f.pwned)
+			}
+		})
+	}
+}
+
+func update(purpose, path string, extra map[string]any) map[string]any {
+	m := map[string]any{"purpose": purpose, "target": map[string]any{"path": path}}
+	for k, v := range extra {
+		m[k] = v
+	}
+	return m
+}
+
+func fileIs(f *fixture, name, want string) func(t *testing.T, r map[string]any) {
+	return func(t *testing.T, r map[string]any) {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(f.root, name))
+		if err != nil || string(b) != want {
+			t.Errorf("%s = %q (%v), want %q", name, b, err, want)
+		}
+	}
+}
+
+func writerCases(f *fixture) []toolCase {
+	edit := func(path string, edits []map[string]any, opts map[string]any) map[string]any {
+		m := update("edit", path, map[string]any{"edits": edits})
+		if opts != nil {
+			m["options"] = opts
+		}
+		return m
+	}
+	return []toolCase{
+		{name: "create", tool: writer, args: update("create", "new/deep/n.md", map[string]any{"content": "fresh\n", "options": map[string]any{"createPath": true}}),
+			check: fileIs(f, "new/deep/n.md", "fresh\n")},
+		{name: "create exists", tool: writer, args: update("create", "notes/a.md", map[string]any{"content": "x"}), code: "ALREADY_EXISTS",
+			check: fileIs(f, "notes/a.md", "# A\nhello world\nsecond line\n")},
+		{name: "create without parent", tool: writer, args: update("create", "nope/n.md", map[string]any{"content": "x"}), code: "NOT_FOUND"},
+		{name: "create on dangling link", tool: writer, args: update("create", "dangling.md", map[string]any{"content": "x"}), code: "PATH_OUTSIDE_ROOT"},
+		{name: "update on dangling link", tool: writer, args: update("update", "dangling.md", map[string]any{"content": "x"}), code: "PATH_OUTSIDE_ROOT"},
+		{name: "append on dangling link", tool: writer, args: update("append", "dangling.md", map[string]any{"content": "x"}), code: "PATH_OUTSIDE_ROOT"},
+		{name: "create under dir link", tool: writer, args: update("create", "dirlink/new/deeper/f.md", map[string]any{"content": "x", "options": map[string]any{"createPath": true}}), code: "PATH_OUTSIDE_ROOT"},
+		{name: "update", tool: writer, args: update("update", "notes/b.md", map[string]any{"content": "replaced\n", "options": map[string]any{"backup": true}}),
+			check: func(t *testing.T, r map[string]any) {
+				fileIs(f, "notes/b.md", "replaced\n")(t, r)
+				b, _ := r["backup"].(string)
+				old, err := os.ReadFile(filepath.Join(f.dir, "backups", b))
+				if b == "" || err != nil || string(old) != "see [a](a.md)\nhello again\n" {
+					t.Errorf("backup %q = %q (%v)", b, old, err)
+				}
+			}},
+		{name: "update missing", tool: writer, args: update("update", "notes/none.md", map[string]any{"content": "x"}), code: "NOT_FOUND"},
+		{name: "update through inner link keeps the link", tool: writer, args: update("update", "link_in.md", map[string]any{"content": "# A\nhello world\nsecond line\n"}),
+			check: func(t *testing.T, r map[string]any) {
+				if fi, err := os.Lstat(filepath.Join(f.root, "link_in.md")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+					t.Errorf("link_in.md is no longer a link")
+				}
+			}},
+		{name: "append", tool: writer, args: update("append", "notes/b.md", map[string]any{"content": "more\n"}), check: fileIs(f, "notes/b.md", "replaced\nmore\n")},
+		{name: "append to binary", tool: writer, args: update("append", "utf16.txt", map[string]any{"content": "x"}), code: "NOT_TEXT"},
+		{name: "edit", tool: writer, args: edit("notes/a.md", []map[string]any{{"oldText": "hello world", "newText": "hello there"}}, nil),
+			check: func(t *testing.T, r map[string]any) {
+				fileIs(f, "notes/a.md", "# A\nhello there\nsecond line\n")(t, r)
+				if r["replacements"] != 1.0 || !strings.Contains(r["diff"].(string), "-hello world\n+hello there\n") {
+					t.Errorf("edit result = %v", r)
+				}
+			}},
+		{name: "edit dry run", tool: writer, args: edit("notes/a.md", []map[string]any{{"oldText": "second line", "newText": "2nd"}}, map[string]any{"dryRun": true}),
+			check: func(t *testing.T, r map[string]any) {
+				fileIs(f, "notes/a.md", "# A\nhello there\nsecond line\n")(t, r)
+				want := "--- a/notes/a.md\n+++ b/notes/a.md\n@@ -1,3 +1,3 @@\n # A\n hello there\n-second line\n+2nd\n"
+				if r["diff"] != want || r["dryRun"] != true {
+					t.Errorf("diff = %q", r["diff"])
+				}
+			}},
+		{name: "edit ambiguous", tool: writer, args: edit("notes/dup.md", []map[string]any{{"oldText": "x = 1", "newText": "x = 2"}}, nil), code: "AMBIGUOUS_EDIT",
+			check: func(t *testing.T, r map[string]any) {
+				fileIs(f, "notes/dup.md", "x = 1\nx = 1\n")(t, r)
+				if r["field"] != "edits[0].oldText" || !strings.Contains(r["error"].(string), "2 places") {
+					t.Errorf("ambiguous = %v", r)
+				}
+			}},
+		{name: "edit replace all", tool: writer, args: edit("notes/dup.md", []map[string]any{{"oldText": "x = 1", "newText": "x = 2", "replaceAll": true}}, nil),
+			check: fileIs(f, "notes/dup.md", "x = 2\nx = 2\n")},
+		{name: "edit not found", tool: writer, args: edit("notes/a.md", []map[string]any{{"oldText": "hello thère", "newText": "y"}}, nil), code: "EDIT_NOT_FOUND",
+			check: func(t *testing.T, r map[string]any) {
+				if !strings.Contains(r["error"].(string), "hello there") {
+					t.Errorf("no nearest line in %q", r["error"])
+				}
+			}},
+		{name: "edit second fails, nothing written", tool: writer, args: edit("notes/a.md", []map[string]any{{"oldText": "# A", "newText": "# B"}, {"oldText": "absent", "newText": "z"}}, nil), code: "EDIT_NOT_FOUND",
+			check: fileIs(f, "notes/a.md", "# A\nhello there\nsecond line\n")},
+		{name: "edit keeps CRLF", tool: writer, args: edit("notes/crlf.md", []map[string]any{{"oldText": "one\ntwo", "newText": "uno\ndos"}}, nil),
+			check: fileIs(f, "notes/crlf.md", "uno\r\ndos\r\nthree\r\n")},
+		{name: "edit blocked", tool: writer, args: edit(".env", []map[string]any{{"oldText": "TOKEN", "newText": "X"}}, nil), code: "PATH_BLOCKED"},
+		{name: "edits missing", tool: writer, args: update("edit", "notes/a.md", nil), code: "INVALID_ARGUMENT"},
+		{name: "write disallowed extension", tool: writer, args: update("create", "evil.exe", map[string]any{"content": "MZ"}), code: "EXTENSION_NOT_ALLOWED"},
+		{name: "write into .git", tool: writer, args: update("create", ".git/hooks/post-commit.md", map[string]any{"content": "x"}), code: "PATH_BLOCKED"},
+		{name: "write outside", tool: writer, args: update("create", "../outside/x.md", map[string]any{"content": "x"}), code: "PATH_OUTSIDE_ROOT"},
+		{name: "write fifo", tool: writer, args: update("append", "fifo.md", map[string]any{"content": "x"}), code: "NOT_REGULAR_FILE"},
+		{name: "mkdir", tool: writer, args: update("mkdir", "made/here", nil), check: func(t *testing.T, r map[string]any) {
+			if fi, err := os.Stat(filepath.Join(f.root, "made/here")); err != nil || !fi.IsDir() || r["created"] != true {
+				t.Errorf("mkdir: %v %v", err, r)
+			}
+		}},
+		{name: "mkdir through link", tool: writer, args: update("mkdir", "dirlink/x", nil), code: "PATH_OUTSIDE_ROOT"},
+		{name: "move", tool: writer, args: map[string]any{"purpose": "move", "target": map[string]any{"path": "notes/b.md", "destination": "made/b.md"}},
+			check: fileIs(f, "made/b.md", "replaced\nmore\n")},
+		{name: "move onto existing", tool: writer, args: map[string]any{"purpose": "move", "target": map[string]any{"path": "made/b.md", "destination": "notes/a.md"}}, code: "ALREADY_EXISTS"},
+		{name: "move outside", tool: writer, args: map[string]any{"purpose": "move", "target": map[string]any{"path": "made/b.md", "destination": "../outside/b.md"}}, code: "PATH_OUTSIDE_ROOT",
+			check: func(t *testing.T, r map[string]any) {
+				if r["field"] != "target.destination" {
+					t.Errorf("field = %v", r["field"])
+				}
+			}},
+		{name: "move to disallowed extension", tool: writer, args: map[string]any{"purpose": "move", "target": map[string]any{"path": "made/b.md", "destination": "made/b.exe"}}, code: "EXTENSION_NOT_ALLOWED"},
+		{name: "move the root", tool: writer, args: map[string]any{"purpose": "move", "target": map[string]any{"path": ".", "destination": "x"}}, code: "ROOT_PROTECTED"},
+		{name: "move a link moves the link", tool: writer, args: map[string]any{"purpose": "move", "target": map[string]any{"path": "link_in.md", "destination": "made/link.md"}},
+			check: func(t *testing.T, r map[string]any) {
+				if fi, err := os.Lstat(filepath.Join(f.root, "made/link.md")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+					t.Errorf("the link was not moved as a link: %v", err)
+				}
+			}},
+		{name: "delete non-empty", tool: writer, args: update("delete", "full", nil), code: "NOT_EMPTY"},
+		{name: "delete recursive", tool: writer, args: update("delete", "full", map[string]any{"options": map[string]any{"recursive": true}}), check: func(t *testing.T, r map[string]any) {
+			if _, err := os.Stat(filepath.Join(f.root, "full")); !os.IsNotExist(err) {
+				t.Errorf("full still there")
+			}
+		}},
+		{name: "delete the root", tool: writer, args: update("delete", ".", nil), code: "ROOT_PROTECTED"},
+		{name: "delete escaping link refused", tool: writer, args: update("delete", "dirlink", nil), code: "PATH_OUTSIDE_ROOT"},
+		{name: "delete file", tool: writer, args: update("delete", "new/deep/n.md", nil), check: func(t *testing.T, r map[string]any) {
+			if r["deleted"] != true {
+				t.Errorf("delete = %v", r)
+			}
+		}},
+		{name: "content too large", tool: writer, args: update("create", "huge.md", map[string]any{"content": strings.Repeat("x", 11<<20)}), code: "TOO_LARGE"},
+	}
+}
+
+func TestReadOnlyServer(t *testing.T) {
+	f := newFixture(t)
+	s := start(t, f, nil)
+	if _, ok := s.schemas[writer]; ok {
+		t.Errorf("the writer is listed on a read-only server")
+	}
+	s2 := start(t, f, nil, "--permissions", "read")
+	if _, ok := s2.schemas[searcher]; ok {
+		t.Errorf("the searcher is listed without list or search permission")
+	}
+	s3 := start(t, f, nil, "--permissions", "read,list")
+	res, _ := s3.call(searcher, discover("search_content", ".", map[string]any{"target": map[string]any{"path": ".", "query": "x"}}))
+	if res["code"] != "PERMISSION_DENIED" || !strings.Contains(res["error"].(string), "search") {
+		t.Errorf("search without permission = %v", res)
+	}
+}
+
+func TestProtocol(t *testing.T) {
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			f := newFixture(t)
+			s := start(t, f, era.opts, "--allow-write")
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			req := mcp.CallToolRequest{}
+			req.Params.Name = "no-such-tool"
+			if _, err := s.c.CallTool(ctx, req); !errors.Is(err, mcp.ErrInvalidParams) {
+				t.Errorf("unknown tool: err = %v, want -32602", err)
+			}
+			list, err := s.c.ListTools(ctx, mcp.ListToolsRequest{})
+			must(t, err)
+			if len(list.Tools) != 3 {
+				t.Fatalf("tools = %d", len(list.Tools))
+			}
+			for _, tool := range list.Tools {
+				a := tool.Annotations
+				ro := tool.Name != writer
+				if a.Title == "" || a.ReadOnlyHint == nil || *a.ReadOnlyHint != ro || a.DestructiveHint == nil || *a.DestructiveHint == ro ||
+					a.OpenWorldHint == nil || *a.OpenWorldHint || a.IdempotentHint == nil || *a.IdempotentHint != ro {
+					t.Errorf("%s annotations = %+v", tool.Name, a)
+				}
+			}
+			// The server keeps answering after all of that.
+			if res, _ := s.call(reader, access("exists", ".")); res["exists"] != true {
+				t.Errorf("root exists = %v", res)
+			}
+		})
+	}
+}

@@ -1,0 +1,78 @@
+// Package fsroot is the only package of packfs-mcp that touches the
+// operating system's filesystem. A [Root] wraps one [os.Root] and every
+// operation goes through it, so names are resolved component by component
+// relative to an open directory handle rather than as host path strings.
+//
+// # Guarantees
+//
+// Every name argument is a root-relative, slash-separated path in
+// [fs.ValidPath] form ("." is the root). Anything else — "..", "a/../b", a
+// leading or trailing slash, an empty name, a NUL byte, a name longer than
+// 4096 bytes — is refused with [ErrInvalid] before the operating system sees
+// it; a name whose ".." components would climb above the root also matches
+// [ErrEscapes]. Safety never depends on the caller having cleaned the name:
+// fsroot never joins a name to the root's host path and never calls os or
+// filepath functions on such a join.
+//
+// Through the [os.Root], no operation reaches outside the root by "..",
+// absolute paths or symbolic links: an absolute link, or a relative link
+// whose target climbs above the root, gives [ErrEscapes]. Errors are
+// [*fs.PathError] values (or [*os.LinkError] for [Root.Rename]) carrying
+// the root-relative name only; Error() never contains the root's host path.
+// Missing, existing and forbidden files match [fs.ErrNotExist],
+// [fs.ErrExist] and [fs.ErrPermission] under [errors.Is]. A chain of more
+// than 40 symbolic links (a loop) matches [ErrInvalid].
+//
+// Writes are atomic: data goes to a temporary file whose name starts with
+// [TempPrefix] in the target's directory, is synced, and is then linked
+// ([Root.CreateFile]) or renamed ([Root.WriteFile], [Root.AppendFile]) into
+// place, so readers see the old content or the new, never a mix. Listings
+// hide temporary files and [Root.CleanTemp] removes leftovers of a crash.
+//
+// # What os.Root does not block, and what fsroot adds
+//
+// [os.Root] confines name resolution; it does not judge what a name
+// refers to. fsroot adds:
+//
+//   - FIFOs: opening a FIFO for reading blocks until a writer appears, so a
+//     read could hang forever. fsroot opens with O_NONBLOCK, checks the
+//     open handle with fstat and refuses anything but a regular file with
+//     [ErrNotRegular]. [Root.Walk] skips FIFOs silently.
+//   - Devices and sockets: a device node inside the root opens the device
+//     (/dev/zero never ends; a tty may become the controlling terminal). A
+//     link to /dev/... is absolute and already refused by os.Root; a device
+//     node or socket inside the root is refused with [ErrNotRegular] (a
+//     stat before the open avoids touching the device at all, the fstat of
+//     the handle is the check that counts; O_NOCTTY is always set).
+//   - /proc and other pseudo-filesystems: their magic links (such as
+//     /proc/self/root) read as absolute text and are refused by os.Root;
+//     their files report size 0 but may be large or endless, so every read
+//     is bounded by the bytes actually read, never by the reported size.
+//   - Bind mounts: a bind mount inside the root that shows a directory from
+//     outside is, to the kernel, an ordinary directory of the root, and no
+//     user-space check can tell it apart. Mounting is the operator's
+//     responsibility; fsroot only makes sure a bind-mount cycle cannot make
+//     [Root.Walk] loop (it refuses to enter a directory that is one of its
+//     own ancestors).
+//   - Hard links: a hard link inside the root can name a file that also
+//     lives outside it. A regular file with a link count above one is
+//     refused for reads and writes with [ErrHardLink] unless
+//     [Options.AllowHardLinks] is set. Replacing such a file (when allowed)
+//     renames a new file over the name inside the root, so the other names
+//     keep the old content.
+//
+// Symbolic links are text: [Root.Lstat], [Root.ReadDir] and [Root.Walk]
+// report a link's target as stored, without following it, and Walk never
+// descends through a link. [Root.Resolve] follows links the way the kernel
+// would, inside the root only, so policy can judge a name by what it
+// reaches.
+//
+// Listings and walks read entries, stat them, read link texts and (in
+// Walk) descend with getdents, fstatat, readlinkat and
+// openat(O_NOFOLLOW|O_DIRECTORY) relative to a directory handle opened
+// through the os.Root, one entry name at a time, so they cost the same at
+// any depth and can neither follow a link nor block on a FIFO.
+//
+// fsroot targets Linux. A Root is safe for concurrent use by multiple
+// goroutines.
+package fsroot

@@ -1,0 +1,137 @@
+package fsroot
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// marker is the content of files outside the root; it must never appear
+// in anything fsroot returns.
+const marker = "OUTSIDE-SECRET-MARKER"
+
+// makefs builds entries under dir. An entry is "d/" (a directory), "f"
+// (a file containing "content of f"), "f=text" (a file containing text) or
+// "link => target" (a symbolic link). "{base}" in a target is replaced by
+// base, so tests can make absolute links into the test's temp dir.
+func makefs(t *testing.T, dir, base string, entries ...string) {
+	t.Helper()
+	for _, e := range entries {
+		var err error
+		switch {
+		case strings.Contains(e, " => "):
+			name, target, _ := strings.Cut(e, " => ")
+			target = strings.ReplaceAll(target, "{base}", base)
+			p := filepath.Join(dir, name)
+			if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
+				err = os.Symlink(target, p)
+			}
+		case strings.HasSuffix(e, "/"):
+			err = os.MkdirAll(filepath.Join(dir, e), 0o755)
+		default:
+			name, content, ok := strings.Cut(e, "=")
+			if !ok {
+				content = "content of " + name
+			}
+			p := filepath.Join(dir, name)
+			if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
+				err = os.WriteFile(p, []byte(content), 0o644)
+			}
+		}
+		if err != nil {
+			t.Fatalf("makefs %q: %v", e, err)
+		}
+	}
+}
+
+// outsideEntries populate outside/, the sibling of root/ that no
+// operation may touch.
+var outsideEntries = []string{
+	"secret.txt=" + marker,
+	"sub/",
+	"sub/secret2.txt=" + marker,
+}
+
+// newTree makes a temp dir holding root/ (with entries) and outside/, and
+// opens root/. It returns the temp dir and the Root.
+func newTree(t *testing.T, opts Options, entries ...string) (string, *Root) {
+	t.Helper()
+	base := t.TempDir()
+	makefs(t, filepath.Join(base, "outside"), base, outsideEntries...)
+	rootDir := filepath.Join(base, "root")
+	if err := os.Mkdir(rootDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	makefs(t, rootDir, base, entries...)
+	r, err := Open(rootDir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return base, r
+}
+
+// snapshot records everything under base except root/: path to kind,
+// mode and content or link text. Comparing two snapshots shows any file
+// read-modified, created or removed outside the root.
+func snapshot(t *testing.T, base string) map[string]string {
+	t.Helper()
+	snap := map[string]string{}
+	err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(base, p)
+		if rel == "root" {
+			return fs.SkipDir
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			snap[rel] = "link " + target
+		case d.IsDir():
+			snap[rel] = "dir " + fi.Mode().String()
+		default:
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			snap[rel] = "file " + fi.Mode().String() + " " + string(data)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
+}
+
+// tempFiles lists the TempPrefix files under dir.
+func tempFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var found []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasPrefix(d.Name(), TempPrefix) {
+			found = append(found, p)
+		}
+		return nil
+	})
+	return found
+}
+
+// skipIfRoot skips permission-based cases, which root bypasses.
+func skipIfRoot(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() == 0 {
+		t.Skip("running as root: permission checks do not apply")
+	}
+}

@@ -1,0 +1,239 @@
+package fsroot
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// TempPrefix starts the name of every temporary file fsroot creates;
+// [Root.ReadDir] and [Root.Walk] hide such entries, and [Root.CleanTemp]
+// removes leftovers.
+const TempPrefix = ".packfs-tmp-"
+
+const (
+	// maxNameLen bounds a name argument. It is Linux's PATH_MAX: no
+	// legitimate caller needs more, and it bounds the resolution work one
+	// call can cause.
+	maxNameLen = 4096
+	// maxSymlinks bounds the links followed while resolving one name. It
+	// matches Linux's limit, so a name resolves here iff it would for the
+	// kernel, and a loop ends quickly.
+	maxSymlinks = 40
+)
+
+// Options configures a [Root]. The zero value is the safe default.
+type Options struct {
+	// AllowHardLinks permits reading and writing regular files whose link
+	// count is above one. If false, such files are refused with
+	// [ErrHardLink], because a hard link can alias a file outside the root.
+	AllowHardLinks bool
+}
+
+// Root is a directory tree that every operation is confined to. Create one
+// with [Open]; it is safe for concurrent use.
+type Root struct {
+	root     *os.Root
+	opts     Options
+	dir      string
+	resolved string
+	// escapeErr is os.Root's unexported "path escapes from parent" error,
+	// captured at Open so cause can map it to ErrEscapes by identity
+	// rather than by matching its text.
+	escapeErr error
+}
+
+// Open opens the directory dir as a [Root]. dir may be relative to the
+// current working directory; it is made absolute and its symbolic links
+// are resolved once, at open time, so re-pointing a link later does not
+// move the root. Unlike the methods, Open's errors name dir, since the
+// operator supplied it.
+func Open(dir string, opts Options) (*Root, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open root %s: %w", dir, err)
+	}
+	resolved, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("open root %s: %w", dir, err)
+	}
+	root, err := os.OpenRoot(resolved)
+	if err != nil {
+		return nil, fmt.Errorf("open root %s: %w", dir, err)
+	}
+	fi, err := root.Stat(".")
+	if err == nil && !fi.IsDir() {
+		err = ErrNotDir
+	}
+	if err != nil {
+		root.Close()
+		return nil, fmt.Errorf("open root %s: %w", dir, err)
+	}
+	r := &Root{root: root, opts: opts, dir: abs, resolved: resolved}
+	// ".." at the root is refused lexically by os.Root, before any system
+	// call, with its escape error.
+	if _, err := root.Lstat(".."); err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			if _, isErrno := pe.Err.(syscall.Errno); !isErrno {
+				r.escapeErr = pe.Err
+			}
+		}
+	}
+	return r, nil
+}
+
+// Close closes the root. Files already open through it stay usable; every
+// later method call fails.
+func (r *Root) Close() error { return r.root.Close() }
+
+// Dir returns the root's absolute path as given to [Open], cleaned.
+func (r *Root) Dir() string { return r.dir }
+
+// ResolvedDir returns the root's absolute path with symbolic links
+// resolved at open time. It names the directory the Root actually holds.
+func (r *Root) ResolvedDir() string { return r.resolved }
+
+// FileType is the kind of a directory entry.
+type FileType string
+
+// The kinds of entries in [Info.Type].
+const (
+	TypeFile    FileType = "file"
+	TypeDir     FileType = "directory"
+	TypeSymlink FileType = "symlink"
+	// TypeOther is a FIFO, socket, device or anything else that is not a
+	// regular file, directory or symbolic link.
+	TypeOther FileType = "other"
+)
+
+// Info describes a file. It holds no host paths.
+type Info struct {
+	// Path is the root-relative slash path; "." for the root.
+	Path string
+	// Name is the base name; "." for the root.
+	Name string
+	// Type is the kind of entry.
+	Type FileType
+	// Size is the length in bytes reported by the system; it is
+	// information only and never bounds a read.
+	Size int64
+	// ModTime is the modification time.
+	ModTime time.Time
+	// Mode holds the type and permission bits.
+	Mode fs.FileMode
+	// Links is the hard link count.
+	Links uint64
+	// Target is, for a TypeSymlink from [Root.Lstat], [Root.ReadDir] or
+	// [Root.Walk], the link text as stored. It may point outside the root;
+	// it is only text.
+	Target string
+}
+
+// newInfo converts fi, found at the root-relative name, to an Info.
+func newInfo(name string, fi fs.FileInfo) Info {
+	info := Info{
+		Path:    name,
+		Name:    path.Base(name),
+		Type:    fileType(fi.Mode()),
+		Size:    fi.Size(),
+		ModTime: fi.ModTime(),
+		Mode:    fi.Mode(),
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		info.Links = uint64(st.Nlink)
+	}
+	return info
+}
+
+func fileType(m fs.FileMode) FileType {
+	switch {
+	case m.IsRegular():
+		return TypeFile
+	case m.IsDir():
+		return TypeDir
+	case m&fs.ModeSymlink != 0:
+		return TypeSymlink
+	}
+	return TypeOther
+}
+
+// checkName validates a name argument, returning the cause to wrap when it
+// is refused.
+func checkName(name string) error {
+	if len(name) > maxNameLen || strings.IndexByte(name, 0) >= 0 {
+		return invalidName
+	}
+	if fs.ValidPath(name) {
+		return nil
+	}
+	// Tell an attempt to climb above the root from a merely unclean name.
+	depth := 0
+	for elem := range strings.SplitSeq(name, "/") {
+		switch elem {
+		case "..":
+			depth--
+		case "", ".":
+		default:
+			depth++
+		}
+		if depth < 0 {
+			return escapingName
+		}
+	}
+	return invalidName
+}
+
+// Stat returns information about name, following symbolic links inside the
+// root. Info.Path is name. Errors: [ErrInvalid], [ErrEscapes],
+// [fs.ErrNotExist], [ErrNotDir].
+func (r *Root) Stat(name string) (Info, error) {
+	if err := checkName(name); err != nil {
+		return Info{}, r.pathErr("stat", name, err)
+	}
+	fi, err := r.root.Stat(name)
+	if err != nil {
+		return Info{}, r.pathErr("stat", name, err)
+	}
+	return newInfo(name, fi), nil
+}
+
+// Lstat returns information about name without following a final symbolic
+// link; for a link, Info.Target holds its text. Errors as for [Root.Stat].
+func (r *Root) Lstat(name string) (Info, error) {
+	if err := checkName(name); err != nil {
+		return Info{}, r.pathErr("lstat", name, err)
+	}
+	fi, err := r.root.Lstat(name)
+	if err != nil {
+		return Info{}, r.pathErr("lstat", name, err)
+	}
+	info := newInfo(name, fi)
+	if info.Type == TypeSymlink {
+		if info.Target, err = r.root.Readlink(name); err != nil {
+			return Info{}, r.pathErr("lstat", name, err)
+		}
+	}
+	return info, nil
+}
+
+// checkRegular refuses what may not be read or replaced as a file: anything
+// but a regular file, and a hard-linked file unless allowed.
+func (r *Root) checkRegular(fi fs.FileInfo) error {
+	switch {
+	case fi.IsDir():
+		return withCause(ErrIsDir, ErrNotRegular)
+	case !fi.Mode().IsRegular():
+		return ErrNotRegular
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 && !r.opts.AllowHardLinks {
+		return ErrHardLink
+	}
+	return nil
+}

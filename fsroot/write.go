@@ -1,0 +1,368 @@
+package fsroot
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+const (
+	// defaultPerm is the permission of a new file when none is given: the
+	// usual umask-022 result, readable by the user's other tools.
+	defaultPerm fs.FileMode = 0o644
+	// dirPerm is the permission of directories MkdirAll creates (before
+	// the umask), the usual default.
+	dirPerm fs.FileMode = 0o755
+	// writeChunk is how much is written between context checks.
+	writeChunk = 1 << 20
+	// tempFlags create a temporary file exclusively: O_EXCL never follows
+	// a link and never reuses an entry someone else created.
+	tempFlags = os.O_WRONLY | os.O_CREATE | os.O_EXCL | syscall.O_NOCTTY | syscall.O_CLOEXEC
+)
+
+// writeTemp writes chunks to a new temporary file in the root-relative
+// directory dir, sets perm on the open handle, syncs and closes it, and
+// returns its root-relative name. On failure nothing is left behind.
+func (r *Root) writeTemp(ctx context.Context, dir string, perm fs.FileMode, chunks ...[]byte) (string, error) {
+	tmp := path.Join(dir, TempPrefix+rand.Text())
+	f, err := r.root.OpenFile(tmp, tempFlags, 0o600)
+	if err != nil {
+		return "", err
+	}
+	err = writeAll(ctx, f, chunks)
+	if err == nil {
+		err = f.Chmod(perm) // on the handle: the name could be swapped
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		r.root.Remove(tmp)
+		return "", err
+	}
+	return tmp, nil
+}
+
+// writeAll writes chunks to f, checking ctx every writeChunk bytes.
+func writeAll(ctx context.Context, f *os.File, chunks [][]byte) error {
+	for _, c := range chunks {
+		for len(c) > 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			n := min(len(c), writeChunk)
+			if _, err := f.Write(c[:n]); err != nil {
+				return err
+			}
+			c = c[n:]
+		}
+	}
+	return ctx.Err()
+}
+
+// syncDir flushes the root-relative directory dir so a link or rename in
+// it survives a crash. It is best effort: the new content is already in
+// place, and some filesystems refuse to sync directories.
+func (r *Root) syncDir(dir string) {
+	f, err := r.root.OpenFile(dir, dirFlags, 0)
+	if err != nil {
+		return
+	}
+	f.Sync()
+	f.Close()
+}
+
+// CreateFile creates name with data, exclusively and atomically: the data
+// is written and synced to a temporary file in the same directory, which
+// is then hard-linked to name and removed. The link fails with
+// [fs.ErrExist] if any entry exists at name, a dangling symbolic link
+// included, so a link to a missing file outside never creates that file,
+// and readers never see a partial file. perm (permission bits only; 0
+// means 0o644) is set exactly, regardless of the umask. The parent must
+// exist, and the filesystem must support hard links. While the link is
+// made the new file briefly has two links, so a concurrent read of it may
+// fail with [ErrHardLink]. Errors: [ErrInvalid], [ErrIsRoot], [ErrEscapes],
+// [fs.ErrExist], [fs.ErrNotExist], [ErrNotDir], [fs.ErrPermission],
+// ctx.Err().
+func (r *Root) CreateFile(ctx context.Context, name string, data []byte, perm fs.FileMode) error {
+	if err := checkName(name); err != nil {
+		return r.pathErr("create", name, err)
+	}
+	if name == "." {
+		return r.pathErr("create", name, ErrIsRoot)
+	}
+	if perm == 0 {
+		perm = defaultPerm
+	}
+	dir := path.Dir(name)
+	tmp, err := r.writeTemp(ctx, dir, perm.Perm(), data)
+	if err != nil {
+		return r.pathErr("create", name, err)
+	}
+	err = r.root.Link(tmp, name)
+	r.root.Remove(tmp)
+	if err != nil {
+		return r.pathErr("create", name, err)
+	}
+	r.syncDir(dir)
+	return nil
+}
+
+// writeTarget resolves name for WriteFile and AppendFile: the file a
+// write reaches, with its current information (nil if it is to be
+// created). It returns a cause for pathErr.
+func (r *Root) writeTarget(name string, mustExist bool) (string, fs.FileInfo, error) {
+	if name == "." {
+		return "", nil, ErrIsRoot
+	}
+	res, err := r.resolve(name)
+	switch {
+	case err != nil:
+		return "", nil, err
+	case res.path == ".":
+		return "", nil, ErrIsRoot
+	case !res.exists && mustExist:
+		return "", nil, fs.ErrNotExist
+	case !res.exists && res.dangling:
+		// Never create the target of a dangling link, even inside the
+		// root: the link's author chose that name, not the caller.
+		return "", nil, ErrNotRegular
+	case !res.exists:
+		return res.path, nil, nil
+	}
+	fi, err := r.root.Lstat(res.path)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := r.checkRegular(fi); err != nil {
+		return "", nil, err
+	}
+	return res.path, fi, nil
+}
+
+// replace atomically replaces the root-relative target with chunks: a
+// synced temporary file with permission perm in target's directory is
+// renamed over it. rename(2) replaces the entry and never writes through
+// it, so a link swapped in at target is replaced, not followed.
+func (r *Root) replace(ctx context.Context, target string, perm fs.FileMode, chunks ...[]byte) error {
+	dir := path.Dir(target)
+	tmp, err := r.writeTemp(ctx, dir, perm, chunks...)
+	if err != nil {
+		return err
+	}
+	if err := r.root.Rename(tmp, target); err != nil {
+		r.root.Remove(tmp)
+		return err
+	}
+	r.syncDir(dir)
+	return nil
+}
+
+// WriteFile atomically replaces the content of name with data, or creates
+// it with permission 0o644. name is resolved first ([Root.Resolve]): a
+// symbolic link inside the root to a regular file is written through to
+// its target and kept. An existing target keeps its permission bits and
+// must be a regular file ([ErrNotRegular], [ErrIsDir]) with one link
+// unless allowed ([ErrHardLink]). A dangling link gives [ErrNotRegular]
+// and creates nothing. The data is written and synced to a temporary file
+// beside the target, which is renamed over it; on any failure the old file
+// is untouched and the temporary file removed. Concurrent writers do not
+// mix: the last rename wins whole. Other errors: [ErrInvalid], [ErrIsRoot],
+// [ErrEscapes], [fs.ErrNotExist] (missing parent), [ErrNotDir],
+// [fs.ErrPermission], ctx.Err().
+func (r *Root) WriteFile(ctx context.Context, name string, data []byte) error {
+	if err := checkName(name); err != nil {
+		return r.pathErr("write", name, err)
+	}
+	target, fi, err := r.writeTarget(name, false)
+	if err != nil {
+		return r.pathErr("write", name, err)
+	}
+	perm := defaultPerm
+	if fi != nil {
+		perm = fi.Mode().Perm()
+	}
+	if err := r.replace(ctx, target, perm, data); err != nil {
+		return r.pathErr("write", name, err)
+	}
+	return nil
+}
+
+// AppendFile appends data to the existing regular file name, atomically:
+// it reads the file and replaces it with old content plus data, as
+// [Root.WriteFile] does, keeping its permission bits. If the result would
+// exceed max bytes (max <= 0 means [DefaultMaxFileSize]) it fails with
+// [ErrTooLarge] before writing. A missing file, or a dangling link, gives
+// [fs.ErrNotExist]. A concurrent writer between the read and the replace
+// loses its change; callers that need more serialize appends. Other
+// errors as for WriteFile and [Root.ReadFile].
+func (r *Root) AppendFile(ctx context.Context, name string, data []byte, max int64) error {
+	if err := checkName(name); err != nil {
+		return r.pathErr("append", name, err)
+	}
+	if max <= 0 {
+		max = DefaultMaxFileSize
+	}
+	if int64(len(data)) > max {
+		return r.pathErr("append", name, ErrTooLarge)
+	}
+	target, _, err := r.writeTarget(name, true)
+	if err != nil {
+		return r.pathErr("append", name, err)
+	}
+	f, fi, err := r.openRegular(target)
+	if err != nil {
+		return r.pathErr("append", name, err)
+	}
+	limit := max - int64(len(data))
+	var old []byte
+	if fi.Size() > limit {
+		err = ErrTooLarge
+	} else {
+		old, err = readBounded(ctx, f, fi.Size(), limit)
+	}
+	f.Close()
+	if err == nil {
+		err = r.replace(ctx, target, fi.Mode().Perm(), old, data)
+	}
+	if err != nil {
+		return r.pathErr("append", name, err)
+	}
+	return nil
+}
+
+// MkdirAll creates the directory name and any missing parents with
+// permission 0o755 (before the umask). An existing directory, or a link
+// inside the root to one, is fine. A non-directory at name or at a parent
+// gives an error matching both [ErrNotDir] and [fs.ErrExist]. Other
+// errors: [ErrInvalid], [ErrEscapes], [fs.ErrPermission].
+func (r *Root) MkdirAll(name string) error {
+	if err := checkName(name); err != nil {
+		return r.pathErr("mkdir", name, err)
+	}
+	if name == "." {
+		return nil
+	}
+	err := r.root.MkdirAll(name, dirPerm)
+	if err == nil {
+		return nil
+	}
+	err = r.cause(err)
+	if errors.Is(err, syscall.EEXIST) || errors.Is(err, syscall.ENOTDIR) {
+		err = withCause(ErrNotDir, fs.ErrExist, err)
+	}
+	return r.pathErr("mkdir", name, err)
+}
+
+// Remove removes the file, symbolic link (never its target) or empty
+// directory name. A non-empty directory needs recursive, else it gives
+// [ErrNotEmpty]; recursion never follows links. Errors: [ErrInvalid],
+// [ErrIsRoot] (for "."), [ErrEscapes], [fs.ErrNotExist],
+// [fs.ErrPermission].
+func (r *Root) Remove(name string, recursive bool) error {
+	if err := checkName(name); err != nil {
+		return r.pathErr("remove", name, err)
+	}
+	if name == "." {
+		return r.pathErr("remove", name, ErrIsRoot)
+	}
+	fi, err := r.root.Lstat(name)
+	if err != nil {
+		return r.pathErr("remove", name, err)
+	}
+	if fi.IsDir() && recursive {
+		err = r.root.RemoveAll(name)
+	} else {
+		err = r.root.Remove(name)
+	}
+	if err != nil {
+		err = r.cause(err)
+		if fi.IsDir() && errors.Is(err, syscall.EEXIST) { // rmdir's other answer
+			err = withCause(ErrNotEmpty, err)
+		}
+		return r.pathErr("remove", name, err)
+	}
+	return nil
+}
+
+// Rename moves oldname to newname. A symbolic link is moved as the link,
+// and a link at newname is replaced, never written through. If newname
+// exists, Rename fails with [fs.ErrExist] unless overwrite; overwriting a
+// directory gives [ErrIsDir]. Without overwrite the move is atomic where
+// the filesystem supports renameat2(RENAME_NOREPLACE), so an entry created
+// at newname meanwhile is never replaced. The parent of newname must
+// exist. Errors: [ErrInvalid] (also for moving a directory into itself),
+// [ErrIsRoot] (either name "."), [ErrEscapes], [fs.ErrNotExist],
+// [ErrNotDir], [ErrNotEmpty], [fs.ErrPermission].
+func (r *Root) Rename(oldname, newname string, overwrite bool) error {
+	for _, name := range []string{oldname, newname} {
+		if err := checkName(name); err != nil {
+			return r.pathErr("rename", name, err)
+		}
+		if name == "." {
+			return r.pathErr("rename", name, ErrIsRoot)
+		}
+	}
+	if _, err := r.root.Lstat(oldname); err != nil {
+		return r.pathErr("rename", oldname, err)
+	}
+	fi, err := r.root.Lstat(newname)
+	switch {
+	case err == nil && !overwrite:
+		return r.pathErr("rename", newname, fs.ErrExist)
+	case err == nil && fi.IsDir():
+		return r.pathErr("rename", newname, ErrIsDir)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return r.pathErr("rename", newname, err)
+	}
+	if overwrite {
+		err = r.root.Rename(oldname, newname)
+	} else {
+		err = r.renameNoReplace(oldname, newname)
+	}
+	if err != nil {
+		err = r.cause(err)
+		if errors.Is(err, syscall.EINVAL) {
+			err = withCause(ErrInvalid, err)
+		}
+		return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: err}
+	}
+	return nil
+}
+
+// renameNoReplace renames with RENAME_NOREPLACE relative to the two parent
+// directories, opened through the root. Base names of valid names are
+// single components other than "." and "..", and renameat2 follows no
+// link in them, so this cannot leave the root. Where the filesystem lacks
+// the flag it falls back to a plain rename, after the existence check
+// Rename already made.
+func (r *Root) renameNoReplace(oldname, newname string) error {
+	od, err := r.root.OpenFile(path.Dir(oldname), dirFlags, 0)
+	if err != nil {
+		return err
+	}
+	defer od.Close()
+	nd, err := r.root.OpenFile(path.Dir(newname), dirFlags, 0)
+	if err != nil {
+		return err
+	}
+	defer nd.Close()
+	err = control(od, func(ofd int) error {
+		return control(nd, func(nfd int) error {
+			return unix.Renameat2(ofd, path.Base(oldname), nfd, path.Base(newname), unix.RENAME_NOREPLACE)
+		})
+	})
+	if err == unix.EINVAL || err == unix.ENOSYS || err == unix.ENOTSUP {
+		return r.root.Rename(oldname, newname)
+	}
+	return err
+}

@@ -1,0 +1,197 @@
+package intents
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/go-playground/validator/v10"
+)
+
+// ErrInvalid is wrapped by every [FieldError], so callers can test for a bad
+// argument with errors.Is(err, intents.ErrInvalid).
+var ErrInvalid = errors.New("invalid argument")
+
+// FieldError is one failure to decode or validate tool arguments.
+//
+// Field is the JSON path of the offending value ("target.path",
+// "edits[2].oldText", "options.maxResults"), or "arguments" when the
+// arguments as a whole are wrong. Rule is a short, stable word:
+// "required", "oneof", "max", "min", "type", "unknown-field", "json",
+// "unexpected" or "atomic-only". Message is one lowercase sentence for the
+// model that names the field and the rule and says what to send instead.
+type FieldError struct {
+	Field   string
+	Rule    string
+	Message string
+}
+
+// Error returns e.Message.
+func (e *FieldError) Error() string { return e.Message }
+
+// Unwrap returns [ErrInvalid].
+func (e *FieldError) Unwrap() error { return ErrInvalid }
+
+// argumentsField is the Field of errors about the arguments as a whole.
+const argumentsField = "arguments"
+
+// validate is shared: a *validator.Validate caches struct metadata and is
+// safe for concurrent use.
+var validate = newValidator()
+
+func newValidator() *validator.Validate {
+	v := validator.New()
+	// Report JSON names, so that namespaces read "Update.edits[2].oldText".
+	v.RegisterTagNameFunc(func(f reflect.StructField) string { return jsonName(f) })
+	return v
+}
+
+// validateStruct runs the validate tags of *p, then the struct-level rules
+// of intents that have them, and returns the first failure.
+func validateStruct(p any) *FieldError {
+	if err := validate.Struct(p); err != nil {
+		var errs validator.ValidationErrors
+		if errors.As(err, &errs) && len(errs) > 0 {
+			return fromValidator(reflect.TypeOf(p).Elem(), errs[0])
+		}
+		// Only a nil or non-struct argument gets here, which Decode never
+		// passes; keep the contract that every error is a FieldError.
+		return &FieldError{Field: argumentsField, Rule: "type", Message: "arguments cannot be validated: " + err.Error()}
+	}
+	if c, ok := p.(interface{ check() *FieldError }); ok {
+		return c.check()
+	}
+	return nil
+}
+
+// fromValidator is the one place that turns validator output into a
+// [FieldError]. root is the validated struct type.
+func fromValidator(root reflect.Type, fe validator.FieldError) *FieldError {
+	field := fe.Namespace()
+	if _, rest, ok := strings.Cut(field, "."); ok {
+		field = rest // drop the root type name
+	}
+	e := &FieldError{Field: field, Rule: fe.Tag()}
+	switch fe.Tag() {
+	case "required":
+		e.Message = field + " is required"
+		if values := oneofOf(root, fe.StructNamespace()); values != nil {
+			e.Message += ": send one of: " + strings.Join(values, ", ")
+		}
+	case "oneof":
+		e.Message = fmt.Sprintf("%s must be one of: %s (got %s)",
+			field, strings.Join(strings.Fields(fe.Param()), ", "), brief(fe.Value()))
+	case "max", "lte":
+		e.Message = fmt.Sprintf("%s must %s at most %s", field, verb(fe), bound(fe))
+	case "min", "gte":
+		e.Message = fmt.Sprintf("%s must %s at least %s", field, verb(fe), bound(fe))
+	default:
+		e.Message = fmt.Sprintf("%s does not satisfy the rule %s", field, fe.Tag())
+	}
+	return e
+}
+
+// bound renders a min or max parameter with the unit that applies to the
+// field's kind.
+func bound(fe validator.FieldError) string {
+	switch fe.Kind() {
+	case reflect.String:
+		return fe.Param() + " characters long"
+	case reflect.Slice, reflect.Array, reflect.Map:
+		return fe.Param() + " items"
+	}
+	return fe.Param()
+}
+
+// verb is "have" for a bound on a count of items, else "be".
+func verb(fe validator.FieldError) string {
+	switch fe.Kind() {
+	case reflect.Slice, reflect.Array, reflect.Map:
+		return "have"
+	}
+	return "be"
+}
+
+// brief renders a rejected value for a message, cut short so a huge value
+// cannot swamp it.
+func brief(v any) string {
+	const maxLen = 60 // enough to recognise the value, small enough to read
+	s := fmt.Sprint(v)
+	if len(s) > maxLen {
+		s = s[:maxLen] + "..."
+	}
+	if _, ok := v.(string); ok {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+// oneofOf returns the oneof values of the field at the validator struct
+// namespace ns ("Access.Purpose", "Update.Edits[2].OldText") under root, or
+// nil.
+func oneofOf(root reflect.Type, ns string) []string {
+	t := root
+	parts := strings.Split(ns, ".")
+	var tag string
+	for _, part := range parts[1:] {
+		name, _, _ := strings.Cut(part, "[")
+		t = deref(t)
+		for t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+			t = deref(t.Elem())
+		}
+		if t.Kind() != reflect.Struct {
+			return nil
+		}
+		f, ok := t.FieldByName(name)
+		if !ok {
+			return nil
+		}
+		t, tag = f.Type, f.Tag.Get("validate")
+	}
+	before, _ := splitDive(tag)
+	return ruleParam(before, "oneof")
+}
+
+// check applies the rules of [Discover] that depend on its purpose.
+func (d *Discover) check() *FieldError {
+	switch d.Purpose {
+	case "search_content", "search_semantic":
+		if strings.TrimSpace(d.Target.Query) == "" {
+			return &FieldError{Field: "target.query", Rule: "required",
+				Message: "target.query is required when purpose is " + d.Purpose + ": send the text to search for"}
+		}
+	}
+	return nil
+}
+
+// check applies the rules of [Update] that depend on its purpose.
+func (u *Update) check() *FieldError {
+	switch u.Purpose {
+	case "create", "update", "append":
+		if u.Content == nil {
+			return &FieldError{Field: "content", Rule: "required",
+				Message: "content is required when purpose is " + u.Purpose + ": send the text to write (it may be empty)"}
+		}
+	case "edit":
+		if len(u.Edits) == 0 {
+			return &FieldError{Field: "edits", Rule: "required",
+				Message: `edits is required when purpose is edit: send at least one {"oldText": ..., "newText": ...}`}
+		}
+	case "move":
+		if u.Target.Destination == "" {
+			return &FieldError{Field: "target.destination", Rule: "required",
+				Message: "target.destination is required when purpose is move: send the new path"}
+		}
+	}
+	if u.Purpose != "edit" && len(u.Edits) > 0 {
+		return &FieldError{Field: "edits", Rule: "unexpected",
+			Message: "edits is only accepted when purpose is edit: remove edits, or use purpose edit"}
+	}
+	if u.Options.Atomic != nil && !*u.Options.Atomic {
+		return &FieldError{Field: "options.atomic", Rule: "atomic-only",
+			Message: "writes are always atomic; omit options.atomic"}
+	}
+	return nil
+}

@@ -1,0 +1,120 @@
+package intents
+
+import "time"
+
+// Access is the reader tool's intent: read a file, fetch its metadata, or
+// check that it exists.
+type Access struct {
+	Purpose     string            `json:"purpose" validate:"required,oneof=read metadata exists" jsonschema:"What to do: read returns the file's content, metadata returns its size, times and type without the content, exists reports whether the path exists."`
+	Target      AccessTarget      `json:"target" jsonschema:"The file to access."`
+	Preferences AccessPreferences `json:"preferences,omitzero" jsonschema:"Optional settings for read."`
+}
+
+// AccessTarget names the file an [Access] intent is about.
+type AccessTarget struct {
+	Path     string `json:"path" validate:"required,max=4096" jsonschema:"Path of the file, relative to the sandbox root, e.g. docs/readme.md."`
+	Encoding string `json:"encoding,omitempty" validate:"omitempty,oneof=utf-8 utf8 base64" jsonschema:"How to return the content: utf-8 (the default) returns text, base64 returns the raw bytes base64-encoded, for binary files."`
+}
+
+// AccessPreferences tunes how an [Access] read returns content. The zero
+// value reads the whole file as text, up to the server's size limit.
+type AccessPreferences struct {
+	IncludeMetadata bool  `json:"includeMetadata,omitempty" jsonschema:"Also return the file's size, modification time and type with the content. Default false."`
+	MaxSize         int64 `json:"maxSize,omitempty" validate:"min=0" jsonschema:"Refuse files larger than this many bytes with the error code TOO_LARGE. Default 0 means the server's limit."`
+	ChunkIfLarge    bool  `json:"chunkIfLarge,omitempty" jsonschema:"Return a large text file one chunk at a time instead of refusing it; the result carries nextOffset to pass as offset in the next call. Default false."`
+	Offset          int   `json:"offset,omitempty" validate:"min=0" jsonschema:"First line to return, counting from 0. Default 0."`
+	Limit           int   `json:"limit,omitempty" validate:"min=0,max=100000" jsonschema:"Number of lines to return. Default 0 means all lines, or one chunk when chunkIfLarge is set."`
+}
+
+// Discover is the searcher tool's intent: list a directory or search file
+// contents by text or by meaning.
+type Discover struct {
+	Purpose string          `json:"purpose" validate:"required,oneof=list search_content search_semantic" jsonschema:"What to do: list lists the files under target.path, search_content finds files containing target.query, search_semantic ranks files by how well they match target.query in meaning."`
+	Target  DiscoverTarget  `json:"target" jsonschema:"Where to look and what to look for."`
+	Options DiscoverOptions `json:"options,omitzero" jsonschema:"Optional settings for the listing or search."`
+	Queries []string        `json:"queries,omitempty" validate:"max=8,dive,max=1000" jsonschema:"For search_semantic, up to 8 other phrasings of target.query, to find more relevant files. Default none."`
+}
+
+// DiscoverTarget says where a [Discover] intent looks and what it looks for.
+// Query is required for search_content and search_semantic; [Decode] checks
+// that.
+type DiscoverTarget struct {
+	Path     string    `json:"path" validate:"max=4096" jsonschema:"Directory to list or search, relative to the sandbox root. Default empty, which (like \".\") means the root."`
+	Query    string    `json:"query,omitempty" validate:"max=1000" jsonschema:"Text to search for. Required for search_content and search_semantic."`
+	Criteria *Criteria `json:"criteria,omitempty" jsonschema:"Optional filters; only files matching all of them are returned."`
+}
+
+// Criteria filters the files a [Discover] intent returns. A zero field does
+// not filter.
+type Criteria struct {
+	Content   string     `json:"content,omitempty" validate:"max=1000" jsonschema:"Keep only files containing this text."`
+	Extension []string   `json:"extension,omitempty" validate:"max=50,dive,max=32" jsonschema:"Keep only files with one of these extensions, e.g. [\"md\", \"txt\"]."`
+	Name      string     `json:"name,omitempty" validate:"max=256" jsonschema:"Keep only files whose base name matches this glob, e.g. *.md."`
+	Modified  *TimeRange `json:"modified,omitempty" jsonschema:"Keep only files last modified within this time range."`
+	Size      *SizeRange `json:"size,omitempty" jsonschema:"Keep only files whose size in bytes is within this range."`
+}
+
+// TimeRange is a range of modification times. A nil bound is open.
+type TimeRange struct {
+	After  *time.Time `json:"after,omitempty" jsonschema:"Keep only files modified after this time, in RFC 3339 form such as 2025-01-31T00:00:00Z."`
+	Before *time.Time `json:"before,omitempty" jsonschema:"Keep only files modified before this time, in RFC 3339 form such as 2025-01-31T00:00:00Z."`
+}
+
+// SizeRange is a range of file sizes in bytes. A nil bound is open.
+type SizeRange struct {
+	Min *int64 `json:"min,omitempty" validate:"omitempty,min=0" jsonschema:"Keep only files of at least this many bytes."`
+	Max *int64 `json:"max,omitempty" validate:"omitempty,min=0" jsonschema:"Keep only files of at most this many bytes."`
+}
+
+// DiscoverOptions tunes a [Discover] intent. The zero value lists or searches
+// target.path itself, not its subdirectories, and returns the server's default
+// number of results.
+type DiscoverOptions struct {
+	Recursive           bool `json:"recursive,omitempty" jsonschema:"Also look inside subdirectories. Default false."`
+	MaxDepth            int  `json:"maxDepth,omitempty" validate:"min=0,max=1000" jsonschema:"How many directory levels to descend when recursive is set. Default 0 means no limit."`
+	MaxResults          int  `json:"maxResults,omitempty" validate:"min=0,max=10000" jsonschema:"Most results to return. Default 0 means the server's default."`
+	Offset              int  `json:"offset,omitempty" validate:"min=0" jsonschema:"Skip this many results; to get the next page, pass the nextOffset of the previous result. Default 0."`
+	IncludeContent      bool `json:"includeContent,omitempty" jsonschema:"Include each file's content in the results. Default false."`
+	FollowRelationships bool `json:"followRelationships,omitempty" jsonschema:"Also return files related to the results, such as files they link to. Default false."`
+	Regex               bool `json:"regex,omitempty" jsonschema:"For search_content, treat target.query as an RE2 regular expression instead of plain text. Default false."`
+	CaseSensitive       bool `json:"caseSensitive,omitempty" jsonschema:"Match letter case exactly. Default false."`
+	ContextLines        int  `json:"contextLines,omitempty" validate:"min=0,max=10" jsonschema:"For search_content, how many lines around each match to return. Default 0."`
+}
+
+// Update is the writer tool's intent: create, change, delete or move a file
+// or directory. Which fields are required depends on Purpose; [Decode]
+// checks that.
+type Update struct {
+	Purpose string        `json:"purpose" validate:"required,oneof=create update append delete edit move mkdir" jsonschema:"What to do: create a new file, update (replace) a file's content, append to a file, delete a file or directory, edit a file by exact text replacements, move it to target.destination, or mkdir (make) a directory."`
+	Target  UpdateTarget  `json:"target" jsonschema:"The file or directory to change."`
+	Content *string       `json:"content,omitempty" jsonschema:"The text to write. Required for create, update and append; it may be empty."`
+	Edits   []Edit        `json:"edits,omitempty" validate:"max=100,dive" jsonschema:"Replacements to apply in order. Required for edit, which takes 1 to 100 of them; not accepted otherwise."`
+	Options UpdateOptions `json:"options,omitzero" jsonschema:"Optional settings for the change."`
+}
+
+// UpdateTarget names what an [Update] intent changes. Destination is
+// required for move; [Decode] checks that.
+type UpdateTarget struct {
+	Path        string `json:"path" validate:"required,max=4096" jsonschema:"Path of the file or directory, relative to the sandbox root."`
+	Destination string `json:"destination,omitempty" validate:"max=4096" jsonschema:"For move, the new path, relative to the sandbox root. Required for move."`
+}
+
+// Edit is one exact-text replacement of an [Update] edit.
+type Edit struct {
+	OldText    string `json:"oldText" validate:"required" jsonschema:"Exact text to replace, including whitespace; it must occur exactly once unless replaceAll is set."`
+	NewText    string `json:"newText" jsonschema:"Text to put in its place. Default empty, which deletes oldText."`
+	ReplaceAll bool   `json:"replaceAll,omitempty" jsonschema:"Replace every occurrence of oldText. Default false."`
+}
+
+// UpdateOptions tunes an [Update] intent. The zero value writes atomically,
+// refuses to create missing parent directories, to delete non-empty
+// directories and to overwrite on move, and keeps no backup.
+type UpdateOptions struct {
+	CreatePath            bool  `json:"createPath,omitempty" jsonschema:"Create missing parent directories. Default false."`
+	Backup                bool  `json:"backup,omitempty" jsonschema:"Keep the previous version of the file, outside the sandbox root. Default false."`
+	Atomic                *bool `json:"atomic,omitempty" jsonschema:"Writes are always atomic, so omit this; true is accepted and false is refused."`
+	PreserveRelationships bool  `json:"preserveRelationships,omitempty" jsonschema:"Keep links to a moved file working. Accepted, but not applied yet. Default false."`
+	Recursive             bool  `json:"recursive,omitempty" jsonschema:"For delete, allow deleting a directory that is not empty. Default false."`
+	Overwrite             bool  `json:"overwrite,omitempty" jsonschema:"For move, replace a file that already exists at target.destination. Default false."`
+	DryRun                bool  `json:"dryRun,omitempty" jsonschema:"For edit, return a unified diff of the change and write nothing. Default false."`
+}

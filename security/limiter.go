@@ -1,0 +1,208 @@
+package security
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+const (
+	// DefaultMaxRequests is the overall budget per window when
+	// [LimitConfig.MaxRequests] is zero: 50 a second on average, far above
+	// what an agent needs, but low enough to stop a runaway loop.
+	DefaultMaxRequests = 3000
+	// DefaultWindow is the window when [LimitConfig.Window] is zero.
+	DefaultWindow = time.Minute
+	// MaxTrackedTools bounds the per-tool buckets a [Limiter] keeps, so
+	// callers inventing tool names cannot grow its memory. The server has
+	// three tools; later names share one overflow bucket.
+	MaxTrackedTools = 64
+)
+
+// Request weights returned by [Cost].
+const (
+	// CostLight is a single stat or a read of one bounded file.
+	CostLight = 1
+	// CostMedium is a directory listing, a relationship lookup or a write:
+	// a few syscalls, or a change that is worth slowing down.
+	CostMedium = 2
+	// CostHeavy is a walk of a whole tree: a recursive listing or a search.
+	CostHeavy = 5
+)
+
+// LimitConfig configures a [Limiter]. Zero or negative fields get the
+// documented defaults.
+type LimitConfig struct {
+	// MaxRequests is how many requests are allowed per Window overall; it
+	// is also the burst. If zero, defaults to [DefaultMaxRequests].
+	MaxRequests int
+	// Window is the period MaxRequests refers to. If zero, defaults to
+	// [DefaultWindow].
+	Window time.Duration
+	// PerTool is how many requests per Window each tool name may make (and
+	// its burst), so one busy tool cannot starve the others. If zero,
+	// defaults to MaxRequests/2, at least 1.
+	PerTool int
+}
+
+// RateLimitError reports a refused request and how long to wait, for
+// example
+//
+//	rate limit exceeded: 3000 requests per 1m0s; retry in 120 ms
+type RateLimitError struct {
+	// RetryAfter is the wait until the request would be allowed, rounded up
+	// to the millisecond and at least one millisecond.
+	RetryAfter time.Duration
+	// Scope is "overall", or the tool name whose own limit was hit.
+	Scope string
+	// Limit and Window describe the limit that was hit, for the message.
+	// If Limit is zero they are left out of it.
+	Limit  int
+	Window time.Duration
+}
+
+// Error says which limit was hit and when to retry.
+func (e *RateLimitError) Error() string {
+	scope := ""
+	if e.Scope != "" && e.Scope != scopeOverall {
+		scope = fmt.Sprintf(" for tool %q", e.Scope)
+	}
+	limit := ""
+	if e.Limit > 0 {
+		limit = fmt.Sprintf(": %d requests per %v", e.Limit, e.Window)
+	}
+	return fmt.Sprintf("%v%s%s; retry in %d ms", ErrRateLimited, scope, limit, e.RetryAfter.Milliseconds())
+}
+
+// Unwrap returns [ErrRateLimited].
+func (e *RateLimitError) Unwrap() error { return ErrRateLimited }
+
+// scopeOverall is the [RateLimitError.Scope] of the shared bucket.
+const scopeOverall = "overall"
+
+// Limiter is a token-bucket rate limiter with one overall bucket and one
+// bucket per tool name. It never blocks: [Limiter.Allow] answers at once.
+// It is safe for concurrent use.
+type Limiter struct {
+	window   time.Duration
+	max      int // overall requests per window, and the overall burst
+	perTool  int // requests per window for each tool, and its burst
+	mu       sync.Mutex
+	overall  *rate.Limiter
+	tools    map[string]*rate.Limiter // at most MaxTrackedTools entries
+	overflow *rate.Limiter            // shared by names beyond MaxTrackedTools
+}
+
+// NewLimiter returns a Limiter for cfg, with every bucket full.
+func NewLimiter(cfg LimitConfig) *Limiter {
+	if cfg.MaxRequests <= 0 {
+		cfg.MaxRequests = DefaultMaxRequests
+	}
+	if cfg.Window <= 0 {
+		cfg.Window = DefaultWindow
+	}
+	if cfg.PerTool <= 0 {
+		cfg.PerTool = max(cfg.MaxRequests/2, 1)
+	}
+	l := &Limiter{
+		window:  cfg.Window,
+		max:     cfg.MaxRequests,
+		perTool: cfg.PerTool,
+		tools:   make(map[string]*rate.Limiter),
+	}
+	l.overall = l.bucket(l.max)
+	l.overflow = l.bucket(l.perTool)
+	return l
+}
+
+// bucket returns a full bucket allowing n requests per window.
+func (l *Limiter) bucket(n int) *rate.Limiter {
+	return rate.NewLimiter(rate.Limit(float64(n)/l.window.Seconds()), n)
+}
+
+// toolBucket returns tool's bucket, creating it while fewer than
+// MaxTrackedTools exist. l.mu must be held.
+func (l *Limiter) toolBucket(tool string) *rate.Limiter {
+	if b, ok := l.tools[tool]; ok {
+		return b
+	}
+	if len(l.tools) >= MaxTrackedTools {
+		return l.overflow
+	}
+	b := l.bucket(l.perTool)
+	l.tools[tool] = b
+	return b
+}
+
+// Allow charges cost tokens to the overall bucket and to tool's bucket at
+// time now, and returns nil if both had them. A cost below 1 counts as 1;
+// a cost above a bucket's burst is clamped to that burst, so any request
+// can eventually pass. If either bucket is short, neither is charged and a
+// *[RateLimitError] gives the longer of the two waits, for the bucket that
+// needs it.
+func (l *Limiter) Allow(tool string, cost int, now time.Time) error {
+	cost = max(cost, 1)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+
+	tb := l.toolBucket(tool)
+	oc, tc := min(cost, l.max), min(cost, l.perTool)
+	// Check both before charging either: l.mu serialises every charge, so
+	// tokens seen here are still there when AllowN runs.
+	ow := l.wait(l.overall, oc, l.max, now)
+	tw := l.wait(tb, tc, l.perTool, now)
+	if ow == 0 && tw == 0 {
+		l.overall.AllowN(now, oc)
+		tb.AllowN(now, tc)
+		return nil
+	}
+	if tw > ow {
+		return &RateLimitError{RetryAfter: tw, Scope: tool, Limit: l.perTool, Window: l.window}
+	}
+	return &RateLimitError{RetryAfter: ow, Scope: scopeOverall, Limit: l.max, Window: l.window}
+}
+
+// wait returns 0 if b holds cost tokens at now, or else the time until it
+// will, for a bucket refilling n tokens per window, rounded up to the
+// millisecond and at least one millisecond.
+func (l *Limiter) wait(b *rate.Limiter, cost, n int, now time.Time) time.Duration {
+	short := float64(cost) - b.TokensAt(now)
+	if short <= 0 {
+		return 0
+	}
+	ms := short * float64(l.window) / float64(n) / float64(time.Millisecond)
+	// Allow for float error in the bucket's token count, so an exact 100 ms
+	// is not reported as 101 ms.
+	ms = math.Ceil(ms - 1e-6)
+	return time.Duration(max(ms, 1)) * time.Millisecond
+}
+
+// Cost returns the rate-limit weight of an intent purpose. Heavier
+// operations cost more because they do more work per request: exists,
+// metadata and read cost [CostLight] (one stat or one bounded read); list,
+// relationships and every write cost [CostMedium] (a directory read, a
+// link lookup, or a change worth pacing); a recursive list and both
+// searches cost [CostHeavy], since each walks a tree. An unknown purpose
+// costs [CostHeavy], so a made-up name is never the cheap way in.
+func Cost(purpose string, recursive bool) int {
+	switch purpose {
+	case "exists", "metadata", "read":
+		return CostLight
+	case "list":
+		if recursive {
+			return CostHeavy
+		}
+		return CostMedium
+	case "relationships":
+		return CostMedium
+	case "search_content", "search_semantic":
+		return CostHeavy
+	}
+	if q, ok := PermissionFor(purpose); ok && q == PermWrite {
+		return CostMedium
+	}
+	return CostHeavy
+}

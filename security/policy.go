@@ -1,0 +1,368 @@
+package security
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// TempFilePattern matches the temporary files fsroot writes before an atomic
+// rename. It is always blocked, whatever [PolicyConfig.BlockedPaths] says,
+// so a half-written file is never readable or writable through the tools.
+// It must match the prefix fsroot uses.
+const TempFilePattern = ".packfs-tmp-*"
+
+// anyExtension in [PolicyConfig.AllowedExtensions] allows every extension.
+const anyExtension = "*"
+
+// PolicyConfig configures a [Policy]. Nil slices get the documented
+// defaults; an empty but non-nil slice means "none".
+type PolicyConfig struct {
+	// RootDir is the absolute root as the user gave it, such as "/srv/data".
+	// It is cleaned with [path.Clean]. If empty, every absolute path is
+	// outside the root and only relative paths are accepted.
+	RootDir string
+	// RootResolved is RootDir with symlinks resolved, such as
+	// "/mnt/disk/data", so absolute paths a caller learned through either
+	// spelling are accepted. If empty, defaults to RootDir.
+	RootResolved string
+	// AllowedExtensions are the file extensions that may be reached, written
+	// ".md" or "md" and matched case-insensitively; "*" allows any
+	// extension. If nil, defaults to [DefaultAllowedExtensions].
+	AllowedExtensions []string
+	// AllowedNames are whole base names allowed whatever their extension,
+	// mainly extensionless files such as "Makefile" or ".gitignore",
+	// matched case-insensitively. If nil, defaults to [DefaultAllowedNames].
+	AllowedNames []string
+	// BlockedPaths are patterns in [path.Match] syntax, matched
+	// case-insensitively against every single path component; a pattern
+	// cannot contain "/". [TempFilePattern] is always added. If nil,
+	// defaults to [DefaultBlockedPaths].
+	BlockedPaths []string
+}
+
+// DefaultAllowedExtensions returns the extensions allowed when
+// [PolicyConfig.AllowedExtensions] is nil: text and documents (md, txt,
+// rst, org, tex, ...), data and configuration (csv, json, yaml, toml, xml,
+// ini, ...), web and source code in common languages, shell scripts, logs
+// and patches, notebooks and bibliographies, and a few binary formats that
+// are safe to report as binary (pdf, png, jpg, jpeg, gif, webp). It has no
+// executables or archives, and no ".env" in any form.
+func DefaultAllowedExtensions() []string {
+	return []string{
+		// Prose and documents.
+		".md", ".markdown", ".mdx", ".txt", ".rst", ".adoc", ".org", ".tex", ".bib", ".canvas",
+		// Data and configuration.
+		".csv", ".tsv", ".json", ".jsonl", ".yaml", ".yml", ".toml", ".xml",
+		".ini", ".cfg", ".conf", ".properties", ".ipynb", ".graphql", ".proto", ".sql",
+		// Web.
+		".html", ".htm", ".css", ".scss", ".less", ".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".vue", ".svelte", ".svg",
+		// Source code.
+		".go", ".mod", ".sum", ".py", ".rb", ".rs", ".java", ".kt", ".kts", ".scala",
+		".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".fs", ".swift", ".m", ".mm",
+		".php", ".pl", ".lua", ".r", ".jl",
+		// Shell.
+		".sh", ".bash", ".zsh", ".fish", ".ps1",
+		// Logs and changes.
+		".log", ".diff", ".patch",
+		// Binary documents and images, reported as binary.
+		".pdf", ".png", ".jpg", ".jpeg", ".gif", ".webp",
+	}
+}
+
+// DefaultAllowedNames returns the base names allowed when
+// [PolicyConfig.AllowedNames] is nil: the usual extensionless build,
+// project and repository files.
+func DefaultAllowedNames() []string {
+	return []string{
+		"Makefile", "GNUmakefile", "Dockerfile", "Containerfile", "Justfile", "Procfile",
+		"Gemfile", "Rakefile", "Vagrantfile", "Jenkinsfile",
+		"README", "LICENSE", "LICENCE", "COPYING", "NOTICE", "AUTHORS", "CONTRIBUTORS",
+		"CHANGELOG", "CHANGES", "CONTRIBUTING", "CODEOWNERS", "TODO",
+		".gitignore", ".gitattributes", ".gitmodules", ".mailmap",
+		".editorconfig", ".dockerignore", ".prettierrc", ".eslintrc",
+	}
+}
+
+// DefaultBlockedPaths returns the patterns blocked when
+// [PolicyConfig.BlockedPaths] is nil: version-control metadata (which holds
+// history and sometimes credentials), dependency trees, environment files,
+// credential directories and files of common tools, private keys and
+// keystores, and [TempFilePattern].
+func DefaultBlockedPaths() []string {
+	return []string{
+		// Version control.
+		".git", ".hg", ".svn", ".bzr",
+		// Dependency trees: huge, generated, not the user's content.
+		"node_modules",
+		// Environment files, which hold secrets by convention.
+		".env", ".env.*",
+		// Credential directories.
+		".ssh", ".aws", ".azure", ".gnupg", ".kube", ".docker", ".password-store",
+		// Credential files.
+		".npmrc", ".pypirc", ".netrc", ".git-credentials", ".htpasswd", ".pgpass", ".vault-token",
+		"credentials.json", "secrets.*", "*.tfstate", "*.tfstate.*",
+		// Private keys and keystores.
+		"*.pem", "*.key", "*.p12", "*.pfx", "*.keystore", "*.jks", "*.kdbx",
+		"id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
+		// Half-written files from fsroot.
+		TempFilePattern,
+	}
+}
+
+// Policy decides which names may be reached: where a path lands
+// ([Policy.Clean]) and whether its components and extension are allowed
+// ([Policy.CheckName]). A Policy is immutable and safe for concurrent use.
+type Policy struct {
+	roots    []string            // clean absolute roots, deduplicated
+	anyExt   bool                // "*" was allowed
+	exts     map[string]struct{} // folded, with leading dot
+	names    map[string]struct{} // folded base names
+	patterns []string            // folded, sorted, deduplicated
+	literal  map[string]struct{} // patterns without metacharacters
+	affix    []affix             // patterns whose only metacharacter is one '*'
+	wild     []string            // other patterns, for path.Match
+}
+
+// affix is a pattern of the form prefix*suffix, matched without path.Match.
+type affix struct{ prefix, suffix string }
+
+// NewPolicy validates cfg and returns a Policy. It fails if a root is not
+// absolute, an extension is empty or contains "/", "\" or an inner dot
+// (only the last extension of a name is ever compared), or a blocked
+// pattern is empty, contains "/" or is malformed ([path.ErrBadPattern]);
+// the error names the offending value.
+func NewPolicy(cfg PolicyConfig) (*Policy, error) {
+	p := &Policy{
+		exts:  make(map[string]struct{}),
+		names: make(map[string]struct{}),
+	}
+	if cfg.RootResolved == "" {
+		cfg.RootResolved = cfg.RootDir
+	}
+	for _, r := range []string{cfg.RootDir, cfg.RootResolved} {
+		if r == "" {
+			continue
+		}
+		if !path.IsAbs(r) {
+			return nil, fmt.Errorf("root %q is not an absolute path", r)
+		}
+		if r = path.Clean(r); !slices.Contains(p.roots, r) {
+			p.roots = append(p.roots, r)
+		}
+	}
+
+	exts := cfg.AllowedExtensions
+	if exts == nil {
+		exts = DefaultAllowedExtensions()
+	}
+	for _, e := range exts {
+		e = fold(strings.TrimSpace(e))
+		if e == anyExtension {
+			p.anyExt = true
+			continue
+		}
+		if !strings.HasPrefix(e, ".") {
+			e = "." + e
+		}
+		if e == "." || strings.ContainsAny(e, `/\`) || strings.Contains(e[1:], ".") {
+			return nil, fmt.Errorf("allowed extension %q is not a single extension such as \".md\"", e)
+		}
+		p.exts[e] = struct{}{}
+	}
+
+	names := cfg.AllowedNames
+	if names == nil {
+		names = DefaultAllowedNames()
+	}
+	for _, n := range names {
+		n = fold(strings.TrimSpace(n))
+		if n == "" || strings.Contains(n, "/") {
+			return nil, fmt.Errorf("allowed name %q is not a single file name", n)
+		}
+		p.names[n] = struct{}{}
+	}
+
+	blocked := cfg.BlockedPaths
+	if blocked == nil {
+		blocked = DefaultBlockedPaths()
+	}
+	for _, b := range append(slices.Clip(blocked), TempFilePattern) {
+		b = fold(strings.TrimSpace(b))
+		if b == "" || strings.Contains(b, "/") {
+			return nil, fmt.Errorf("blocked pattern %q must match a single path component, without \"/\"", b)
+		}
+		if _, err := path.Match(b, ""); err != nil {
+			return nil, fmt.Errorf("blocked pattern %q: %w", b, err)
+		}
+		p.patterns = append(p.patterns, b)
+	}
+	slices.Sort(p.patterns)
+	p.patterns = slices.Compact(p.patterns)
+	// Most patterns are plain names: look those up instead of matching, so a
+	// deep path costs a map probe per component, not one Match per pattern.
+	p.literal = make(map[string]struct{})
+	for _, b := range p.patterns {
+		switch {
+		case !strings.ContainsAny(b, `*?[\`):
+			p.literal[b] = struct{}{}
+		case strings.Count(b, "*") == 1 && !strings.ContainsAny(b, `?[\`):
+			pre, suf, _ := strings.Cut(b, "*")
+			p.affix = append(p.affix, affix{pre, suf})
+		default:
+			p.wild = append(p.wild, b)
+		}
+	}
+	return p, nil
+}
+
+// fold normalises s for comparison: NFKC (so fullwidth letters, the
+// fullwidth dot U+FF0E and other compatibility forms become plain ones),
+// then lower case, then NFKC again in case lowering produced a
+// non-normalised sequence.
+func fold(s string) string {
+	return norm.NFKC.String(strings.ToLower(norm.NFKC.String(s)))
+}
+
+// CheckName judges a root-relative name: the output of [Policy.Clean], or a
+// name the caller resolved through symlinks inside the root, so a link is
+// judged by what it reaches. isDir says whether the name is a directory,
+// whose extension is not judged. It returns nil or a *[PathError].
+//
+// The name first gets the same character and length checks as Clean; an
+// absolute name or a ".." component is [ErrOutsideRoot], since the caller
+// broke the contract; "." components and empty ones are ignored. Each
+// component is then folded with NFKC and lower-cased, so case games and
+// look-alikes such as "x．exe" or "ｎｏｄｅ_ｍｏｄｕｌｅｓ" are seen through,
+// and:
+//
+//   - a component matching a blocked pattern is [ErrBlocked] (Detail is the
+//     component); every component is checked for this first;
+//   - a component ending in '.' or ' ' is [ErrInvalidPath]
+//     ([RuleTrailingDotOrSpace]), since Windows and some network
+//     filesystems drop those characters and so open a different file;
+//   - for a file, the base name is allowed if it is one of the allowed
+//     names, or if its extension is allowed. The extension is the text
+//     from the last dot of the folded base name, when the name has a dot
+//     that is not its first character. So "x.md.exe" is ".exe" (refused),
+//     "x.exe.md" is ".md", ".gitignore" has no extension and is allowed
+//     only by name, and "Makefile" likewise. Otherwise it is
+//     [ErrExtension] (Detail is the extension, "" when there is none).
+//
+// The root "." always passes.
+func (p *Policy) CheckName(name string, isDir bool) error {
+	if name == "" {
+		return newPathError(name, RuleEmpty, ErrInvalidPath, "")
+	}
+	if err := lexical(name); err != nil {
+		return err
+	}
+	if strings.HasPrefix(name, "/") {
+		return newPathError(name, RuleOutsideRoot, ErrOutsideRoot, "")
+	}
+	var comps []string              // folded pieces, each distinct component once
+	base := ""                      // folded last piece of the last component
+	last := make(map[string]string) // raw component -> its folded last piece
+	for _, c := range strings.Split(name, "/") {
+		if c == ".." {
+			return newPathError(name, RuleOutsideRoot, ErrOutsideRoot, "")
+		}
+		if c == "" || c == "." {
+			continue
+		}
+		if b, ok := last[c]; ok {
+			base = b // a deep path of repeated names is judged once per name
+			continue
+		}
+		// A fullwidth solidus folds to "/": judge each piece it makes. A
+		// piece that folds to "." or ".." is a look-alike, refused below
+		// for its trailing dot; a name of slashes alone is judged whole.
+		f := fold(c)
+		pieces := slices.DeleteFunc(strings.Split(f, "/"), func(s string) bool { return s == "" })
+		if len(pieces) == 0 {
+			pieces = []string{f}
+		}
+		comps = append(comps, pieces...)
+		base = pieces[len(pieces)-1]
+		last[c] = base
+	}
+	if len(comps) == 0 {
+		return nil // the root
+	}
+	for _, c := range comps {
+		if p.blocked(c) {
+			return newPathError(name, RuleBlocked, ErrBlocked, c)
+		}
+	}
+	for _, c := range comps {
+		if strings.HasSuffix(c, ".") || strings.HasSuffix(c, " ") {
+			return newPathError(name, RuleTrailingDotOrSpace, ErrInvalidPath, c)
+		}
+	}
+	if isDir || p.anyExt {
+		return nil
+	}
+	if _, ok := p.names[base]; ok {
+		return nil
+	}
+	ext := ""
+	if i := strings.LastIndexByte(base, '.'); i > 0 {
+		ext = base[i:]
+		if _, ok := p.exts[ext]; ok {
+			return nil
+		}
+	}
+	return newPathError(name, RuleExtension, ErrExtension, ext)
+}
+
+// blocked reports whether the folded component c matches a blocked pattern.
+func (p *Policy) blocked(c string) bool {
+	if _, ok := p.literal[c]; ok {
+		return true
+	}
+	for _, a := range p.affix {
+		if len(c) >= len(a.prefix)+len(a.suffix) && strings.HasPrefix(c, a.prefix) && strings.HasSuffix(c, a.suffix) {
+			return true
+		}
+	}
+	for _, pat := range p.wild {
+		if ok, _ := path.Match(pat, c); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Summary returns a one-line description for the startup log, such as
+// "79 extensions, 30 file names, 37 blocked patterns" for the defaults.
+func (p *Policy) Summary() string {
+	exts := fmt.Sprintf("%d extensions", len(p.exts))
+	if p.anyExt {
+		exts = "any extension"
+	}
+	return fmt.Sprintf("%s, %d file names, %d blocked patterns", exts, len(p.names), len(p.patterns))
+}
+
+// AllowedExtensions returns the allowed extensions, folded, with a leading
+// dot and sorted, for documentation and server instructions. It includes
+// "*" when any extension is allowed.
+func (p *Policy) AllowedExtensions() []string {
+	out := make([]string, 0, len(p.exts)+1)
+	if p.anyExt {
+		out = append(out, anyExtension)
+	}
+	for e := range p.exts {
+		out = append(out, e)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// BlockedPaths returns the blocked patterns, folded and sorted, including
+// [TempFilePattern].
+func (p *Policy) BlockedPaths() []string {
+	return slices.Clone(p.patterns)
+}

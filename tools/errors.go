@@ -1,0 +1,141 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+
+	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/intents"
+	"github.com/packfs/packfs-mcp/security"
+)
+
+// Stable error codes. Clients may switch on them; the messages may change.
+const (
+	CodeInvalidArgument  = "INVALID_ARGUMENT"
+	CodeInvalidPath      = "INVALID_PATH"
+	CodePermissionDenied = "PERMISSION_DENIED"
+	CodeOutsideRoot      = "PATH_OUTSIDE_ROOT"
+	CodeBlocked          = "PATH_BLOCKED"
+	CodeExtension        = "EXTENSION_NOT_ALLOWED"
+	CodeRateLimited      = "RATE_LIMITED"
+	CodeNotFound         = "NOT_FOUND"
+	CodeExists           = "ALREADY_EXISTS"
+	CodeTooLarge         = "TOO_LARGE"
+	CodeNotRegular       = "NOT_REGULAR_FILE"
+	CodeHardLink         = "HARD_LINK"
+	CodeRoot             = "ROOT_PROTECTED"
+	CodeNotEmpty         = "NOT_EMPTY"
+	CodeIsDir            = "IS_DIRECTORY"
+	CodeNotDir           = "NOT_DIRECTORY"
+	CodeAccess           = "ACCESS_DENIED"
+	CodeTimeout          = "TIMEOUT"
+	CodeAmbiguousEdit    = "AMBIGUOUS_EDIT"
+	CodeEditNotFound     = "EDIT_NOT_FOUND"
+	CodeNotText          = "NOT_TEXT"
+	CodeNotAvailable     = "NOT_AVAILABLE"
+	CodeInternal         = "INTERNAL"
+)
+
+// callError is an error the handlers raise themselves, with its code and sentence already chosen.
+type callError struct {
+	code  string
+	field string
+	msg   string
+}
+
+func (e *callError) Error() string { return e.msg }
+
+func newError(code, format string, args ...any) error {
+	return &callError{code: code, msg: fmt.Sprintf(format, args...)}
+}
+
+// failure turns err into the flat error fields of a result. name is the root-relative path the call
+// was working on; it is used to say what went wrong in words the model can act on. It is the only
+// table from error to code.
+func failure(err error, name string) Status {
+	st := Status{Success: false}
+	var (
+		ce *callError
+		fe *intents.FieldError
+		pe *security.PathError
+		de *security.DeniedError
+		re *security.RateLimitError
+	)
+	switch {
+	case errors.As(err, &ce):
+		st.Code, st.Field, st.Error = ce.code, ce.field, ce.msg
+	case errors.As(err, &fe):
+		st.Code, st.Field, st.Error = CodeInvalidArgument, fe.Field, fe.Message
+	case errors.As(err, &de):
+		st.Code, st.Error = CodePermissionDenied, de.Error()
+	case errors.As(err, &re):
+		st.Code, st.Error = CodeRateLimited, re.Error()
+		st.RetryAfterMs = re.RetryAfter.Milliseconds()
+		if st.RetryAfterMs < 1 {
+			st.RetryAfterMs = 1
+		}
+	case errors.As(err, &pe):
+		st.Code, st.Error = pathCode(pe.Err), pe.Error()
+		if st.Code == CodeOutsideRoot && path.IsAbs(pe.Path) {
+			// Do not echo a host path outside the root, even the caller's own.
+			st.Error = "that absolute path is outside the root: use a path relative to the root, such as \"notes/todo.md\""
+		}
+	default:
+		st.Code, st.Error = fsFailure(err, name)
+	}
+	return st
+}
+
+func pathCode(sentinel error) string {
+	switch {
+	case errors.Is(sentinel, security.ErrOutsideRoot):
+		return CodeOutsideRoot
+	case errors.Is(sentinel, security.ErrBlocked):
+		return CodeBlocked
+	case errors.Is(sentinel, security.ErrExtension):
+		return CodeExtension
+	default:
+		return CodeInvalidPath
+	}
+}
+
+// fsFailure maps the filesystem layer's errors, the specific sentinels before the generic io/fs ones
+// (ENOTEMPTY also matches fs.ErrExist). Its messages are written here, from the root-relative
+// name, so no host path can reach the client.
+func fsFailure(err error, name string) (code, msg string) {
+	q := fmt.Sprintf("%q", name)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return CodeTimeout, fmt.Sprintf("the operation on %s ran past its deadline: try a smaller path or narrower criteria", q)
+	case errors.Is(err, context.Canceled):
+		return CodeTimeout, fmt.Sprintf("the operation on %s was cancelled", q)
+	case errors.Is(err, fsroot.ErrEscapes):
+		return CodeOutsideRoot, fmt.Sprintf("%s leads outside the root (through a symbolic link or ..): use a path inside the root", q)
+	case errors.Is(err, fsroot.ErrInvalid):
+		return CodeInvalidPath, fmt.Sprintf("%s is not a valid path: use a relative path with forward slashes, such as \"notes/todo.md\"", q)
+	case errors.Is(err, fsroot.ErrTooLarge):
+		return CodeTooLarge, fmt.Sprintf("%s is larger than the size limit: read it in parts with preferences.offset and preferences.limit, or raise the server's maxFileSize", q)
+	case errors.Is(err, fsroot.ErrNotRegular):
+		return CodeNotRegular, fmt.Sprintf("%s is not a regular file (a device, pipe, socket, directory or dangling link): only regular files can be read or written", q)
+	case errors.Is(err, fsroot.ErrHardLink):
+		return CodeHardLink, fmt.Sprintf("%s has more than one hard link, which could alias a file outside the root: it is refused unless the server allows hard links", q)
+	case errors.Is(err, fsroot.ErrIsRoot):
+		return CodeRoot, "the root itself cannot be deleted, moved or overwritten: name an entry inside it"
+	case errors.Is(err, fsroot.ErrNotEmpty):
+		return CodeNotEmpty, fmt.Sprintf("directory %s is not empty: set options.recursive to true to delete it with everything inside", q)
+	case errors.Is(err, fsroot.ErrIsDir):
+		return CodeIsDir, fmt.Sprintf("%s is a directory: name a file, or use packfs-file-searcher to list it", q)
+	case errors.Is(err, fsroot.ErrNotDir):
+		return CodeNotDir, fmt.Sprintf("%s (or one of its parents) is not a directory", q)
+	case errors.Is(err, fs.ErrNotExist):
+		return CodeNotFound, fmt.Sprintf("%s does not exist: list its folder with packfs-file-searcher (purpose \"list\") to see what is there", q)
+	case errors.Is(err, fs.ErrExist):
+		return CodeExists, fmt.Sprintf("%s already exists: use purpose \"update\" to replace it, or choose another name", q)
+	case errors.Is(err, fs.ErrPermission):
+		return CodeAccess, fmt.Sprintf("the operating system refused access to %s: check the file's permissions on the server", q)
+	}
+	return CodeInternal, fmt.Sprintf("the operation on %s failed unexpectedly; the server logged the details", q)
+}

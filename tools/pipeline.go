@@ -1,0 +1,125 @@
+package tools
+
+import (
+	"encoding/json"
+	"path"
+
+	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/intents"
+	"github.com/packfs/packfs-mcp/security"
+)
+
+// admit runs the first two steps of the pipeline: the permission for the call's purpose, then the
+// intent's decoding and validation. The permission is judged before the rest of the arguments so a
+// server without write permission answers PERMISSION_DENIED whatever else the call got wrong.
+func admit[T any](s *Server, c *call) (T, error) {
+	var zero T
+	c.purpose = peekPurpose(c.raw)
+	if c.purpose != "" {
+		if _, known := security.PermissionFor(c.purpose); known {
+			if err := s.cfg.Permissions.Check(c.purpose); err != nil {
+				return zero, err
+			}
+		}
+	}
+	in, err := intents.Decode[T](c.raw)
+	if err != nil {
+		return zero, err
+	}
+	return in, nil
+}
+
+// peekPurpose reads the purpose from arguments without judging the rest; "" when there is none.
+func peekPurpose(raw []byte) string {
+	var v struct {
+		Purpose any `json:"purpose"`
+	}
+	if json.Unmarshal(raw, &v) != nil {
+		var s string // arguments sent as a JSON-encoded string
+		if json.Unmarshal(raw, &s) != nil || json.Unmarshal([]byte(s), &v) != nil {
+			return ""
+		}
+	}
+	p, _ := v.Purpose.(string)
+	return p
+}
+
+// kind says how the policy judges a name: a file is held to the extension allowlist, a directory only
+// to the blocked components.
+type kind int
+
+const (
+	kindFile kind = iota
+	kindDir
+	kindAny // judged as a directory or a file by what is there
+)
+
+// resolvePath runs the path policy on a caller's path: it cleans it into a root-relative name, then
+// judges both the name and what it reaches through symbolic links inside the root. It returns the
+// cleaned name (the one the caller used, which the filesystem layer resolves again, safely).
+func (s *Server) resolvePath(raw string, k kind) (string, error) {
+	name, err := s.cfg.Policy.Clean(raw)
+	if err != nil {
+		return "", err
+	}
+	real, err := s.cfg.Root.Resolve(name)
+	if err != nil {
+		return name, err
+	}
+	isDir := k == kindDir
+	if k == kindAny {
+		if info, err := s.cfg.Root.Stat(name); err == nil && info.Type == fsroot.TypeDir {
+			isDir = true
+		} else if info, err := s.cfg.Root.Lstat(name); err == nil && info.Type == fsroot.TypeDir {
+			isDir = true
+		}
+	}
+	if err := s.cfg.Policy.CheckName(name, isDir); err != nil {
+		return name, err
+	}
+	if real != name {
+		if err := s.cfg.Policy.CheckName(real, isDir); err != nil {
+			return name, err
+		}
+	}
+	return name, nil
+}
+
+// checkParents judges every directory above name, for writes that create them.
+func (s *Server) checkParents(name string) error {
+	dir := path.Dir(name)
+	if dir == "." {
+		return nil
+	}
+	return s.cfg.Policy.CheckName(dir, true)
+}
+
+// charge runs the rate limiter for the call; heavier purposes cost more.
+func (s *Server) charge(c *call, recursive bool) error {
+	return s.cfg.Limiter.Allow(c.tool, security.Cost(c.purpose, recursive), s.cfg.Now())
+}
+
+// visible reports whether an entry found by a walk may be shown: names the policy refuses are
+// hidden, so a listing never reveals a secret's name or a file the tools could not open.
+func (s *Server) visible(info fsroot.Info) bool {
+	switch info.Type {
+	case fsroot.TypeDir:
+		return s.cfg.Policy.CheckName(info.Path, true) == nil
+	case fsroot.TypeSymlink:
+		if s.cfg.Policy.CheckName(info.Path, false) != nil && s.cfg.Policy.CheckName(info.Path, true) != nil {
+			return false
+		}
+		real, err := s.cfg.Root.Resolve(info.Path)
+		if err != nil {
+			return false
+		}
+		st, err := s.cfg.Root.Stat(info.Path)
+		if err != nil {
+			return false
+		}
+		return s.cfg.Policy.CheckName(real, st.Type == fsroot.TypeDir) == nil
+	case fsroot.TypeFile:
+		return s.cfg.Policy.CheckName(info.Path, false) == nil
+	}
+	return false
+}

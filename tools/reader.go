@@ -1,0 +1,184 @@
+package tools
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/intents"
+)
+
+// Read limits. A model's context is the scarce resource: one answer never carries more than this.
+const (
+	// MaxContentBytes caps the text one read returns; the rest is reached with nextOffset.
+	MaxContentBytes = 256 << 10
+	// ChunkBytes is the size of one chunk when preferences.chunkIfLarge is set.
+	ChunkBytes = 64 << 10
+)
+
+func readerTool() mcp.Tool {
+	return mcp.NewTool(ReaderName,
+		mcp.WithDescription("Read a file under the root, or ask about it. "+
+			"purpose \"read\" returns its text in content (long files in parts: pass nextOffset back as preferences.offset; "+
+			"preferences.offset and preferences.limit pick lines); a binary file is reported with its mediaType instead of dumped "+
+			"(ask for target.encoding \"base64\" to get its bytes). "+
+			"purpose \"metadata\" returns size, modified, type, mode, lines and mediaType. "+
+			"purpose \"exists\" answers exists true or false without an error for a missing path."),
+		schemas[intents.Access, ReaderResult](),
+		mcp.WithToolAnnotation(mcp.ToolAnnotation{
+			Title:           "Read files",
+			ReadOnlyHint:    mcp.ToBoolPtr(true),
+			DestructiveHint: mcp.ToBoolPtr(false),
+			IdempotentHint:  mcp.ToBoolPtr(true),
+			OpenWorldHint:   mcp.ToBoolPtr(false),
+		}),
+	)
+}
+
+func (s *Server) read(ctx context.Context, c *call) (any, error) {
+	in, err := admit[intents.Access](s, c)
+	if err != nil {
+		return nil, err
+	}
+	if in.Purpose == "exists" {
+		return s.exists(c, in)
+	}
+	name, err := s.resolvePath(in.Target.Path, kindAny)
+	c.path = name
+	if err != nil {
+		return nil, err
+	}
+	if err := s.charge(c, false); err != nil {
+		return nil, err
+	}
+	if in.Purpose == "metadata" {
+		return s.metadata(ctx, c, name)
+	}
+	if info, err := s.cfg.Root.Stat(name); err == nil && info.Type == fsroot.TypeDir {
+		return nil, fsroot.ErrIsDir
+	}
+	max := s.cfg.MaxFileSize
+	if p := in.Preferences.MaxSize; p > 0 && p < max {
+		max = p
+	}
+	data, info, err := s.cfg.Root.ReadFile(ctx, name, max)
+	if err != nil {
+		return nil, err
+	}
+	out := ReaderResult{Status: Status{Success: true}}
+	text := isText(data)
+	out.MediaType = mediaType(name, data, text)
+	if in.Preferences.IncludeMetadata {
+		out.FileAttrs = attrs(info)
+		out.MediaType = mediaType(name, data, text)
+		if text {
+			out.Lines = ptr(len(splitLines(string(data))))
+		}
+	}
+	switch {
+	case in.Target.Encoding == "base64":
+		s := base64.StdEncoding.EncodeToString(data)
+		if len(s) > MaxContentBytes*4/3+4 {
+			return nil, newError(CodeTooLarge, "%q is too large to return as base64 in one answer (%d bytes; at most %d): read it as text with offset and limit, or copy it another way", name, len(data), MaxContentBytes)
+		}
+		out.Content, out.Encoding, out.Binary = &s, "base64", !text
+	case !text:
+		out.Binary = true
+	default:
+		s.window(&out, string(data), in.Preferences)
+		out.Encoding = "utf-8"
+	}
+	out.Metadata = c.meta()
+	return out, nil
+}
+
+// window cuts the lines the caller asked for out of text, capped so one answer stays small.
+func (s *Server) window(out *ReaderResult, text string, p intents.AccessPreferences) {
+	lines := splitLines(text)
+	out.TotalLines = ptr(len(lines))
+	start := min(p.Offset, len(lines))
+	end := len(lines)
+	if p.Limit > 0 {
+		end = min(start+p.Limit, len(lines))
+	}
+	budget := MaxContentBytes
+	if p.ChunkIfLarge {
+		budget = ChunkBytes
+	}
+	var b strings.Builder
+	i := start
+	for ; i < end; i++ {
+		if b.Len()+len(lines[i]) > budget && i > start {
+			break
+		}
+		b.WriteString(lines[i])
+	}
+	content := b.String()
+	out.Content = &content
+	if start > 0 || p.Limit > 0 || i < end {
+		out.Offset = ptr(start)
+	}
+	if i < end {
+		out.Truncated = true
+		out.NextOffset = ptr(i)
+	} else if end < len(lines) {
+		out.NextOffset = ptr(end)
+	}
+}
+
+func (s *Server) exists(c *call, in intents.Access) (any, error) {
+	name, err := s.resolvePath(in.Target.Path, kindAny)
+	c.path = name
+	if err != nil {
+		return nil, err
+	}
+	if err := s.charge(c, false); err != nil {
+		return nil, err
+	}
+	out := ReaderResult{Status: Status{Success: true}, Exists: ptr(false)}
+	if info, err := s.cfg.Root.Lstat(name); err == nil {
+		out.Exists = ptr(true)
+		out.Type = string(info.Type)
+	} else if !isNotExist(err) {
+		return nil, err
+	}
+	out.Metadata = c.meta()
+	return out, nil
+}
+
+func (s *Server) metadata(ctx context.Context, c *call, name string) (any, error) {
+	info, err := s.cfg.Root.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+	out := ReaderResult{Status: Status{Success: true}, FileAttrs: attrs(info)}
+	if info.Type == fsroot.TypeFile {
+		if data, _, err := s.cfg.Root.ReadFile(ctx, name, s.cfg.MaxFileSize); err == nil {
+			text := isText(data)
+			out.MediaType = mediaType(name, data, text)
+			out.Binary = !text
+			if text {
+				out.Lines = ptr(len(splitLines(string(data))))
+			}
+		} else {
+			out.MediaType = mediaType(name, nil, false)
+		}
+	}
+	out.Metadata = c.meta()
+	return out, nil
+}
+
+func attrs(info fsroot.Info) FileAttrs {
+	return FileAttrs{
+		Size:     ptr(info.Size),
+		Modified: info.ModTime.UTC().Format("2006-01-02T15:04:05Z07:00"),
+		Type:     string(info.Type),
+		Mode:     fmt.Sprintf("%04o", info.Mode.Perm()),
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,91 @@
+package tools
+
+// The result types declare the tools' output schemas (see [intents.Schema]): a `validate:"required"`
+// tag marks a field the schema lists as required; results are never run through the validator.
+
+// Status opens every result: whether the call succeeded and, when it did not, why and what to do next.
+// It is embedded, so its fields sit at the top level of the flat result.
+type Status struct {
+	Success      bool   `json:"success" validate:"required" jsonschema:"true when the call did what was asked"`
+	Error        string `json:"error,omitempty" jsonschema:"what went wrong and what to do instead (only when success is false)"`
+	Code         string `json:"code,omitempty" jsonschema:"stable error code such as NOT_FOUND, PATH_OUTSIDE_ROOT, PATH_BLOCKED, EXTENSION_NOT_ALLOWED, PERMISSION_DENIED, RATE_LIMITED, INVALID_ARGUMENT"`
+	Field        string `json:"field,omitempty" jsonschema:"the argument that was refused, as a JSON path such as target.path"`
+	RetryAfterMs int64  `json:"retryAfterMs,omitempty" jsonschema:"with RATE_LIMITED: milliseconds to wait before retrying"`
+}
+
+// Meta is the only nested object of a result: facts about the call rather than about the files.
+type Meta struct {
+	ExecutionTime float64 `json:"executionTime" validate:"required" jsonschema:"milliseconds the call took inside the server"`
+	OperationType string  `json:"operationType" validate:"required" jsonschema:"the purpose that ran"`
+	Path          string  `json:"path,omitempty" jsonschema:"the root-relative path the call worked on"`
+	Tool          string  `json:"tool" validate:"required" jsonschema:"the tool that answered"`
+}
+
+// FileAttrs describe one file or directory, root-relative.
+type FileAttrs struct {
+	Size      *int64 `json:"size,omitempty" jsonschema:"size in bytes"`
+	Modified  string `json:"modified,omitempty" jsonschema:"last modification time, RFC 3339"`
+	Type      string `json:"type,omitempty" jsonschema:"file, directory, symlink or other"`
+	Mode      string `json:"mode,omitempty" jsonschema:"permission bits in octal, such as 0644"`
+	Lines     *int   `json:"lines,omitempty" jsonschema:"number of lines (text files only)"`
+	MediaType string `json:"mediaType,omitempty" jsonschema:"media type, such as text/markdown or image/png"`
+}
+
+// ReaderResult is what packfs-file-reader returns.
+type ReaderResult struct {
+	Status
+	Content    *string `json:"content,omitempty" jsonschema:"the file's text (or base64 bytes when encoding is base64)"`
+	Encoding   string  `json:"encoding,omitempty" jsonschema:"utf-8 or base64"`
+	Binary     bool    `json:"binary,omitempty" jsonschema:"true when the file is not UTF-8 text; read it with target.encoding base64 to get its bytes"`
+	Exists     *bool   `json:"exists,omitempty" jsonschema:"with purpose exists: whether the path exists"`
+	TotalLines *int    `json:"totalLines,omitempty" jsonschema:"number of lines in the whole file"`
+	Offset     *int    `json:"offset,omitempty" jsonschema:"the first line returned, 0-based"`
+	NextOffset *int    `json:"nextOffset,omitempty" jsonschema:"when truncated: pass this as preferences.offset to read on"`
+	Truncated  bool    `json:"truncated,omitempty" jsonschema:"true when content holds only part of the file"`
+	FileAttrs
+	Metadata Meta `json:"metadata" validate:"required" jsonschema:"facts about the call"`
+}
+
+// Match is one matching line of a content search, with its context.
+type Match struct {
+	Line   int      `json:"line" validate:"required" jsonschema:"1-based line number"`
+	Text   string   `json:"text" validate:"required" jsonschema:"the matching line"`
+	Before []string `json:"before,omitempty" jsonschema:"context lines before the match"`
+	After  []string `json:"after,omitempty" jsonschema:"context lines after the match"`
+}
+
+// FileEntry is one file in a listing or a search result.
+type FileEntry struct {
+	Path string `json:"path" validate:"required" jsonschema:"root-relative path"`
+	FileAttrs
+	Matches    []Match `json:"matches,omitempty" jsonschema:"search_content: the matching lines"`
+	MatchCount int     `json:"matchCount,omitempty" jsonschema:"search_content: how many lines matched in this file (matches may hold fewer)"`
+	Content    *string `json:"content,omitempty" jsonschema:"with options.includeContent: the file's text, capped"`
+}
+
+// SearcherResult is what packfs-file-searcher returns.
+type SearcherResult struct {
+	Status
+	Files        []FileEntry `json:"files,omitempty" jsonschema:"the files found, sorted by path"`
+	TotalFound   int         `json:"totalFound" validate:"required" jsonschema:"how many entries matched; a lower bound when truncated"`
+	Truncated    bool        `json:"truncated,omitempty" jsonschema:"true when more results exist than were returned"`
+	NextOffset   *int        `json:"nextOffset,omitempty" jsonschema:"when truncated: pass this as options.offset to get the next page"`
+	SearchedFile int         `json:"searchedFiles,omitempty" jsonschema:"search_content: how many files were read"`
+	TimedOut     bool        `json:"timedOut,omitempty" jsonschema:"true when the deadline stopped the walk early; narrow the path or the criteria"`
+	Metadata     Meta        `json:"metadata" validate:"required" jsonschema:"facts about the call"`
+}
+
+// WriterResult is what packfs-file-writer returns.
+type WriterResult struct {
+	Status
+	Path         string `json:"path,omitempty" jsonschema:"root-relative path that was written, deleted or created"`
+	Destination  string `json:"destination,omitempty" jsonschema:"move: the root-relative path the entry now has"`
+	Created      bool   `json:"created,omitempty" jsonschema:"true when a new file or directory was created"`
+	Deleted      bool   `json:"deleted,omitempty" jsonschema:"true when the entry was removed"`
+	BytesWritten *int   `json:"bytesWritten,omitempty" jsonschema:"size of the file after the write"`
+	Replacements *int   `json:"replacements,omitempty" jsonschema:"edit: how many occurrences were replaced"`
+	Diff         string `json:"diff,omitempty" jsonschema:"edit: unified diff of the change (with options.dryRun nothing was written)"`
+	DryRun       bool   `json:"dryRun,omitempty" jsonschema:"true when nothing was written"`
+	Backup       string `json:"backup,omitempty" jsonschema:"name of the backup copy in the server's backup store (outside the root; the operator restores it)"`
+	Metadata     Meta   `json:"metadata" validate:"required" jsonschema:"facts about the call"`
+}

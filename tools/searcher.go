@@ -1,0 +1,386 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"path"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/intents"
+)
+
+// Search and listing limits: every answer is bounded, and says when it is.
+const (
+	// DefaultMaxResults is how many entries a listing or search returns when the caller does not say.
+	DefaultMaxResults = 200
+	// MaxMatchesPerFile caps the matching lines shown for one file; matchCount still counts them all.
+	MaxMatchesPerFile = 20
+	// MaxLineBytes caps one matching or context line, so a minified file cannot flood an answer.
+	MaxLineBytes = 500
+	// MaxIncludedBytes caps each file's content returned by options.includeContent.
+	MaxIncludedBytes = 16 << 10
+	// MaxRegexBytes bounds a compiled regular expression's source; RE2 runs in linear time, so the
+	// pattern's size is what bounds its memory.
+	MaxRegexBytes = 1000
+)
+
+func searcherTool() mcp.Tool {
+	return mcp.NewTool(SearcherName,
+		mcp.WithDescription("Find files under the root. "+
+			"purpose \"list\" lists a folder (target.path; \".\" is the root) with path, type, size and modified; options.recursive walks below it "+
+			"(options.maxDepth limits how deep) and target.criteria filters by extension, name glob, size, modified time or content. "+
+			"purpose \"search_content\" finds target.query in file contents below target.path (a case-insensitive literal; options.regex for an RE2 "+
+			"regular expression; options.caseSensitive) and returns each file's matching lines with line numbers and options.contextLines of context. "+
+			"Results are sorted by path and capped by options.maxResults; when truncated, pass nextOffset back as options.offset. "+
+			"purpose \"search_semantic\" (ranked search over documents and their links) is not available in this version."),
+		schemas[intents.Discover, SearcherResult](),
+		mcp.WithToolAnnotation(mcp.ToolAnnotation{
+			Title:           "Find files",
+			ReadOnlyHint:    mcp.ToBoolPtr(true),
+			DestructiveHint: mcp.ToBoolPtr(false),
+			IdempotentHint:  mcp.ToBoolPtr(true),
+			OpenWorldHint:   mcp.ToBoolPtr(false),
+		}),
+	)
+}
+
+func (s *Server) discover(ctx context.Context, c *call) (any, error) {
+	in, err := admit[intents.Discover](s, c)
+	if err != nil {
+		return nil, err
+	}
+	if in.Purpose == "search_semantic" {
+		return nil, newError(CodeNotAvailable, "purpose \"search_semantic\" is not available in this version of the server: use purpose \"search_content\" for literal or regular-expression search")
+	}
+	name, err := s.resolvePath(in.Target.Path, kindAny)
+	c.path = name
+	if err != nil {
+		return nil, err
+	}
+	recursive := in.Options.Recursive || in.Purpose == "search_content"
+	if err := s.charge(c, recursive); err != nil {
+		return nil, err
+	}
+	info, err := s.cfg.Root.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+	if info.Type != fsroot.TypeDir && in.Purpose == "list" {
+		return nil, fsroot.ErrNotDir
+	}
+	f, err := newFilter(in)
+	if err != nil {
+		return nil, err
+	}
+	p := newPage(in.Options)
+	var out SearcherResult
+	switch in.Purpose {
+	case "list":
+		err = s.list(ctx, name, in.Options, f, p)
+	default:
+		var m *matcher
+		if m, err = newMatcher(in.Target.Query, in.Options); err != nil {
+			return nil, err
+		}
+		out.SearchedFile, err = s.searchContent(ctx, name, in.Options, f, m, p)
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		out.TimedOut, err = true, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out.Status = Status{Success: true}
+	out.Files, out.TotalFound = p.files, p.total
+	if p.more || out.TimedOut {
+		out.Truncated = true
+	}
+	if p.more {
+		out.NextOffset = ptr(p.offset + len(p.files))
+	}
+	out.Metadata = c.meta()
+	return out, nil
+}
+
+// page collects one page of results: it skips offset entries, keeps max, and notes that more exist.
+type page struct {
+	offset, max int
+	files       []FileEntry
+	total       int
+	more        bool
+}
+
+func newPage(o intents.DiscoverOptions) *page {
+	max := o.MaxResults
+	if max <= 0 {
+		max = DefaultMaxResults
+	}
+	return &page{offset: o.Offset, max: max}
+}
+
+// add records one result; it reports false once the page is full and one more result proved that
+// more exist, so the walk can stop.
+func (p *page) add(e func() FileEntry) bool {
+	p.total++
+	if p.total <= p.offset {
+		return true
+	}
+	if len(p.files) >= p.max {
+		p.more = true
+		return false
+	}
+	p.files = append(p.files, e())
+	return true
+}
+
+// walk visits the entries below name that the policy lets the caller see, in path order: one level
+// for a plain listing, the tree for a recursive one (bounded by maxDepth).
+func (s *Server) walk(ctx context.Context, name string, o intents.DiscoverOptions, recursive bool, visit func(fsroot.Info) bool) error {
+	depth := o.MaxDepth
+	if !recursive {
+		depth = 1
+	}
+	return s.cfg.Root.Walk(ctx, name, depth, func(info fsroot.Info, err error) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err != nil {
+			return nil // an unreadable directory is left out, as the user could not list it either
+		}
+		if !s.visible(info) {
+			if info.Type == fsroot.TypeDir {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !visit(info) {
+			return fs.SkipAll
+		}
+		return nil
+	})
+}
+
+func (s *Server) list(ctx context.Context, name string, o intents.DiscoverOptions, f *filter, p *page) error {
+	return s.walk(ctx, name, o, o.Recursive, func(info fsroot.Info) bool {
+		if !f.keep(info) {
+			return true
+		}
+		if f.content != "" && !s.fileContains(ctx, info, f.content) {
+			return true
+		}
+		return p.add(func() FileEntry { return entry(info) })
+	})
+}
+
+func (s *Server) fileContains(ctx context.Context, info fsroot.Info, needle string) bool {
+	if info.Type != fsroot.TypeFile {
+		return false
+	}
+	data, _, err := s.cfg.Root.ReadFile(ctx, info.Path, s.cfg.MaxFileSize)
+	if err != nil || !isText(data) {
+		return false
+	}
+	return strings.Contains(strings.ToLower(string(data)), needle)
+}
+
+func entry(info fsroot.Info) FileEntry {
+	e := FileEntry{Path: info.Path, FileAttrs: FileAttrs{
+		Type:     string(info.Type),
+		Modified: info.ModTime.UTC().Format(time.RFC3339),
+	}}
+	if info.Type == fsroot.TypeFile {
+		e.Size = ptr(info.Size)
+	}
+	return e
+}
+
+// filter holds a listing's or search's criteria, checked against each entry's attributes.
+type filter struct {
+	exts          map[string]bool
+	name          string
+	after, before *time.Time
+	min, max      *int64
+	content       string
+}
+
+func newFilter(in intents.Discover) (*filter, error) {
+	f := &filter{}
+	cr := in.Target.Criteria
+	if cr == nil {
+		return f, nil
+	}
+	if len(cr.Extension) > 0 {
+		f.exts = make(map[string]bool)
+		for _, e := range cr.Extension {
+			f.exts["."+strings.TrimPrefix(strings.ToLower(e), ".")] = true
+		}
+	}
+	if cr.Name != "" {
+		if _, err := path.Match(cr.Name, ""); err != nil {
+			return nil, &callError{code: CodeInvalidArgument, field: "target.criteria.name", msg: "target.criteria.name is not a valid glob pattern: use * and ? wildcards, such as \"*.md\""}
+		}
+		f.name = strings.ToLower(cr.Name)
+	}
+	if cr.Modified != nil {
+		f.after, f.before = cr.Modified.After, cr.Modified.Before
+	}
+	if cr.Size != nil {
+		f.min, f.max = cr.Size.Min, cr.Size.Max
+	}
+	f.content = strings.ToLower(cr.Content)
+	return f, nil
+}
+
+// keep judges an entry by its attributes. Criteria about files (extension, size, content) leave
+// directories out.
+func (f *filter) keep(info fsroot.Info) bool {
+	fileOnly := f.exts != nil || f.min != nil || f.max != nil || f.content != ""
+	if fileOnly && info.Type != fsroot.TypeFile {
+		return false
+	}
+	if f.exts != nil && !f.exts[strings.ToLower(path.Ext(info.Name))] {
+		return false
+	}
+	if f.name != "" {
+		if ok, _ := path.Match(f.name, strings.ToLower(info.Name)); !ok {
+			return false
+		}
+	}
+	if f.after != nil && !info.ModTime.After(*f.after) {
+		return false
+	}
+	if f.before != nil && !info.ModTime.Before(*f.before) {
+		return false
+	}
+	if f.min != nil && info.Size < *f.min {
+		return false
+	}
+	if f.max != nil && info.Size > *f.max {
+		return false
+	}
+	return true
+}
+
+// matcher finds the query in a line: a literal, case-insensitive unless asked, or an RE2 regex.
+type matcher struct {
+	re     *regexp.Regexp
+	needle string
+	fold   bool
+}
+
+func newMatcher(query string, o intents.DiscoverOptions) (*matcher, error) {
+	if !o.Regex {
+		m := &matcher{needle: query, fold: !o.CaseSensitive}
+		if m.fold {
+			m.needle = strings.ToLower(query)
+		}
+		return m, nil
+	}
+	if len(query) > MaxRegexBytes {
+		return nil, &callError{code: CodeInvalidArgument, field: "target.query", msg: "target.query is too long for a regular expression (at most 1000 bytes): simplify it"}
+	}
+	src := query
+	if !o.CaseSensitive {
+		src = "(?i)" + src
+	}
+	re, err := regexp.Compile(src)
+	if err != nil {
+		return nil, &callError{code: CodeInvalidArgument, field: "target.query", msg: "target.query is not a valid RE2 regular expression (" + err.Error() + "): fix it, or leave options.regex off to search for the literal text"}
+	}
+	return &matcher{re: re}, nil
+}
+
+func (m *matcher) match(line string) bool {
+	if m.re != nil {
+		return m.re.MatchString(line)
+	}
+	if m.fold {
+		return strings.Contains(strings.ToLower(line), m.needle)
+	}
+	return strings.Contains(line, m.needle)
+}
+
+func (s *Server) searchContent(ctx context.Context, name string, o intents.DiscoverOptions, f *filter, m *matcher, p *page) (int, error) {
+	searched := 0
+	visit := func(info fsroot.Info) bool {
+		if info.Type != fsroot.TypeFile || !f.keep(info) {
+			return true
+		}
+		data, _, err := s.cfg.Root.ReadFile(ctx, info.Path, s.cfg.MaxFileSize)
+		if err != nil || !isText(data) {
+			return true // unreadable, special, too large or binary: not searchable text
+		}
+		searched++
+		text := string(data)
+		if f.content != "" && !strings.Contains(strings.ToLower(text), f.content) {
+			return true
+		}
+		matches, count := findMatches(splitLines(text), m, o.ContextLines)
+		if count == 0 {
+			return true
+		}
+		return p.add(func() FileEntry {
+			e := entry(info)
+			e.Matches, e.MatchCount = matches, count
+			if o.IncludeContent {
+				c := capString(text, MaxIncludedBytes)
+				e.Content = &c
+			}
+			return e
+		})
+	}
+	if info, err := s.cfg.Root.Lstat(name); err == nil && info.Type == fsroot.TypeFile {
+		visit(info) // a single file was named: search just that file
+		return searched, nil
+	}
+	err := s.walk(ctx, name, o, true, visit)
+	return searched, err
+}
+
+// findMatches returns up to MaxMatchesPerFile matches with their context, and how many lines matched.
+func findMatches(lines []string, m *matcher, context int) ([]Match, int) {
+	var out []Match
+	count := 0
+	for i, l := range lines {
+		line := trimEOL(l)
+		if !m.match(line) {
+			continue
+		}
+		count++
+		if len(out) >= MaxMatchesPerFile {
+			continue
+		}
+		mt := Match{Line: i + 1, Text: capString(line, MaxLineBytes)}
+		for j := max(0, i-context); j < i; j++ {
+			mt.Before = append(mt.Before, capString(trimEOL(lines[j]), MaxLineBytes))
+		}
+		for j := i + 1; j < len(lines) && j <= i+context; j++ {
+			mt.After = append(mt.After, capString(trimEOL(lines[j]), MaxLineBytes))
+		}
+		out = append(out, mt)
+	}
+	return out, count
+}
+
+// capString cuts s to at most n bytes on a rune boundary.
+func capString(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+func isNotExist(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, fsroot.ErrNotDir)
+}

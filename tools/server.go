@@ -1,0 +1,250 @@
+// Package tools defines the three MCP tools of packfs-mcp, packfs-file-reader, packfs-file-searcher and
+// packfs-file-writer, and runs every call through the same pipeline: the permission for its purpose,
+// intent decoding and validation, the path and name policy, the rate limiter, and only then the rooted
+// filesystem. Results are flat JSON objects (see [ReaderResult], [SearcherResult], [WriterResult]),
+// returned as structured content and, for clients that read only text, as the same JSON in a text block.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/intents"
+	"github.com/packfs/packfs-mcp/security"
+)
+
+// Tool names, as in the PackFS specification.
+const (
+	ReaderName   = "packfs-file-reader"
+	SearcherName = "packfs-file-searcher"
+	WriterName   = "packfs-file-writer"
+)
+
+// Defaults for [Config]'s zero fields.
+const (
+	// DefaultMaxFileSize bounds every read and write: large enough for any document an agent edits,
+	// small enough that one call cannot exhaust memory.
+	DefaultMaxFileSize = 10 << 20
+	// DefaultTimeout bounds one call; an interactive agent waits no longer than this for an answer.
+	DefaultTimeout = 30 * time.Second
+)
+
+// Config wires the tools to the rest of the server. Root, Policy and Limiter are required.
+type Config struct {
+	Root        *fsroot.Root
+	Policy      *security.Policy
+	Limiter     *security.Limiter
+	Permissions security.Permissions
+	// MaxFileSize is the largest file read or written, in bytes. If zero, DefaultMaxFileSize.
+	MaxFileSize int64
+	// Timeout bounds each call. If zero, DefaultTimeout.
+	Timeout time.Duration
+	// Backups, when set, is where options.backup keeps previous versions; it lies outside Root.
+	// If nil, a request for a backup is refused.
+	Backups *fsroot.Root
+	// Log receives diagnostics (never the protocol). If nil, they are discarded.
+	Log *log.Logger
+	// Now returns the current time. If nil, time.Now.
+	Now func() time.Time
+}
+
+// Server holds the tools' shared state. It is safe for concurrent use.
+type Server struct {
+	cfg Config
+}
+
+// New returns a Server for cfg, filling its zero fields with their defaults.
+func New(cfg Config) *Server {
+	if cfg.MaxFileSize <= 0 {
+		cfg.MaxFileSize = DefaultMaxFileSize
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.Log == nil {
+		cfg.Log = log.New(discard{}, "", 0)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Server{cfg: cfg}
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// handlerFunc runs one decoded call and returns its flat result, or an error that [failure] maps.
+type handlerFunc func(ctx context.Context, c *call) (any, error)
+
+// call carries what every handler needs about the request being served.
+type call struct {
+	tool    string
+	purpose string
+	path    string // root-relative, once the policy has cleaned it
+	raw     []byte
+	start   time.Time
+}
+
+func (c *call) meta() Meta {
+	return Meta{
+		ExecutionTime: float64(time.Since(c.start).Microseconds()) / 1000,
+		OperationType: c.purpose,
+		Path:          c.path,
+		Tool:          c.tool,
+	}
+}
+
+// Register adds to m every tool whose permissions are not all off.
+func (s *Server) Register(m *server.MCPServer) {
+	for _, t := range s.Tools() {
+		m.AddTool(t.Tool, t.Handler)
+	}
+}
+
+// Tools returns the tools this server offers under its permissions, with their handlers.
+func (s *Server) Tools() []server.ServerTool {
+	var out []server.ServerTool
+	p := s.cfg.Permissions
+	if p.Has(security.PermRead) {
+		out = append(out, server.ServerTool{Tool: readerTool(), Handler: s.adapt(ReaderName, s.read)})
+	}
+	if p.Has(security.PermList) || p.Has(security.PermSearch) {
+		out = append(out, server.ServerTool{Tool: searcherTool(), Handler: s.adapt(SearcherName, s.discover)})
+	}
+	if p.Has(security.PermWrite) {
+		out = append(out, server.ServerTool{Tool: writerTool(), Handler: s.adapt(WriterName, s.update)})
+	}
+	return out
+}
+
+// Call runs one tool call through the same pipeline as the MCP handlers and returns the flat result
+// as JSON and whether it is an error.
+func (s *Server) Call(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, bool, error) {
+	for _, t := range s.Tools() {
+		if t.Tool.Name != tool {
+			continue
+		}
+		req := mcp.CallToolRequest{}
+		req.Params.Name = tool
+		req.Params.RawArguments = args
+		res, err := t.Handler(ctx, req)
+		if err != nil {
+			return nil, true, err
+		}
+		raw, err := json.Marshal(res.StructuredContent)
+		return raw, res.IsError, err
+	}
+	return nil, true, fmt.Errorf("unknown tool %q", tool)
+}
+
+// adapt turns a handlerFunc into an MCP handler: it times the call, bounds it with the deadline,
+// recovers a panic as an INTERNAL tool error, and shapes the flat result as structured content plus
+// the same JSON as text.
+func (s *Server) adapt(tool string, h handlerFunc) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		c := &call{tool: tool, raw: rawArguments(req), start: s.cfg.Now()}
+		c.start = time.Now()
+		ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+		defer cancel()
+		defer func() {
+			if r := recover(); r != nil {
+				s.cfg.Log.Printf("panic in %s: %v\n%s", tool, r, debug.Stack())
+				st := Status{Code: CodeInternal, Error: "the server hit an internal error on this call; it logged the details and goes on serving"}
+				res = shape(errorResult(tool, st, c.meta()), true)
+				err = nil
+			}
+		}()
+		out, herr := h(ctx, c)
+		if herr != nil {
+			st := failure(herr, c.path)
+			if st.Code == CodeInternal {
+				s.cfg.Log.Printf("%s %s %q: %v", tool, c.purpose, c.path, herr)
+			}
+			return shape(errorResult(tool, st, c.meta()), true), nil
+		}
+		return shape(out, false), nil
+	}
+}
+
+// errorResult builds the flat error result of the tool's own result type, so every result, error or
+// not, matches the tool's declared output schema.
+func errorResult(tool string, st Status, m Meta) any {
+	switch tool {
+	case ReaderName:
+		return ReaderResult{Status: st, Metadata: m}
+	case SearcherName:
+		return SearcherResult{Status: st, Metadata: m}
+	default:
+		return WriterResult{Status: st, Metadata: m}
+	}
+}
+
+func shape(out any, isErr bool) *mcp.CallToolResult {
+	text, err := json.Marshal(out)
+	if err != nil {
+		text = []byte(`{"success":false,"code":"INTERNAL","error":"the result could not be encoded"}`)
+		isErr = true
+	}
+	res := mcp.NewToolResultStructured(json.RawMessage(text), string(text))
+	res.IsError = isErr
+	return res
+}
+
+func rawArguments(req mcp.CallToolRequest) []byte {
+	if len(req.Params.RawArguments) > 0 {
+		return req.Params.RawArguments
+	}
+	if req.Params.Arguments == nil {
+		return []byte("{}")
+	}
+	b, err := json.Marshal(req.Params.Arguments)
+	if err != nil {
+		return []byte("{}")
+	}
+	return b
+}
+
+// Instructions tells the model, in a few sentences, where it works and what it may do.
+func (s *Server) Instructions() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "These tools work on the files under one folder, the root (%s). ", s.cfg.Root.Dir())
+	b.WriteString("Give paths relative to it, with forward slashes, such as \"notes/todo.md\"; \".\" is the root. ")
+	fmt.Fprintf(&b, "Permissions: %s. ", s.cfg.Permissions)
+	if !s.cfg.Permissions.Has(security.PermWrite) {
+		b.WriteString("Writing is off: the files are read-only to you. ")
+	}
+	fmt.Fprintf(&b, "Files over %s are refused; long files come back in parts with nextOffset. ", humanBytes(s.cfg.MaxFileSize))
+	b.WriteString("Secrets and version-control folders (such as .git, .env, *.pem) are blocked, and only common text, document, data and source file types can be opened. ")
+	b.WriteString("Every result is JSON with success, and on failure error and code saying what to do next.")
+	return b.String()
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// schemas declares a tool's input and output schemas, generated from its intent type In and its
+// result type Out, so the Go types are the one source of truth.
+func schemas[In, Out any]() mcp.ToolOption {
+	return func(t *mcp.Tool) {
+		t.InputSchema = mcp.ToolInputSchema{}
+		t.RawInputSchema = intents.Schema[In]()
+		t.RawOutputSchema = intents.Schema[Out]()
+	}
+}

@@ -1,0 +1,288 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/intents"
+)
+
+func writerTool() mcp.Tool {
+	return mcp.NewTool(WriterName,
+		mcp.WithDescription("Change files under the root. Every write is atomic: a failed call leaves the file as it was. "+
+			"purpose \"create\" makes a new file with content (fails if it exists; options.createPath makes missing folders); "+
+			"\"update\" replaces an existing file's content; \"append\" adds content to the end (creating the file if needed); "+
+			"\"edit\" applies edits [{oldText, newText, replaceAll?}] in order, where each oldText must match exactly once "+
+			"(copy it from the file; options.dryRun returns the unified diff without writing); "+
+			"\"delete\" removes a file or an empty folder (options.recursive for a full one); "+
+			"\"move\" renames target.path to target.destination (options.overwrite to replace a file there); \"mkdir\" makes a folder and its parents. "+
+			"options.backup keeps the previous version in the server's backup store, outside the root."),
+		schemas[intents.Update, WriterResult](),
+		mcp.WithToolAnnotation(mcp.ToolAnnotation{
+			Title:           "Write files",
+			ReadOnlyHint:    mcp.ToBoolPtr(false),
+			DestructiveHint: mcp.ToBoolPtr(true),
+			IdempotentHint:  mcp.ToBoolPtr(false),
+			OpenWorldHint:   mcp.ToBoolPtr(false),
+		}),
+	)
+}
+
+func (s *Server) update(ctx context.Context, c *call) (any, error) {
+	in, err := admit[intents.Update](s, c)
+	if err != nil {
+		return nil, err
+	}
+	k := kindFile
+	switch in.Purpose {
+	case "mkdir":
+		k = kindDir
+	case "delete", "move":
+		k = kindAny
+	}
+	name, err := s.resolvePath(in.Target.Path, k)
+	c.path = name
+	if err != nil {
+		return nil, err
+	}
+	if in.Content != nil && int64(len(*in.Content)) > s.cfg.MaxFileSize {
+		return nil, &callError{code: CodeTooLarge, field: "content", msg: "content is larger than the server's file size limit (" + humanBytes(s.cfg.MaxFileSize) + "): write it in parts with purpose \"append\""}
+	}
+	if err := s.charge(c, in.Options.Recursive); err != nil {
+		return nil, err
+	}
+	out := WriterResult{Status: Status{Success: true}, Path: name}
+	switch in.Purpose {
+	case "create":
+		err = s.create(ctx, name, *in.Content, in.Options, &out)
+	case "update":
+		err = s.replace(ctx, name, *in.Content, in.Options, &out)
+	case "append":
+		err = s.appendTo(ctx, name, *in.Content, in.Options, &out)
+	case "edit":
+		err = s.edit(ctx, name, in, &out)
+	case "delete":
+		err = s.remove(ctx, name, in.Options, &out)
+	case "move":
+		err = s.move(ctx, name, in, &out)
+	case "mkdir":
+		err = s.mkdir(name, &out)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out.Metadata = c.meta()
+	return out, nil
+}
+
+// makeParents creates name's missing parent directories when the caller asked for it.
+func (s *Server) makeParents(name string, o intents.UpdateOptions) error {
+	dir := path.Dir(name)
+	if dir == "." {
+		return nil
+	}
+	if _, err := s.cfg.Root.Stat(dir); err == nil || !o.CreatePath {
+		if err != nil && isNotExist(err) {
+			return newError(CodeNotFound, "the folder %q does not exist: set options.createPath to true to create it, or use purpose \"mkdir\" first", dir)
+		}
+		return nil
+	}
+	if err := s.checkParents(name); err != nil {
+		return err
+	}
+	return s.cfg.Root.MkdirAll(dir)
+}
+
+func (s *Server) create(ctx context.Context, name, content string, o intents.UpdateOptions, out *WriterResult) error {
+	if err := s.makeParents(name, o); err != nil {
+		return err
+	}
+	if err := s.cfg.Root.CreateFile(ctx, name, []byte(content), 0); err != nil {
+		return err
+	}
+	out.Created, out.BytesWritten = true, ptr(len(content))
+	return nil
+}
+
+func (s *Server) replace(ctx context.Context, name, content string, o intents.UpdateOptions, out *WriterResult) error {
+	old, _, err := s.cfg.Root.ReadFile(ctx, name, s.cfg.MaxFileSize)
+	if err != nil {
+		if isNotExist(err) {
+			return newError(CodeNotFound, "%q does not exist: use purpose \"create\" to make a new file", name)
+		}
+		return err
+	}
+	if err := s.backup(ctx, name, old, o, out); err != nil {
+		return err
+	}
+	if err := s.cfg.Root.WriteFile(ctx, name, []byte(content)); err != nil {
+		return err
+	}
+	out.BytesWritten = ptr(len(content))
+	return nil
+}
+
+func (s *Server) appendTo(ctx context.Context, name, content string, o intents.UpdateOptions, out *WriterResult) error {
+	old, _, err := s.cfg.Root.ReadFile(ctx, name, s.cfg.MaxFileSize)
+	if isNotExist(err) {
+		return s.create(ctx, name, content, o, out)
+	}
+	if err != nil {
+		return err
+	}
+	if !isText(old) {
+		return notText(name)
+	}
+	if int64(len(old)+len(content)) > s.cfg.MaxFileSize {
+		return newError(CodeTooLarge, "appending would make %q larger than the server's file size limit (%s): start a new file", name, humanBytes(s.cfg.MaxFileSize))
+	}
+	if err := s.backup(ctx, name, old, o, out); err != nil {
+		return err
+	}
+	if err := s.cfg.Root.AppendFile(ctx, name, []byte(content), s.cfg.MaxFileSize); err != nil {
+		return err
+	}
+	out.BytesWritten = ptr(len(old) + len(content))
+	return nil
+}
+
+func (s *Server) edit(ctx context.Context, name string, in intents.Update, out *WriterResult) error {
+	old, _, err := s.cfg.Root.ReadFile(ctx, name, s.cfg.MaxFileSize)
+	if err != nil {
+		return err
+	}
+	if !isText(old) {
+		return notText(name)
+	}
+	text, n, err := applyEdits(name, string(old), in.Edits)
+	if err != nil {
+		return err
+	}
+	out.Replacements = ptr(n)
+	out.Diff = capString(unifiedDiff(name, string(old), text), MaxContentBytes)
+	if in.Options.DryRun {
+		out.DryRun = true
+		return nil
+	}
+	if int64(len(text)) > s.cfg.MaxFileSize {
+		return newError(CodeTooLarge, "the edits would make %q larger than the server's file size limit (%s)", name, humanBytes(s.cfg.MaxFileSize))
+	}
+	if err := s.backup(ctx, name, old, in.Options, out); err != nil {
+		return err
+	}
+	if err := s.cfg.Root.WriteFile(ctx, name, []byte(text)); err != nil {
+		return err
+	}
+	out.BytesWritten = ptr(len(text))
+	return nil
+}
+
+func (s *Server) remove(ctx context.Context, name string, o intents.UpdateOptions, out *WriterResult) error {
+	if name == "." {
+		return fsroot.ErrIsRoot
+	}
+	info, err := s.cfg.Root.Lstat(name)
+	if err != nil {
+		return err
+	}
+	if o.Backup && info.Type == fsroot.TypeFile {
+		old, _, err := s.cfg.Root.ReadFile(ctx, name, s.cfg.MaxFileSize)
+		if err != nil {
+			return err
+		}
+		if err := s.backup(ctx, name, old, o, out); err != nil {
+			return err
+		}
+	}
+	if err := s.cfg.Root.Remove(name, o.Recursive); err != nil {
+		return err
+	}
+	out.Deleted = true
+	return nil
+}
+
+func (s *Server) move(ctx context.Context, name string, in intents.Update, out *WriterResult) error {
+	if name == "." {
+		return fsroot.ErrIsRoot
+	}
+	info, err := s.cfg.Root.Lstat(name)
+	if err != nil {
+		return err
+	}
+	k := kindFile
+	if st, err := s.cfg.Root.Stat(name); err == nil && st.Type == fsroot.TypeDir || info.Type == fsroot.TypeDir {
+		k = kindDir
+	}
+	dest, err := s.resolvePath(in.Target.Destination, k)
+	if err != nil {
+		var ce *callError
+		if !errors.As(err, &ce) {
+			return withField(err, "target.destination")
+		}
+		return err
+	}
+	if dest == "." {
+		return fsroot.ErrIsRoot
+	}
+	if err := s.makeParents(dest, in.Options); err != nil {
+		return err
+	}
+	if err := s.cfg.Root.Rename(name, dest, in.Options.Overwrite); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return &callError{code: CodeExists, field: "target.destination", msg: "\"" + dest + "\" already exists: choose another destination, or set options.overwrite to true to replace that file"}
+		}
+		return err
+	}
+	out.Destination = dest
+	return nil
+}
+
+func (s *Server) mkdir(name string, out *WriterResult) error {
+	if _, err := s.cfg.Root.Stat(name); err == nil {
+		return s.cfg.Root.MkdirAll(name) // exists: MkdirAll says whether it is a directory
+	}
+	if err := s.cfg.Root.MkdirAll(name); err != nil {
+		return err
+	}
+	out.Created = true
+	return nil
+}
+
+// backup keeps old, the content about to be replaced, in the backup store under name plus a
+// timestamp, when the caller asked for it.
+func (s *Server) backup(ctx context.Context, name string, old []byte, o intents.UpdateOptions, out *WriterResult) error {
+	if !o.Backup {
+		return nil
+	}
+	if s.cfg.Backups == nil {
+		return &callError{code: CodeNotAvailable, field: "options.backup", msg: "this server keeps no backups (it was started without a backup directory): leave options.backup off"}
+	}
+	stamp := strings.ReplaceAll(s.cfg.Now().UTC().Format("20060102T150405.000000000Z"), ".", "")
+	bname := name + "." + stamp + ".bak"
+	if dir := path.Dir(bname); dir != "." {
+		if err := s.cfg.Backups.MkdirAll(dir); err != nil {
+			return err
+		}
+	}
+	if err := s.cfg.Backups.CreateFile(ctx, bname, old, 0o600); err != nil {
+		return err
+	}
+	out.Backup = bname
+	return nil
+}
+
+func notText(name string) error {
+	return newError(CodeNotText, "%q is not UTF-8 text (binary, or another encoding such as UTF-16): writing text into it would corrupt it; replace it whole with purpose \"update\" if that is what you mean", name)
+}
+
+// withField attaches the argument name to a path error found on a second path of the call.
+func withField(err error, field string) error {
+	st := failure(err, "")
+	return &callError{code: st.Code, field: field, msg: field + ": " + st.Error}
+}
