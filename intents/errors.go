@@ -195,3 +195,13 @@ func (u *Update) check() *FieldError {
 	}
 	return nil
 }
+
+// Validate runs the validate tags of the struct v points to and returns the first failure as a
+// *FieldError named by JSON field path, like [Decode] does. Other packages use it for their own
+// settings, so every validation message in the server reads the same way.
+func Validate(v any) error {
+	if fe := validateStruct(v); fe != nil {
+		return fe
+	}
+	return nil
+}

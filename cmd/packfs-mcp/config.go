@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"reflect"
 	"strings"
 	"time"
 
-	"github.com/go-playground/validator/v10"
 	"gopkg.in/yaml.v3"
+
+	"github.com/packfs/packfs-mcp/intents"
 )
 
 // Config is the server's configuration, with the names of the PackFS PackfsToolConfig. It is read
@@ -79,34 +79,15 @@ func loadConfig(file string) (Config, error) {
 // validate checks c and names the setting and the rule of the first problem, in the config file's
 // own names (security.rateLimiting.maxRequests).
 func (c Config) validate() error {
-	v := validator.New()
-	v.RegisterTagNameFunc(func(f reflect.StructField) string {
-		return strings.Split(f.Tag.Get("json"), ",")[0]
-	})
-	err := v.Struct(c)
-	var verrs validator.ValidationErrors
-	if err == nil {
-		return nil
-	}
-	if !errors.As(err, &verrs) || len(verrs) == 0 {
+	err := intents.Validate(&c)
+	var fe *intents.FieldError
+	if !errors.As(err, &fe) {
 		return err
 	}
-	fe := verrs[0]
-	name := fe.Namespace()
-	if i := strings.IndexByte(name, '.'); i >= 0 {
-		name = name[i+1:]
+	if fe.Field == "rootPath" {
+		return errors.New("no root: pass --root DIR, or set rootPath in the config file")
 	}
-	switch fe.Tag() {
-	case "required":
-		return fmt.Errorf("setting %s is required: pass --root DIR or set rootPath in the config file", name)
-	case "oneof":
-		return fmt.Errorf("setting %s is %q, which is not one of: %s", name, fmt.Sprint(fe.Value()), strings.ReplaceAll(fe.Param(), " ", ", "))
-	case "min":
-		return fmt.Errorf("setting %s must be at least %s", name, fe.Param())
-	case "max":
-		return fmt.Errorf("setting %s must be at most %s", name, fe.Param())
-	}
-	return fmt.Errorf("setting %s breaks the rule %q", name, fe.Tag())
+	return fmt.Errorf("setting %s", fe.Message)
 }
 
 func (c Config) timeout() time.Duration { return time.Duration(c.TimeoutMs) * time.Millisecond }

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	must(t, os.WriteFile(p, []byte(content), 0o644))
+	return p
+}
+
+func TestParseServe(t *testing.T) {
+	jsonFile := writeFile(t, "c.json", `{"rootPath": "/srv/notes", "permissions": ["read"],
+		"security": {"maxFileSize": 1024, "allowedExtensions": [".md"], "blockedPaths": ["drafts"],
+		"rateLimiting": {"maxRequests": 10, "windowMs": 1000}}, "semantic": {"chunkSize": 800}}`)
+	yamlFile := writeFile(t, "c.yaml", "rootPath: /srv/notes\npermissions: [read, list]\nsecurity:\n  maxFileSize: 2048\n")
+	tests := []struct {
+		name    string
+		args    []string
+		want    Config
+		wantErr string
+	}{
+		{name: "flags", args: []string{"--root", "/r", "--allow-write", "--max-file-size", "5"},
+			want: Config{RootPath: "/r", Permissions: []string{"read", "search", "list", "write"}, Security: SecurityConfig{MaxFileSize: 5}}},
+		{name: "positional root", args: []string{"/r"}, want: Config{RootPath: "/r"}},
+		{name: "json file", args: []string{"--config", jsonFile}, want: Config{RootPath: "/srv/notes", Permissions: []string{"read"},
+			Security: SecurityConfig{MaxFileSize: 1024, AllowedExtensions: []string{".md"}, BlockedPaths: []string{"drafts"},
+				RateLimiting: RateLimitConfig{MaxRequests: 10, WindowMs: 1000}}, Semantic: SemanticConfig{ChunkSize: 800}}},
+		{name: "yaml file", args: []string{"--config", yamlFile}, want: Config{RootPath: "/srv/notes", Permissions: []string{"read", "list"},
+			Security: SecurityConfig{MaxFileSize: 2048}}},
+		{name: "flags override the file", args: []string{"--config", yamlFile, "--root", "/other", "--permissions", "read", "--rate-limit", "7", "--rate-window", "2s"},
+			want: Config{RootPath: "/other", Permissions: []string{"read"}, Security: SecurityConfig{MaxFileSize: 2048, RateLimiting: RateLimitConfig{MaxRequests: 7, WindowMs: 2000}}}},
+		{name: "no root", args: nil, wantErr: "no root: pass --root DIR"},
+		{name: "bad permission", args: []string{"--root", "/r", "--permissions", "read,admin"}, wantErr: "setting permissions[1] must be one of: read, write, search, list"},
+		{name: "negative limit", args: []string{"--root", "/r", "--rate-limit", "-1"}, wantErr: "setting security.rateLimiting.maxRequests must be at least 0"},
+		{name: "huge file limit", args: []string{"--root", "/r", "--max-file-size", "99999999999"}, wantErr: "setting security.maxFileSize must be at most"},
+		{name: "unknown setting", args: []string{"--config", writeFile(t, "u.json", `{"rootPath": "/r", "rootpath2": 1}`)}, wantErr: `unknown field "rootpath2"`},
+		{name: "unknown yaml setting", args: []string{"--config", writeFile(t, "u.yml", "rootPath: /r\nsecurity:\n  maxFileSise: 3\n")}, wantErr: "field maxFileSise not found"},
+		{name: "two roots", args: []string{"/a", "/b"}, wantErr: "unexpected argument"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseServe(tt.args, &bytes.Buffer{})
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("config (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestRun(t *testing.T) {
+	root := t.TempDir()
+	tests := []struct {
+		name       string
+		args       []string
+		code       int
+		stdout     string
+		stderrHas  string
+		stdoutNone bool
+	}{
+		{name: "version", args: []string{"version"}, code: 0, stdout: "packfs-mcp " + version + "\n"},
+		{name: "unknown command", args: []string{"frobnicate"}, code: 2, stderrHas: `unknown command "frobnicate"`, stdoutNone: true},
+		{name: "missing root", args: []string{"serve", "--root", filepath.Join(root, "absent")}, code: 2, stderrHas: "cannot serve", stdoutNone: true},
+		{name: "serve help", args: []string{"serve", "--help"}, code: 0, stderrHas: "-allow-write", stdoutNone: true},
+		{name: "serve until stdin closes", args: []string{"--root", root}, code: 0, stderrHas: "serving " + root, stdoutNone: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(tt.args, strings.NewReader(""), &stdout, &stderr)
+			if code != tt.code {
+				t.Fatalf("exit code %d, want %d; stderr %s", code, tt.code, stderr.String())
+			}
+			if tt.stdout != "" && stdout.String() != tt.stdout {
+				t.Errorf("stdout = %q, want %q", stdout.String(), tt.stdout)
+			}
+			if tt.stdoutNone && stdout.Len() != 0 {
+				t.Errorf("stdout must carry only the protocol, got %q", stdout.String())
+			}
+			if !strings.Contains(stderr.String(), tt.stderrHas) {
+				t.Errorf("stderr = %q, want it to contain %q", stderr.String(), tt.stderrHas)
+			}
+		})
+	}
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestRateLimit(t *testing.T) {
+	f := newFixture(t)
+	// 10 requests an hour overall, so 5 for each tool: the sixth call to one tool is refused.
+	s := start(t, f, nil, "--rate-limit", "10", "--rate-window", "1h")
+	for i := 0; i < 5; i++ {
+		if res, _ := s.call(reader, access("exists", "notes/a.md")); res["success"] != true {
+			t.Fatalf("call %d refused: %v", i, res)
+		}
+	}
+	res, isErr := s.call(reader, access("exists", "notes/a.md"))
+	wait, _ := res["retryAfterMs"].(float64)
+	if !isErr || res["code"] != "RATE_LIMITED" || wait <= 0 || wait > 3600_000 {
+		t.Fatalf("sixth call = %v", res)
+	}
+	// Another tool has its own budget, and the refused call charged nothing overall.
+	if res, _ := s.call(searcher, discover("list", ".", nil)); res["success"] != true {
+		t.Errorf("another tool was refused too: %v", res)
+	}
+}
+
+func TestHardLinks(t *testing.T) {
+	f := newFixture(t)
+	must(t, os.Link(filepath.Join(f.outside, "secret.md"), filepath.Join(f.root, "hard.md")))
+	s := start(t, f, nil, "--allow-write")
+	runCases(t, s, []toolCase{
+		{name: "read", tool: reader, args: access("read", "hard.md"), code: "HARD_LINK"},
+		{name: "update", tool: writer, args: update("update", "hard.md", map[string]any{"content": "x"}), code: "HARD_LINK"},
+		{name: "append", tool: writer, args: update("append", "hard.md", map[string]any{"content": "x"}), code: "HARD_LINK"},
+	})
+	s.checkNoLeak()
+	allowed := start(t, f, nil, "--allow-hard-links")
+	if res, _ := allowed.call(reader, access("read", "hard.md")); res["content"] != marker+"\n" {
+		t.Errorf("--allow-hard-links did not allow the read: %v", res)
+	}
+}
+
+// TestPathsResolveAgainstTheRoot checks that a relative path never resolves against the server's
+// working directory (the test's package directory, which holds e2e_test.go).
+func TestPathsResolveAgainstTheRoot(t *testing.T) {
+	f := newFixture(t)
+	s := start(t, f, nil)
+	runCases(t, s, []toolCase{
+		{name: "cwd file", tool: reader, args: access("read", "e2e_test.go"), code: "NOT_FOUND"},
+		{name: "cwd markdown", tool: reader, args: access("exists", "../../README.md"), code: "PATH_OUTSIDE_ROOT"},
+		{name: "dot", tool: reader, args: access("exists", "."), check: func(t *testing.T, r map[string]any) {
+			if r["type"] != "directory" {
+				t.Errorf("root = %v", r)
+			}
+		}},
+	})
+}
+
+// TestRootIsASymlink serves a root given through a symbolic link, then re-points the link outside:
+// the server keeps serving the directory it opened, and both spellings of the root are inside.
+func TestRootIsASymlink(t *testing.T) {
+	f := newFixture(t)
+	link := filepath.Join(f.dir, "rootlink")
+	must(t, os.Symlink(f.root, link))
+	g := *f
+	g.root = link
+	s := start(t, &g, nil)
+	runCases(t, s, []toolCase{
+		{name: "given spelling", tool: reader, args: access("read", filepath.Join(link, "notes/a.md"))},
+		{name: "resolved spelling", tool: reader, args: access("read", filepath.Join(f.root, "notes/a.md"))},
+	})
+	must(t, os.Remove(link))
+	must(t, os.Symlink(f.outside, link))
+	runCases(t, s, []toolCase{
+		{name: "after re-pointing", tool: reader, args: access("read", "secret.md"), code: "NOT_FOUND"},
+		{name: "still the old root", tool: reader, args: access("read", "notes/a.md")},
+	})
+	s.checkNoLeak()
+}
+
+func TestDanglingLinkWrites(t *testing.T) {
+	f := newFixture(t)
+	s := start(t, f, nil, "--allow-write")
+	runCases(t, s, []toolCase{
+		{name: "mkdir", tool: writer, args: update("mkdir", "dangling.md", nil), code: "PATH_OUTSIDE_ROOT"},
+		{name: "mkdir below", tool: writer, args: update("mkdir", "dangling.md/x", nil), code: "PATH_OUTSIDE_ROOT"},
+		{name: "move onto", tool: writer, args: map[string]any{"purpose": "move", "target": map[string]any{"path": "notes/a.md", "destination": "dangling.md"},
+			"options": map[string]any{"overwrite": true}}, code: "PATH_OUTSIDE_ROOT"},
+		{name: "edit", tool: writer, args: update("edit", "dangling.md", map[string]any{"edits": []map[string]any{{"oldText": "a", "newText": "b"}}}), code: "PATH_OUTSIDE_ROOT"},
+	})
+	if _, err := os.Lstat(f.pwned); err == nil {
+		t.Fatalf("%s was created", f.pwned)
+	}
+	s.checkNoLeak()
+}
