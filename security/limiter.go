@@ -118,6 +118,12 @@ func NewLimiter(cfg LimitConfig) *Limiter {
 	return l
 }
 
+// Summary describes the limits in a few words for the startup log, e.g.
+// "rate limit 3000 per 1m0s, 1500 per tool".
+func (l *Limiter) Summary() string {
+	return fmt.Sprintf("rate limit %d per %v, %d per tool", l.max, l.window, l.perTool)
+}
+
 // bucket returns a full bucket allowing n requests per window.
 func (l *Limiter) bucket(n int) *rate.Limiter {
 	return rate.NewLimiter(rate.Limit(float64(n)/l.window.Seconds()), n)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -98,5 +99,30 @@ func TestRun(t *testing.T) {
 				t.Errorf("stderr = %q, want it to contain %q", stderr.String(), tt.stderrHas)
 			}
 		})
+	}
+}
+
+// TestPipedCallsAreAnswered writes requests and closes the input at once, as a shell pipe does:
+// every request must still get its answer before the server exits.
+func TestPipedCallsAreAnswered(t *testing.T) {
+	root := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(root, "a.md"), []byte("hello\n"), 0o644))
+	var in strings.Builder
+	in.WriteString(initializeLine)
+	for i := 2; i < 12; i++ {
+		in.WriteString(`{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"tools/call","params":{"name":"packfs-file-reader","arguments":{"purpose":"read","target":{"path":"a.md"}}}}` + "\n")
+	}
+	in.WriteString("not json\n")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"--root", root}, strings.NewReader(in.String()), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	for i := 1; i < 12; i++ {
+		if !strings.Contains(stdout.String(), `"id":`+strconv.Itoa(i)+`,`) {
+			t.Errorf("no answer to request %d:\n%s", i, stdout.String())
+		}
+	}
+	if got := strings.Count(stdout.String(), `\"content\":\"hello\\n\"`); got != 10 {
+		t.Errorf("%d reads answered with the content, want 10", got)
 	}
 }

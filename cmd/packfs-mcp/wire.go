@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -26,7 +27,7 @@ type app struct {
 	backups *fsroot.Root
 	policy  *security.Policy
 	perms   security.Permissions
-	limit   security.LimitConfig
+	limiter *security.Limiter
 	tools   *tools.Server
 	mcp     *server.MCPServer
 	log     *log.Logger
@@ -56,10 +57,10 @@ func build(cfg Config, logger *log.Logger) (*app, error) {
 		a.close()
 		return nil, fmt.Errorf("setting security: %w", err)
 	}
-	a.limit = security.LimitConfig{
+	a.limiter = security.NewLimiter(security.LimitConfig{
 		MaxRequests: cfg.Security.RateLimiting.MaxRequests,
 		Window:      time.Duration(cfg.Security.RateLimiting.WindowMs) * time.Millisecond,
-	}
+	})
 	if a.perms.Has(security.PermWrite) {
 		if a.backups, err = openBackups(cfg.BackupDir, a.root); err != nil {
 			logger.Printf("backups are off: %v", err)
@@ -68,7 +69,7 @@ func build(cfg Config, logger *log.Logger) (*app, error) {
 	a.tools = tools.New(tools.Config{
 		Root:        a.root,
 		Policy:      a.policy,
-		Limiter:     security.NewLimiter(a.limit),
+		Limiter:     a.limiter,
 		Permissions: a.perms,
 		MaxFileSize: cfg.Security.MaxFileSize,
 		Timeout:     cfg.timeout(),
@@ -130,8 +131,8 @@ func (a *app) banner() string {
 	if a.backups != nil {
 		backups = a.backups.Dir()
 	}
-	return fmt.Sprintf("%s serving %s; permissions %s; %s; max file %d bytes; backups %s",
-		version, a.root.Dir(), a.perms, a.policy.Summary(), maxFile(a.cfg), backups)
+	return fmt.Sprintf("%s serving %s; permissions %s; %s; max file %d bytes; %s; backups %s",
+		version, a.root.Dir(), a.perms, a.policy.Summary(), maxFile(a.cfg), a.limiter.Summary(), backups)
 }
 
 func maxFile(c Config) int64 {
@@ -141,11 +142,18 @@ func maxFile(c Config) int64 {
 	return tools.DefaultMaxFileSize
 }
 
-// listen serves MCP on in and out until the client closes in or ctx ends.
+// listen serves MCP on in and out until the client closes in or ctx ends. Requests read before
+// the end of input are answered before it returns.
 func (a *app) listen(ctx context.Context, in io.Reader, out io.Writer) error {
 	s := server.NewStdioServer(a.mcp)
 	s.SetErrorLogger(a.log)
-	return s.Listen(ctx, in, out)
+	l := newLedger()
+	grace := a.cfg.timeout()
+	if grace <= 0 {
+		grace = tools.DefaultTimeout
+	}
+	r := &inputReader{r: bufio.NewReaderSize(in, 64<<10), l: l, grace: grace + 5*time.Second}
+	return s.Listen(ctx, r, &outputWriter{w: out, l: l})
 }
 
 func (a *app) close() {
