@@ -21,7 +21,7 @@
 // the root-relative name only; Error() never contains the root's host path.
 // Missing, existing and forbidden files match [fs.ErrNotExist],
 // [fs.ErrExist] and [fs.ErrPermission] under [errors.Is]. A chain of more
-// than 40 symbolic links (a loop) matches [ErrInvalid].
+// than 40 symbolic links (a loop) matches [ErrLoop] and [ErrInvalid].
 //
 // Writes are atomic: data goes to a temporary file whose name starts with
 // [TempPrefix] in the target's directory, is synced, and is then linked

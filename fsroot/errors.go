@@ -36,6 +36,9 @@ var (
 	// byte or is too long, and a chain of symbolic links that is too long
 	// (a loop).
 	ErrInvalid = errors.New("invalid name")
+	// ErrLoop reports a chain of symbolic links too long to follow, such as
+	// a loop; such an error also matches [ErrInvalid].
+	ErrLoop = errors.New("too many levels of symbolic links")
 )
 
 // multiError prints as msg and matches every error in errs under
@@ -56,7 +59,7 @@ func withCause(sentinel error, causes ...error) error {
 
 // errLoop reports more than maxSymlinks links on one name. It is an invalid
 // name: retrying cannot make it resolve.
-var errLoop = &multiError{msg: "too many levels of symbolic links", errs: []error{ErrInvalid, fs.ErrInvalid, syscall.ELOOP}}
+var errLoop = &multiError{msg: ErrLoop.Error(), errs: []error{ErrLoop, ErrInvalid, fs.ErrInvalid, syscall.ELOOP}}
 
 // pathErr builds the error every method returns: op, the root-relative
 // name, and a cause free of host paths.

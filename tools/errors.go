@@ -114,10 +114,14 @@ func fsFailure(err error, name string) (code, msg string) {
 		return CodeTimeout, fmt.Sprintf("the operation on %s was cancelled", q)
 	case errors.Is(err, fsroot.ErrEscapes):
 		return CodeOutsideRoot, fmt.Sprintf("%s leads outside the root (through a symbolic link or ..): use a path inside the root", q)
+	case errors.Is(err, fsroot.ErrLoop):
+		return CodeInvalidPath, fmt.Sprintf("%s goes through too many symbolic links (a loop?): name the file the links lead to", q)
 	case errors.Is(err, fsroot.ErrInvalid):
 		return CodeInvalidPath, fmt.Sprintf("%s is not a valid path: use a relative path with forward slashes, such as \"notes/todo.md\"", q)
 	case errors.Is(err, fsroot.ErrTooLarge):
 		return CodeTooLarge, fmt.Sprintf("%s is larger than the size limit: read it in parts with preferences.offset and preferences.limit, or raise the server's maxFileSize", q)
+	case errors.Is(err, fsroot.ErrIsDir):
+		return CodeIsDir, fmt.Sprintf("%s is a directory: name a file, or use packfs-file-searcher to list it", q)
 	case errors.Is(err, fsroot.ErrNotRegular):
 		return CodeNotRegular, fmt.Sprintf("%s is not a regular file (a device, pipe, socket, directory or dangling link): only regular files can be read or written", q)
 	case errors.Is(err, fsroot.ErrHardLink):
@@ -126,8 +130,6 @@ func fsFailure(err error, name string) (code, msg string) {
 		return CodeRoot, "the root itself cannot be deleted, moved or overwritten: name an entry inside it"
 	case errors.Is(err, fsroot.ErrNotEmpty):
 		return CodeNotEmpty, fmt.Sprintf("directory %s is not empty: set options.recursive to true to delete it with everything inside", q)
-	case errors.Is(err, fsroot.ErrIsDir):
-		return CodeIsDir, fmt.Sprintf("%s is a directory: name a file, or use packfs-file-searcher to list it", q)
 	case errors.Is(err, fsroot.ErrNotDir):
 		return CodeNotDir, fmt.Sprintf("%s (or one of its parents) is not a directory", q)
 	case errors.Is(err, fs.ErrNotExist):

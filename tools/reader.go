@@ -58,9 +58,6 @@ func (s *Server) read(ctx context.Context, c *call) (any, error) {
 	if in.Purpose == "metadata" {
 		return s.metadata(ctx, c, name)
 	}
-	if info, err := s.cfg.Root.Stat(name); err == nil && info.Type == fsroot.TypeDir {
-		return nil, fsroot.ErrIsDir
-	}
 	max := s.cfg.MaxFileSize
 	if p := in.Preferences.MaxSize; p > 0 && p < max {
 		max = p

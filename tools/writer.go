@@ -51,6 +51,9 @@ func (s *Server) update(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if name == "." && in.Purpose != "mkdir" {
+		return nil, fsroot.ErrIsRoot
+	}
 	if in.Content != nil && int64(len(*in.Content)) > s.cfg.MaxFileSize {
 		return nil, &callError{code: CodeTooLarge, field: "content", msg: "content is larger than the server's file size limit (" + humanBytes(s.cfg.MaxFileSize) + "): write it in parts with purpose \"append\""}
 	}
@@ -184,9 +187,6 @@ func (s *Server) edit(ctx context.Context, name string, in intents.Update, out *
 }
 
 func (s *Server) remove(ctx context.Context, name string, o intents.UpdateOptions, out *WriterResult) error {
-	if name == "." {
-		return fsroot.ErrIsRoot
-	}
 	info, err := s.cfg.Root.Lstat(name)
 	if err != nil {
 		return err
@@ -208,9 +208,6 @@ func (s *Server) remove(ctx context.Context, name string, o intents.UpdateOption
 }
 
 func (s *Server) move(ctx context.Context, name string, in intents.Update, out *WriterResult) error {
-	if name == "." {
-		return fsroot.ErrIsRoot
-	}
 	info, err := s.cfg.Root.Lstat(name)
 	if err != nil {
 		return err

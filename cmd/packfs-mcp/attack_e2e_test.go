@@ -1,0 +1,251 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestSecurityCases runs the attack cases of sections A, B, D, E and I of the project's
+// security-cases document against the built binary. Each case is named by its number there. The
+// oracle does not trust the server: no response may carry the outside marker or an outside host
+// path, and nothing outside the root may change.
+func TestSecurityCases(t *testing.T) {
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			f := newFixture(t)
+			extras(t, f)
+			before := f.snapshot(t)
+			s := start(t, f, era.opts, "--allow-write")
+			t0 := time.Now()
+			runCases(t, s, securityCases(f))
+			s.checkNoLeak()
+			after := f.snapshot(t)
+			for k := range after {
+				if strings.HasPrefix(k, filepath.Join(f.dir, "backups")) {
+					delete(after, k)
+				}
+			}
+			if d := snapshotDiff(before, after); d != "" {
+				t.Errorf("outside the root changed: %s", d)
+			}
+			if _, err := os.Lstat(f.pwned); err == nil {
+				t.Errorf("%s was created", f.pwned)
+			}
+			t.Logf("%d cases in %v", len(securityCases(f)), time.Since(t0))
+		})
+	}
+}
+
+// extras adds to the fixture what only the attack cases need.
+func extras(t *testing.T, f *fixture) {
+	t.Helper()
+	for name, target := range map[string]string{
+		"loop_a.md":  "loop_b.md",
+		"loop_b.md":  "loop_a.md",
+		"abs_in.md":  filepath.Join(f.root, "notes/a.md"),
+		"stdin.md":   "/dev/stdin",
+		"environ.md": "/proc/self/environ",
+		"link_b.md":  "notes/b.md",
+	} {
+		must(t, os.Symlink(target, filepath.Join(f.root, name)))
+	}
+	must(t, os.WriteFile(filepath.Join(f.root, "NOTES.MD"), []byte("upper\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(f.root, "Mixed.Md"), []byte("mixed\n"), 0o644))
+	sparse, err := os.Create(filepath.Join(f.root, "sparse.txt"))
+	must(t, err)
+	must(t, sparse.Truncate(10<<30))
+	must(t, sparse.Close())
+	ln, err := net.Listen("unix", filepath.Join(f.root, "sock.md"))
+	must(t, err)
+	t.Cleanup(func() { ln.Close() })
+}
+
+func securityCases(f *fixture) []toolCase {
+	move := func(from, to string, overwrite bool) map[string]any {
+		return map[string]any{"purpose": "move", "target": map[string]any{"path": from, "destination": to}, "options": map[string]any{"overwrite": overwrite}}
+	}
+	create := func(p string) map[string]any { return update("create", p, map[string]any{"content": "x"}) }
+	return []toolCase{
+		// A. Lexical.
+		{name: "A1 ../x", tool: reader, args: access("read", "../outside/secret.md"), code: "PATH_OUTSIDE_ROOT"},
+		{name: "A1 a/../../x", tool: reader, args: access("read", "notes/../../outside/secret.md"), code: "PATH_OUTSIDE_ROOT"},
+		{name: "A1 ./././../x", tool: reader, args: access("read", "./././../outside/secret.md"), code: "PATH_OUTSIDE_ROOT"},
+		{name: "A1 .. alone", tool: searcher, args: discover("list", "..", nil), code: "PATH_OUTSIDE_ROOT"},
+		{name: "A1 a/.. is the root", tool: searcher, args: discover("list", "notes/..", nil)},
+		{name: "A2 absolute outside", tool: reader, args: access("read", filepath.Join(f.outside, "secret.md")), code: "PATH_OUTSIDE_ROOT"},
+		{name: "A2 absolute inside", tool: reader, args: access("read", filepath.Join(f.root, "notes", "a.md"))},
+		{name: "A3 sibling prefix dir", tool: reader, args: access("read", f.root+"_evil/x.md"), code: "PATH_OUTSIDE_ROOT"},
+		{name: "A3 sibling prefix name", tool: reader, args: access("read", f.root+"x"), code: "PATH_OUTSIDE_ROOT"},
+		{name: "A3 back out and in", tool: reader, args: access("read", f.root+"/../root_evil/x.md"), code: "PATH_OUTSIDE_ROOT"},
+		{name: "A4 list .", tool: searcher, args: discover("list", ".", nil)},
+		{name: "A4 list empty path", tool: searcher, args: discover("list", "", nil)},
+		{name: "A4 list absolute root", tool: searcher, args: discover("list", f.root, nil)},
+		{name: "A4 stat root", tool: reader, args: access("metadata", ".")},
+		{name: "A4 delete root", tool: writer, args: update("delete", ".", map[string]any{"options": map[string]any{"recursive": true}}), code: "ROOT_PROTECTED"},
+		{name: "A4 delete absolute root", tool: writer, args: update("delete", f.root, map[string]any{"options": map[string]any{"recursive": true}}), code: "ROOT_PROTECTED"},
+		{name: "A4 move root", tool: writer, args: move(".", "elsewhere", false), code: "ROOT_PROTECTED"},
+		{name: "A4 move onto root", tool: writer, args: move("notes/a.md", ".", true), code: "ROOT_PROTECTED"},
+		{name: "A4 overwrite root", tool: writer, args: update("update", ".", map[string]any{"content": "x"}), code: "ROOT_PROTECTED"},
+		{name: "A5 backslash", tool: reader, args: access("read", `notes\..\..\outside\secret.md`), code: "INVALID_PATH"},
+		{name: "A5 windows drive", tool: writer, args: create(`C:\Users\x.md`), code: "INVALID_PATH"},
+		{name: "A5 UNC", tool: reader, args: access("read", `\\server\share\x.md`), code: "INVALID_PATH"},
+		{name: "A6 NUL", tool: writer, args: create("x\x00.md"), code: "INVALID_PATH"},
+		{name: "A6 CR LF", tool: writer, args: create("x\r\ninjected.md"), code: "INVALID_PATH"},
+		{name: "A6 control", tool: reader, args: access("read", "x\x1b[31m.md"), code: "INVALID_PATH"},
+		{name: "A6 bidi", tool: writer, args: create("x\u202egnp.md"), code: "INVALID_PATH"},
+		{name: "A6 zero width", tool: reader, args: access("read", "notes/\u200ba.md"), code: "INVALID_PATH"},
+		{name: "A7 path over 4096 bytes", tool: reader, args: access("read", strings.Repeat("d/", 2048)+"x.md"), code: "INVALID_ARGUMENT"},
+		{name: "A7 component over 255 bytes", tool: writer, args: create(strings.Repeat("n", 256) + ".md"), code: "INVALID_PATH"},
+		{name: "A7 deep nesting", tool: writer, args: update("mkdir", strings.Repeat("d/", 2000), nil)},
+		{name: "A8 tilde", tool: reader, args: access("read", "~/.ssh/id_rsa"), code: "PATH_BLOCKED"},
+		{name: "A8 percent encoding", tool: reader, args: access("read", "%2e%2e%2foutside%2fsecret.md"), code: "NOT_FOUND"},
+		{name: "A9 relative to the root", tool: reader, args: access("exists", "attack_e2e_test.go"), check: func(t *testing.T, r map[string]any) {
+			if r["exists"] != false {
+				t.Errorf("a path resolved against the working directory: %v", r)
+			}
+		}},
+		// B. Symbolic links.
+		{name: "B10 file link out", tool: reader, args: access("read", "link_out.md"), code: "PATH_OUTSIDE_ROOT"},
+		{name: "B10 dir link out", tool: searcher, args: discover("list", "dirlink", nil), code: "PATH_OUTSIDE_ROOT"},
+		{name: "B10 link/secret", tool: reader, args: access("read", "dirlink/secret.md"), code: "PATH_OUTSIDE_ROOT"},
+		{name: "B11 chain", tool: reader, args: access("read", "chain1.md"), code: "PATH_OUTSIDE_ROOT"},
+		{name: "B11 relative ../../", tool: reader, args: access("read", "notes/up.md"), code: "PATH_OUTSIDE_ROOT"},
+		{name: "B11 absolute back inside is refused", tool: reader, args: access("read", "abs_in.md"), code: "PATH_OUTSIDE_ROOT"},
+		{name: "B12 create on dangling", tool: writer, args: create("dangling.md"), code: "PATH_OUTSIDE_ROOT"},
+		{name: "B12 update on dangling", tool: writer, args: update("update", "dangling.md", map[string]any{"content": "x"}), code: "PATH_OUTSIDE_ROOT"},
+		{name: "B12 append on dangling", tool: writer, args: update("append", "dangling.md", map[string]any{"content": "x"}), code: "PATH_OUTSIDE_ROOT"},
+		{name: "B12 mkdir on dangling", tool: writer, args: update("mkdir", "dangling.md", nil), code: "PATH_OUTSIDE_ROOT"},
+		{name: "B12 move onto dangling", tool: writer, args: move("notes/dup.md", "dangling.md", true), code: "PATH_OUTSIDE_ROOT"},
+		{name: "B13 new path under dir link", tool: writer, args: update("create", "dirlink/new/deeper/f.md", map[string]any{"content": "x", "options": map[string]any{"createPath": true}}), code: "PATH_OUTSIDE_ROOT"},
+		{name: "B14 link loop", tool: reader, args: access("read", "loop_a.md"), code: "INVALID_PATH"},
+		{name: "B14 walk through d/loop -> ..", tool: searcher, args: discover("list", ".", map[string]any{"options": map[string]any{"recursive": true}})},
+		{name: "B14 search terminates", tool: searcher, args: discover("search_content", ".", map[string]any{"target": map[string]any{"path": ".", "query": "hello"}})},
+		{name: "B15 /dev/zero", tool: reader, args: access("read", "zero.md"), code: "PATH_OUTSIDE_ROOT"},
+		{name: "B15 /dev/stdin", tool: reader, args: access("read", "stdin.md"), code: "PATH_OUTSIDE_ROOT"},
+		{name: "B15 /proc/self/environ", tool: reader, args: access("read", "environ.md"), code: "PATH_OUTSIDE_ROOT"},
+		{name: "B15 /etc/passwd", tool: reader, args: access("read", "passwd.md"), code: "PATH_OUTSIDE_ROOT"},
+		{name: "B17 move onto a link replaces the link", tool: writer, args: move("notes/dup.md", "link_b.md", true), check: func(t *testing.T, r map[string]any) {
+			fi, err := os.Lstat(filepath.Join(f.root, "link_b.md"))
+			b, _ := os.ReadFile(filepath.Join(f.root, "notes/b.md"))
+			if err != nil || fi.Mode()&os.ModeSymlink != 0 || string(b) != "see [a](a.md)\nhello again\n" {
+				t.Errorf("the move wrote through the link: %v %v %q", fi.Mode(), err, b)
+			}
+		}},
+		{name: "B18 notes.md -> .env", tool: reader, args: access("read", "env_link.md"), code: "PATH_BLOCKED"},
+		// D. Special files and exhaustion.
+		{name: "D25 FIFO read", tool: reader, args: access("read", "fifo.md"), code: "NOT_REGULAR_FILE"},
+		{name: "D25 FIFO metadata", tool: reader, args: access("metadata", "fifo.md"), check: func(t *testing.T, r map[string]any) {
+			if r["type"] != "other" {
+				t.Errorf("fifo metadata = %v", r)
+			}
+		}},
+		{name: "D25 FIFO append", tool: writer, args: update("append", "fifo.md", map[string]any{"content": "x"}), code: "NOT_REGULAR_FILE"},
+		{name: "D25 FIFO update", tool: writer, args: update("update", "fifo.md", map[string]any{"content": "x"}), code: "NOT_REGULAR_FILE"},
+		{name: "D25 FIFO edit", tool: writer, args: update("edit", "fifo.md", map[string]any{"edits": []map[string]any{{"oldText": "a", "newText": "b"}}}), code: "NOT_REGULAR_FILE"},
+		{name: "D26 socket", tool: reader, args: access("read", "sock.md"), code: "NOT_REGULAR_FILE"},
+		{name: "D28 sparse 10 GB", tool: reader, args: access("read", "sparse.txt"), code: "TOO_LARGE"},
+		{name: "D28 sparse 10 GB edit", tool: writer, args: update("edit", "sparse.txt", map[string]any{"edits": []map[string]any{{"oldText": "a", "newText": "b"}}}), code: "TOO_LARGE"},
+		{name: "D30 binary", tool: reader, args: access("read", "image.png"), check: func(t *testing.T, r map[string]any) {
+			if r["binary"] != true {
+				t.Errorf("binary = %v", r)
+			}
+		}},
+		{name: "D30 UTF-16 edit refused", tool: writer, args: update("edit", "utf16.txt", map[string]any{"edits": []map[string]any{{"oldText": "h", "newText": "H"}}}), code: "NOT_TEXT"},
+		{name: "D32 huge write", tool: writer, args: update("create", "huge.md", map[string]any{"content": strings.Repeat("y", 10<<20+1)}), code: "TOO_LARGE"},
+		{name: "D32 too many edits", tool: writer, args: update("edit", "notes/a.md", map[string]any{"edits": manyEdits(101)}), code: "INVALID_ARGUMENT"},
+		// E. Name policy.
+		{name: "E33 FILE.MD", tool: reader, args: access("read", "NOTES.MD")},
+		{name: "E33 Mixed.Md", tool: reader, args: access("read", "Mixed.Md")},
+		{name: "E33 x.md.exe", tool: writer, args: create("x.md.exe"), code: "EXTENSION_NOT_ALLOWED"},
+		{name: "E33 x.exe.md", tool: writer, args: create("x.exe.md")},
+		{name: "E33 trailing dot", tool: writer, args: create("x.exe."), code: "INVALID_PATH"},
+		{name: "E33 trailing space", tool: writer, args: create("x.md "), code: "INVALID_PATH"},
+		{name: "E34 Makefile", tool: writer, args: create("Makefile")},
+		{name: "E34 id_rsa", tool: writer, args: create("id_rsa"), code: "PATH_BLOCKED"},
+		{name: "E34 .env", tool: writer, args: create(".env.local"), code: "PATH_BLOCKED"},
+		{name: "E35 fullwidth dot", tool: writer, args: create("x\uff0eexe"), code: "EXTENSION_NOT_ALLOWED"},
+		{name: "E35 RTLO", tool: writer, args: create("x\u202eexe.md"), code: "INVALID_PATH"},
+		{name: "E36 move to a blocked name", tool: writer, args: move("x.exe.md", ".git/x.md", false), code: "PATH_BLOCKED"},
+		{name: "E36 move from a blocked name", tool: writer, args: move(".env", "env.md", false), code: "PATH_BLOCKED"},
+		{name: "E36 edit a disallowed file", tool: writer, args: update("edit", "program.exe", map[string]any{"edits": []map[string]any{{"oldText": "M", "newText": "N"}}}), code: "EXTENSION_NOT_ALLOWED"},
+		{name: "E37 .git/config", tool: reader, args: access("read", ".git/config"), code: "PATH_BLOCKED"},
+		{name: "E37 a/.GIT/x", tool: writer, args: update("create", "notes/.GIT/x.md", map[string]any{"content": "x", "options": map[string]any{"createPath": true}}), code: "PATH_BLOCKED"},
+		{name: "E37 my.github.md is not .git", tool: writer, args: create("my.github.md")},
+		// I. Protocol.
+		{name: "I48 wrong type", tool: searcher, args: map[string]any{"purpose": "list", "target": map[string]any{"path": "."}, "options": map[string]any{"recursive": "perhaps"}}, code: "INVALID_ARGUMENT"},
+		{name: "I48 missing purpose", tool: writer, args: map[string]any{"target": map[string]any{"path": "a.md"}}, code: "INVALID_ARGUMENT"},
+		{name: "I48 unknown argument", tool: searcher, args: map[string]any{"purpose": "list", "target": map[string]any{"path": ".", "glob": "*"}}, code: "INVALID_ARGUMENT"},
+		{name: "I51 errors name only root-relative paths", tool: reader, args: access("read", filepath.Join(f.outside, "sub", "deep.md")), code: "PATH_OUTSIDE_ROOT"},
+	}
+}
+
+func manyEdits(n int) []map[string]any {
+	out := make([]map[string]any, n)
+	for i := range out {
+		out[i] = map[string]any{"oldText": fmt.Sprint(i), "newText": "x"}
+	}
+	return out
+}
+
+// TestHugeDirectory is case D29: a 100,000-entry directory is listed page by page, every answer
+// bounded, and the pages meet without gap or overlap.
+func TestHugeDirectory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("creates 100,000 files")
+	}
+	f := newFixture(t)
+	dir := filepath.Join(f.root, "huge")
+	must(t, os.Mkdir(dir, 0o755))
+	const n = 100_000
+	for i := 0; i < n; i++ {
+		must(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%06d.md", i)), nil, 0o644))
+	}
+	s := start(t, f, nil)
+	page := func(offset int) map[string]any {
+		res, _ := s.call(searcher, discover("list", "huge", map[string]any{"options": map[string]any{"maxResults": 500, "offset": offset}}))
+		return res
+	}
+	first := page(0)
+	if p := paths(first); len(p) != 500 || p[0] != "huge/f000000.md" || first["truncated"] != true || first["nextOffset"] != 500.0 {
+		t.Fatalf("first page: %d entries, truncated %v, next %v", len(p), first["truncated"], first["nextOffset"])
+	}
+	second := page(500)
+	if p := paths(second); p[0] != "huge/f000500.md" {
+		t.Errorf("second page starts at %s", p[0])
+	}
+	last := page(n - 100)
+	if p := paths(last); len(p) != 100 || p[99] != fmt.Sprintf("huge/f%06d.md", n-1) || last["truncated"] == true {
+		t.Errorf("last page: %d entries, truncated %v", len(p), last["truncated"])
+	}
+	all, _ := s.call(searcher, discover("list", ".", map[string]any{"options": map[string]any{"recursive": true}}))
+	if len(paths(all)) != 200 || all["truncated"] != true {
+		t.Errorf("a recursive listing without maxResults returned %d entries", len(paths(all)))
+	}
+}
+
+// TestUnreadable is case D31: files and folders the server's user cannot read give a clean error
+// with the root-relative path.
+func TestUnreadable(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads everything: run as another user to check permission errors")
+	}
+	f := newFixture(t)
+	must(t, os.Chmod(filepath.Join(f.root, "notes/b.md"), 0))
+	must(t, os.Chmod(filepath.Join(f.root, "full"), 0))
+	t.Cleanup(func() { os.Chmod(filepath.Join(f.root, "full"), 0o755) })
+	s := start(t, f, nil)
+	runCases(t, s, []toolCase{
+		{name: "file", tool: reader, args: access("read", "notes/b.md"), code: "ACCESS_DENIED", check: func(t *testing.T, r map[string]any) {
+			if !strings.Contains(r["error"].(string), `"notes/b.md"`) {
+				t.Errorf("error = %v", r["error"])
+			}
+		}},
+		{name: "folder", tool: searcher, args: discover("list", "full", nil), code: "ACCESS_DENIED"},
+	})
+	s.checkNoLeak()
+}
