@@ -68,11 +68,8 @@ func (s *Server) resolvePath(raw string, k kind) (string, error) {
 	}
 	isDir := k == kindDir
 	if k == kindAny {
-		if info, err := s.cfg.Root.Stat(name); err == nil && info.Type == fsroot.TypeDir {
-			isDir = true
-		} else if info, err := s.cfg.Root.Lstat(name); err == nil && info.Type == fsroot.TypeDir {
-			isDir = true
-		}
+		info, err := s.cfg.Root.Stat(name) // what the name reaches; real is inside the root
+		isDir = err == nil && info.Type == fsroot.TypeDir
 	}
 	if err := s.cfg.Policy.CheckName(name, isDir); err != nil {
 		return name, err

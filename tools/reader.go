@@ -68,21 +68,20 @@ func (s *Server) read(ctx context.Context, c *call) (any, error) {
 	}
 	out := ReaderResult{Status: Status{Success: true}}
 	text := isText(data)
-	out.MediaType = mediaType(name, data, text)
 	if in.Preferences.IncludeMetadata {
 		out.FileAttrs = attrs(info)
-		out.MediaType = mediaType(name, data, text)
 		if text {
 			out.Lines = ptr(len(splitLines(string(data))))
 		}
 	}
+	out.MediaType = mediaType(name, data, text)
 	switch {
 	case in.Target.Encoding == "base64":
-		s := base64.StdEncoding.EncodeToString(data)
-		if len(s) > MaxContentBytes*4/3+4 {
-			return nil, newError(CodeTooLarge, "%q is too large to return as base64 in one answer (%d bytes; at most %d): read it as text with offset and limit, or copy it another way", name, len(data), MaxContentBytes)
+		if len(data) > MaxContentBytes {
+			return nil, newError(CodeTooLarge, "%q is too large to return as base64 in one answer (%d bytes; at most %d)", name, len(data), MaxContentBytes)
 		}
-		out.Content, out.Encoding, out.Binary = &s, "base64", !text
+		b64 := base64.StdEncoding.EncodeToString(data)
+		out.Content, out.Encoding, out.Binary = &b64, "base64", !text
 	case !text:
 		out.Binary = true
 	default:

@@ -127,33 +127,12 @@ func (s *Server) Tools() []server.ServerTool {
 	return out
 }
 
-// Call runs one tool call through the same pipeline as the MCP handlers and returns the flat result
-// as JSON and whether it is an error.
-func (s *Server) Call(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, bool, error) {
-	for _, t := range s.Tools() {
-		if t.Tool.Name != tool {
-			continue
-		}
-		req := mcp.CallToolRequest{}
-		req.Params.Name = tool
-		req.Params.RawArguments = args
-		res, err := t.Handler(ctx, req)
-		if err != nil {
-			return nil, true, err
-		}
-		raw, err := json.Marshal(res.StructuredContent)
-		return raw, res.IsError, err
-	}
-	return nil, true, fmt.Errorf("unknown tool %q", tool)
-}
-
 // adapt turns a handlerFunc into an MCP handler: it times the call, bounds it with the deadline,
 // recovers a panic as an INTERNAL tool error, and shapes the flat result as structured content plus
 // the same JSON as text.
 func (s *Server) adapt(tool string, h handlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
-		c := &call{tool: tool, raw: rawArguments(req), start: s.cfg.Now()}
-		c.start = time.Now()
+		c := &call{tool: tool, raw: rawArguments(req), start: time.Now()}
 		ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 		defer cancel()
 		defer func() {
