@@ -1,0 +1,74 @@
+// Package semantic understands the documents under the root: it parses markdown with goldmark into
+// titles, sections and links, resolves links inside the root only, keeps the graph of relationships
+// (links, backlinks, frontmatter relations), and keeps a bleve full-text index of sections for
+// ranked search. It reads files only through an fs.FS that fsroot provides, so it never touches the
+// operating system itself, and goldmark and bleve types stay out of its API.
+package semantic
+
+import "time"
+
+// Doc is one parsed document: a markdown note, or any other text file taken as plain text.
+type Doc struct {
+	Path     string // root-relative slash path
+	Title    string // frontmatter title, else the first H1, else the file name without extension
+	Markdown bool   // parsed as markdown (by extension: .md, .markdown, .mdx)
+	Headings []Heading
+	Sections []Section // the text split at headings; a plain-text file is one section
+	Links    []Link    // every outgoing link, in source order, frontmatter relations included
+	Tags     []string  // frontmatter tags (and inline #tags), without '#'
+	Aliases  []string  // frontmatter aliases
+	Size     int64
+	ModTime  time.Time
+}
+
+// Heading is one heading of a markdown document.
+type Heading struct {
+	Level   int    // 1 to 6
+	Text    string // plain text of the heading
+	Anchor  string // GitHub-style slug: lower-case, spaces to '-', punctuation dropped
+	Line    int    // 1-based line of the heading
+	EndLine int    // last line of its section (before the next heading of the same or higher level)
+}
+
+// Section is the text between one heading and the next (any level); the text before the first
+// heading is a section with an empty Heading.
+type Section struct {
+	Heading string // the heading's text, "" for the preamble
+	Anchor  string
+	Level   int // 0 for the preamble
+	Line    int // 1-based first line (the heading's line)
+	EndLine int
+	Text    string // the section's text as plain as is cheap: markdown source without frontmatter
+}
+
+// LinkKind says how a link was written.
+type LinkKind string
+
+// The kinds of links.
+const (
+	KindMarkdown    LinkKind = "markdown"    // [text](dest)
+	KindReference   LinkKind = "reference"   // [text][ref] with [ref]: dest
+	KindAutolink    LinkKind = "autolink"    // <https://...> or a bare URL (GFM)
+	KindWiki        LinkKind = "wiki"        // [[Note]], [[Note#Heading]], [[Note|alias]]
+	KindEmbed       LinkKind = "embed"       // ![[Note]] or ![alt](image.png)
+	KindFrontmatter LinkKind = "frontmatter" // parent, children or related in frontmatter
+)
+
+// Link is one outgoing link as written in the source.
+type Link struct {
+	Kind     LinkKind
+	Rel      string // for KindFrontmatter: "parent", "children" or "related"; else ""
+	Target   string // destination without its fragment: "../a.md", "Note Name", "https://x.org"
+	Fragment string // heading or block after '#', without the '#'
+	Text     string // link text or wiki alias
+	Line     int    // 1-based line of the link
+	// Start and End are the byte offsets of Target in the source, so a move can rewrite it.
+	// Both are 0 when the target cannot be rewritten in place.
+	Start, End int
+}
+
+// Stamp identifies a file's version for reconciling the index with the files.
+type Stamp struct {
+	Size    int64
+	ModTime time.Time
+}
