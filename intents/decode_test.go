@@ -302,7 +302,7 @@ func TestPurposes(t *testing.T) {
 		want []string
 	}{
 		{"Access", Purposes[Access](), []string{"read", "metadata", "exists"}},
-		{"Discover", Purposes[Discover](), []string{"list", "search_content", "search_semantic"}},
+		{"Discover", Purposes[Discover](), []string{"list", "search_content", "search_semantic", "relationships"}},
 		{"Update", Purposes[Update](), []string{"create", "update", "append", "delete", "edit", "move", "mkdir"}},
 		{"pointer", Purposes[*Access](), []string{"read", "metadata", "exists"}},
 		{"no purpose", Purposes[Edit](), nil},

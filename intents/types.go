@@ -29,7 +29,7 @@ type AccessPreferences struct {
 // Discover is the searcher tool's intent: list a directory or search file
 // contents by text or by meaning.
 type Discover struct {
-	Purpose string          `json:"purpose" validate:"required,oneof=list search_content search_semantic" jsonschema:"What to do: list lists the files under target.path, search_content finds files containing target.query, search_semantic ranks files by how well they match target.query in meaning."`
+	Purpose string          `json:"purpose" validate:"required,oneof=list search_content search_semantic relationships" jsonschema:"What to do: list lists the files under target.path; search_content finds the lines containing target.query (literal or regex); search_semantic ranks documents under target.path for target.query with full-text search (BM25) over sections, titles, headings, tags and aliases, without neural embeddings; relationships describes the document at target.path: its outline, links, backlinks, broken links, tags and frontmatter relations."`
 	Target  DiscoverTarget  `json:"target" jsonschema:"Where to look and what to look for."`
 	Options DiscoverOptions `json:"options,omitzero" jsonschema:"Optional settings for the listing or search."`
 	Queries []string        `json:"queries,omitempty" validate:"max=8,dive,max=1000" jsonschema:"For search_semantic, up to 8 other phrasings of target.query, to find more relevant files. Default none."`
@@ -52,6 +52,7 @@ type Criteria struct {
 	Name      string     `json:"name,omitempty" validate:"max=256" jsonschema:"Keep only files whose base name matches this glob, e.g. *.md."`
 	Modified  *TimeRange `json:"modified,omitempty" jsonschema:"Keep only files last modified within this time range."`
 	Size      *SizeRange `json:"size,omitempty" jsonschema:"Keep only files whose size in bytes is within this range."`
+	Tags      []string   `json:"tags,omitempty" validate:"max=20,dive,max=100" jsonschema:"For search_semantic, keep only documents carrying every one of these frontmatter tags."`
 }
 
 // TimeRange is a range of modification times. A nil bound is open.
@@ -113,8 +114,8 @@ type UpdateOptions struct {
 	CreatePath            bool  `json:"createPath,omitempty" jsonschema:"Create missing parent directories. Default false."`
 	Backup                bool  `json:"backup,omitempty" jsonschema:"Keep the previous version of the file, outside the sandbox root. Default false."`
 	Atomic                *bool `json:"atomic,omitempty" jsonschema:"Writes are always atomic, so omit this; true is accepted and false is refused."`
-	PreserveRelationships bool  `json:"preserveRelationships,omitempty" jsonschema:"Keep links to a moved file working. Accepted, but not applied yet. Default false."`
+	PreserveRelationships bool  `json:"preserveRelationships,omitempty" jsonschema:"For move, rewrite the markdown and wiki links in other documents (and the moved file's own relative links) so they keep pointing at it; the result lists every file changed. Default false."`
 	Recursive             bool  `json:"recursive,omitempty" jsonschema:"For delete, allow deleting a directory that is not empty. Default false."`
 	Overwrite             bool  `json:"overwrite,omitempty" jsonschema:"For move, replace a file that already exists at target.destination. Default false."`
-	DryRun                bool  `json:"dryRun,omitempty" jsonschema:"For edit, return a unified diff of the change and write nothing. Default false."`
+	DryRun                bool  `json:"dryRun,omitempty" jsonschema:"For edit, return a unified diff of the change and write nothing; for move, report what would move and which links would be rewritten, and change nothing. Default false."`
 }

@@ -61,6 +61,46 @@ type FileEntry struct {
 	Matches    []Match `json:"matches,omitempty" jsonschema:"search_content: the matching lines"`
 	MatchCount int     `json:"matchCount,omitempty" jsonschema:"search_content: how many lines matched in this file (matches may hold fewer)"`
 	Content    *string `json:"content,omitempty" jsonschema:"with options.includeContent: the file's text, capped"`
+	Title      string  `json:"title,omitempty" jsonschema:"search_semantic: the document's title"`
+	Score      float64 `json:"score,omitempty" jsonschema:"search_semantic: relevance, 1 for the best hit"`
+	Heading    string  `json:"heading,omitempty" jsonschema:"search_semantic: heading of the best matching section"`
+	Line       int     `json:"line,omitempty" jsonschema:"search_semantic: first line of the best matching section"`
+	Snippet    string  `json:"snippet,omitempty" jsonschema:"search_semantic: the best passage, matched terms in **bold**"`
+}
+
+// RelatedEntry is a document reached through a link rather than through the search itself.
+type RelatedEntry struct {
+	Path  string `json:"path" validate:"required" jsonschema:"root-relative path"`
+	Title string `json:"title,omitempty" jsonschema:"the document's title"`
+	Via   string `json:"via" validate:"required" jsonschema:"how it was reached: link, backlink, parent, child or related"`
+	From  string `json:"from,omitempty" jsonschema:"the document it was reached from"`
+}
+
+// HeadingEntry is one heading of a document's outline.
+type HeadingEntry struct {
+	Level  int    `json:"level" validate:"required" jsonschema:"1 to 6"`
+	Text   string `json:"text" validate:"required" jsonschema:"the heading's text"`
+	Anchor string `json:"anchor,omitempty" jsonschema:"the fragment that links to it, as in note.md#anchor"`
+	Line   int    `json:"line" validate:"required" jsonschema:"1-based line of the heading"`
+}
+
+// LinkEntry is one link written in a document.
+type LinkEntry struct {
+	Target   string `json:"target" jsonschema:"the destination as written (without #fragment)"`
+	Fragment string `json:"fragment,omitempty" jsonschema:"the heading or block after #"`
+	Kind     string `json:"kind" validate:"required" jsonschema:"markdown, reference, autolink, wiki, embed or frontmatter"`
+	Status   string `json:"status" validate:"required" jsonschema:"internal, external or broken"`
+	To       string `json:"to,omitempty" jsonschema:"internal links: the root-relative path of the target"`
+	Line     int    `json:"line,omitempty" jsonschema:"1-based line of the link"`
+	Text     string `json:"text,omitempty" jsonschema:"the link text or alias"`
+}
+
+// BacklinkEntry is a link to the document from another one.
+type BacklinkEntry struct {
+	Path string `json:"path" validate:"required" jsonschema:"the document that links here"`
+	Line int    `json:"line,omitempty" jsonschema:"1-based line of the link in that document"`
+	Kind string `json:"kind,omitempty" jsonschema:"how the link is written"`
+	Text string `json:"text,omitempty" jsonschema:"the link text or alias"`
 }
 
 // SearcherResult is what packfs-file-searcher returns.
@@ -72,20 +112,37 @@ type SearcherResult struct {
 	NextOffset   *int        `json:"nextOffset,omitempty" jsonschema:"when truncated: pass this as options.offset to get the next page"`
 	SearchedFile int         `json:"searchedFiles,omitempty" jsonschema:"search_content: how many files were read"`
 	TimedOut     bool        `json:"timedOut,omitempty" jsonschema:"true when the deadline stopped the walk early; narrow the path or the criteria"`
-	Metadata     Meta        `json:"metadata" validate:"required" jsonschema:"facts about the call"`
+	// search_semantic
+	Related       []RelatedEntry `json:"related,omitempty" jsonschema:"search_semantic with options.followRelationships: documents one link away from the hits; relationships: documents related through frontmatter or links"`
+	IndexComplete *bool          `json:"indexComplete,omitempty" jsonschema:"search_semantic and relationships: false while the index is still being built, so results may be missing files"`
+	IndexedFiles  *int           `json:"indexedFiles,omitempty" jsonschema:"while the index is incomplete: files indexed so far"`
+	TotalFiles    *int           `json:"totalFiles,omitempty" jsonschema:"while the index is incomplete: files to index (0 while still counting)"`
+	// relationships
+	Title     string          `json:"title,omitempty" jsonschema:"relationships: the document's title"`
+	Outline   []HeadingEntry  `json:"outline,omitempty" jsonschema:"relationships: the document's headings"`
+	Links     []LinkEntry     `json:"links,omitempty" jsonschema:"relationships: every outgoing link, resolved inside the root"`
+	Backlinks []BacklinkEntry `json:"backlinks,omitempty" jsonschema:"relationships: the links to this document from others"`
+	Broken    []LinkEntry     `json:"broken,omitempty" jsonschema:"relationships: outgoing links whose target is missing or outside the root"`
+	Tags      []string        `json:"tags,omitempty" jsonschema:"relationships: the document's tags"`
+	Aliases   []string        `json:"aliases,omitempty" jsonschema:"relationships: other names of the document"`
+	Parent    []string        `json:"parent,omitempty" jsonschema:"relationships: parent documents (frontmatter parent, else links to a folder above)"`
+	Children  []string        `json:"children,omitempty" jsonschema:"relationships: child documents (frontmatter children, else links into a folder below)"`
+	Metadata  Meta            `json:"metadata" validate:"required" jsonschema:"facts about the call"`
 }
 
 // WriterResult is what packfs-file-writer returns.
 type WriterResult struct {
 	Status
-	Path         string `json:"path,omitempty" jsonschema:"root-relative path that was written, deleted or created"`
-	Destination  string `json:"destination,omitempty" jsonschema:"move: the root-relative path the entry now has"`
-	Created      bool   `json:"created,omitempty" jsonschema:"true when a new file or directory was created"`
-	Deleted      bool   `json:"deleted,omitempty" jsonschema:"true when the entry was removed"`
-	BytesWritten *int   `json:"bytesWritten,omitempty" jsonschema:"size of the file after the write"`
-	Replacements *int   `json:"replacements,omitempty" jsonschema:"edit: how many occurrences were replaced"`
-	Diff         string `json:"diff,omitempty" jsonschema:"edit: unified diff of the change (with options.dryRun nothing was written)"`
-	DryRun       bool   `json:"dryRun,omitempty" jsonschema:"true when nothing was written"`
-	Backup       string `json:"backup,omitempty" jsonschema:"name of the backup copy in the server's backup store (outside the root; the operator restores it)"`
-	Metadata     Meta   `json:"metadata" validate:"required" jsonschema:"facts about the call"`
+	Path         string   `json:"path,omitempty" jsonschema:"root-relative path that was written, deleted or created"`
+	Destination  string   `json:"destination,omitempty" jsonschema:"move: the root-relative path the entry now has"`
+	Created      bool     `json:"created,omitempty" jsonschema:"true when a new file or directory was created"`
+	Deleted      bool     `json:"deleted,omitempty" jsonschema:"true when the entry was removed"`
+	BytesWritten *int     `json:"bytesWritten,omitempty" jsonschema:"size of the file after the write"`
+	Replacements *int     `json:"replacements,omitempty" jsonschema:"edit: how many occurrences were replaced"`
+	Diff         string   `json:"diff,omitempty" jsonschema:"edit: unified diff of the change (with options.dryRun nothing was written)"`
+	DryRun       bool     `json:"dryRun,omitempty" jsonschema:"true when nothing was written"`
+	Backup       string   `json:"backup,omitempty" jsonschema:"name of the backup copy in the server's backup store (outside the root; the operator restores it)"`
+	LinkedFrom   []string `json:"linkedFrom,omitempty" jsonschema:"delete: documents that linked to what was deleted (their links are now broken)"`
+	UpdatedFiles []string `json:"updatedFiles,omitempty" jsonschema:"move with preserveRelationships: documents whose links were rewritten (or would be, with dryRun)"`
+	Metadata     Meta     `json:"metadata" validate:"required" jsonschema:"facts about the call"`
 }

@@ -38,7 +38,9 @@ func searcherTool() mcp.Tool {
 			"purpose \"search_content\" finds target.query in file contents below target.path (a case-insensitive literal; options.regex for an RE2 "+
 			"regular expression; options.caseSensitive) and returns each file's matching lines with line numbers and options.contextLines of context. "+
 			"Results are sorted by path and capped by options.maxResults; when truncated, pass nextOffset back as options.offset. "+
-			"purpose \"search_semantic\" (ranked search over documents and their links) is not available in this version."),
+			"purpose \"search_semantic\" ranks the documents under target.path for target.query: full-text search (BM25) over sections, titles, headings, tags and aliases "+
+			"(no neural embeddings), with each hit's best section, line and a snippet; add paraphrases in queries to widen it, options.followRelationships for documents one link away. "+
+			"purpose \"relationships\" describes the document at target.path: outline, links, backlinks, broken links, tags and frontmatter relations."),
 		schemas[intents.Discover, SearcherResult](),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{
 			Title:           "Find files",
@@ -55,9 +57,6 @@ func (s *Server) discover(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if in.Purpose == "search_semantic" {
-		return nil, newError(CodeNotAvailable, "purpose \"search_semantic\" is not available in this version of the server: use purpose \"search_content\" for literal or regular-expression search")
-	}
 	name, err := s.resolvePath(in.Target.Path, kindAny)
 	c.path = name
 	if err != nil {
@@ -66,6 +65,12 @@ func (s *Server) discover(ctx context.Context, c *call) (any, error) {
 	recursive := in.Options.Recursive || in.Purpose == "search_content"
 	if err := s.charge(c, recursive); err != nil {
 		return nil, err
+	}
+	switch in.Purpose {
+	case "search_semantic":
+		return s.searchSemantic(ctx, c, in, name)
+	case "relationships":
+		return s.relationships(ctx, c, name)
 	}
 	info, err := s.cfg.Root.Stat(name)
 	if err != nil {
@@ -218,7 +223,7 @@ func newFilter(in intents.Discover) (*filter, error) {
 	if len(cr.Extension) > 0 {
 		f.exts = make(map[string]bool)
 		for _, e := range cr.Extension {
-			f.exts["."+strings.TrimPrefix(strings.ToLower(e), ".")] = true
+			f.exts[normExt(e)] = true
 		}
 	}
 	if cr.Name != "" {
@@ -236,6 +241,9 @@ func newFilter(in intents.Discover) (*filter, error) {
 	f.content = strings.ToLower(cr.Content)
 	return f, nil
 }
+
+// normExt writes an extension as the policy and the index do: lower-case, with its dot.
+func normExt(e string) string { return "." + strings.TrimPrefix(strings.ToLower(e), ".") }
 
 // keep judges an entry by its attributes. Criteria about files (extension, size, content) leave
 // directories out.

@@ -20,6 +20,7 @@ import (
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/semantic"
 )
 
 // Tool names, as in the PackFS specification.
@@ -51,6 +52,11 @@ type Config struct {
 	// Backups, when set, is where options.backup keeps previous versions; it lies outside Root.
 	// If nil, a request for a backup is refused.
 	Backups *fsroot.Root
+	// Engine, when set, serves search_semantic and relationships and is kept in step with every
+	// write. If nil, those purposes answer NOT_AVAILABLE.
+	Engine *semantic.Engine
+	// RelevanceThreshold drops search_semantic hits scoring below it (the best hit scores 1).
+	RelevanceThreshold float64
 	// Log receives diagnostics (never the protocol). If nil, they are discarded.
 	Log *log.Logger
 	// Now returns the current time. If nil, time.Now.
@@ -93,6 +99,8 @@ type call struct {
 	path    string // root-relative, once the policy has cleaned it
 	raw     []byte
 	start   time.Time
+	// progressToken is the client's token for progress notifications on this call, or nil.
+	progressToken any
 }
 
 func (c *call) meta() Meta {
@@ -133,6 +141,9 @@ func (s *Server) Tools() []server.ServerTool {
 func (s *Server) adapt(tool string, h handlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		c := &call{tool: tool, raw: rawArguments(req), start: time.Now()}
+		if m := req.Params.Meta; m != nil {
+			c.progressToken = m.ProgressToken
+		}
 		ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 		defer cancel()
 		defer func() {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"path"
+	"sort"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -79,6 +80,12 @@ func (s *Server) update(ctx context.Context, c *call) (any, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if !out.DryRun {
+		switch in.Purpose {
+		case "create", "update", "append", "edit", "delete":
+			s.refresh(ctx, name)
+		}
 	}
 	out.Metadata = c.meta()
 	return out, nil
@@ -200,11 +207,35 @@ func (s *Server) remove(ctx context.Context, name string, o intents.UpdateOption
 			return err
 		}
 	}
+	linked := s.linkedFrom(name)
 	if err := s.cfg.Root.Remove(name, o.Recursive); err != nil {
 		return err
 	}
-	out.Deleted = true
+	out.Deleted, out.LinkedFrom = true, linked
 	return nil
+}
+
+// linkedFrom lists the documents outside name (a file, or a folder and everything in it) that link
+// into it, as the index knows them.
+func (s *Server) linkedFrom(name string) []string {
+	if s.cfg.Engine == nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, b := range s.cfg.Engine.LinksInto(name) {
+		if !seen[b.From] && !within(b.From, name) {
+			seen[b.From] = true
+			out = append(out, b.From)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// within reports whether p is name or lies below it.
+func within(p, name string) bool {
+	return p == name || strings.HasPrefix(p, name+"/")
 }
 
 func (s *Server) move(ctx context.Context, name string, in intents.Update, out *WriterResult) error {
@@ -227,17 +258,40 @@ func (s *Server) move(ctx context.Context, name string, in intents.Update, out *
 	if dest == "." {
 		return fsroot.ErrIsRoot
 	}
+	out.Destination = dest
+	if in.Options.PreserveRelationships && s.cfg.Engine == nil {
+		return &callError{code: CodeNotAvailable, field: "options.preserveRelationships", msg: "links cannot be kept working because the search index is off on this server (--no-index): move without preserveRelationships"}
+	}
+	if in.Options.DryRun {
+		out.DryRun = true
+		if _, err := s.cfg.Root.Lstat(dest); err == nil && !in.Options.Overwrite {
+			return existsAt(dest)
+		}
+		if in.Options.PreserveRelationships {
+			out.UpdatedFiles, err = s.relink(ctx, name, dest, true)
+		}
+		return err
+	}
 	if err := s.makeParents(dest, in.Options); err != nil {
 		return err
 	}
 	if err := s.cfg.Root.Rename(name, dest, in.Options.Overwrite); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return &callError{code: CodeExists, field: "target.destination", msg: "\"" + dest + "\" already exists: choose another destination, or set options.overwrite to true to replace that file"}
+			return existsAt(dest)
 		}
 		return err
 	}
-	out.Destination = dest
+	if in.Options.PreserveRelationships {
+		if out.UpdatedFiles, err = s.relink(ctx, name, dest, false); err != nil {
+			s.cfg.Log.Printf("rewriting links after moving %q: %v", name, err)
+		}
+	}
+	s.refresh(ctx, append([]string{name, dest}, out.UpdatedFiles...)...)
 	return nil
+}
+
+func existsAt(dest string) error {
+	return &callError{code: CodeExists, field: "target.destination", msg: "\"" + dest + "\" already exists: choose another destination, or set options.overwrite to true to replace that file"}
 }
 
 func (s *Server) mkdir(name string, out *WriterResult) error {

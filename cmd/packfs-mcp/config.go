@@ -44,11 +44,21 @@ type RateLimitConfig struct {
 	WindowMs    int `json:"windowMs,omitempty" yaml:"windowMs" validate:"min=0,max=86400000"`
 }
 
-// SemanticConfig is accepted now and used by the search index (a later release).
+// SemanticConfig sets the search index, as in the PackFS configuration.
 type SemanticConfig struct {
-	ChunkSize          int     `json:"chunkSize,omitempty" yaml:"chunkSize" validate:"min=0,max=100000"`
-	OverlapSize        int     `json:"overlapSize,omitempty" yaml:"overlapSize" validate:"min=0,max=100000"`
+	// ChunkSize is the most characters of one indexed unit; longer sections are split. If zero, 2000.
+	ChunkSize int `json:"chunkSize,omitempty" yaml:"chunkSize" validate:"min=0,max=100000"`
+	// OverlapSize is how many characters consecutive chunks share. If zero, 200.
+	OverlapSize int `json:"overlapSize,omitempty" yaml:"overlapSize" validate:"min=0,max=100000"`
+	// RelevanceThreshold drops hits scoring below it, the best hit scoring 1. If zero, none are dropped.
 	RelevanceThreshold float64 `json:"relevanceThreshold,omitempty" yaml:"relevanceThreshold" validate:"min=0,max=1"`
+	// IndexDir is where the index persists. If empty, a folder in the user's cache directory keyed by
+	// the root. It must lie outside the root.
+	IndexDir string `json:"indexDir,omitempty" yaml:"indexDir"`
+	// Disabled turns the index off: search_semantic and relationships answer NOT_AVAILABLE.
+	Disabled bool `json:"disabled,omitempty" yaml:"disabled"`
+	// ReconcileMs is how often changes made by other programs are picked up. If zero, 10 seconds.
+	ReconcileMs int `json:"reconcileMs,omitempty" yaml:"reconcileMs" validate:"min=0,max=86400000"`
 }
 
 // loadConfig reads a JSON or YAML config file (by its extension; JSON when unsure). Unknown settings

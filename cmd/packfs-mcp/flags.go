@@ -26,6 +26,8 @@ func parseServe(args []string, stderr io.Writer) (Config, error) {
 		rateWindow = fs.Duration("rate-window", 0, "the rate limit's window (default 1m)")
 		backupDir  = fs.String("backup-dir", "", "where options.backup keeps previous versions; must be outside the root (default: the user cache directory)")
 		timeout    = fs.Duration("timeout", 0, "deadline of each tool call (default 30s)")
+		indexDir   = fs.String("index-dir", "", "where the search index persists; must be outside the root (default: the user cache directory)")
+		noIndex    = fs.Bool("no-index", false, "do not build the search index (search_semantic and relationships are then unavailable)")
 	)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: packfs-mcp serve --root DIR [flags]\n\nServe DIR's files to an MCP client over stdin/stdout. Flags override the config file.\n\n")
@@ -80,6 +82,12 @@ func parseServe(args []string, stderr io.Writer) (Config, error) {
 	}
 	if set["backup-dir"] {
 		c.BackupDir = *backupDir
+	}
+	if set["index-dir"] {
+		c.Semantic.IndexDir = *indexDir
+	}
+	if set["no-index"] {
+		c.Semantic.Disabled = *noIndex
 	}
 	if set["timeout"] {
 		c.TimeoutMs = int(*timeout / time.Millisecond)

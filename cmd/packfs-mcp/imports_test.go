@@ -27,6 +27,11 @@ func TestBoundary(t *testing.T) {
 	}
 	// cmd uses os only to run a process: its arguments, streams and exit code, the config file the
 	// operator names, and the backup folder it creates outside the root.
+	// Commands that are not the server (eval reads corpora outside any root) may use os freely.
+	commands := map[string]bool{"eval": true, "bench": true}
+	// semantic/index.go hands bleve its index folder, the operator's setting outside the root: the
+	// one documented exception inside a library package.
+	exceptions := map[string]bool{"semantic/index.go": true}
 	cmdOS := map[string]bool{"Args": true, "Exit": true, "Stdin": true, "Stdout": true, "Stderr": true,
 		"ReadFile": true, "MkdirAll": true, "UserCacheDir": true, "Getenv": true, "Interrupt": true, "Signal": true}
 
@@ -43,6 +48,9 @@ func TestBoundary(t *testing.T) {
 		}
 		rel, _ := filepath.Rel(root, p)
 		pkg := strings.Split(filepath.ToSlash(rel), "/")[0]
+		if commands[pkg] {
+			return nil
+		}
 		file, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly|parser.ParseComments)
 		if err != nil {
 			return err
@@ -65,7 +73,7 @@ func TestBoundary(t *testing.T) {
 				if path == "os" {
 					checkSelectors(t, rel, full, "os", cmdOS)
 				}
-			case osOnly[path] && pkg != "fsroot":
+			case osOnly[path] && pkg != "fsroot" && !exceptions[filepath.ToSlash(rel)]:
 				t.Errorf("%s imports %s: only fsroot touches the filesystem", rel, path)
 			}
 		}

@@ -81,7 +81,16 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	if err := srv.listen(ctx, stdin, stdout); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+	bg, stopIndex := context.WithCancel(ctx)
+	indexed := make(chan struct{})
+	go func() {
+		defer close(indexed)
+		srv.indexInBackground(bg)
+	}()
+	err = srv.listen(ctx, stdin, stdout)
+	stopIndex()
+	<-indexed
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		logger.Print(err)
 		return 1
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/semantic"
 	"github.com/packfs/packfs-mcp/tools"
 )
 
@@ -28,6 +29,7 @@ type app struct {
 	policy  *security.Policy
 	perms   security.Permissions
 	limiter *security.Limiter
+	engine  *semantic.Engine
 	tools   *tools.Server
 	mcp     *server.MCPServer
 	log     *log.Logger
@@ -66,15 +68,23 @@ func build(cfg Config, logger *log.Logger) (*app, error) {
 			logger.Printf("backups are off: %v", err)
 		}
 	}
+	if !cfg.Semantic.Disabled {
+		if a.engine, err = openEngine(cfg, a.root, a.policy, logger.Printf); err != nil {
+			a.close()
+			return nil, err
+		}
+	}
 	a.tools = tools.New(tools.Config{
-		Root:        a.root,
-		Policy:      a.policy,
-		Limiter:     a.limiter,
-		Permissions: a.perms,
-		MaxFileSize: cfg.Security.MaxFileSize,
-		Timeout:     cfg.timeout(),
-		Backups:     a.backups,
-		Log:         logger,
+		Engine:             a.engine,
+		RelevanceThreshold: cfg.Semantic.RelevanceThreshold,
+		Root:               a.root,
+		Policy:             a.policy,
+		Limiter:            a.limiter,
+		Permissions:        a.perms,
+		MaxFileSize:        cfg.Security.MaxFileSize,
+		Timeout:            cfg.timeout(),
+		Backups:            a.backups,
+		Log:                logger,
 	})
 	a.mcp = server.NewMCPServer("packfs-mcp", version,
 		server.WithToolCapabilities(false),
@@ -83,6 +93,93 @@ func build(cfg Config, logger *log.Logger) (*app, error) {
 	a.tools.Register(a.mcp)
 	go a.cleanTemp()
 	return a, nil
+}
+
+// openEngine opens the search index in its folder outside the root (keyed by the root's resolved
+// path, so two roots never share one) and wires the name policy into it.
+func openEngine(cfg Config, root *fsroot.Root, policy *security.Policy, logf func(string, ...any)) (*semantic.Engine, error) {
+	dir := cfg.Semantic.IndexDir
+	if dir == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return nil, fmt.Errorf("no user cache directory for the search index: set --index-dir, or --no-index")
+		}
+		sum := sha256.Sum256([]byte(root.ResolvedDir()))
+		dir = filepath.Join(cache, "packfs-mcp", "index", hex.EncodeToString(sum[:8]))
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("search index: %w", err)
+	}
+	if resolved, err := filepath.EvalSymlinks(dir); err == nil && within(resolved, root.ResolvedDir()) {
+		return nil, fmt.Errorf("the index directory %s is inside the root, where the tools could reach it: choose one outside with --index-dir", dir)
+	}
+	e, err := semantic.Open(semantic.Options{
+		Busy: func() {
+			logf("the search index in %s is in use by another packfs-mcp on this root: this one keeps its own in memory", dir)
+		},
+		FS:    root.FS(),
+		Allow: func(name string, isDir bool) bool { return policy.CheckName(name, isDir) == nil },
+		Index: semantic.IndexOptions{
+			Dir:         filepath.Join(dir, "bleve"),
+			ChunkSize:   cfg.Semantic.ChunkSize,
+			OverlapSize: cfg.Semantic.OverlapSize,
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("search index in %s: %w", dir, err)
+	}
+	return e, nil
+}
+
+// indexInBackground builds the index, logging progress to stderr every few seconds, then keeps it in
+// step with changes made by other programs by reconciling every interval, until ctx ends.
+func (a *app) indexInBackground(ctx context.Context) {
+	if a.engine == nil {
+		return
+	}
+	t0 := time.Now()
+	stop := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(2 * time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				st := a.engine.Status()
+				a.log.Printf("indexing: %d of %d files", st.Done, st.Total)
+			}
+		}
+	}()
+	err := a.engine.Build(ctx)
+	close(stop)
+	if err != nil {
+		if ctx.Err() == nil {
+			a.log.Printf("search index build failed: %v", err)
+		}
+		return
+	}
+	st := a.engine.Status()
+	a.log.Printf("search index ready: %d files in %v", st.Total, time.Since(t0).Round(time.Millisecond))
+	every := time.Duration(a.cfg.Semantic.ReconcileMs) * time.Millisecond
+	if every <= 0 {
+		every = 10 * time.Second
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if n, err := a.engine.Reconcile(ctx); err != nil && ctx.Err() == nil {
+				a.log.Printf("reconciling the search index: %v", err)
+			} else if n > 0 {
+				a.log.Printf("search index: %d files changed outside the tools", n)
+			}
+		}
+	}
 }
 
 // cleanTemp removes temporary files a crashed write left behind, in the background so a large tree
@@ -127,12 +224,16 @@ func within(p, dir string) bool {
 }
 
 func (a *app) banner() string {
+	index := "index off"
+	if a.engine != nil {
+		index = "index building"
+	}
 	backups := "off"
 	if a.backups != nil {
 		backups = a.backups.Dir()
 	}
-	return fmt.Sprintf("%s serving %s; permissions %s; %s; max file %d bytes; %s; backups %s",
-		version, a.root.Dir(), a.perms, a.policy.Summary(), maxFile(a.cfg), a.limiter.Summary(), backups)
+	return fmt.Sprintf("%s serving %s; permissions %s; %s; max file %d bytes; %s; %s; backups %s",
+		version, a.root.Dir(), a.perms, a.policy.Summary(), maxFile(a.cfg), a.limiter.Summary(), index, backups)
 }
 
 func maxFile(c Config) int64 {
@@ -157,6 +258,9 @@ func (a *app) listen(ctx context.Context, in io.Reader, out io.Writer) error {
 }
 
 func (a *app) close() {
+	if a.engine != nil {
+		a.engine.Close()
+	}
 	if a.backups != nil {
 		a.backups.Close()
 	}

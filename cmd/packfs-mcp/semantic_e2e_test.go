@@ -1,0 +1,259 @@
+package main
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// workspace copies the bundled sample workspace into a fresh root beside an outside folder.
+func workspace(t *testing.T) *fixture {
+	t.Helper()
+	dir := t.TempDir()
+	f := &fixture{dir: dir, root: filepath.Join(dir, "root"), outside: filepath.Join(dir, "outside"), pwned: filepath.Join(dir, "pwned.md")}
+	must(t, os.MkdirAll(f.outside, 0o755))
+	must(t, os.WriteFile(filepath.Join(f.outside, "secret.md"), []byte("# Secret\nsandbox "+marker+"\n"), 0o644))
+	src := filepath.Join("..", "..", "examples", "workspace")
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(f.root, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(f.root, rel), b, 0o644)
+	})
+	must(t, err)
+	// A link out of the root that the index must never follow.
+	must(t, os.Symlink(filepath.Join("..", "outside"), filepath.Join(f.root, "escape")))
+	return f
+}
+
+func semanticQuery(q string, extra map[string]any) map[string]any {
+	m := map[string]any{"purpose": "search_semantic", "target": map[string]any{"path": ".", "query": q}}
+	for k, v := range extra {
+		m[k] = v
+	}
+	return m
+}
+
+// waitIndexed polls until the server says its index is complete.
+func waitIndexed(t *testing.T, s *session) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		res, _ := s.call(searcher, semanticQuery("index", nil))
+		if res["indexComplete"] == true {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("the index did not complete")
+}
+
+func TestSemanticEndToEnd(t *testing.T) {
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			f := workspace(t)
+			before := f.snapshot(t)
+			s := start(t, f, era.opts, "--allow-write")
+			waitIndexed(t, s)
+			runCases(t, s, semanticCases(f))
+			s.checkNoLeak()
+			if d := snapshotDiff(before, f.snapshot(t)); d != "" {
+				t.Errorf("outside the root changed: %s", d)
+			}
+		})
+	}
+}
+
+func first(t *testing.T, r map[string]any) map[string]any {
+	t.Helper()
+	files, _ := r["files"].([]any)
+	if len(files) == 0 {
+		t.Fatalf("no hits: %v", r)
+	}
+	return files[0].(map[string]any)
+}
+
+func semanticCases(f *fixture) []toolCase {
+	return []toolCase{
+		{name: "ranked hit with section and snippet", tool: searcher, args: semanticQuery("what were the goals of the sandbox", nil), check: func(t *testing.T, r map[string]any) {
+			h := first(t, r)
+			if h["path"] != "projects/packfs/design.md" || h["title"] != "Sandbox design" || h["score"] != 1.0 {
+				t.Errorf("top hit = %v", h)
+			}
+			if snip, _ := h["snippet"].(string); !strings.Contains(snip, "**") {
+				t.Errorf("snippet without highlight: %q", snip)
+			}
+			if h["line"] == nil || h["heading"] == nil {
+				t.Errorf("no section: %v", h)
+			}
+			if r["indexComplete"] != true {
+				t.Errorf("indexComplete = %v", r["indexComplete"])
+			}
+		}},
+		{name: "alias finds the glossary", tool: searcher, args: semanticQuery("vocabulary", nil), check: func(t *testing.T, r map[string]any) {
+			if h := first(t, r); h["path"] != "notes/glossary.md" {
+				t.Errorf("top hit = %v", h)
+			}
+		}},
+		{name: "path prefix", tool: searcher, args: map[string]any{"purpose": "search_semantic", "target": map[string]any{"path": "notes", "query": "sandbox design"}}, check: func(t *testing.T, r map[string]any) {
+			for _, p := range paths(r) {
+				if !strings.HasPrefix(p, "notes/") {
+					t.Errorf("hit outside notes/: %s", p)
+				}
+			}
+		}},
+		{name: "extension criteria", tool: searcher, args: map[string]any{"purpose": "search_semantic", "target": map[string]any{"path": ".", "query": "index search benchmark", "criteria": map[string]any{"extension": []string{"txt"}}}},
+			check: func(t *testing.T, r map[string]any) {
+				if p := paths(r); len(p) != 1 || p[0] != "projects/packfs/todo.txt" {
+					t.Errorf("hits = %v", p)
+				}
+			}},
+		{name: "paraphrases widen the search", tool: searcher, args: semanticQuery("zzqx nothing matches this", map[string]any{"queries": []string{"books and authors"}}), check: func(t *testing.T, r map[string]any) {
+			if h := first(t, r); h["path"] != "data/books.csv" {
+				t.Errorf("top hit = %v", h)
+			}
+		}},
+		{name: "follow relationships", tool: searcher, args: semanticQuery("weekly meeting attendees", map[string]any{"options": map[string]any{"followRelationships": true, "maxResults": 1}}),
+			check: func(t *testing.T, r map[string]any) {
+				rel, _ := r["related"].([]any)
+				if len(rel) == 0 {
+					t.Fatalf("no related documents: %v", r)
+				}
+				for _, x := range rel {
+					m := x.(map[string]any)
+					if m["via"] == "" || m["from"] != "notes/meeting-2026-11-02.md" {
+						t.Errorf("related entry %v", m)
+					}
+				}
+			}},
+		{name: "query syntax is text", tool: searcher, args: semanticQuery(`path:/etc/* +sandbox -design ^5 /re.*/ "unclosed`, nil)},
+		{name: "nothing from outside", tool: searcher, args: semanticQuery("secret sandbox", nil), check: func(t *testing.T, r map[string]any) {
+			for _, p := range paths(r) {
+				if strings.HasPrefix(p, "escape") {
+					t.Errorf("the index followed a link out: %s", p)
+				}
+			}
+		}},
+		{name: "relationships of the glossary", tool: searcher, args: discover("relationships", "notes/glossary.md", nil), check: func(t *testing.T, r map[string]any) {
+			var from []string
+			for _, b := range r["backlinks"].([]any) {
+				from = append(from, b.(map[string]any)["path"].(string))
+			}
+			if !has(from, "notes/index.md") || !has(from, "notes/meeting-2026-11-02.md") {
+				t.Errorf("backlinks = %v", from)
+			}
+			if a, _ := json.Marshal(r["aliases"]); string(a) != `["terms","vocabulary"]` {
+				t.Errorf("aliases = %s", a)
+			}
+			if r["title"] != "Glossary" || len(r["outline"].([]any)) != 1 {
+				t.Errorf("title/outline = %v / %v", r["title"], r["outline"])
+			}
+		}},
+		{name: "relationships of the design", tool: searcher, args: discover("relationships", "projects/packfs/design.md", nil), check: func(t *testing.T, r map[string]any) {
+			if p, _ := json.Marshal(r["parent"]); string(p) != `["notes/index.md"]` {
+				t.Errorf("parent = %s", p)
+			}
+			var to []string
+			for _, l := range r["links"].([]any) {
+				if m := l.(map[string]any); m["status"] == "internal" {
+					to = append(to, m["to"].(string))
+				}
+			}
+			if !has(to, "notes/meeting-2026-11-02.md") {
+				t.Errorf("links = %v", to)
+			}
+		}},
+		{name: "relationships of a blocked file", tool: searcher, args: discover("relationships", ".env", nil), code: "PATH_BLOCKED"},
+		{name: "relationships outside", tool: searcher, args: discover("relationships", "escape/secret.md", nil), code: "PATH_OUTSIDE_ROOT"},
+		// Read your writes.
+		{name: "create is searchable at once", tool: writer, args: update("create", "notes/new.md", map[string]any{"content": "# Zanzibarian notes\nA word nobody else uses.\n"})},
+		{name: "found after create", tool: searcher, args: semanticQuery("zanzibarian", nil), check: func(t *testing.T, r map[string]any) {
+			if h := first(t, r); h["path"] != "notes/new.md" {
+				t.Errorf("top hit = %v", h)
+			}
+		}},
+		{name: "update replaces the words", tool: writer, args: update("update", "notes/new.md", map[string]any{"content": "# Quokka notes\n"})},
+		{name: "old words gone after update", tool: searcher, args: semanticQuery("zanzibarian", nil), check: func(t *testing.T, r map[string]any) {
+			if has(paths(r), "notes/new.md") {
+				t.Errorf("stale hit after update: %v", paths(r))
+			}
+		}},
+		{name: "delete reports who linked", tool: writer, args: update("delete", "notes/reading-list.md", nil), check: func(t *testing.T, r map[string]any) {
+			if l, _ := json.Marshal(r["linkedFrom"]); string(l) != `["notes/index.md"]` {
+				t.Errorf("linkedFrom = %s", l)
+			}
+		}},
+		{name: "gone after delete", tool: searcher, args: semanticQuery("Okapi BM25 ranking function", nil), check: func(t *testing.T, r map[string]any) {
+			if has(paths(r), "notes/reading-list.md") {
+				t.Errorf("deleted file still found: %v", paths(r))
+			}
+		}},
+		// Moves that keep links working.
+		{name: "move dry run", tool: writer, args: map[string]any{"purpose": "move", "target": map[string]any{"path": "notes/meeting-2026-11-02.md", "destination": "archive/2026/meeting.md"},
+			"options": map[string]any{"preserveRelationships": true, "dryRun": true}}, check: func(t *testing.T, r map[string]any) {
+			if u, _ := json.Marshal(r["updatedFiles"]); string(u) != `["notes/index.md","projects/packfs/design.md"]` {
+				t.Errorf("updatedFiles = %s", u)
+			}
+			if _, err := os.Stat(filepath.Join(f.root, "notes/meeting-2026-11-02.md")); err != nil || r["dryRun"] != true {
+				t.Errorf("the dry run moved the file")
+			}
+		}},
+		{name: "move keeps links", tool: writer, args: map[string]any{"purpose": "move", "target": map[string]any{"path": "notes/meeting-2026-11-02.md", "destination": "archive/2026/meeting.md"},
+			"options": map[string]any{"preserveRelationships": true, "createPath": true}}, check: func(t *testing.T, r map[string]any) {
+			design, _ := os.ReadFile(filepath.Join(f.root, "projects/packfs/design.md"))
+			if !strings.Contains(string(design), "(../../archive/2026/meeting.md)") {
+				t.Errorf("design.md link not rewritten:\n%s", design)
+			}
+			index, _ := os.ReadFile(filepath.Join(f.root, "notes/index.md"))
+			if !strings.Contains(string(index), "[[meeting]]") {
+				t.Errorf("index.md wiki link not rewritten:\n%s", index)
+			}
+		}},
+		{name: "no broken links after the move", tool: searcher, args: discover("relationships", "projects/packfs/design.md", nil), check: func(t *testing.T, r map[string]any) {
+			if b, _ := r["broken"].([]any); len(b) != 0 {
+				t.Errorf("broken = %v", b)
+			}
+		}},
+	}
+}
+
+// TestIndexFollowsOtherPrograms checks that a file changed by another program is picked up by the
+// periodic reconcile, and that a restart reuses the persisted index.
+func TestIndexFollowsOtherPrograms(t *testing.T) {
+	f := workspace(t)
+	cfg := filepath.Join(f.dir, "config.json")
+	must(t, os.WriteFile(cfg, []byte(`{"rootPath": "`+f.root+`", "semantic": {"reconcileMs": 100}}`), 0o644))
+	s := start(t, f, nil, "--config", cfg)
+	waitIndexed(t, s)
+	must(t, os.WriteFile(filepath.Join(f.root, "notes/outside-edit.md"), []byte("# Wombat census\n"), 0o644))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		res, _ := s.call(searcher, semanticQuery("wombat census", nil))
+		if has(paths(res), "notes/outside-edit.md") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a file written by another program was never indexed")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.c.Close()
+	// Restart: the persisted index answers at once, before the rebuild ends.
+	s2 := start(t, f, nil, "--config", cfg)
+	res, _ := s2.call(searcher, semanticQuery("wombat census", nil))
+	if !has(paths(res), "notes/outside-edit.md") {
+		t.Errorf("the restarted server lost the persisted index: %v", res)
+	}
+}

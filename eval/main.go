@@ -1,0 +1,227 @@
+// Command eval measures the quality of packfs-mcp's ranked search on judged
+// query sets over real document collections, against a grep-style baseline.
+//
+// Usage:
+//
+//	go run ./eval [--corpus obsidian|tldr|all] [--corpus-dir DIR] [--queries DIR] [-v]
+//
+// Without --corpus-dir it unpacks the archives from ../shared/corpora
+// (relative to the module root) into a temporary directory that it removes on
+// exit. With --corpus-dir it reads already unpacked corpora from DIR, which
+// holds obsidian-help-en/ and tldr/pages/.
+//
+// For each corpus and ranker it prints nDCG@5, MRR@10 and recall@10, averaged
+// over the queries in eval/queries/<corpus>.json. Build with -tags semantic to
+// evaluate the project's search engine as well (see semantic.go).
+package main
+
+import (
+	"cmp"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Cut-offs of the reported metrics.
+const (
+	ndcgDepth   = 5
+	mrrDepth    = 10
+	recallDepth = 10
+	rankDepth   = max(ndcgDepth, mrrDepth, recallDepth) // results asked of a ranker
+)
+
+// A Ranker answers a query with the root-relative slash paths of at most k
+// files, best first.
+type Ranker interface {
+	Rank(query string, k int) []string
+}
+
+// A rankerFactory builds a [Ranker] over the files (root-relative slash
+// paths, sorted) of the corpus whose index root is the directory root.
+type rankerFactory struct {
+	name  string
+	build func(root string, files []string) (Ranker, error)
+}
+
+// rankers are evaluated in this order; semantic.go appends the engine's
+// ranker when built with -tags semantic.
+var rankers = []rankerFactory{
+	{name: "grep", build: newGrepRanker},
+}
+
+func main() {
+	var (
+		which     = flag.String("corpus", "all", "corpus to evaluate: obsidian, tldr or all")
+		corpusDir = flag.String("corpus-dir", "", "directory with the unpacked corpora (obsidian-help-en/, tldr/); if empty, unpack <module>/../shared/corpora/*.tar.gz into a temporary directory")
+		queryDir  = flag.String("queries", "", "directory with the query files (default <module>/eval/queries)")
+		verbose   = flag.Bool("v", false, "print each query's metrics and the ranks of its judged files")
+	)
+	flag.Parse()
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "eval: unexpected arguments %q\n", flag.Args())
+		os.Exit(2)
+	}
+	var selected []corpus
+	for _, c := range corpora {
+		if *which == "all" || *which == c.Name {
+			selected = append(selected, c)
+		}
+	}
+	if len(selected) == 0 {
+		fmt.Fprintf(os.Stderr, "eval: unknown corpus %q: want obsidian, tldr or all\n", *which)
+		os.Exit(2)
+	}
+	if err := run(os.Stdout, selected, *corpusDir, *queryDir, *verbose); err != nil {
+		fmt.Fprintln(os.Stderr, "eval:", err)
+		os.Exit(1)
+	}
+}
+
+// run evaluates every ranker on the selected corpora and writes the report
+// to w.
+func run(w io.Writer, selected []corpus, corpusDir, queryDir string, verbose bool) error {
+	var mod string
+	if corpusDir == "" || queryDir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return err
+		}
+		if mod, err = moduleRoot(wd); err != nil {
+			return err
+		}
+	}
+	if queryDir == "" {
+		queryDir = filepath.Join(mod, "eval", "queries")
+	}
+	if corpusDir == "" {
+		archives := filepath.Join(filepath.Dir(mod), "shared", "corpora")
+		tmp, err := os.MkdirTemp("", "packfs-eval-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		for _, c := range selected {
+			if err := unpack(c, archives, tmp); err != nil {
+				return err
+			}
+		}
+		corpusDir = tmp
+	}
+
+	fmt.Fprintf(w, "command: %s\n", strings.Join(append([]string{"go run ./eval"}, os.Args[1:]...), " "))
+	fmt.Fprintf(w, "date:    %s\n", time.Now().UTC().Format("2006-01-02 15:04 MST"))
+	for _, c := range selected {
+		if err := evalCorpus(w, c, corpusDir, queryDir, verbose); err != nil {
+			return fmt.Errorf("%s: %w", c.Name, err)
+		}
+	}
+	return nil
+}
+
+// scores are the mean metrics of one ranker over one query set.
+type scores struct {
+	NDCG, MRR, Recall float64
+}
+
+// evalCorpus evaluates every ranker on one corpus and writes its table.
+func evalCorpus(w io.Writer, c corpus, corpusDir, queryDir string, verbose bool) error {
+	qs, err := loadQuerySet(filepath.Join(queryDir, c.Queries))
+	if err != nil {
+		return err
+	}
+	root := filepath.Join(corpusDir, filepath.FromSlash(c.Root))
+	files, err := listMarkdown(root)
+	if err != nil {
+		return err
+	}
+	if miss := qs.missing(files); len(miss) > 0 {
+		return fmt.Errorf("judged files not in the corpus:\n  %s", strings.Join(miss, "\n  "))
+	}
+
+	fmt.Fprintf(w, "\n%s (%s: %d files, %d queries)\n", c.Name, c.Root, len(files), len(qs.Queries))
+	results := make([]scores, len(rankers))
+	for i, f := range rankers {
+		r, err := f.build(root, files)
+		if err != nil {
+			return err
+		}
+		if verbose {
+			fmt.Fprintf(w, "\n[%s]\n", f.name)
+		}
+		results[i] = evaluate(w, r, qs, verbose)
+	}
+	if verbose {
+		fmt.Fprintln(w)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "ranker\tqueries\tnDCG@%d\tMRR@%d\trecall@%d\n", ndcgDepth, mrrDepth, recallDepth)
+	for i, f := range rankers {
+		s := results[i]
+		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\n", f.name, len(qs.Queries), s.NDCG, s.MRR, s.Recall)
+	}
+	return tw.Flush()
+}
+
+// evaluate runs every query of qs through r and returns the mean metrics. If
+// verbose, it writes each query's metrics and the rank (or "-") of each of
+// its judged files to w.
+func evaluate(w io.Writer, r Ranker, qs *QuerySet, verbose bool) scores {
+	var sum scores
+	for _, q := range qs.Queries {
+		got := top(r.Rank(q.Query, rankDepth), rankDepth)
+		s := scores{
+			NDCG:   NDCG(got, q.Relevant, ndcgDepth),
+			MRR:    ReciprocalRank(got, q.Relevant, mrrDepth),
+			Recall: Recall(got, q.Relevant, recallDepth),
+		}
+		sum.NDCG += s.NDCG
+		sum.MRR += s.MRR
+		sum.Recall += s.Recall
+		if verbose {
+			writeQuery(w, q, got, s)
+		}
+	}
+	n := float64(len(qs.Queries))
+	return scores{NDCG: sum.NDCG / n, MRR: sum.MRR / n, Recall: sum.Recall / n}
+}
+
+// writeQuery writes one query's metrics, the ranks of its judged files and
+// its top three results.
+func writeQuery(w io.Writer, q Query, got []string, s scores) {
+	fmt.Fprintf(w, "%-5s ndcg=%.2f rr=%.2f recall=%.2f  %q\n", q.ID, s.NDCG, s.MRR, s.Recall, q.Query)
+	rank := make(map[string]int, len(got))
+	for i, p := range got {
+		rank[p] = i + 1
+	}
+	for _, p := range sortedKeys(q.Relevant) {
+		r := "-"
+		if n, ok := rank[p]; ok {
+			r = fmt.Sprint(n)
+		}
+		fmt.Fprintf(w, "        rel %d  rank %-2s  %s\n", q.Relevant[p], r, p)
+	}
+	for i, p := range got[:min(3, len(got))] {
+		fmt.Fprintf(w, "        top %d  rel %d    %s\n", i+1, q.Relevant[p], p)
+	}
+}
+
+// sortedKeys returns the paths of j, highest grade first, then by path.
+func sortedKeys(j Judgments) []string {
+	keys := make([]string, 0, len(j))
+	for p := range j {
+		keys = append(keys, p)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if c := cmp.Compare(j[b], j[a]); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	return keys
+}

@@ -1,0 +1,556 @@
+package semantic
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Engine limits.
+const (
+	// DefaultMaxIndexBytes is the largest file indexed: bigger text files are logs or data dumps, whose
+	// sections would crowd out the documents people search for.
+	DefaultMaxIndexBytes = 2 << 20
+	// buildBatch is how many documents go into one index batch during a build: large enough to
+	// amortise bleve's per-batch cost, small enough to report progress often.
+	buildBatch = 500
+	// maxRelated caps the related list of one search.
+	maxRelated = 10
+)
+
+// Options configures an [Engine].
+type Options struct {
+	// FS is the root, as fsroot serves it: regular files only, symbolic links not followed by walks.
+	FS fs.FS
+	// Allow reports whether the name policy lets the tools reach name. If nil, everything is allowed.
+	Allow func(name string, isDir bool) bool
+	// Index configures the full-text index.
+	Index IndexOptions
+	// MaxFileBytes is the largest file indexed. If zero, DefaultMaxIndexBytes.
+	MaxFileBytes int64
+	// Progress, if set, is called as the build advances, and once more when it completes.
+	Progress func(Progress)
+	// Busy, if set, is called when the persisted index is held by another process; the engine then
+	// keeps a private index in memory. If nil, Open fails with [ErrIndexBusy] instead.
+	Busy func()
+}
+
+// Progress says how far the index build has come.
+type Progress struct {
+	Done     int  // files handled so far
+	Total    int  // files found by the walk (0 until the walk ends)
+	Complete bool // the index and the graph reflect every file found
+}
+
+// Engine keeps the index and the relationship graph of the documents under the root, in step with
+// the files. It is safe for concurrent use.
+type Engine struct {
+	opts  Options
+	ix    *Index
+	graph *Graph
+
+	done, total atomic.Int64
+	complete    atomic.Bool
+	buildMu     sync.Mutex // one build or reconcile at a time
+
+	mu     sync.Mutex
+	stamps map[string]Stamp // what the index holds, by path
+
+	indexed atomic.Int64 // documents (re)indexed since Open, for tests and logs
+}
+
+// Open opens (or creates) the index and returns an engine whose graph is empty until [Engine.Build].
+func Open(opts Options) (*Engine, error) {
+	if opts.MaxFileBytes <= 0 {
+		opts.MaxFileBytes = DefaultMaxIndexBytes
+	}
+	if opts.Allow == nil {
+		opts.Allow = func(string, bool) bool { return true }
+	}
+	ix, err := OpenIndex(opts.Index)
+	if errors.Is(err, ErrIndexBusy) && opts.Busy != nil {
+		opts.Busy()
+		opts.Index.Dir = "" // another server on this root holds it: keep a private index in memory
+		ix, err = OpenIndex(opts.Index)
+	}
+	if err != nil {
+		return nil, err
+	}
+	stamps, err := ix.Stamps()
+	if err != nil {
+		ix.Close()
+		return nil, err
+	}
+	return &Engine{opts: opts, ix: ix, graph: NewGraph(), stamps: stamps}, nil
+}
+
+// Close closes the index.
+func (e *Engine) Close() error { return e.ix.Close() }
+
+// Status reports the build's progress.
+func (e *Engine) Status() Progress {
+	return Progress{Done: int(e.done.Load()), Total: int(e.total.Load()), Complete: e.complete.Load()}
+}
+
+// file is one indexable file found by a walk.
+type file struct {
+	path  string
+	stamp Stamp
+}
+
+// walk lists the files the policy allows, without following symbolic links or reading special files.
+func (e *Engine) walk(ctx context.Context, dir string) ([]file, error) {
+	var files []file
+	err := fs.WalkDir(e.opts.FS, dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir {
+				return err
+			}
+			return nil // an unreadable folder is left out, as the tools could not read it either
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != "." && !e.opts.Allow(p, true) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || !e.opts.Allow(p, false) {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil || info.Size() > e.opts.MaxFileBytes {
+			return nil
+		}
+		files = append(files, file{p, Stamp{Size: info.Size(), ModTime: info.ModTime()}})
+		return nil
+	})
+	return files, err
+}
+
+// Build walks the root, brings the index in step with the files (reading only the files whose size
+// or modification time changed since the index was written) and builds the graph. Searches work
+// while it runs, over what is indexed so far, and say so through [Engine.Status].
+func (e *Engine) Build(ctx context.Context) error {
+	e.buildMu.Lock()
+	defer e.buildMu.Unlock()
+	e.complete.Store(false)
+	e.done.Store(0)
+	e.total.Store(0)
+	files, err := e.walk(ctx, ".")
+	if err != nil {
+		return err
+	}
+	e.total.Store(int64(len(files)))
+	stamps := e.snapshot()
+	var batch []Doc
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		err := e.put(batch...)
+		batch = batch[:0]
+		return err
+	}
+	seen := make(map[string]bool, len(files))
+	for i, f := range files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		d, ok := e.read(f.path)
+		if !ok {
+			continue
+		}
+		seen[f.path] = true
+		e.graph.Put(d)
+		if old, ok := stamps[f.path]; !ok || old.Size != d.Size || !old.ModTime.Equal(d.ModTime) {
+			batch = append(batch, d)
+			if len(batch) >= buildBatch {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+		e.done.Store(int64(i + 1))
+		if e.opts.Progress != nil && (i+1)%buildBatch == 0 {
+			e.opts.Progress(e.Status())
+		}
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	var gone []string
+	for p := range stamps {
+		if !seen[p] {
+			gone = append(gone, p)
+		}
+	}
+	if err := e.drop(gone...); err != nil {
+		return err
+	}
+	e.complete.Store(true)
+	if e.opts.Progress != nil {
+		e.opts.Progress(e.Status())
+	}
+	return nil
+}
+
+// read reads and parses one file; ok is false when it is gone, special, too large or binary.
+func (e *Engine) read(name string) (Doc, bool) {
+	f, err := e.opts.FS.Open(name)
+	if err != nil {
+		return Doc{}, false
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() || info.Size() > e.opts.MaxFileBytes {
+		return Doc{}, false
+	}
+	src, err := io.ReadAll(io.LimitReader(f, e.opts.MaxFileBytes+1))
+	if err != nil || int64(len(src)) > e.opts.MaxFileBytes || !isText(src) {
+		return Doc{}, false
+	}
+	d := Parse(name, src, info.ModTime())
+	d.Size = int64(len(src))
+	return d, true
+}
+
+// isText reports whether src looks like text: no NUL byte in its first 8 KB.
+func isText(src []byte) bool {
+	head := src[:min(len(src), 8<<10)]
+	for _, b := range head {
+		if b == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Refresh brings one path in step after a write: a file is read again and replaces its entries in
+// the index and the graph; a folder is walked; a missing path is removed. It returns when the index
+// and the graph reflect the path, so a search right after a write sees it.
+func (e *Engine) Refresh(ctx context.Context, name string) error {
+	info, err := fs.Stat(e.opts.FS, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return e.Remove(name)
+	}
+	if err != nil {
+		return err
+	}
+	if info.IsDir() {
+		files, err := e.walk(ctx, name)
+		if err != nil {
+			return err
+		}
+		var docs []Doc
+		for _, f := range files {
+			if d, ok := e.read(f.path); ok {
+				e.graph.Put(d)
+				docs = append(docs, d)
+			}
+		}
+		return e.put(docs...)
+	}
+	if !e.opts.Allow(name, false) {
+		return e.Remove(name)
+	}
+	d, ok := e.read(name)
+	if !ok {
+		return e.Remove(name)
+	}
+	e.graph.Put(d)
+	return e.put(d)
+}
+
+// snapshot copies the stamps of what the index holds.
+func (e *Engine) snapshot() map[string]Stamp {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make(map[string]Stamp, len(e.stamps))
+	for p, s := range e.stamps {
+		out[p] = s
+	}
+	return out
+}
+
+// put indexes docs and records their stamps.
+func (e *Engine) put(docs ...Doc) error {
+	if len(docs) == 0 {
+		return nil
+	}
+	var err error
+	if len(docs) == 1 {
+		err = e.ix.Put(docs[0])
+	} else {
+		err = e.ix.PutBatch(docs)
+	}
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	for _, d := range docs {
+		e.stamps[d.Path] = Stamp{Size: d.Size, ModTime: d.ModTime}
+	}
+	e.mu.Unlock()
+	e.indexed.Add(int64(len(docs)))
+	return nil
+}
+
+// drop removes paths from the index, the graph and the stamps.
+func (e *Engine) drop(paths ...string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	for _, p := range paths {
+		e.graph.Delete(p)
+	}
+	if err := e.ix.Delete(paths...); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	for _, p := range paths {
+		delete(e.stamps, p)
+	}
+	e.mu.Unlock()
+	return nil
+}
+
+// Remove drops name, and everything below it when it is a folder, from the index and the graph.
+func (e *Engine) Remove(name string) error {
+	var gone []string
+	e.mu.Lock()
+	for p := range e.stamps {
+		if p == name || strings.HasPrefix(p, name+"/") || name == "." {
+			gone = append(gone, p)
+		}
+	}
+	e.mu.Unlock()
+	e.graph.Delete(name)
+	return e.drop(gone...)
+}
+
+// Results is what a semantic search returns.
+type Results struct {
+	Hits    []Hit
+	Related []RelatedHit
+	Total   int
+}
+
+// RelatedHit is a document one hop from the top hits through links, backlinks or frontmatter
+// relations, kept apart from the ranking.
+type RelatedHit struct {
+	Path, Title string
+	Via         string // link, backlink, parent, child or related
+	From        string // the hit it was reached from
+	Score       float64
+}
+
+// Search runs a ranked search. Every hit is checked again against the files and the policy before it
+// is returned, so a file deleted, replaced or newly blocked since it was indexed is never shown.
+func (e *Engine) Search(ctx context.Context, q Query, follow bool) (Results, error) {
+	want := q.Max
+	if want <= 0 {
+		want = 10
+	}
+	q.Max = want + want/2 + 2 // room for hits dropped by the re-check
+	hits, total, err := e.ix.Search(ctx, q)
+	if err != nil {
+		return Results{}, err
+	}
+	var out Results
+	for _, h := range hits {
+		if !e.current(h.Path) {
+			total--
+			continue
+		}
+		if len(out.Hits) < want {
+			out.Hits = append(out.Hits, h)
+		}
+	}
+	out.Total = max(total, len(out.Hits))
+	if follow {
+		out.Related = e.related(out.Hits)
+	}
+	return out, nil
+}
+
+// current reports whether path is still a regular file the policy allows.
+func (e *Engine) current(p string) bool {
+	if !e.opts.Allow(p, false) {
+		return false
+	}
+	info, err := fs.Stat(e.opts.FS, p)
+	return err == nil && info.Mode().IsRegular()
+}
+
+// related walks one hop from the hits. A neighbour reached from several hits adds up their scores,
+// and a hub (a document linked with everything) is damped by the log of its degree, so the list
+// favours documents specific to these hits.
+func (e *Engine) related(hits []Hit) []RelatedHit {
+	inHits := make(map[string]bool, len(hits))
+	for _, h := range hits {
+		inHits[h.Path] = true
+	}
+	byPath := map[string]*RelatedHit{}
+	for _, h := range hits {
+		for _, n := range e.graph.Neighbours(h.Path) {
+			if inHits[n.Path] || !e.current(n.Path) {
+				continue
+			}
+			s := h.Score / math.Log2(2+float64(e.graph.Degree(n.Path)))
+			if r, ok := byPath[n.Path]; ok {
+				r.Score += s
+				continue
+			}
+			d, _ := e.graph.Doc(n.Path)
+			byPath[n.Path] = &RelatedHit{Path: n.Path, Title: d.Title, Via: n.Via, From: h.Path, Score: s}
+		}
+	}
+	out := make([]RelatedHit, 0, len(byPath))
+	for _, r := range byPath {
+		out = append(out, *r)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].Path < out[j].Path
+	})
+	if len(out) > maxRelated {
+		out = out[:maxRelated]
+	}
+	return out
+}
+
+// Relations returns one document's outline, links, backlinks, broken links, tags and relations.
+func (e *Engine) Relations(name string) (Relations, bool) { return e.graph.Relations(name) }
+
+// LinksTo returns the documents that link to name.
+func (e *Engine) LinksTo(name string) []Backlink { return e.graph.LinksTo(name) }
+
+// Candidates narrows a literal content search to the files that may contain it; ok is false when
+// the index cannot say (it is still building, or the literal is not made of whole ASCII words), and
+// the caller must scan every file.
+func (e *Engine) Candidates(ctx context.Context, literal string) ([]string, bool, error) {
+	if !e.complete.Load() {
+		return nil, false, nil
+	}
+	return e.ix.Candidates(ctx, literal)
+}
+
+// Reconcile brings the index in step with changes made by other programs: it walks the root and
+// reads again only the files whose size or modification time changed. It is cheap enough to run
+// every few seconds (a walk of stats), and does nothing while a build runs.
+func (e *Engine) Reconcile(ctx context.Context) (changed int, err error) {
+	if !e.buildMu.TryLock() {
+		return 0, nil
+	}
+	defer e.buildMu.Unlock()
+	if !e.complete.Load() {
+		return 0, nil
+	}
+	files, err := e.walk(ctx, ".")
+	if err != nil {
+		return 0, err
+	}
+	stamps := e.snapshot()
+	seen := make(map[string]bool, len(files))
+	var docs []Doc
+	for _, f := range files {
+		seen[f.path] = true
+		if old, ok := stamps[f.path]; ok && old.Size == f.stamp.Size && old.ModTime.Equal(f.stamp.ModTime) {
+			continue
+		}
+		if d, ok := e.read(f.path); ok {
+			e.graph.Put(d)
+			docs = append(docs, d)
+		}
+	}
+	var gone []string
+	for p := range stamps {
+		if !seen[p] {
+			gone = append(gone, p)
+		}
+	}
+	if err := e.put(docs...); err != nil {
+		return 0, err
+	}
+	return len(docs) + len(gone), e.drop(gone...)
+}
+
+// LinksInto returns the links to name, or to any document below it when it is a folder.
+func (e *Engine) LinksInto(name string) []Backlink {
+	var out []Backlink
+	for _, p := range e.under(name) {
+		out = append(out, e.graph.LinksTo(p)...)
+	}
+	if len(out) == 0 {
+		out = e.graph.LinksTo(name)
+	}
+	return out
+}
+
+// MovedDocuments lists the indexed documents that a move of name takes along: name itself, or every
+// document below it when it is a folder.
+func (e *Engine) MovedDocuments(name string) ([]string, error) {
+	return e.under(name), nil
+}
+
+// under lists the indexed documents at or below name, sorted.
+func (e *Engine) under(name string) []string {
+	e.mu.Lock()
+	var out []string
+	for p := range e.stamps {
+		if p == name || strings.HasPrefix(p, name+"/") || name == "." {
+			out = append(out, p)
+		}
+	}
+	e.mu.Unlock()
+	sort.Strings(out)
+	return out
+}
+
+// RewriteLinks returns src, the document at from, with its links into old (a document, or a folder
+// and what is in it) changed to point at the same documents under dest, and how many it changed. It
+// resolves links with the graph as it was before the move, so call it before [Engine.Refresh].
+func (e *Engine) RewriteLinks(from string, src []byte, modTime time.Time, old, dest string) ([]byte, int) {
+	total := 0
+	for _, p := range e.under(old) {
+		d := Parse(from, src, modTime)
+		out, n, _ := RewriteLinks(src, d, func(l Link) Resolved { return e.graph.Resolve(from, l) },
+			p, dest+p[len(old):], e.uniqueAfterMove(p))
+		src, total = out, total+n
+	}
+	return src, total
+}
+
+// RelinkMoved returns src, the document now at newPath and formerly at oldPath, with its relative
+// links changed so they reach the same documents from its new folder.
+func (e *Engine) RelinkMoved(src []byte, modTime time.Time, oldPath, newPath string) ([]byte, int) {
+	d := Parse(oldPath, src, modTime)
+	return RelinkMoved(src, d, oldPath, newPath, func(l Link) Resolved { return e.graph.Resolve(oldPath, l) })
+}
+
+// uniqueAfterMove reports whether a name will find only the document moved from moved, so a wiki
+// link can name it alone: no other document answers to it.
+func (e *Engine) uniqueAfterMove(moved string) func(string) bool {
+	return func(name string) bool {
+		e.graph.mu.RLock()
+		defer e.graph.mu.RUnlock()
+		for p := range e.graph.names.lookup(strings.ToLower(name)) {
+			if p != moved {
+				return false
+			}
+		}
+		return true
+	}
+}

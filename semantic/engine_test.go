@@ -1,0 +1,206 @@
+package semantic
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"testing/fstest"
+	"time"
+)
+
+var t0 = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+
+func vault() fstest.MapFS {
+	return fstest.MapFS{
+		"index.md":          {Data: []byte("# Index\nSee [[alpha]] and [beta](sub/beta.md).\n"), ModTime: t0},
+		"alpha.md":          {Data: []byte("---\naliases: [first]\n---\n# Alpha\nAardvarks live in burrows.\n"), ModTime: t0},
+		"sub/beta.md":       {Data: []byte("# Beta\nBadgers dig setts. Back to [[index]].\n"), ModTime: t0},
+		"notes.txt":         {Data: []byte("plain text about capybaras\n"), ModTime: t0},
+		".git/config":       {Data: []byte("aardvark secret\n"), ModTime: t0},
+		"image.png":         {Data: []byte("\x89PNG\x00\x00aardvark"), ModTime: t0},
+		"blocked/secret.md": {Data: []byte("# Secret\naardvark\n"), ModTime: t0},
+	}
+}
+
+// allow mimics the server's name policy: no .git, no blocked/ folder.
+func allow(name string, isDir bool) bool {
+	return name != ".git" && name != "blocked" && name != ".git/config"
+}
+
+func openEngine(t *testing.T, fsys fstest.MapFS, dir string) *Engine {
+	t.Helper()
+	e, err := Open(Options{FS: fsys, Allow: allow, Index: IndexOptions{Dir: dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Build(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func find(t *testing.T, e *Engine, q string) []string {
+	t.Helper()
+	res, err := e.Search(context.Background(), Query{Text: q}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, h := range res.Hits {
+		out = append(out, h.Path)
+	}
+	return out
+}
+
+func TestEngineBuildAndSearch(t *testing.T) {
+	e := openEngine(t, vault(), "")
+	defer e.Close()
+	if st := e.Status(); !st.Complete || st.Total != 5 || st.Done != 5 { // the binary image is walked, not indexed
+		t.Errorf("status = %+v, want 5 files walked", st)
+	}
+	tests := []struct {
+		query string
+		want  []string
+	}{
+		{"aardvark", []string{"alpha.md"}}, // not .git/config, blocked/ or the binary image
+		{"badgers", []string{"sub/beta.md"}},
+		{"capybaras", []string{"notes.txt"}},
+		{"first", []string{"alpha.md"}}, // by alias
+	}
+	for _, tt := range tests {
+		got := find(t, e, tt.query)
+		if len(got) == 0 || got[0] != tt.want[0] {
+			t.Errorf("search %q = %v, want %v first", tt.query, got, tt.want)
+		}
+		for _, p := range got {
+			if p == ".git/config" || p == "blocked/secret.md" || p == "image.png" {
+				t.Errorf("search %q found %s, which the policy or the type excludes", tt.query, p)
+			}
+		}
+	}
+	rel, ok := e.Relations("alpha.md")
+	if !ok || len(rel.Backlinks) != 1 || rel.Backlinks[0].From != "index.md" {
+		t.Errorf("alpha backlinks = %+v", rel.Backlinks)
+	}
+}
+
+func TestEngineRefreshAndRemove(t *testing.T) {
+	fsys := vault()
+	e := openEngine(t, fsys, "")
+	defer e.Close()
+	ctx := context.Background()
+	fsys["gamma.md"] = &fstest.MapFile{Data: []byte("# Gamma\nGnus graze.\n"), ModTime: t0}
+	if err := e.Refresh(ctx, "gamma.md"); err != nil {
+		t.Fatal(err)
+	}
+	if got := find(t, e, "gnus"); len(got) != 1 || got[0] != "gamma.md" {
+		t.Errorf("after refresh: %v", got)
+	}
+	delete(fsys, "gamma.md")
+	if err := e.Refresh(ctx, "gamma.md"); err != nil {
+		t.Fatal(err)
+	}
+	if got := find(t, e, "gnus"); len(got) != 0 {
+		t.Errorf("after removal: %v", got)
+	}
+	// A hit whose file vanished without a refresh is dropped at query time.
+	delete(fsys, "notes.txt")
+	if got := find(t, e, "capybaras"); len(got) != 0 {
+		t.Errorf("a deleted file is still returned: %v", got)
+	}
+	if err := e.Remove("sub"); err != nil {
+		t.Fatal(err)
+	}
+	if got := find(t, e, "badgers"); len(got) != 0 {
+		t.Errorf("after removing a folder: %v", got)
+	}
+}
+
+// TestEngineRestartReadsOnlyChanges checks that a persisted index is reused: after a restart only
+// the files whose size or modification time changed are indexed again.
+func TestEngineRestartReadsOnlyChanges(t *testing.T) {
+	dir := t.TempDir()
+	fsys := vault()
+	e := openEngine(t, fsys, dir)
+	if n := e.indexed.Load(); n != 4 {
+		t.Fatalf("first build indexed %d, want 4", n)
+	}
+	e.Close()
+
+	fsys["alpha.md"] = &fstest.MapFile{Data: []byte("# Alpha\nArmadillos now.\n"), ModTime: t0.Add(time.Hour)}
+	delete(fsys, "notes.txt")
+	e = openEngine(t, fsys, dir)
+	defer e.Close()
+	if n := e.indexed.Load(); n != 1 {
+		t.Errorf("restart indexed %d files, want only the changed one", n)
+	}
+	if got := find(t, e, "armadillos"); len(got) != 1 {
+		t.Errorf("changed file not reindexed: %v", got)
+	}
+	if got := find(t, e, "capybaras"); len(got) != 0 {
+		t.Errorf("deleted file survived the restart: %v", got)
+	}
+	if got := find(t, e, "badgers"); len(got) != 1 {
+		t.Errorf("unchanged file lost: %v", got)
+	}
+	// Relationships are rebuilt on restart too.
+	if rel, ok := e.Relations("sub/beta.md"); !ok || len(rel.Backlinks) != 1 {
+		t.Errorf("graph not rebuilt: %+v", rel)
+	}
+}
+
+func TestEngineReconcile(t *testing.T) {
+	fsys := vault()
+	e := openEngine(t, fsys, "")
+	defer e.Close()
+	fsys["delta.md"] = &fstest.MapFile{Data: []byte("# Delta\nDingoes howl.\n"), ModTime: t0}
+	n, err := e.Reconcile(context.Background())
+	if err != nil || n != 1 {
+		t.Fatalf("reconcile = %d, %v; want 1 change", n, err)
+	}
+	if got := find(t, e, "dingoes"); len(got) != 1 {
+		t.Errorf("reconciled file not found: %v", got)
+	}
+}
+
+func TestEngineMoveRewritesLinks(t *testing.T) {
+	fsys := vault()
+	e := openEngine(t, fsys, "")
+	defer e.Close()
+	src := fsys["index.md"].Data
+	out, n := e.RewriteLinks("index.md", src, t0, "sub/beta.md", "archive/beta.md")
+	if n != 1 || string(out) != "# Index\nSee [[alpha]] and [beta](archive/beta.md).\n" {
+		t.Errorf("rewrite = %d %q", n, out)
+	}
+	out, n = e.RewriteLinks("sub/beta.md", fsys["sub/beta.md"].Data, t0, "index.md", "home/start.md")
+	if n != 1 || string(out) != "# Beta\nBadgers dig setts. Back to [[start]].\n" {
+		t.Errorf("wiki rewrite = %d %q", n, out)
+	}
+}
+
+// TestEngineBusyIndex checks that a second server on the same root neither waits forever nor
+// destroys the first one's index: it keeps a private index in memory.
+func TestEngineBusyIndex(t *testing.T) {
+	dir := t.TempDir()
+	fsys := vault()
+	first := openEngine(t, fsys, dir)
+	defer first.Close()
+	if _, err := OpenIndex(IndexOptions{Dir: dir}); !errors.Is(err, ErrIndexBusy) {
+		t.Fatalf("second open = %v, want ErrIndexBusy", err)
+	}
+	busy := false
+	second, err := Open(Options{FS: fsys, Allow: allow, Index: IndexOptions{Dir: dir}, Busy: func() { busy = true }})
+	if err != nil || !busy {
+		t.Fatalf("second engine: %v, busy called %v", err, busy)
+	}
+	defer second.Close()
+	if err := second.Build(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := find(t, second, "badgers"); len(got) != 1 {
+		t.Errorf("private index search = %v", got)
+	}
+	if got := find(t, first, "badgers"); len(got) != 1 {
+		t.Errorf("the first index was damaged: %v", got)
+	}
+}

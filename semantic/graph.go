@@ -1,0 +1,415 @@
+package semantic
+
+import (
+	"path"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Graph is the relationship graph of the documents under the root, kept in memory and updated
+// incrementally. It is safe for concurrent use.
+//
+// Besides the documents it keeps, for each document, its resolved outgoing links and two indexes:
+// backlinks (target path -> documents linking to it) and waiting links (a key from linkKeys -> the
+// documents with a link filed under it). Links that resolve by name are always filed, and path
+// links while they are broken, so adding or removing a document re-resolves only the documents
+// whose links ask for one of its names or its path.
+type Graph struct {
+	mu      sync.RWMutex
+	docs    map[string]*node
+	names   *Names
+	back    map[string]map[string]struct{} // target path -> from paths
+	waiting map[string]map[string]struct{} // link key -> from paths
+}
+
+// node is one document of the graph.
+type node struct {
+	doc  Doc
+	out  []Resolved
+	keys []string // where its links are filed in Graph.waiting
+}
+
+// NewGraph returns an empty graph.
+func NewGraph() *Graph {
+	return &Graph{
+		docs:    map[string]*node{},
+		names:   NewNames(),
+		back:    map[string]map[string]struct{}{},
+		waiting: map[string]map[string]struct{}{},
+	}
+}
+
+// Put adds or replaces a document and re-resolves what it changes: its own links, and the links in
+// other documents that were broken or resolve by name or alias and may now point to it (or pointed
+// to its old aliases).
+func (g *Graph) Put(d Doc) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	keys := docKeys(d.Path, d.Aliases)
+	if old, ok := g.docs[d.Path]; ok {
+		keys = append(keys, docKeys(d.Path, old.doc.Aliases)...)
+		g.unlink(d.Path, old)
+	}
+	g.names.Add(d.Path, d.Aliases)
+	n := &node{doc: d}
+	g.docs[d.Path] = n
+	g.link(d.Path, n)
+	g.revisit(keys, nil, d.Path)
+}
+
+// Delete removes a document; links to it become broken (or resolve to another document of the
+// same name).
+func (g *Graph) Delete(p string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n, ok := g.docs[p]
+	if !ok {
+		return
+	}
+	g.unlink(p, n)
+	delete(g.docs, p)
+	g.names.Remove(p)
+	g.revisit(docKeys(p, n.doc.Aliases), g.back[p], p)
+}
+
+// Has reports whether the document at p is in the graph.
+func (g *Graph) Has(p string) bool {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	_, ok := g.docs[p]
+	return ok
+}
+
+// Doc returns the document at p. Its slices are shared with the graph: do not modify them.
+func (g *Graph) Doc(p string) (Doc, bool) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	n, ok := g.docs[p]
+	if !ok {
+		return Doc{}, false
+	}
+	return n.doc, true
+}
+
+// Len returns the number of documents.
+func (g *Graph) Len() int {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return len(g.docs)
+}
+
+// Resolve resolves a link of the document at from against the documents in the graph.
+func (g *Graph) Resolve(from string, l Link) Resolved {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return Resolve(from, l, g.names, g.exists)
+}
+
+// UniqueName reports whether exactly one document answers to name (a base name with or without
+// ".md", or an alias), so that a wiki link can use it; see [RewriteLinks].
+func (g *Graph) UniqueName(name string) bool {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.names.Unique(name)
+}
+
+func (g *Graph) exists(p string) bool {
+	_, ok := g.docs[p]
+	return ok
+}
+
+// link resolves the links of n and files them in the indexes.
+func (g *Graph) link(from string, n *node) {
+	n.out = make([]Resolved, len(n.doc.Links))
+	seen := map[string]bool{}
+	for i, l := range n.doc.Links {
+		r := Resolve(from, l, g.names, g.exists)
+		n.out[i] = r
+		if r.Status == StatusInternal {
+			addTo(g.back, r.To, from)
+		}
+		for _, k := range fileUnder(from, l, r) {
+			if !seen[k] {
+				seen[k] = true
+				n.keys = append(n.keys, k)
+				addTo(g.waiting, k, from)
+			}
+		}
+	}
+}
+
+// fileUnder returns the waiting keys of one resolved link: all of them for a link by name or a
+// broken one; for an internal path link, only the exact path when it was reached by adding ".md"
+// (a document at the exact path would take precedence).
+func fileUnder(from string, l Link, r Resolved) []string {
+	keys := linkKeys(from, l)
+	if wikiStyle(l) || r.Status != StatusInternal {
+		return keys
+	}
+	for _, k := range keys {
+		if p := strings.TrimPrefix(k, "p:"); p+".md" == r.To {
+			return []string{k}
+		}
+	}
+	return nil
+}
+
+// unlink removes n's links from the indexes.
+func (g *Graph) unlink(from string, n *node) {
+	for _, r := range n.out {
+		if r.Status == StatusInternal {
+			removeFrom(g.back, r.To, from)
+		}
+	}
+	for _, k := range n.keys {
+		removeFrom(g.waiting, k, from)
+	}
+	n.out, n.keys = nil, nil
+}
+
+// revisit re-resolves the links of the documents filed under keys, and of extra, except skip.
+func (g *Graph) revisit(keys []string, extra map[string]struct{}, skip string) {
+	froms := map[string]struct{}{}
+	for _, k := range keys {
+		for f := range g.waiting[k] {
+			froms[f] = struct{}{}
+		}
+	}
+	for f := range extra {
+		froms[f] = struct{}{}
+	}
+	delete(froms, skip)
+	for f := range froms {
+		if n, ok := g.docs[f]; ok {
+			g.unlink(f, n)
+			g.link(f, n)
+		}
+	}
+}
+
+func addTo(m map[string]map[string]struct{}, k, v string) {
+	set := m[k]
+	if set == nil {
+		set = map[string]struct{}{}
+		m[k] = set
+	}
+	set[v] = struct{}{}
+}
+
+func removeFrom(m map[string]map[string]struct{}, k, v string) {
+	if set := m[k]; set != nil {
+		delete(set, v)
+		if len(set) == 0 {
+			delete(m, k)
+		}
+	}
+}
+
+// Backlink is one link to a document from another.
+type Backlink struct {
+	From string // root-relative path of the linking document
+	Line int    // line of the link in From
+	Kind LinkKind
+	Text string // link text or wiki alias
+}
+
+// Relations is everything about one document for the `relationships` purpose.
+type Relations struct {
+	Path, Title string
+	Outline     []Heading
+	Links       []Resolved // outgoing, in source order, all statuses
+	Backlinks   []Backlink // sorted by From then Line
+	Broken      []Resolved
+	Tags        []string
+	Aliases     []string
+	// Parent, Children and Related are root-relative paths, deduplicated and sorted. Frontmatter
+	// relations (parent, children, related) take precedence: when a document declares any, only
+	// they are used. Otherwise each internal outgoing link is classified by folder: a document in an
+	// ancestor folder of the document's folder is a parent, one in a descendant folder a child, and
+	// any other (same folder, sibling folders) related.
+	Parent, Children, Related []string
+}
+
+// Relations returns everything about the document at p, or false if it is not in the graph.
+func (g *Graph) Relations(p string) (Relations, bool) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	n, ok := g.docs[p]
+	if !ok {
+		return Relations{}, false
+	}
+	r := Relations{
+		Path:      p,
+		Title:     n.doc.Title,
+		Outline:   n.doc.Headings,
+		Links:     append([]Resolved(nil), n.out...),
+		Backlinks: g.linksTo(p),
+		Tags:      n.doc.Tags,
+		Aliases:   n.doc.Aliases,
+	}
+	for _, l := range n.out {
+		if l.Status == StatusBroken {
+			r.Broken = append(r.Broken, l)
+		}
+	}
+	parent, children, related := g.family(p, n)
+	r.Parent, r.Children, r.Related = sortedKeys(parent), sortedKeys(children), sortedKeys(related)
+	return r, true
+}
+
+// family returns the parents, children and related documents of the document n at p.
+func (g *Graph) family(p string, n *node) (parent, children, related map[string]struct{}) {
+	parent, children, related = map[string]struct{}{}, map[string]struct{}{}, map[string]struct{}{}
+	declared := false
+	for _, l := range n.out {
+		declared = declared || l.Kind == KindFrontmatter
+	}
+	for _, l := range n.out {
+		if l.Status != StatusInternal || l.To == p || (l.Kind == KindFrontmatter) != declared {
+			continue
+		}
+		set := related
+		switch {
+		case declared && l.Rel == "parent":
+			set = parent
+		case declared && l.Rel == "children":
+			set = children
+		case declared:
+		case isUnder(path.Dir(p), path.Dir(l.To)):
+			set = parent
+		case isUnder(path.Dir(l.To), path.Dir(p)):
+			set = children
+		}
+		set[l.To] = struct{}{}
+	}
+	return parent, children, related
+}
+
+// isUnder reports whether directory d is strictly inside directory anc ("." is the root).
+func isUnder(d, anc string) bool {
+	if d == anc || d == "." {
+		return false
+	}
+	return anc == "." || strings.HasPrefix(d, anc+"/")
+}
+
+// LinksTo returns the links to the document at p, sorted by From then Line. It works even if p is
+// not (or no longer) a document: then it returns the broken links that asked for p by path or by
+// its base name.
+func (g *Graph) LinksTo(p string) []Backlink {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.linksTo(p)
+}
+
+func (g *Graph) linksTo(p string) []Backlink {
+	var out []Backlink
+	if _, ok := g.docs[p]; ok {
+		for from := range g.back[p] {
+			if from == p {
+				continue // a link within a document is not a backlink
+			}
+			for _, l := range g.docs[from].out {
+				if l.Status == StatusInternal && l.To == p {
+					out = append(out, Backlink{From: from, Line: l.Line, Kind: l.Kind, Text: l.Text})
+				}
+			}
+		}
+	} else {
+		keys := docKeys(p, nil)
+		want := map[string]bool{}
+		froms := map[string]struct{}{}
+		for _, k := range keys {
+			want[k] = true
+			for f := range g.waiting[k] {
+				froms[f] = struct{}{}
+			}
+		}
+		for from := range froms {
+			for _, l := range g.docs[from].out {
+				if l.Status != StatusBroken {
+					continue
+				}
+				for _, k := range linkKeys(from, l.Link) {
+					if want[k] {
+						out = append(out, Backlink{From: from, Line: l.Line, Kind: l.Kind, Text: l.Text})
+						break
+					}
+				}
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].From != out[j].From {
+			return out[i].From < out[j].From
+		}
+		return out[i].Line < out[j].Line
+	})
+	return out
+}
+
+// Neighbour is a document one hop from another, and how it is reached.
+type Neighbour struct {
+	Path string
+	Via  string // "link", "backlink", "parent", "child" or "related"
+}
+
+// neighbourVias are the values of [Neighbour.Via], in order of precedence.
+var neighbourVias = map[string]int{"link": 0, "backlink": 1, "parent": 2, "child": 3, "related": 4}
+
+// Neighbours returns the documents one hop from the document at p: the targets of its internal
+// links (Via "link"), the documents linking to it ("backlink") and its frontmatter relations
+// ("parent", "child", "related"). Each appears once, with the first Via in that order, sorted by
+// Path. The document itself is left out.
+func (g *Graph) Neighbours(p string) []Neighbour {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.neighbours(p)
+}
+
+func (g *Graph) neighbours(p string) []Neighbour {
+	via := map[string]string{}
+	add := func(q, v string) {
+		if q == p {
+			return
+		}
+		if old, ok := via[q]; !ok || neighbourVias[v] < neighbourVias[old] {
+			via[q] = v
+		}
+	}
+	if n, ok := g.docs[p]; ok {
+		for _, l := range n.out {
+			if l.Status != StatusInternal {
+				continue
+			}
+			switch {
+			case l.Kind != KindFrontmatter:
+				add(l.To, "link")
+			case l.Rel == "parent":
+				add(l.To, "parent")
+			case l.Rel == "children":
+				add(l.To, "child")
+			default:
+				add(l.To, "related")
+			}
+		}
+	}
+	for from := range g.back[p] {
+		add(from, "backlink")
+	}
+	out := make([]Neighbour, 0, len(via))
+	for q, v := range via {
+		out = append(out, Neighbour{Path: q, Via: v})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// Degree returns the number of distinct neighbours of the document at p (see [Graph.Neighbours]),
+// for penalising hubs.
+func (g *Graph) Degree(p string) int {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return len(g.neighbours(p))
+}

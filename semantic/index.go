@@ -1,0 +1,630 @@
+// This file is the one documented exception to "package semantic never touches the operating
+// system": bleve needs a directory for a persistent index, so index.go passes the index directory
+// to bleve and removes a stale index itself (package os, path/filepath). The directory is the
+// operator's setting, outside the served root, and never a path taken from a request. No other
+// file of package semantic may import os, path/filepath or syscall.
+
+package semantic
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search/query"
+	bindex "github.com/blevesearch/bleve_index_api"
+	bolt "go.etcd.io/bbolt"
+)
+
+// IndexFormat is stored beside the index; a different value on open rebuilds the index from
+// scratch. Bump it whenever the mapping or the unit layout changes.
+const IndexFormat = 1
+
+// Defaults for [IndexOptions].
+const (
+	// DefaultChunkSize keeps a unit around a screenful of text, so BM25 length normalisation
+	// compares like with like and a snippet comes from a focused place.
+	DefaultChunkSize = 2000
+	// DefaultOverlapSize lets a phrase cut by a chunk boundary still be found whole in one unit.
+	DefaultOverlapSize = 200
+)
+
+// formatFile is the name of the file inside the index directory that holds [IndexFormat].
+const formatFile = "packfs-index-format"
+
+// bleveMetaFile is the file scorch writes at the top of its directory; its presence (or ours)
+// tells OpenIndex that a directory is an index it may delete.
+const bleveMetaFile = "index_meta.json"
+
+// ErrNotIndex is returned by [OpenIndex] when the index directory holds something that is not an
+// index, which it refuses to delete.
+var ErrNotIndex = errors.New("index directory holds something that is not an index")
+
+// ErrIndexBusy is returned by [OpenIndex] when another process holds the persisted index open (two
+// servers on one root). The index is left as it is; the caller may use a private one instead.
+var ErrIndexBusy = errors.New("index is in use by another process")
+
+// indexLockWait is how long opening a persisted index waits for another process's lock: long enough
+// for a restarting server to let go, short enough not to delay start-up.
+const indexLockWait = "500ms"
+
+// Field names of the indexed records. A document is stored as one meta record (id "path#meta")
+// with its stamp and the words used by [Index.Candidates], plus one unit record per chunk of a
+// section (id "path#n").
+const (
+	fieldKind     = "kind"     // "meta" on meta records
+	fieldStamp    = "stamp"    // meta: "size:unixnano:units", stored only
+	fieldWords    = "words"    // meta: all the document's text, lower-cased, never stemmed
+	fieldPath     = "path"     // both
+	fieldDir      = "dir"      // unit: every ancestor folder
+	fieldExt      = "ext"      // unit: lower-case extension with dot
+	fieldTitle    = "title"    // unit
+	fieldHeading  = "heading"  // unit: the section's heading
+	fieldHeadings = "headings" // unit: the heading path down to the section
+	fieldBody     = "body"     // unit: the chunk's text
+	fieldTags     = "tags"     // unit
+	fieldAliases  = "aliases"  // unit
+	fieldLinks    = "links"    // unit: link texts and targets of the document
+	fieldLine     = "line"     // unit: first line of the chunk
+	fieldModified = "modified" // unit
+	fieldSize     = "size"     // unit
+
+	kindMeta = "meta"
+	metaID   = "meta"
+
+	wordsAnalyzer = "packfs_words"
+)
+
+// textAnalyzer analyses title, heading, headings, body, aliases and links. It is a variable
+// only so that the ranking evaluation can compare analyzers.
+var textAnalyzer = en.AnalyzerName
+
+// scoringModel is the bleve scoring model of new indexes; see bm25B in search.go for the
+// measurement that chose it.
+var scoringModel = bindex.BM25Scoring
+
+// IndexOptions configures an [Index]. Zero values get the documented defaults.
+type IndexOptions struct {
+	// Dir is where the index persists, outside the served root. If empty, the index lives in
+	// memory only (tests).
+	Dir string
+	// ChunkSize is the most bytes of one indexed unit; a longer section is split on whitespace.
+	// If zero, defaults to [DefaultChunkSize].
+	ChunkSize int
+	// OverlapSize is the bytes shared by consecutive chunks of one section. If zero, defaults to
+	// [DefaultOverlapSize]; it must be smaller than ChunkSize.
+	OverlapSize int
+}
+
+// docState is what the index remembers of one document in memory.
+type docState struct {
+	stamp Stamp
+	units int
+}
+
+// Index is a full-text index of sections of documents. It is safe for concurrent use.
+type Index struct {
+	bi      bleve.Index
+	chunk   int
+	overlap int
+
+	mu     sync.Mutex
+	docs   map[string]docState // by path
+	closed bool
+}
+
+// OpenIndex opens the persisted index in opts.Dir if its format file holds [IndexFormat], else
+// creates it afresh, deleting the old one. It refuses, with [ErrNotIndex], to delete a
+// non-empty directory that is not an index.
+func OpenIndex(opts IndexOptions) (*Index, error) {
+	ix := &Index{chunk: opts.ChunkSize, overlap: opts.OverlapSize, docs: map[string]docState{}}
+	if ix.chunk == 0 {
+		ix.chunk = DefaultChunkSize
+	}
+	if ix.overlap == 0 {
+		ix.overlap = DefaultOverlapSize
+	}
+	if ix.chunk < 0 || ix.overlap < 0 || ix.overlap >= ix.chunk {
+		return nil, fmt.Errorf("index: overlap %d must be smaller than chunk size %d", ix.overlap, ix.chunk)
+	}
+	bi, err := openBleve(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	ix.bi = bi
+	if err := ix.load(); err != nil {
+		bi.Close()
+		return nil, err
+	}
+	return ix, nil
+}
+
+// openBleve opens or creates the bleve index in dir ("" for memory).
+func openBleve(dir string) (bleve.Index, error) {
+	if dir == "" {
+		return newBleve("")
+	}
+	format, err := os.ReadFile(filepath.Join(dir, formatFile))
+	if err == nil && string(bytes.TrimSpace(format)) == strconv.Itoa(IndexFormat) {
+		bi, err := bleve.OpenUsing(dir, map[string]any{"bolt_timeout": indexLockWait})
+		if err == nil {
+			return bi, nil
+		}
+		if errors.Is(err, bolt.ErrTimeout) {
+			return nil, ErrIndexBusy
+		}
+		// A damaged index is only a cache: rebuild it.
+	}
+	if err := removeIndexDir(dir); err != nil {
+		return nil, err
+	}
+	bi, err := newBleve(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, formatFile), []byte(strconv.Itoa(IndexFormat)+"\n"), 0o600); err != nil {
+		bi.Close()
+		return nil, fmt.Errorf("index: write format: %w", err)
+	}
+	return bi, nil
+}
+
+// removeIndexDir removes dir if it is missing, empty, or an index (ours or bleve's).
+func removeIndexDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	ours := len(entries) == 0
+	for _, e := range entries {
+		if e.Name() == formatFile || e.Name() == bleveMetaFile {
+			ours = true
+		}
+	}
+	if !ours {
+		return ErrNotIndex
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("index: remove stale index: %w", err)
+	}
+	return nil
+}
+
+func newBleve(dir string) (bleve.Index, error) {
+	m, err := newMapping()
+	if err != nil {
+		return nil, err
+	}
+	bi, err := bleve.NewUsing(dir, m, "scorch", "scorch", nil)
+	if err != nil {
+		return nil, fmt.Errorf("index: create: %w", err)
+	}
+	return bi, nil
+}
+
+// newMapping describes the records: nothing is indexed dynamically, and only what search
+// results show is stored.
+func newMapping() (*mapping.IndexMappingImpl, error) {
+	im := bleve.NewIndexMapping()
+	im.ScoringModel = scoringModel
+	im.DefaultAnalyzer = textAnalyzer
+	// The words analyzer splits like the unicode tokenizer and lower-cases, without stemming or
+	// stop words, so that every literal run of letters and digits lies inside some term.
+	if err := im.AddCustomAnalyzer(wordsAnalyzer, map[string]any{
+		"type":          custom.Name,
+		"tokenizer":     unicode.Name,
+		"token_filters": []string{lowercase.Name},
+	}); err != nil {
+		return nil, fmt.Errorf("index: mapping: %w", err)
+	}
+
+	text := func(store bool) *mapping.FieldMapping {
+		f := bleve.NewTextFieldMapping()
+		f.Analyzer = textAnalyzer
+		f.Store = store
+		f.IncludeTermVectors = false
+		f.IncludeInAll = false
+		f.DocValues = false
+		return f
+	}
+	kw := func(store bool) *mapping.FieldMapping {
+		f := bleve.NewKeywordFieldMapping()
+		f.Analyzer = keyword.Name
+		f.Store = store
+		f.IncludeTermVectors = false
+		f.IncludeInAll = false
+		f.DocValues = false
+		return f
+	}
+	num := func(store bool) *mapping.FieldMapping {
+		f := bleve.NewNumericFieldMapping()
+		f.Store = store
+		f.IncludeInAll = false
+		f.DocValues = false
+		return f
+	}
+	words := text(false)
+	words.Analyzer = wordsAnalyzer
+	words.SkipFreqNorm = true
+	date := bleve.NewDateTimeFieldMapping()
+	date.Store = false
+	date.IncludeInAll = false
+	date.DocValues = false
+	stamp := kw(true)
+	stamp.Index = false
+
+	dm := bleve.NewDocumentStaticMapping()
+	for name, f := range map[string]*mapping.FieldMapping{
+		fieldKind:     kw(false),
+		fieldStamp:    stamp,
+		fieldWords:    words,
+		fieldPath:     kw(true),
+		fieldDir:      kw(false),
+		fieldExt:      kw(false),
+		fieldTitle:    text(true),
+		fieldHeading:  text(true),
+		fieldHeadings: text(false),
+		fieldBody:     text(true),
+		fieldTags:     kw(false),
+		fieldAliases:  text(false),
+		fieldLinks:    text(false),
+		fieldLine:     num(true),
+		fieldModified: date,
+		fieldSize:     num(false),
+	} {
+		dm.AddFieldMappingsAt(name, f)
+	}
+	im.DefaultMapping = dm
+	im.StoreDynamic = false
+	im.IndexDynamic = false
+	im.DocValuesDynamic = false
+	if err := im.Validate(); err != nil {
+		return nil, fmt.Errorf("index: mapping: %w", err)
+	}
+	return im, nil
+}
+
+// load reads every meta record into ix.docs.
+func (ix *Index) load() error {
+	n, err := ix.bi.DocCount()
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	if n == 0 {
+		return nil
+	}
+	q := query.NewTermQuery(kindMeta)
+	q.SetField(fieldKind)
+	req := bleve.NewSearchRequestOptions(q, int(n), 0, false)
+	req.Fields = []string{fieldPath, fieldStamp}
+	req.Score = "none"
+	res, err := ix.bi.Search(req)
+	if err != nil {
+		return fmt.Errorf("index: load stamps: %w", err)
+	}
+	for _, h := range res.Hits {
+		p, _ := h.Fields[fieldPath].(string)
+		s, _ := h.Fields[fieldStamp].(string)
+		st, ok := parseStamp(s)
+		if p == "" || !ok {
+			continue // unreadable record: the next reconcile re-indexes the file
+		}
+		ix.docs[p] = st
+	}
+	return nil
+}
+
+func formatStamp(st docState) string {
+	return fmt.Sprintf("%d:%d:%d", st.stamp.Size, st.stamp.ModTime.UnixNano(), st.units)
+}
+
+func parseStamp(s string) (docState, bool) {
+	parts := strings.Split(s, ":")
+	if len(parts) != 3 {
+		return docState{}, false
+	}
+	size, err1 := strconv.ParseInt(parts[0], 10, 64)
+	nanos, err2 := strconv.ParseInt(parts[1], 10, 64)
+	units, err3 := strconv.Atoi(parts[2])
+	if err1 != nil || err2 != nil || err3 != nil {
+		return docState{}, false
+	}
+	return docState{stamp: Stamp{Size: size, ModTime: time.Unix(0, nanos)}, units: units}, true
+}
+
+// Close flushes and closes the index. Closing it again does nothing.
+func (ix *Index) Close() error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.closed {
+		return nil
+	}
+	ix.closed = true
+	if err := ix.bi.Close(); err != nil {
+		return fmt.Errorf("index: close: %w", err)
+	}
+	return nil
+}
+
+// Put replaces everything indexed for d.Path with d's units and stamp, in one batch.
+func (ix *Index) Put(d Doc) error {
+	return ix.PutBatch([]Doc{d})
+}
+
+// PutBatch does [Index.Put] for many documents in one batch.
+func (ix *Index) PutBatch(docs []Doc) error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	b := ix.bi.NewBatch()
+	next := make(map[string]docState, len(docs))
+	for _, d := range docs {
+		old, ok := next[d.Path]
+		if !ok {
+			old, ok = ix.docs[d.Path]
+		}
+		if ok {
+			for i := range old.units {
+				b.Delete(unitID(d.Path, i))
+			}
+		}
+		units := ix.units(d)
+		for i, u := range units {
+			if err := b.Index(unitID(d.Path, i), u); err != nil {
+				return fmt.Errorf("index: %s: %w", d.Path, err)
+			}
+		}
+		st := docState{stamp: Stamp{Size: d.Size, ModTime: d.ModTime}, units: len(units)}
+		if err := b.Index(d.Path+"#"+metaID, ix.meta(d, st)); err != nil {
+			return fmt.Errorf("index: %s: %w", d.Path, err)
+		}
+		next[d.Path] = st
+	}
+	if err := ix.bi.Batch(b); err != nil {
+		return fmt.Errorf("index: batch: %w", err)
+	}
+	for p, st := range next {
+		ix.docs[p] = st
+	}
+	return nil
+}
+
+// Delete removes the documents at paths; unknown paths are ignored.
+func (ix *Index) Delete(paths ...string) error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	b := ix.bi.NewBatch()
+	for _, p := range paths {
+		st, ok := ix.docs[p]
+		if !ok {
+			continue
+		}
+		for i := range st.units {
+			b.Delete(unitID(p, i))
+		}
+		b.Delete(p + "#" + metaID)
+	}
+	if b.Size() == 0 {
+		return nil
+	}
+	if err := ix.bi.Batch(b); err != nil {
+		return fmt.Errorf("index: delete: %w", err)
+	}
+	for _, p := range paths {
+		delete(ix.docs, p)
+	}
+	return nil
+}
+
+// Stamps returns the stamp of every indexed document by path, for reconciling the index with
+// the files after a restart.
+func (ix *Index) Stamps() (map[string]Stamp, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	m := make(map[string]Stamp, len(ix.docs))
+	for p, st := range ix.docs {
+		m[p] = st.stamp
+	}
+	return m, nil
+}
+
+// Count returns the number of indexed documents (not units).
+func (ix *Index) Count() (int, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return len(ix.docs), nil
+}
+
+func unitID(p string, n int) string { return p + "#" + strconv.Itoa(n) }
+
+// pathOfID returns the document path of a record id "path#n" (paths may contain '#').
+func pathOfID(id string) string {
+	if i := strings.LastIndexByte(id, '#'); i >= 0 {
+		return id[:i]
+	}
+	return id
+}
+
+// meta is the record holding a document's stamp and the words for [Index.Candidates]: all the
+// text the document exposes, once, so that no chunk boundary can cut a word.
+func (ix *Index) meta(d Doc, st docState) map[string]any {
+	var w strings.Builder
+	w.WriteString(d.Title)
+	for _, list := range [][]string{d.Tags, d.Aliases} {
+		for _, s := range list {
+			w.WriteString("\n")
+			w.WriteString(s)
+		}
+	}
+	for _, l := range d.Links {
+		w.WriteString("\n")
+		w.WriteString(l.Target)
+		w.WriteString("\n")
+		w.WriteString(l.Text)
+	}
+	for _, s := range d.Sections {
+		w.WriteString("\n")
+		w.WriteString(s.Heading)
+		w.WriteString("\n")
+		w.WriteString(s.Text)
+	}
+	return map[string]any{
+		fieldKind:  kindMeta,
+		fieldPath:  d.Path,
+		fieldStamp: formatStamp(st),
+		fieldWords: w.String(),
+	}
+}
+
+// units splits d into unit records: one per section, or more when a section is longer than
+// the chunk size. A document without sections still gets one unit, so its title is found.
+func (ix *Index) units(d Doc) []map[string]any {
+	ext := strings.ToLower(path.Ext(d.Path))
+	dirs := ancestors(d.Path)
+	tags := make([]string, len(d.Tags))
+	for i, t := range d.Tags {
+		tags[i] = strings.ToLower(t)
+	}
+	aliases := strings.Join(d.Aliases, "\n")
+	var lb strings.Builder
+	for _, l := range d.Links {
+		if l.Text != "" {
+			lb.WriteString(l.Text)
+			lb.WriteString("\n")
+		}
+	}
+	links := lb.String()
+
+	sections := d.Sections
+	if len(sections) == 0 {
+		sections = []Section{{Line: 1}}
+	}
+	var out []map[string]any
+	var stack []Section // heading path: the open headings of lower level
+	for _, s := range sections {
+		for len(stack) > 0 && stack[len(stack)-1].Level >= s.Level {
+			stack = stack[:len(stack)-1]
+		}
+		if s.Level > 0 {
+			stack = append(stack, s)
+		}
+		var hp strings.Builder
+		for _, h := range stack {
+			hp.WriteString(h.Heading)
+			hp.WriteString("\n")
+		}
+		for _, c := range chunk(s.Text, ix.chunk, ix.overlap) {
+			u := map[string]any{
+				fieldPath:     d.Path,
+				fieldExt:      ext,
+				fieldTitle:    d.Title,
+				fieldHeading:  s.Heading,
+				fieldHeadings: hp.String(),
+				fieldBody:     c.text,
+				fieldLine:     float64(s.Line + c.line),
+				fieldModified: d.ModTime,
+				fieldSize:     float64(d.Size),
+			}
+			if len(dirs) > 0 {
+				u[fieldDir] = dirs
+			}
+			if len(tags) > 0 {
+				u[fieldTags] = tags
+			}
+			if aliases != "" {
+				u[fieldAliases] = aliases
+			}
+			if links != "" {
+				u[fieldLinks] = links
+			}
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// ancestors returns every ancestor folder of the slash path p: "a/b/c.md" gives "a", "a/b".
+func ancestors(p string) []string {
+	var out []string
+	for i := 0; i < len(p); i++ {
+		if p[i] == '/' && i > 0 {
+			out = append(out, p[:i])
+		}
+	}
+	return out
+}
+
+// textChunk is one piece of a section, starting at byte start after line newlines.
+type textChunk struct {
+	text        string
+	start, line int
+}
+
+// chunk splits text into pieces of at most size bytes that overlap by about overlap bytes. It
+// cuts at whitespace when it can and always at a rune boundary, so every piece is valid UTF-8
+// when text is.
+func chunk(text string, size, overlap int) []textChunk {
+	if len(text) <= size {
+		return []textChunk{{text: text}}
+	}
+	var out []textChunk
+	start, line := 0, 0
+	for {
+		end := start + size
+		if end >= len(text) {
+			out = append(out, textChunk{text: text[start:], start: start, line: line})
+			return out
+		}
+		// Cut after the last whitespace of the window, but not in its first half.
+		cut := lastSpace(text[start+size/2 : end])
+		if cut >= 0 {
+			end = start + size/2 + cut + 1
+		} else {
+			end = runeStart(text, end)
+		}
+		out = append(out, textChunk{text: text[start:end], start: start, line: line})
+		next := end - overlap
+		if s := firstSpace(text[next:end]); s >= 0 {
+			next += s + 1 // start the overlap at a word
+		}
+		next = runeStart(text, next)
+		if next <= start {
+			next = end
+		}
+		line += strings.Count(text[start:next], "\n")
+		start = next
+	}
+}
+
+func lastSpace(s string) int {
+	return strings.LastIndexAny(s, " \t\n\r")
+}
+
+func firstSpace(s string) int {
+	return strings.IndexAny(s, " \t\n\r")
+}
+
+// runeStart moves i back to the start of the rune it falls in.
+func runeStart(s string, i int) int {
+	for i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return i
+}

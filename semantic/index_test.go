@@ -1,0 +1,312 @@
+package semantic
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// testTime is the modification time of test documents.
+var testTime = time.Date(2026, 3, 1, 12, 0, 0, 123456789, time.UTC)
+
+// newTestIndex returns an in-memory index closed at the end of the test.
+func newTestIndex(t testing.TB, opts IndexOptions) *Index {
+	t.Helper()
+	ix, err := OpenIndex(opts)
+	if err != nil {
+		t.Fatalf("OpenIndex: %v", err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
+}
+
+// textDoc returns a document with one section per body, the first one a preamble.
+func textDoc(path, title string, bodies ...string) Doc {
+	d := Doc{Path: path, Title: title, Markdown: true, Size: 100, ModTime: testTime}
+	line := 1
+	for i, b := range bodies {
+		s := Section{Line: line, Text: b}
+		if i > 0 {
+			s.Heading, s.Level = fmt.Sprintf("Part %d", i), 2
+			s.Text = "## " + s.Heading + "\n" + b
+		}
+		s.EndLine = line + strings.Count(s.Text, "\n")
+		d.Sections = append(d.Sections, s)
+		line = s.EndLine + 1
+	}
+	return d
+}
+
+// unitCount returns how many unit records of path the bleve index holds.
+func unitCount(t *testing.T, ix *Index, path string) int {
+	t.Helper()
+	n := 0
+	for i := 0; i < 100; i++ {
+		doc, err := ix.bi.Document(unitID(path, i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if doc != nil {
+			n++
+		}
+	}
+	return n
+}
+
+func TestIndexPutDeleteCount(t *testing.T) {
+	ix := newTestIndex(t, IndexOptions{})
+	a := textDoc("notes/a.md", "Alpha", "first", "second", "third")
+	b := textDoc("b.txt", "b", "plain text")
+	if err := ix.PutBatch([]Doc{a, b}); err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name   string
+		do     func() error
+		count  int
+		aUnits int
+	}{
+		{"after batch", func() error { return nil }, 2, 3},
+		{"shrink a", func() error { return ix.Put(textDoc("notes/a.md", "Alpha", "only")) }, 2, 1},
+		{"grow a", func() error { return ix.Put(a) }, 2, 3},
+		{"same doc twice in a batch", func() error {
+			return ix.PutBatch([]Doc{a, textDoc("notes/a.md", "Alpha", "x", "y")})
+		}, 2, 2},
+		{"delete unknown", func() error { return ix.Delete("nope.md") }, 2, 2},
+		{"delete a", func() error { return ix.Delete("notes/a.md") }, 1, 0},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) {
+			if err := s.do(); err != nil {
+				t.Fatal(err)
+			}
+			n, err := ix.Count()
+			if err != nil || n != s.count {
+				t.Errorf("Count() = %d, %v; want %d", n, err, s.count)
+			}
+			if got := unitCount(t, ix, "notes/a.md"); got != s.aUnits {
+				t.Errorf("units of a = %d, want %d", got, s.aUnits)
+			}
+		})
+	}
+}
+
+func TestIndexStampsPersist(t *testing.T) {
+	dir := t.TempDir() + "/index"
+	docs := []Doc{textDoc("a.md", "A", "apple"), textDoc("d/b.md", "B", "banana")}
+	docs[1].Size, docs[1].ModTime = 42, testTime.Add(time.Hour)
+	want := map[string]Stamp{
+		"a.md":   {Size: 100, ModTime: testTime},
+		"d/b.md": {Size: 42, ModTime: testTime.Add(time.Hour)},
+	}
+
+	ix, err := OpenIndex(IndexOptions{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.PutBatch(docs); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	ix, err = OpenIndex(IndexOptions{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ix.Stamps()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Stamps after reopen (-want +got):\n%s", diff)
+	}
+	hits, _, err := ix.Search(context.Background(), Query{Text: "banana"})
+	if err != nil || len(hits) != 1 || hits[0].Path != "d/b.md" {
+		t.Errorf("Search after reopen = %v, %v", hits, err)
+	}
+	// A shrunk document after reopen leaves no stale units: the unit counts persisted.
+	if err := ix.Put(textDoc("a.md", "A", "apple")); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := writeFile(dir+"/"+formatFile, "999\n"); err != nil {
+		t.Fatal(err)
+	}
+	ix, err = OpenIndex(IndexOptions{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if n, err := ix.Count(); err != nil || n != 0 {
+		t.Errorf("Count after format change = %d, %v; want 0", n, err)
+	}
+	if err := ix.Put(docs[0]); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOpenIndexRefusesForeignDir(t *testing.T) {
+	dir := t.TempDir()
+	if err := writeFile(dir+"/precious.txt", "keep me"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenIndex(IndexOptions{Dir: dir}); err != ErrNotIndex {
+		t.Errorf("OpenIndex on a foreign dir: %v, want ErrNotIndex", err)
+	}
+	for _, opts := range []IndexOptions{{ChunkSize: 100, OverlapSize: 100}, {ChunkSize: -1}} {
+		if _, err := OpenIndex(opts); err == nil {
+			t.Errorf("OpenIndex(%+v) succeeded", opts)
+		}
+	}
+}
+
+func TestChunk(t *testing.T) {
+	words := make([]string, 300)
+	for i := range words {
+		words[i] = fmt.Sprintf("w%03d", i)
+		if i%10 == 9 {
+			words[i] += "\n"
+		}
+	}
+	long := strings.Join(words, " ")
+	tests := []struct {
+		name          string
+		text          string
+		size, overlap int
+	}{
+		{"short", "hello world", 100, 10},
+		{"words", long, 200, 40},
+		{"no spaces", strings.Repeat("é", 500), 101, 20},
+		{"mixed", strings.Repeat("abc déf\n", 200), 97, 13},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			chunks := chunk(tt.text, tt.size, tt.overlap)
+			end := 0 // end of the text covered so far
+			for i, c := range chunks {
+				if len(c.text) > tt.size {
+					t.Errorf("chunk %d has %d bytes > %d", i, len(c.text), tt.size)
+				}
+				if !utf8.ValidString(c.text) {
+					t.Errorf("chunk %d is not valid UTF-8", i)
+				}
+				if tt.text[c.start:c.start+len(c.text)] != c.text {
+					t.Fatalf("chunk %d is not the text at its start %d", i, c.start)
+				}
+				if got := strings.Count(tt.text[:c.start], "\n"); got != c.line {
+					t.Errorf("chunk %d line = %d, want %d", i, c.line, got)
+				}
+				if i > 0 && c.start >= end {
+					t.Errorf("chunk %d starts at %d, not inside chunk %d (ends %d)", i, c.start, i-1, end)
+				}
+				if i > 0 && c.start <= chunks[i-1].start {
+					t.Errorf("chunk %d does not advance", i)
+				}
+				end = c.start + len(c.text)
+			}
+			if end != len(tt.text) || chunks[0].start != 0 {
+				t.Errorf("chunks do not cover the text")
+			}
+		})
+	}
+}
+
+func TestUnits(t *testing.T) {
+	ix := newTestIndex(t, IndexOptions{ChunkSize: 100, OverlapSize: 20})
+	d := Doc{
+		Path: "a/b/C.MD", Title: "T", Tags: []string{"Go"}, Aliases: []string{"x"},
+		Sections: []Section{
+			{Line: 1, Text: "pre"},
+			{Heading: "One", Level: 1, Line: 2, Text: "# One\n" + strings.Repeat("word ", 30)},
+			{Heading: "Two", Level: 2, Line: 10, Text: "## Two\nbody"},
+			{Heading: "Three", Level: 1, Line: 12, Text: "# Three\nend"},
+		},
+	}
+	type unit struct {
+		Heading, Headings string
+		Line              float64
+	}
+	var got []unit
+	for _, u := range ix.units(d) {
+		got = append(got, unit{u[fieldHeading].(string), u[fieldHeadings].(string), u[fieldLine].(float64)})
+		if diff := cmp.Diff([]string{"a", "a/b"}, u[fieldDir]); diff != "" {
+			t.Errorf("dir (-want +got):\n%s", diff)
+		}
+		if u[fieldExt] != ".md" {
+			t.Errorf("ext = %v", u[fieldExt])
+		}
+		if diff := cmp.Diff([]string{"go"}, u[fieldTags]); diff != "" {
+			t.Errorf("tags (-want +got):\n%s", diff)
+		}
+	}
+	want := []unit{
+		{"", "", 1},
+		{"One", "One\n", 2},
+		{"One", "One\n", 3},
+		{"Two", "One\nTwo\n", 10},
+		{"Three", "Three\n", 12},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("units (-want +got):\n%s", diff)
+	}
+}
+
+// randomDocs returns n generated documents over a vocabulary of common and rare words.
+func randomDocs(n int, seed uint64) []Doc {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	vocab := make([]string, 5000)
+	for i := range vocab {
+		vocab[i] = fmt.Sprintf("%s%d", []string{"alpha", "beta", "gamma", "delta", "omega"}[i%5], i)
+	}
+	word := func() string { return vocab[int(rng.ExpFloat64()*300)%len(vocab)] }
+	docs := make([]Doc, n)
+	for i := range docs {
+		var sections []string
+		for range 1 + rng.IntN(4) {
+			var b strings.Builder
+			for k := range 20 + rng.IntN(80) {
+				if k > 0 {
+					b.WriteString(" ")
+				}
+				b.WriteString(word())
+			}
+			sections = append(sections, b.String())
+		}
+		docs[i] = textDoc(fmt.Sprintf("d%d/n%d.md", i%20, i), word()+" "+word(), sections...)
+	}
+	return docs
+}
+
+// BenchmarkPutBatch indexes small generated documents in batches of 500, as the initial build
+// does, and reports documents per second.
+func BenchmarkPutBatch(b *testing.B) {
+	docs := randomDocs(2000, 1)
+	for b.Loop() {
+		b.StopTimer()
+		ix := newTestIndex(b, IndexOptions{})
+		b.StartTimer()
+		for i := 0; i < len(docs); i += 500 {
+			if err := ix.PutBatch(docs[i:min(i+500, len(docs))]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(len(docs)*b.N)/b.Elapsed().Seconds(), "docs/s")
+}
+
+// writeFile writes a file outside any served root; tests may use os, the package may not.
+func writeFile(name, content string) error {
+	return os.WriteFile(name, []byte(content), 0o600)
+}

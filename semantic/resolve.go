@@ -1,0 +1,310 @@
+package semantic
+
+import (
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+)
+
+// LinkStatus classifies a resolved link.
+type LinkStatus string
+
+// The statuses of a resolved link.
+const (
+	StatusInternal LinkStatus = "internal" // a document under the root
+	StatusExternal LinkStatus = "external" // a URL (any scheme) or a network path: never read
+	StatusBroken   LinkStatus = "broken"   // no such document, or a target outside the root
+)
+
+// Resolved is a [Link] with where it leads.
+type Resolved struct {
+	Link
+	To     string // root-relative path of the target document when internal
+	Status LinkStatus
+}
+
+// Names indexes documents by lower-cased base name (with and without a markdown extension) and by
+// alias, for wiki-link resolution. It is not safe for concurrent use ([Graph] guards its own).
+type Names struct {
+	byKey map[string]map[string]struct{} // lower-cased name or alias -> paths
+	keys  map[string][]string            // path -> its keys, for Remove
+}
+
+// NewNames returns an empty index.
+func NewNames() *Names {
+	return &Names{byKey: map[string]map[string]struct{}{}, keys: map[string][]string{}}
+}
+
+// nameKeys returns the keys a document at p with aliases is found by.
+func nameKeys(p string, aliases []string) []string {
+	base := strings.ToLower(path.Base(p))
+	keys := []string{base}
+	if IsMarkdown(base) {
+		keys = append(keys, strings.TrimSuffix(base, path.Ext(base)))
+	}
+	for _, a := range aliases {
+		if a = strings.ToLower(strings.TrimSpace(a)); a != "" {
+			keys = append(keys, a)
+		}
+	}
+	return keys
+}
+
+// Add indexes the document at path p under its base name and aliases, replacing what was indexed
+// for p before.
+func (n *Names) Add(p string, aliases []string) {
+	n.Remove(p)
+	keys := nameKeys(p, aliases)
+	for _, k := range keys {
+		set := n.byKey[k]
+		if set == nil {
+			set = map[string]struct{}{}
+			n.byKey[k] = set
+		}
+		set[p] = struct{}{}
+	}
+	n.keys[p] = keys
+}
+
+// Remove forgets the document at path p.
+func (n *Names) Remove(p string) {
+	for _, k := range n.keys[p] {
+		delete(n.byKey[k], p)
+		if len(n.byKey[k]) == 0 {
+			delete(n.byKey, k)
+		}
+	}
+	delete(n.keys, p)
+}
+
+// Unique reports whether exactly one document is found by the name (a base name with or without
+// ".md", or an alias), case-insensitively: then a wiki link can use the bare name.
+func (n *Names) Unique(name string) bool {
+	return n != nil && len(n.byKey[strings.ToLower(name)]) == 1
+}
+
+// lookup returns the paths found by a lower-cased key.
+func (n *Names) lookup(key string) map[string]struct{} {
+	if n == nil {
+		return nil
+	}
+	return n.byKey[key]
+}
+
+// wikiStyle reports whether l resolves by name (Obsidian) rather than as a path: wiki links,
+// wiki embeds ([RelWiki]) and frontmatter wiki-links ([FrontmatterWiki]).
+func wikiStyle(l Link) bool {
+	switch l.Kind {
+	case KindWiki:
+		return true
+	case KindEmbed:
+		return l.Rel == RelWiki
+	case KindFrontmatter:
+		return l.Text == FrontmatterWiki
+	}
+	return false
+}
+
+// isExternal reports whether target is a URL (it has a scheme, `[a-z][a-z0-9+.-]*:`, which also
+// catches "C:\x.md") or a network path ("//host/x").
+func isExternal(target string) bool {
+	if strings.HasPrefix(target, "//") {
+		return true
+	}
+	i := strings.IndexByte(target, ':')
+	if i < 1 || !isASCIILetter(target[0]) {
+		return false
+	}
+	for _, c := range []byte(target[1:i]) {
+		if !isASCIILetter(c) && !(c >= '0' && c <= '9') && c != '+' && c != '.' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// within joins target to dir (a root-relative directory, "." for the root) without ever leaving
+// the root: a leading "/" starts from the root, and a ".." that would climb above it fails, as does
+// anything that is not a valid fs path afterwards (backslashes and NUL bytes are refused outright,
+// since some systems read a backslash as a separator).
+func within(dir, target string) (string, bool) {
+	if strings.ContainsAny(target, "\\\x00") {
+		return "", false
+	}
+	var parts []string
+	if !strings.HasPrefix(target, "/") && dir != "." && dir != "" {
+		parts = strings.Split(dir, "/")
+	}
+	for _, e := range strings.Split(target, "/") {
+		switch e {
+		case "", ".":
+		case "..":
+			if len(parts) == 0 {
+				return "", false
+			}
+			parts = parts[:len(parts)-1]
+		default:
+			parts = append(parts, e)
+		}
+	}
+	p := strings.Join(parts, "/")
+	if p == "" || !fs.ValidPath(p) {
+		return "", false
+	}
+	return p, true
+}
+
+// hasMarkdownExt reports whether p ends in ".md" (case-insensitive).
+func hasMarkdownExt(p string) bool { return strings.EqualFold(path.Ext(p), ".md") }
+
+// Resolve resolves one link of the document at from. Rules:
+//   - a Target with a URL scheme (http:, mailto:, file:, javascript:, any `[a-z][a-z0-9+.-]*:`, which
+//     includes "C:\x.md") or starting with "//" is External, and so is every [KindAutolink];
+//   - an empty Target (a fragment-only link such as [[#Heading]] or [x](#h)) is Internal to from;
+//   - markdown, reference, image-embed and frontmatter-path targets are relative to from's directory
+//     (a leading "/" means the root); a target that climbs above the root is Broken. Then the path
+//     itself if it exists, else the path + ".md" when it does not already end in ".md", else Broken;
+//   - wiki, wiki-embed and frontmatter-wiki targets resolve by name as Obsidian does. A target with
+//     a ".." component is Broken. A target with '/' is first tried as a root-relative path (+".md");
+//     otherwise the documents whose lower-cased base name (with or without ".md") or alias equals the
+//     target's base name are candidates, kept only if their path ends with the target when it has a
+//     '/'. Among several, the nearest to from wins: the longest shared directory prefix, then the
+//     fewest directories, then lexical order.
+//
+// exists is called only with root-relative cleaned paths inside the root (fs.ValidPath, no ".."):
+// the caller answers from its own set of known documents, so resolution never touches a filesystem.
+// The Target is used as parsed: it is not percent-decoded again.
+func Resolve(from string, l Link, names *Names, exists func(path string) bool) Resolved {
+	r := Resolved{Link: l, Status: StatusBroken}
+	target := strings.TrimSpace(l.Target)
+	switch {
+	case l.Kind == KindAutolink || isExternal(target):
+		r.Status = StatusExternal
+	case target == "":
+		r.To, r.Status = from, StatusInternal
+	case wikiStyle(l):
+		r.To = resolveName(from, target, names, exists)
+	default:
+		r.To = resolvePath(path.Dir(from), target, exists)
+	}
+	if r.To != "" {
+		r.Status = StatusInternal
+	}
+	return r
+}
+
+// resolvePath resolves a path target relative to dir; "" when broken.
+func resolvePath(dir, target string, exists func(string) bool) string {
+	p, ok := within(dir, target)
+	if !ok {
+		return ""
+	}
+	if exists(p) {
+		return p
+	}
+	if !hasMarkdownExt(p) && exists(p+".md") {
+		return p + ".md"
+	}
+	return ""
+}
+
+// resolveName resolves a wiki target by name; "" when broken.
+func resolveName(from, target string, names *Names, exists func(string) bool) string {
+	for _, e := range strings.Split(target, "/") {
+		if e == ".." {
+			return ""
+		}
+	}
+	if strings.Contains(target, "/") {
+		if p := resolvePath(".", "/"+target, exists); p != "" {
+			return p
+		}
+	}
+	if strings.ContainsAny(target, "\\\x00") {
+		return ""
+	}
+	lower := strings.ToLower(strings.Trim(target, "/"))
+	suffix := "" // with a '/', a candidate must end with the target (Obsidian's partial paths)
+	if strings.Contains(lower, "/") {
+		suffix = "/" + lower
+	}
+	var best string
+	for p := range names.lookup(path.Base(lower)) {
+		lp := strings.ToLower(p)
+		if suffix != "" && !strings.HasSuffix("/"+lp, suffix) && !strings.HasSuffix("/"+lp, suffix+".md") {
+			continue
+		}
+		if !fs.ValidPath(p) || !exists(p) {
+			continue
+		}
+		if best == "" || nearer(from, p, best) {
+			best = p
+		}
+	}
+	return best
+}
+
+// nearer reports whether candidate a is nearer to from than b.
+func nearer(from, a, b string) bool {
+	sa, sb := sharedDirs(from, a), sharedDirs(from, b)
+	if sa != sb {
+		return sa > sb
+	}
+	da, db := strings.Count(a, "/"), strings.Count(b, "/")
+	if da != db {
+		return da < db
+	}
+	return a < b
+}
+
+// sharedDirs counts the leading directories the files at a and b have in common.
+func sharedDirs(a, b string) int {
+	da, db := strings.Split(path.Dir(a), "/"), strings.Split(path.Dir(b), "/")
+	n := 0
+	for n < len(da) && n < len(db) && da[n] == db[n] && da[n] != "." {
+		n++
+	}
+	return n
+}
+
+// linkKeys returns the keys under which a [Graph] files a link so that adding or removing a
+// document revisits only the links it may change: "n:" + lower-cased base name for links that
+// resolve by name, and "p:" + path for path links.
+func linkKeys(from string, l Link) []string {
+	target := strings.TrimSpace(l.Target)
+	if l.Kind == KindAutolink || target == "" || isExternal(target) {
+		return nil
+	}
+	if wikiStyle(l) {
+		keys := []string{"n:" + path.Base(strings.ToLower(strings.Trim(target, "/")))}
+		if p, ok := within(".", "/"+target); ok && strings.Contains(target, "/") {
+			keys = append(keys, "p:"+p, "p:"+p+".md")
+		}
+		return keys
+	}
+	p, ok := within(path.Dir(from), target)
+	if !ok {
+		return nil
+	}
+	return []string{"p:" + p, "p:" + p + ".md"}
+}
+
+// docKeys returns the keys a document at p with aliases answers to (see linkKeys).
+func docKeys(p string, aliases []string) []string {
+	keys := []string{"p:" + p}
+	for _, k := range nameKeys(p, aliases) {
+		keys = append(keys, "n:"+k)
+	}
+	return keys
+}
+
+// sortedKeys returns the keys of a set in order.
+func sortedKeys(m map[string]struct{}) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,657 @@
+package semantic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
+	bsearch "github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+)
+
+// Search limits.
+const (
+	// DefaultMax is the number of documents [Index.Search] returns when [Query].Max is zero.
+	DefaultMax = 10
+	// rrfK is the constant of reciprocal rank fusion; 60 is the value of the original paper and
+	// keeps one list's top hit from drowning the agreement of the others.
+	rrfK = 60
+	// unitsPerDoc is how many units Search first fetches per wanted document, so that a few long
+	// documents with many matching units do not crowd out the others.
+	unitsPerDoc = 8
+	// maxFetch caps the units one phrasing fetches for ranking, so a huge Max costs bounded work.
+	maxFetch = 5000
+	// maxCount caps the units read to count matching documents; beyond it the total is a lower
+	// bound.
+	maxCount = 50000
+	// snippetMax is the most bytes of a snippet: a couple of lines, enough to judge a hit.
+	snippetMax = 300
+	// snippetLead is how much text a snippet shows before its first match.
+	snippetLead = 60
+	// minCandidateRun is the shortest run Candidates puts in a query: a regexp over a shorter run
+	// expands to most of the dictionary and narrows nothing.
+	minCandidateRun = 3
+	// maxCandidateRuns bounds the regexp queries of one Candidates call.
+	maxCandidateRuns = 8
+)
+
+// bm25B is the BM25 length normalisation. bleve v2.6.1 takes the average field length from
+// the number of distinct terms of the field in the whole index divided by the number of records,
+// far below the real average, so its default b=0.75 punishes every unit for its length. Units
+// are already cut to at most ChunkSize bytes, so no normalisation (b=0) ranks best: see
+// TestRankingEval, which measured mean nDCG@5 on 20 judged queries over 173 notes:
+// tf-idf (bleve's default) 0.357, BM25 b=0.75 0.357, b=0.3 0.373, b=0.1 0.403 and, with the
+// heading path searched too, tf-idf 0.386, b=0.1 0.398, b=0 0.430 (and 0.413 with link texts
+// searched as well, so the links field is indexed but not searched).
+const bm25B = 0
+
+func init() {
+	// bleve reads b from a package variable; this package is its only user in the process.
+	bsearch.BM25_b = bm25B
+}
+
+// ErrEmptyQuery is returned by [Index.Search] for a query without text.
+var ErrEmptyQuery = errors.New("empty query")
+
+// fieldBoost is one text field searched by a query and its weight.
+type fieldBoost struct {
+	field string
+	boost float64
+}
+
+// searchFields are the text fields a query matches, with their boosts. Tags, matched word by
+// word, are added with tagBoost. The weights were chosen by the measurement described at
+// scoringModel in index.go.
+var searchFields = []fieldBoost{
+	{fieldBody, 1},
+	{fieldTitle, 2},
+	{fieldHeading, 1.5},
+	{fieldHeadings, 1},
+	{fieldAliases, 2},
+}
+
+// tagBoost weighs a query word equal to a tag of the document.
+var tagBoost = 1.5
+
+// Query is a ranked search.
+type Query struct {
+	// Text is the user's query, taken literally: no operators, fields or wildcards. Required.
+	Text string
+	// Paraphrases are extra phrasings written by the calling model; each runs on its own and the
+	// ranked lists, Text's included, are fused by reciprocal rank fusion.
+	Paraphrases []string
+	// Prefix is the root-relative folder to search under; "" or "." searches everything.
+	Prefix string
+	// Extensions keeps documents with one of these extensions (".md"); empty keeps all.
+	Extensions []string
+	// After and Before keep documents modified at or after After and before Before.
+	After, Before *time.Time
+	// MinSize and MaxSize keep documents whose size in bytes lies in this inclusive range.
+	MinSize, MaxSize *int64
+	// Tags keeps documents that have every listed tag (case-insensitive).
+	Tags []string
+	// Max is the number of documents wanted. If zero, defaults to [DefaultMax].
+	Max int
+	// Threshold drops hits whose score, normalised so that the top hit of their phrasing scores
+	// 1, is below it. With paraphrases it applies to each phrasing's list before fusion, because
+	// fused scores are rank-based and a cut on them would cut by rank, not by relevance. If zero,
+	// every hit is kept.
+	Threshold float64
+}
+
+// Hit is one matching document, represented by its best unit.
+type Hit struct {
+	Path    string
+	Title   string
+	Score   float64 // fused score, normalised so that the top hit scores 1
+	Heading string  // heading of the best section, "" for the preamble
+	Line    int     // first line of the best unit
+	Snippet string  // best fragment of the best unit, matched words in **bold**, one line
+}
+
+// ranked is one document in one phrasing's result list.
+type ranked struct {
+	path  string
+	unit  string  // id of its best unit
+	score float64 // normalised: the list's top document scores 1
+}
+
+// Search runs q and returns at most q.Max documents, best first, each represented by its best
+// unit, and how many documents matched in total. Fuzzy matching (one edit per word) is tried
+// only when no phrasing matches exactly.
+func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, int, error) {
+	if strings.TrimSpace(q.Text) == "" {
+		return nil, 0, ErrEmptyQuery
+	}
+	want := q.Max
+	if want <= 0 {
+		want = DefaultMax
+	}
+	phrasings := []string{q.Text}
+	for _, p := range q.Paraphrases {
+		if strings.TrimSpace(p) != "" && !slices.Contains(phrasings, p) {
+			phrasings = append(phrasings, p)
+		}
+	}
+	filter := ix.filter(q)
+	fuzzy := false
+	lists, total, err := ix.runAll(ctx, phrasings, filter, want, q.Threshold, false)
+	if err == nil && total == 0 {
+		fuzzy = true
+		lists, total, err = ix.runAll(ctx, phrasings, filter, want, q.Threshold, true)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	fused := fuse(lists)
+	if len(fused) > want {
+		fused = fused[:want]
+	}
+	hits, err := ix.hits(ctx, fused, phrasings, fuzzy)
+	if err != nil {
+		return nil, 0, err
+	}
+	return hits, total, nil
+}
+
+// runAll runs every phrasing and returns their ranked lists and the number of documents that
+// match any of them.
+func (ix *Index) runAll(ctx context.Context, phrasings []string, filter query.Query, want int, threshold float64, fuzzy bool) ([][]ranked, int, error) {
+	lists := make([][]ranked, 0, len(phrasings))
+	matched := map[string]bool{}
+	for _, p := range phrasings {
+		list, err := ix.run(ctx, ix.textQuery(p, filter, fuzzy), want, threshold, matched)
+		if err != nil {
+			return nil, 0, err
+		}
+		lists = append(lists, list)
+	}
+	return lists, len(matched), nil
+}
+
+// run ranks the documents matching bq: their best units, best first, at least want documents
+// when that many match. It adds every matching document to matched.
+func (ix *Index) run(ctx context.Context, bq query.Query, want int, threshold float64, matched map[string]bool) ([]ranked, error) {
+	size := min(max(want*unitsPerDoc, 50), maxFetch)
+	for {
+		req := bleve.NewSearchRequestOptions(bq, size, 0, false)
+		res, err := ix.bi.SearchInContext(ctx, req)
+		if err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		var list []ranked
+		seen := map[string]bool{}
+		for _, h := range res.Hits {
+			p := pathOfID(h.ID)
+			matched[p] = true
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			list = append(list, ranked{path: p, unit: h.ID, score: h.Score})
+		}
+		complete := res.Total <= uint64(len(res.Hits))
+		if len(list) < want && !complete && size < maxFetch {
+			size = min(size*4, maxFetch)
+			continue
+		}
+		if !complete {
+			if err := ix.countPaths(ctx, bq, res.Total, matched); err != nil {
+				return nil, err
+			}
+		}
+		if len(list) > 0 && list[0].score > 0 {
+			top := list[0].score
+			for i := range list {
+				list[i].score /= top
+			}
+		}
+		if threshold > 0 {
+			list = slices.DeleteFunc(list, func(r ranked) bool { return r.score < threshold })
+		}
+		return list, nil
+	}
+}
+
+// countPaths adds the documents of up to maxCount units matching bq to matched, without
+// scoring them.
+func (ix *Index) countPaths(ctx context.Context, bq query.Query, total uint64, matched map[string]bool) error {
+	req := bleve.NewSearchRequestOptions(bq, int(min(total, maxCount)), 0, false)
+	req.Score = "none"
+	res, err := ix.bi.SearchInContext(ctx, req)
+	if err != nil {
+		return fmt.Errorf("search: count: %w", err)
+	}
+	for _, h := range res.Hits {
+		matched[pathOfID(h.ID)] = true
+	}
+	return nil
+}
+
+// fuse merges ranked lists by reciprocal rank fusion; a single list keeps its own scores. A
+// document's best unit comes from the list that ranks it highest, the literal text first on
+// ties. Scores are normalised so that the top document scores 1.
+func fuse(lists [][]ranked) []ranked {
+	if len(lists) == 1 {
+		return lists[0]
+	}
+	type acc struct {
+		ranked
+		bestRank int
+	}
+	byPath := map[string]*acc{}
+	for _, list := range lists {
+		for i, r := range list {
+			a, ok := byPath[r.path]
+			if !ok {
+				a = &acc{ranked: ranked{path: r.path, unit: r.unit}, bestRank: i}
+				byPath[r.path] = a
+			} else if i < a.bestRank {
+				a.unit, a.bestRank = r.unit, i
+			}
+			a.score += 1 / float64(rrfK+i+1)
+		}
+	}
+	out := make([]ranked, 0, len(byPath))
+	for _, a := range byPath {
+		out = append(out, a.ranked)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].score != out[j].score {
+			return out[i].score > out[j].score
+		}
+		return out[i].path < out[j].path
+	})
+	if len(out) > 0 {
+		top := out[0].score
+		for i := range out {
+			out[i].score /= top
+		}
+	}
+	return out
+}
+
+// textQuery builds the query for one phrasing: any word in any searched field (OR, so a unit
+// matching more words and fields scores higher), restricted by filter. Text is only ever
+// analysed into words, never parsed, so query syntax in it is plain text.
+func (ix *Index) textQuery(text string, filter query.Query, fuzzy bool) query.Query {
+	bq := query.NewBooleanQuery([]query.Query{ix.fieldsQuery(text, fuzzy)}, nil, nil)
+	if filter != nil {
+		bq.AddFilter(filter)
+	}
+	return bq
+}
+
+// fieldsQuery matches text in every searched field. (One clause per word, each over every
+// field, measured worse: 0.35 to 0.37 nDCG@5, because the coordination factor then rewards a
+// frequent word found in several fields.)
+func (ix *Index) fieldsQuery(text string, fuzzy bool) query.Query {
+	var clauses []query.Query
+	for _, f := range searchFields {
+		mq := query.NewMatchQuery(text)
+		mq.SetField(f.field)
+		mq.SetBoost(f.boost)
+		if fuzzy {
+			mq.SetFuzziness(1)
+		}
+		clauses = append(clauses, mq)
+	}
+	if tagBoost > 0 {
+		var tags []query.Query
+		for _, w := range ix.terms(wordsAnalyzer, text) {
+			tq := query.NewTermQuery(w)
+			tq.SetField(fieldTags)
+			tags = append(tags, tq)
+		}
+		if len(tags) > 0 {
+			dq := query.NewDisjunctionQuery(tags)
+			dq.SetBoost(tagBoost)
+			clauses = append(clauses, dq)
+		}
+	}
+	return query.NewDisjunctionQuery(clauses)
+}
+
+// filter turns the criteria of q into one query that restricts without scoring, or nil.
+func (ix *Index) filter(q Query) query.Query {
+	var must []query.Query
+	term := func(field, value string) *query.TermQuery {
+		t := query.NewTermQuery(value)
+		t.SetField(field)
+		return t
+	}
+	if p := strings.Trim(q.Prefix, "/"); p != "" && p != "." {
+		must = append(must, term(fieldDir, strings.TrimPrefix(p, "./")))
+	}
+	if len(q.Extensions) > 0 {
+		var exts []query.Query
+		for _, e := range q.Extensions {
+			exts = append(exts, term(fieldExt, strings.ToLower(e)))
+		}
+		must = append(must, query.NewDisjunctionQuery(exts))
+	}
+	if q.After != nil || q.Before != nil {
+		var start, end time.Time
+		if q.After != nil {
+			start = *q.After
+		}
+		if q.Before != nil {
+			end = *q.Before
+		}
+		incl, excl := true, false
+		dq := query.NewDateRangeInclusiveQuery(start, end, &incl, &excl)
+		dq.SetField(fieldModified)
+		must = append(must, dq)
+	}
+	if q.MinSize != nil || q.MaxSize != nil {
+		var lo, hi *float64
+		if q.MinSize != nil {
+			v := float64(*q.MinSize)
+			lo = &v
+		}
+		if q.MaxSize != nil {
+			v := float64(*q.MaxSize)
+			hi = &v
+		}
+		incl := true
+		nq := query.NewNumericRangeInclusiveQuery(lo, hi, &incl, &incl)
+		nq.SetField(fieldSize)
+		must = append(must, nq)
+	}
+	for _, t := range q.Tags {
+		must = append(must, term(fieldTags, strings.ToLower(t)))
+	}
+	switch len(must) {
+	case 0:
+		return nil
+	case 1:
+		return must[0]
+	}
+	return query.NewConjunctionQuery(must)
+}
+
+// hits loads the stored fields of the best unit of each ranked document and makes the hits.
+func (ix *Index) hits(ctx context.Context, fused []ranked, phrasings []string, fuzzy bool) ([]Hit, error) {
+	if len(fused) == 0 {
+		return nil, nil
+	}
+	ids := make([]string, len(fused))
+	for i, r := range fused {
+		ids[i] = r.unit
+	}
+	req := bleve.NewSearchRequestOptions(query.NewDocIDQuery(ids), len(ids), 0, false)
+	req.Fields = []string{fieldTitle, fieldHeading, fieldBody, fieldLine}
+	req.Score = "none"
+	res, err := ix.bi.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("search: load hits: %w", err)
+	}
+	fields := make(map[string]map[string]any, len(res.Hits))
+	for _, h := range res.Hits {
+		fields[h.ID] = h.Fields
+	}
+	terms := map[string]bool{}
+	for _, p := range phrasings {
+		for _, t := range ix.terms(textAnalyzer, p) {
+			terms[t] = true
+		}
+	}
+	out := make([]Hit, 0, len(fused))
+	for _, r := range fused {
+		f := fields[r.unit]
+		str := func(name string) string { s, _ := f[name].(string); return s }
+		line, _ := f[fieldLine].(float64)
+		out = append(out, Hit{
+			Path:    r.path,
+			Title:   str(fieldTitle),
+			Score:   r.score,
+			Heading: str(fieldHeading),
+			Line:    int(line),
+			Snippet: ix.snippet(str(fieldBody), terms, fuzzy),
+		})
+	}
+	return out, nil
+}
+
+// terms returns the distinct terms analyzer makes of text.
+func (ix *Index) terms(analyzer, text string) []string {
+	var out []string
+	for _, tok := range ix.analyze(analyzer, text) {
+		if t := string(tok.Term); !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func (ix *Index) analyze(analyzer, text string) analysis.TokenStream {
+	a := ix.bi.Mapping().AnalyzerNamed(analyzer)
+	if a == nil {
+		return nil
+	}
+	return a.Analyze([]byte(text))
+}
+
+// span is the byte range of a matched word.
+type span struct{ start, end int }
+
+// snippet returns the window of body with the most matched terms, each wrapped in ** **, on
+// one line and at most snippetMax bytes.
+func (ix *Index) snippet(body string, terms map[string]bool, fuzzy bool) string {
+	var spans []span
+	for _, tok := range ix.analyze(textAnalyzer, body) {
+		t := string(tok.Term)
+		if terms[t] || fuzzy && nearAny(t, terms) {
+			spans = append(spans, span{tok.Start, tok.End})
+		}
+	}
+	return makeSnippet(body, spans, snippetMax)
+}
+
+// makeSnippet renders the best window of body around spans (sorted, non-overlapping).
+func makeSnippet(body string, spans []span, limit int) string {
+	const ellipsis = "…"
+	// The best window starts at the match after which most matches fit in the limit.
+	first, best := 0, 0
+	for i := range spans {
+		n := 0
+		for j := i; j < len(spans) && spans[j].end-spans[i].start <= limit-snippetLead; j++ {
+			n++
+		}
+		if n > best {
+			first, best = i, n
+		}
+	}
+	start := 0
+	if len(spans) > 0 {
+		start = max(0, spans[first].start-snippetLead)
+		if start > 0 {
+			if i := strings.IndexAny(body[start:spans[first].start], " \t\n"); i >= 0 {
+				start += i + 1
+			}
+			start = runeStart(body, start)
+		}
+	}
+	var b strings.Builder
+	budget := limit - len(ellipsis) // room kept for a trailing ellipsis
+	if start > 0 {
+		b.WriteString(ellipsis)
+	}
+	space := start > 0
+	// write appends s with whitespace runs collapsed to one space, up to the budget, and
+	// reports whether all of it fit.
+	write := func(s string) bool {
+		for _, r := range s {
+			if r == ' ' || r == '\t' || r == '\n' || r == '\r' {
+				if !space && b.Len() > 0 {
+					if b.Len()+1 > budget {
+						return false
+					}
+					b.WriteByte(' ')
+				}
+				space = true
+				continue
+			}
+			if r == utf8.RuneError {
+				r = '\uFFFD'
+			}
+			if b.Len()+utf8.RuneLen(r) > budget {
+				return false
+			}
+			b.WriteRune(r)
+			space = false
+		}
+		return true
+	}
+	pos, full := start, true
+	for _, s := range spans[first:] {
+		if !write(body[pos:s.start]) {
+			full = false
+			break
+		}
+		word := body[s.start:s.end]
+		if b.Len()+len(word)+4 > budget {
+			full = false
+			break
+		}
+		b.WriteString("**" + strings.Join(strings.Fields(word), " ") + "**")
+		space = false
+		pos = s.end
+	}
+	if full && !write(body[pos:]) {
+		full = false
+	}
+	out := b.String()
+	if !full {
+		// Do not end in a cut word.
+		if i := strings.LastIndexByte(out, ' '); i > len(out)/2 {
+			out = out[:i]
+		}
+		out = strings.TrimRight(out, " ") + ellipsis
+	}
+	return strings.TrimRight(out, " ")
+}
+
+// nearAny reports whether t is within one edit of some term, as a fuzzy match is.
+func nearAny(t string, terms map[string]bool) bool {
+	for q := range terms {
+		if withinOneEdit(t, q) {
+			return true
+		}
+	}
+	return false
+}
+
+// withinOneEdit reports whether a and b differ by at most one insertion, deletion or
+// substitution of a rune, or a transposition of two adjacent runes, as bleve's fuzzy matching
+// counts edits.
+func withinOneEdit(a, b string) bool {
+	ra, rb := []rune(a), []rune(b)
+	if len(ra) < len(rb) {
+		ra, rb = rb, ra
+	}
+	if len(ra)-len(rb) > 1 {
+		return false
+	}
+	i := 0
+	for i < len(rb) && ra[i] == rb[i] {
+		i++
+	}
+	if len(ra) != len(rb) {
+		return string(ra[i+1:]) == string(rb[i:])
+	}
+	if i == len(ra) {
+		return true
+	}
+	if string(ra[i+1:]) == string(rb[i+1:]) {
+		return true
+	}
+	return i+1 < len(ra) && ra[i] == rb[i+1] && ra[i+1] == rb[i] && string(ra[i+2:]) == string(rb[i+2:])
+}
+
+// Candidates returns the paths of indexed documents that may contain literal as a substring,
+// ignoring ASCII case, and ok=false when the index cannot narrow the search (the caller then
+// scans every file). It splits literal into maximal runs of ASCII letters and digits; a
+// candidate has, for every run, a word containing it. Since the words field is split like
+// bleve's unicode tokenizer, which never splits inside such a run, every document containing
+// literal is a candidate. ok is false for a literal with a non-ASCII byte, without runs, with
+// more than 8 runs, or whose runs are all shorter than 3 (they would match nearly every word).
+// The superset holds for the text the [Doc] carried when indexed: title, tags, aliases, links,
+// headings and sections.
+func (ix *Index) Candidates(ctx context.Context, literal string) ([]string, bool, error) {
+	runs, ok := literalRuns(literal)
+	if !ok {
+		return nil, false, nil
+	}
+	var must []query.Query
+	for _, r := range runs {
+		rq := query.NewRegexpQuery(".*" + r + ".*")
+		rq.SetField(fieldWords)
+		must = append(must, rq)
+	}
+	n, err := ix.Count()
+	if err != nil || n == 0 {
+		return nil, true, err
+	}
+	req := bleve.NewSearchRequestOptions(query.NewConjunctionQuery(must), n, 0, false)
+	req.Score = "none"
+	res, err := ix.bi.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, false, fmt.Errorf("candidates: %w", err)
+	}
+	var paths []string
+	for _, h := range res.Hits {
+		paths = append(paths, pathOfID(h.ID))
+	}
+	sort.Strings(paths)
+	return paths, true, nil
+}
+
+// literalRuns returns the distinct lower-case runs of ASCII letters and digits of literal worth
+// a query, longest first, dropping runs contained in another; ok is false when the index
+// cannot narrow a search for literal.
+func literalRuns(literal string) ([]string, bool) {
+	var runs []string
+	cur := -1
+	flush := func(i int) {
+		if cur >= 0 {
+			runs = append(runs, strings.ToLower(literal[cur:i]))
+			cur = -1
+		}
+	}
+	for i := 0; i < len(literal); i++ {
+		c := literal[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			return nil, false
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+			if cur < 0 {
+				cur = i
+			}
+		default:
+			flush(i)
+		}
+	}
+	flush(len(literal))
+	if len(runs) == 0 || len(runs) > maxCandidateRuns {
+		return nil, false
+	}
+	sort.Slice(runs, func(i, j int) bool { return len(runs[i]) > len(runs[j]) })
+	var keep []string
+	for _, r := range runs {
+		if len(r) < minCandidateRun {
+			continue
+		}
+		if !slices.ContainsFunc(keep, func(k string) bool { return strings.Contains(k, r) }) {
+			keep = append(keep, r)
+		}
+	}
+	return keep, len(keep) > 0
+}

@@ -1,0 +1,665 @@
+package semantic
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2/search"
+	bindex "github.com/blevesearch/bleve_index_api"
+	"github.com/google/go-cmp/cmp"
+)
+
+// filler is neutral text that makes a body long enough for length normalisation to matter.
+const filler = "The quick brown fox jumps over the lazy dog while the cat watches from the window sill. "
+
+// fixtureDocs is the small hand-written set the ranking and criteria tests search.
+func fixtureDocs() []Doc {
+	day := func(d int) time.Time { return time.Date(2026, 1, d, 0, 0, 0, 0, time.UTC) }
+	docs := []Doc{
+		// title boost
+		{Path: "food/pancakes.md", Title: "Pancake recipes", Sections: []Section{{Line: 1, Text: "Mix flour, eggs and milk into a batter. " + filler}}},
+		{Path: "food/breakfast.md", Title: "Breakfast", Sections: []Section{{Line: 1, Text: strings.Repeat(filler, 2) + "Sometimes a pancake. " + filler}}},
+		// alias boost
+		{Path: "ops/k8s.md", Title: "K8s notes", Aliases: []string{"Kubernetes"}, Sections: []Section{{Line: 1, Text: "Clusters, pods and nodes. " + filler}}},
+		{Path: "ops/cloud.md", Title: "Cloud", Sections: []Section{{Line: 1, Text: filler + "We may run kubernetes one day. " + filler}}},
+		// OR semantics
+		{Path: "colors/two.md", Title: "Palette", Sections: []Section{{Line: 1, Text: "Red and green paint. " + filler}}},
+		{Path: "colors/one.md", Title: "Sky", Sections: []Section{{Line: 1, Text: "Blue paint. " + filler}}},
+		// criteria: every zebra document differs in one criterion
+		{Path: "zoo/a/zebra.md", Title: "Zebra A", Tags: []string{"Animal", "stripes"}, Size: 100, ModTime: day(1),
+			Sections: []Section{{Line: 1, Text: "A zebra grazes."}}},
+		{Path: "zoo/b/zebra.txt", Title: "zebra", Tags: []string{"animal"}, Size: 5000, ModTime: day(10),
+			Sections: []Section{{Line: 1, Text: "Another zebra sleeps."}}},
+		{Path: "zoology.md", Title: "Zebra notes", Size: 300, ModTime: day(20),
+			Sections: []Section{{Line: 1, Text: "Zebra facts."}}},
+		// grouping and snippets: many sections mention the same word
+		{Path: "guide/search.md", Title: "Searching notes", Sections: []Section{
+			{Line: 1, Text: "How to search your notes."},
+			{Heading: "Operators", Level: 2, Line: 3, Text: "## Operators\nSearch operators narrow a search: " + filler},
+			{Heading: "Regex", Level: 2, Line: 5, Text: "## Regex\nA regular expression search.\nIt spans\nlines."},
+		}},
+		// paraphrase only
+		{Path: "animals/quokka.md", Title: "Small marsupial", Sections: []Section{{Line: 1, Text: "The quokka smiles on Rottnest Island."}}},
+	}
+	for i := range docs {
+		docs[i].Markdown = strings.HasSuffix(docs[i].Path, ".md")
+		if docs[i].ModTime.IsZero() {
+			docs[i].ModTime = day(15)
+		}
+		if docs[i].Size == 0 {
+			docs[i].Size = 1000
+		}
+	}
+	return docs
+}
+
+func fixtureIndex(t *testing.T) *Index {
+	t.Helper()
+	ix := newTestIndex(t, IndexOptions{})
+	if err := ix.PutBatch(fixtureDocs()); err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+func paths(hits []Hit) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, h.Path)
+	}
+	return out
+}
+
+func TestSearchRanking(t *testing.T) {
+	ix := fixtureIndex(t)
+	tests := []struct {
+		name  string
+		q     Query
+		first string // expected top hit
+		above string // a hit that must rank below first
+	}{
+		{"title boost", Query{Text: "pancake"}, "food/pancakes.md", "food/breakfast.md"},
+		{"alias boost", Query{Text: "kubernetes"}, "ops/k8s.md", "ops/cloud.md"},
+		{"two of three words beat one", Query{Text: "red green blue"}, "colors/two.md", "colors/one.md"},
+		{"stemming", Query{Text: "searches"}, "guide/search.md", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hits, _, err := ix.Search(context.Background(), tt.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := paths(hits)
+			if len(got) == 0 || got[0] != tt.first {
+				t.Fatalf("hits = %v, want %s first", got, tt.first)
+			}
+			if tt.above != "" && !slices.Contains(got, tt.above) {
+				t.Errorf("hits = %v, want %s among them (OR semantics)", got, tt.above)
+			}
+			if hits[0].Score != 1 {
+				t.Errorf("top score = %v, want 1", hits[0].Score)
+			}
+			for i := 1; i < len(hits); i++ {
+				if hits[i].Score > hits[i-1].Score {
+					t.Errorf("hit %d scores %v above hit %d's %v", i, hits[i].Score, i-1, hits[i-1].Score)
+				}
+			}
+		})
+	}
+}
+
+func TestSearchCriteria(t *testing.T) {
+	ix := fixtureIndex(t)
+	at := func(d int) *time.Time { v := time.Date(2026, 1, d, 0, 0, 0, 0, time.UTC); return &v }
+	size := func(n int64) *int64 { return &n }
+	tests := []struct {
+		name string
+		q    Query
+		want []string // sorted
+	}{
+		{"all", Query{}, []string{"zoo/a/zebra.md", "zoo/b/zebra.txt", "zoology.md"}},
+		{"prefix", Query{Prefix: "zoo"}, []string{"zoo/a/zebra.md", "zoo/b/zebra.txt"}},
+		{"prefix is a folder, not a string prefix", Query{Prefix: "zoo/"}, []string{"zoo/a/zebra.md", "zoo/b/zebra.txt"}},
+		{"nested prefix", Query{Prefix: "./zoo/b"}, []string{"zoo/b/zebra.txt"}},
+		{"dot prefix", Query{Prefix: "."}, []string{"zoo/a/zebra.md", "zoo/b/zebra.txt", "zoology.md"}},
+		{"extension", Query{Extensions: []string{".txt"}}, []string{"zoo/b/zebra.txt"}},
+		{"extensions", Query{Extensions: []string{".md", ".pdf"}}, []string{"zoo/a/zebra.md", "zoology.md"}},
+		{"min size", Query{MinSize: size(300)}, []string{"zoo/b/zebra.txt", "zoology.md"}},
+		{"size range inclusive", Query{MinSize: size(100), MaxSize: size(300)}, []string{"zoo/a/zebra.md", "zoology.md"}},
+		{"after inclusive", Query{After: at(10)}, []string{"zoo/b/zebra.txt", "zoology.md"}},
+		{"before exclusive", Query{Before: at(10)}, []string{"zoo/a/zebra.md"}},
+		{"between", Query{After: at(2), Before: at(15)}, []string{"zoo/b/zebra.txt"}},
+		{"tag, case-insensitive", Query{Tags: []string{"ANIMAL"}}, []string{"zoo/a/zebra.md", "zoo/b/zebra.txt"}},
+		{"every tag", Query{Tags: []string{"animal", "stripes"}}, []string{"zoo/a/zebra.md"}},
+		{"combined", Query{Prefix: "zoo", Extensions: []string{".md"}, Tags: []string{"animal"}}, []string{"zoo/a/zebra.md"}},
+		{"nothing", Query{Prefix: "food"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.q.Text = "zebra"
+			hits, total, err := ix.Search(context.Background(), tt.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := paths(hits)
+			sort.Strings(got)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("hits (-want +got):\n%s", diff)
+			}
+			if total != len(tt.want) {
+				t.Errorf("total = %d, want %d", total, len(tt.want))
+			}
+		})
+	}
+}
+
+func TestSearchGroupingAndSnippet(t *testing.T) {
+	ix := fixtureIndex(t)
+	hits, total, err := ix.Search(context.Background(), Query{Text: "regular expression search"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != 1 || len(hits) != 1 {
+		t.Fatalf("hits = %v, total %d; want one document", paths(hits), total)
+	}
+	want := Hit{
+		Path: "guide/search.md", Title: "Searching notes", Score: 1, Heading: "Regex", Line: 5,
+		Snippet: "## Regex A **regular** **expression** **search**. It spans lines.",
+	}
+	if diff := cmp.Diff(want, hits[0]); diff != "" {
+		t.Errorf("hit (-want +got):\n%s", diff)
+	}
+}
+
+func TestSearchFuzzyFallback(t *testing.T) {
+	ix := fixtureIndex(t)
+	if err := ix.Put(Doc{Path: "serach.md", Title: "Typo", Sections: []Section{{Line: 1, Text: "Someone wrote serach here."}}}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, text string
+		want       []string
+	}{
+		{"exact match wins, no fuzzy", "serach", []string{"serach.md"}},
+		{"fuzzy when nothing matches", "zebar", []string{"zoo/a/zebra.md", "zoo/b/zebra.txt", "zoology.md"}},
+		{"nothing near", "xylophone", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hits, _, err := ix.Search(context.Background(), Query{Text: tt.text})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := paths(hits)
+			sort.Strings(got)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("hits (-want +got):\n%s", diff)
+			}
+			for _, h := range hits {
+				if !strings.Contains(h.Snippet, "**") {
+					t.Errorf("snippet %q highlights nothing", h.Snippet)
+				}
+			}
+		})
+	}
+}
+
+// TestSearchQuerySyntaxIsText checks that query syntax in the text is never interpreted
+// (security case 47): no error, and no match by field, wildcard, regexp or operator.
+func TestSearchQuerySyntaxIsText(t *testing.T) {
+	ix := fixtureIndex(t)
+	for _, text := range []string{
+		"path:/etc/*", "title:zebra", "+zebra -pancake", "zebra^100", "/z.*a/", "*", "?",
+		`"unterminated`, `\`, "z*", "_id:zoology.md#0", "body:*", "-", "+", "((", "~2", "zebra~",
+		"NOT", "AND OR", "\x00", "é*", strings.Repeat("a ", 2000),
+	} {
+		t.Run(text[:min(len(text), 20)], func(t *testing.T) {
+			hits, _, err := ix.Search(context.Background(), Query{Text: text})
+			if err != nil {
+				t.Fatalf("Search(%q): %v", text, err)
+			}
+			// The only words a field or operator could smuggle in are zebra and pancake; as
+			// plain words they match only documents that contain them.
+			for _, h := range hits {
+				for _, w := range []string{"etc", "path", "id", "body"} {
+					if strings.Contains(text, w) && strings.HasPrefix(h.Path, "zoo") {
+						t.Errorf("%q matched %s", text, h.Path)
+					}
+				}
+			}
+		})
+	}
+	// Operators and fields are words: "-" excludes nothing, "path:" reaches no field.
+	for _, tt := range []struct {
+		text string
+		want []string // sorted
+	}{
+		{"+zebra -pancake", []string{"food/breakfast.md", "food/pancakes.md", "zoo/a/zebra.md", "zoo/b/zebra.txt", "zoology.md"}},
+		{"path:/etc/*", nil},
+		{"ext:.txt", nil},
+		{"pancake^100 NOT zebra", []string{"food/breakfast.md", "food/pancakes.md", "zoo/a/zebra.md", "zoo/b/zebra.txt", "zoology.md"}},
+	} {
+		hits, _, err := ix.Search(context.Background(), Query{Text: tt.text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := paths(hits)
+		sort.Strings(got)
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("Search(%q) (-want +got):\n%s", tt.text, diff)
+		}
+	}
+	if _, _, err := ix.Search(context.Background(), Query{Text: "  "}); err != ErrEmptyQuery {
+		t.Errorf("empty query: %v, want ErrEmptyQuery", err)
+	}
+}
+
+func TestSearchParaphrasesAndThreshold(t *testing.T) {
+	ix := fixtureIndex(t)
+	tests := []struct {
+		name  string
+		q     Query
+		first string
+		want  []string // sorted
+	}{
+		{"literal only", Query{Text: "marsupial smiles"}, "animals/quokka.md", []string{"animals/quokka.md"}},
+		{"paraphrase adds documents", Query{Text: "pancake", Paraphrases: []string{"zebra facts"}}, "food/pancakes.md",
+			[]string{"food/breakfast.md", "food/pancakes.md", "zoo/a/zebra.md", "zoo/b/zebra.txt", "zoology.md"}},
+		{"paraphrase alone matches", Query{Text: "wombat", Paraphrases: []string{"quokka", "", "quokka"}}, "animals/quokka.md",
+			[]string{"animals/quokka.md"}},
+		{"max", Query{Text: "pancake", Max: 1}, "food/pancakes.md", []string{"food/pancakes.md"}},
+		{"threshold keeps the top", Query{Text: "pancake", Threshold: 1}, "food/pancakes.md", []string{"food/pancakes.md"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hits, _, err := ix.Search(context.Background(), tt.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := paths(hits)
+			if len(got) == 0 || got[0] != tt.first {
+				t.Errorf("hits = %v, want %s first", got, tt.first)
+			}
+			sort.Strings(got)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("hits (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestMakeSnippet(t *testing.T) {
+	long := strings.Repeat("word ", 100)
+	tests := []struct {
+		name  string
+		body  string
+		words []string // matched words, each marked at its first occurrence after the previous
+		want  string
+	}{
+		{"no match", "a\nb", nil, "a b"},
+		{"newlines", "one\n\ntwo\tthree", []string{"two"}, "one **two** three"},
+		{"window skips to the matches", long + "needle hay needle " + long, []string{"needle", "needle"},
+			"…" + strings.Repeat("word ", 11) + "**needle** hay **needle**" + strings.Repeat(" word", 42) + "…"},
+		{"utf-8", strings.Repeat("é", 400), nil, strings.Repeat("é", 148) + "…"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var spans []span
+			from := 0
+			for _, w := range tt.words {
+				i := from + strings.Index(tt.body[from:], w)
+				spans = append(spans, span{i, i + len(w)})
+				from = i + len(w)
+			}
+			got := makeSnippet(tt.body, spans, snippetMax)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("snippet (-want +got):\n%s", diff)
+			}
+			if len(got) > snippetMax || !utf8.ValidString(got) || strings.ContainsAny(got, "\n\r\t") {
+				t.Errorf("snippet of %d bytes is not one valid line within %d", len(got), snippetMax)
+			}
+		})
+	}
+}
+
+func TestWithinOneEdit(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want bool
+	}{
+		{"search", "serach", true}, {"search", "searc", true}, {"search", "xsearch", true},
+		{"search", "seerch", true}, {"search", "search", true}, {"", "a", true}, {"ab", "ba", true},
+		{"zebra", "zebar", true}, {"héllo", "hello", true}, {"search", "sraech", false},
+		{"search", "sea", false}, {"abc", "cba", false}, {"ab", "", false},
+	} {
+		if got := withinOneEdit(tt.a, tt.b); got != tt.want {
+			t.Errorf("withinOneEdit(%q, %q) = %v", tt.a, tt.b, got)
+		}
+	}
+}
+
+func TestCandidatesOK(t *testing.T) {
+	ix := fixtureIndex(t)
+	tests := []struct {
+		literal string
+		want    []string
+		ok      bool
+	}{
+		{"zebra", []string{"zoo/a/zebra.md", "zoo/b/zebra.txt", "zoology.md"}, true},
+		{"EBR", []string{"zoo/a/zebra.md", "zoo/b/zebra.txt", "zoology.md"}, true},
+		{"zebra facts", []string{"zoology.md"}, true},
+		{"quokka.smiles", []string{"animals/quokka.md"}, true},
+		{"K8s", []string{"ops/k8s.md"}, true}, // from the title
+		{"Kubernetes", []string{"ops/cloud.md", "ops/k8s.md"}, true},
+		{"nowhere", nil, true},
+		{"", nil, false},
+		{"--//..", nil, false},
+		{"zébra", nil, false},
+		{"a b c", nil, false},
+		{"one two three four five six seven eight nine", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.literal, func(t *testing.T) {
+			got, ok, err := ix.Candidates(context.Background(), tt.literal)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok != tt.ok {
+				t.Errorf("ok = %v, want %v", ok, tt.ok)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("candidates (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestCandidatesSuperset checks on real files that the candidates of a literal always include
+// every file that contains it, ignoring case.
+func TestCandidatesSuperset(t *testing.T) {
+	fsys, docs := evalCorpus(t, obsidianHelp, 400)
+	ix := newTestIndex(t, IndexOptions{})
+	if err := ix.PutBatch(docs); err != nil {
+		t.Fatal(err)
+	}
+	// texts are the files without their frontmatter, which a Doc does not carry (see the
+	// Candidates doc comment); frontmatter-only matches are counted, not failed.
+	texts, files := map[string]string{}, map[string]string{}
+	for _, d := range docs {
+		b, err := fs.ReadFile(fsys, d.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[d.Path] = strings.ToLower(string(b))
+		texts[d.Path] = strings.ToLower(frontmatterRE.ReplaceAllString(string(b), ""))
+	}
+	frontmatterOnly := 0
+	rng := rand.New(rand.NewPCG(7, 7))
+	tried, narrowed := 0, 0
+	for tried < 400 {
+		d := docs[rng.IntN(len(docs))]
+		src := texts[d.Path]
+		if len(src) < 50 {
+			continue
+		}
+		i := rng.IntN(len(src) - 20)
+		literal := src[i : i+3+rng.IntN(15)]
+		if !utf8.ValidString(literal) {
+			continue
+		}
+		tried++
+		got, ok, err := ix.Candidates(context.Background(), literal)
+		if err != nil {
+			t.Fatalf("Candidates(%q): %v", literal, err)
+		}
+		if !ok {
+			continue
+		}
+		if len(got) < len(docs) {
+			narrowed++
+		}
+		for p, text := range texts {
+			switch {
+			case slices.Contains(got, p):
+			case strings.Contains(text, literal):
+				t.Errorf("Candidates(%q) misses %s", literal, p)
+			case strings.Contains(files[p], literal):
+				frontmatterOnly++
+			}
+		}
+	}
+	t.Logf("%d literals, %d narrowed the files to scan, %d (literal, file) pairs only in frontmatter missed",
+		tried, narrowed, frontmatterOnly)
+}
+
+// obsidianHelp is a corpus of 173 markdown notes used to choose the ranking; the tests that use
+// it skip when it is absent.
+const obsidianHelp = "/tmp/corpora/obsidian-help-en"
+
+// evalCorpus parses up to limit markdown files under dir with [Parse].
+func evalCorpus(t testing.TB, dir string, limit int) (fs.FS, []Doc) {
+	t.Helper()
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("corpus %s absent", dir)
+	}
+	fsys := os.DirFS(dir)
+	var docs []Doc
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || path.Ext(p) != ".md" || len(docs) >= limit {
+			return err
+		}
+		b, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		docs = append(docs, Parse(p, b, testTime))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fsys, docs
+}
+
+// frontmatterRE matches a YAML frontmatter block at the start of a file.
+var frontmatterRE = regexp.MustCompile(`(?s)\A---\r?\n(.*?)\r?\n---\r?\n`)
+
+// judged is one query of the ranking evaluation, in a user's own words, with graded answers:
+// 2 for the note that answers it, 1 for a useful one.
+type judged struct {
+	text     string
+	relevant map[string]int
+}
+
+var obsidianJudged = []judged{
+	{"show the content of another note inside this one", map[string]int{"Linking notes and files/Embed files.md": 2}},
+	{"give a note a second name", map[string]int{"Linking notes and files/Aliases.md": 2}},
+	{"get my money back", map[string]int{"Licenses and payment/Refund policy.md": 2}},
+	{"change keyboard shortcuts", map[string]int{"User interface/Hotkeys.md": 2, "Editing and formatting/Editing shortcuts.md": 1}},
+	{"restore an older version of a note I deleted", map[string]int{"Plugins/File recovery.md": 2, "Obsidian Sync/Version history.md": 2}},
+	{"use my own domain name for my published site", map[string]int{"Obsidian Publish/Custom domains.md": 2}},
+	{"move my notes over from Evernote", map[string]int{"Import notes/Import from Evernote.md": 2, "Import notes/Importer.md": 1}},
+	{"change how the app looks with a custom theme", map[string]int{"Extending Obsidian/Themes.md": 2, "User interface/Appearance.md": 1, "Extending Obsidian/CSS snippets.md": 1}},
+	{"which notes link to this one", map[string]int{"Plugins/Backlinks.md": 2, "Plugins/Outgoing links.md": 1}},
+	{"visualize connections between my notes", map[string]int{"Plugins/Graph view.md": 2}},
+	{"colored boxes for warnings and tips", map[string]int{"Editing and formatting/Callouts.md": 2}},
+	{"keep notes the same on my phone and computer", map[string]int{"Getting started/Sync your notes across devices.md": 2, "Obsidian Sync/Set up Obsidian Sync.md": 1, "Obsidian Sync/Introduction to Obsidian Sync.md": 1}},
+	{"is my synced data encrypted end to end", map[string]int{"Obsidian Sync/Security and privacy.md": 2, "Obsidian Sync/Upgrade Sync encryption.md": 1}},
+	{"open a note from another app with a link", map[string]int{"Extending Obsidian/Obsidian URI.md": 2}},
+	{"a new note for each day as a journal", map[string]int{"Plugins/Daily notes.md": 2, "Plugins/Unique note creator.md": 1}},
+	{"type in several places at once", map[string]int{"Editing and formatting/Multiple cursors.md": 2}},
+	{"write math formulas and draw diagrams", map[string]int{"Editing and formatting/Advanced formatting syntax.md": 2}},
+	{"where are my settings and plugins stored on disk", map[string]int{"Files and folders/Configuration folder.md": 2, "Files and folders/How Obsidian stores data.md": 1}},
+	{"discount for students and teachers", map[string]int{"Licenses and payment/Education and non-profit discount.md": 2}},
+	{"view two notes side by side", map[string]int{"User interface/Tabs.md": 2, "User interface/Workspace.md": 1, "User interface/Pop-out windows.md": 1}},
+}
+
+// ndcgAt5 returns the normalised discounted cumulative gain of the first five paths.
+func ndcgAt5(got []string, rel map[string]int) float64 {
+	dcg := func(gains []int) float64 {
+		s := 0.0
+		for i, g := range gains[:min(5, len(gains))] {
+			s += (math.Pow(2, float64(g)) - 1) / math.Log2(float64(i)+2)
+		}
+		return s
+	}
+	var gains, ideal []int
+	for _, p := range got {
+		gains = append(gains, rel[p])
+	}
+	for _, g := range rel {
+		ideal = append(ideal, g)
+	}
+	sort.Sort(sort.Reverse(sort.IntSlice(ideal)))
+	return dcg(gains) / dcg(ideal)
+}
+
+// TestRankingEval compares scoring models and field choices by mean nDCG@5 over the judged
+// queries; run it with -v to see the figures. It fails only if the default drops below the
+// figure it was chosen with, so a change that hurts ranking is noticed.
+func TestRankingEval(t *testing.T) {
+	_, docs := evalCorpus(t, obsidianHelp, 1000)
+	type config struct {
+		name     string
+		model    string
+		b, k1    float64
+		analyzer string
+		fields   []fieldBoost
+	}
+	def := searchFields
+	withLinks := append(slices.Clone(searchFields), fieldBoost{fieldLinks, 0.5})
+	withPath := slices.Clone(def)
+	def = slices.DeleteFunc(slices.Clone(def), func(f fieldBoost) bool { return f.field == fieldHeadings })
+	flat := []fieldBoost{{fieldBody, 1}, {fieldTitle, 1}, {fieldHeading, 1}, {fieldAliases, 1}}
+	bodyTitle := []fieldBoost{{fieldBody, 1}, {fieldTitle, 1.5}}
+	configs := []config{
+		{name: "default (bm25 b=0, en, heading path)", model: scoringModel, b: search.BM25_b, k1: search.BM25_k1, analyzer: textAnalyzer, fields: withPath},
+		{name: "bm25 b=0.75 k1=1.2 (bleve's)", model: bindex.BM25Scoring, b: 0.75, k1: 1.2, analyzer: "en", fields: def},
+		{name: "bm25 b=0.3 k1=1.2", model: bindex.BM25Scoring, b: 0.3, k1: 1.2, analyzer: "en", fields: def},
+		{name: "bm25 b=0.1 k1=1.2", model: bindex.BM25Scoring, b: 0.1, k1: 1.2, analyzer: "en", fields: def},
+		{name: "bm25 b=0.1 k1=2", model: bindex.BM25Scoring, b: 0.1, k1: 2, analyzer: "en", fields: def},
+		{name: "tf-idf", model: bindex.TFIDFScoring, analyzer: "en", fields: def},
+		{name: "tf-idf standard analyzer", model: bindex.TFIDFScoring, analyzer: "standard", fields: def},
+		{name: "tf-idf +links", model: bindex.TFIDFScoring, analyzer: "en", fields: withLinks},
+		{name: "tf-idf +heading path", model: bindex.TFIDFScoring, analyzer: "en", fields: withPath},
+		{name: "bm25 b=0.1 flat", model: bindex.BM25Scoring, b: 0.1, k1: 1.2, analyzer: "en", fields: flat},
+		{name: "bm25 b=0.1 +heading path", model: bindex.BM25Scoring, b: 0.1, k1: 1.2, analyzer: "en", fields: withPath},
+		{name: "bm25 b=0.2 +heading path", model: bindex.BM25Scoring, b: 0.2, k1: 1.2, analyzer: "en", fields: withPath},
+		{name: "bm25 b=0 +heading path", model: bindex.BM25Scoring, b: 0, k1: 1.2, analyzer: "en", fields: withPath},
+		{name: "bm25 b=0 +heading path +links", model: bindex.BM25Scoring, b: 0, k1: 1.2, analyzer: "en", fields: withLinks},
+		{name: "tf-idf flat boosts", model: bindex.TFIDFScoring, analyzer: "en", fields: flat},
+		{name: "tf-idf body+title", model: bindex.TFIDFScoring, analyzer: "en", fields: bodyTitle},
+	}
+	saved := []any{scoringModel, search.BM25_b, search.BM25_k1, textAnalyzer, searchFields}
+	t.Cleanup(func() {
+		scoringModel, search.BM25_b, search.BM25_k1 = saved[0].(string), saved[1].(float64), saved[2].(float64)
+		textAnalyzer, searchFields = saved[3].(string), saved[4].([]fieldBoost)
+	})
+	var defScore float64
+	for _, c := range configs {
+		scoringModel, search.BM25_b, search.BM25_k1, textAnalyzer, searchFields = c.model, c.b, c.k1, c.analyzer, c.fields
+		ix := newTestIndex(t, IndexOptions{})
+		if err := ix.PutBatch(docs); err != nil {
+			t.Fatal(err)
+		}
+		sum := 0.0
+		var per []string
+		for _, j := range obsidianJudged {
+			hits, _, err := ix.Search(context.Background(), Query{Text: j.text, Max: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := ndcgAt5(paths(hits), j.relevant)
+			sum += n
+			per = append(per, fmt.Sprintf("%.2f", n))
+		}
+		mean := sum / float64(len(obsidianJudged))
+		if c.name == configs[0].name {
+			defScore = mean
+		}
+		t.Logf("%-30s nDCG@5 %.3f  [%s]", c.name, mean, strings.Join(per, " "))
+		ix.Close()
+	}
+	if defScore < 0.42 {
+		t.Errorf("default ranking nDCG@5 = %.3f, below the 0.43 it was chosen with", defScore)
+	}
+}
+
+// benchSearch runs queries against ix b.N times and reports the median latency.
+func benchSearch(b *testing.B, ix *Index, queries []string) {
+	b.Helper()
+	var lat []time.Duration
+	i := 0
+	for b.Loop() {
+		start := time.Now()
+		if _, _, err := ix.Search(context.Background(), Query{Text: queries[i%len(queries)]}); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+		i++
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+}
+
+// BenchmarkSearch searches 3,000 generated documents with two- and three-word queries.
+func BenchmarkSearch(b *testing.B) {
+	docs := randomDocs(3000, 2)
+	ix := newTestIndex(b, IndexOptions{})
+	for i := 0; i < len(docs); i += 500 {
+		if err := ix.PutBatch(docs[i:min(i+500, len(docs))]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var queries []string
+	for i := range 100 {
+		queries = append(queries, fmt.Sprintf("alpha%d gamma%d delta%d", i*5, i*7+2, i*3+3))
+	}
+	benchSearch(b, ix, queries)
+}
+
+// tldrPages is the tldr pages corpus (about 7,400 short English pages), used by an opt-in
+// benchmark that skips when it is absent.
+const tldrPages = "/tmp/corpora/tldr/pages.en"
+
+// BenchmarkTLDR indexes the tldr pages in batches of 500 (reporting docs/s) and then searches
+// them (reporting the median latency).
+func BenchmarkTLDR(b *testing.B) {
+	_, docs := evalCorpus(b, tldrPages, 100000)
+	b.Run("PutBatch", func(b *testing.B) {
+		for b.Loop() {
+			ix := newTestIndex(b, IndexOptions{})
+			for i := 0; i < len(docs); i += 500 {
+				if err := ix.PutBatch(docs[i:min(i+500, len(docs))]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			ix.Close()
+		}
+		b.ReportMetric(float64(len(docs)*b.N)/b.Elapsed().Seconds(), "docs/s")
+	})
+	b.Run("Search", func(b *testing.B) {
+		ix := newTestIndex(b, IndexOptions{})
+		if err := ix.PutBatch(docs); err != nil {
+			b.Fatal(err)
+		}
+		benchSearch(b, ix, []string{
+			"extract a tar archive", "list open network ports", "find files by name",
+			"convert video to gif", "show disk usage of a folder", "change file permissions",
+			"compress images", "git undo last commit", "kill a process by name", "download a file",
+		})
+	})
+}
