@@ -1,11 +1,13 @@
 package semantic
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"io/fs"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -64,6 +66,11 @@ type Engine struct {
 	stamps map[string]Stamp // what the index holds, by path
 
 	indexed atomic.Int64 // documents (re)indexed since Open, for tests and logs
+
+	// scan holds the files a literal search must always read, because the index cannot vouch for
+	// all their text: files too large to index, and files with frontmatter (kept out of the
+	// indexed words). Guarded by mu.
+	scan map[string]bool
 }
 
 // Open opens (or creates) the index and returns an engine whose graph is empty until [Engine.Build].
@@ -88,7 +95,7 @@ func Open(opts Options) (*Engine, error) {
 		ix.Close()
 		return nil, err
 	}
-	return &Engine{opts: opts, ix: ix, graph: NewGraph(), stamps: stamps}, nil
+	return &Engine{opts: opts, ix: ix, graph: NewGraph(), stamps: stamps, scan: map[string]bool{}}, nil
 }
 
 // Close closes the index.
@@ -128,7 +135,11 @@ func (e *Engine) walk(ctx context.Context, dir string) ([]file, error) {
 			return nil
 		}
 		info, err := d.Info()
-		if err != nil || info.Size() > e.opts.MaxFileBytes {
+		if err != nil {
+			return nil
+		}
+		if info.Size() > e.opts.MaxFileBytes {
+			e.mark(p, true)
 			return nil
 		}
 		files = append(files, file{p, Stamp{Size: info.Size(), ModTime: info.ModTime()}})
@@ -221,7 +232,24 @@ func (e *Engine) read(name string) (Doc, bool) {
 	}
 	d := Parse(name, src, info.ModTime())
 	d.Size = int64(len(src))
+	e.mark(name, hasFrontmatter(src))
 	return d, true
+}
+
+// hasFrontmatter reports whether src may open with frontmatter (a first line of --- or +++).
+func hasFrontmatter(src []byte) bool {
+	return bytes.HasPrefix(src, []byte("---")) || bytes.HasPrefix(src, []byte("+++"))
+}
+
+// mark records whether a literal search must always read name.
+func (e *Engine) mark(name string, always bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if always {
+		e.scan[name] = true
+	} else {
+		delete(e.scan, name)
+	}
 }
 
 // isText reports whether src looks like text: no NUL byte in its first 8 KB.
@@ -319,6 +347,7 @@ func (e *Engine) drop(paths ...string) error {
 	e.mu.Lock()
 	for _, p := range paths {
 		delete(e.stamps, p)
+		delete(e.scan, p)
 	}
 	e.mu.Unlock()
 	return nil
@@ -444,7 +473,17 @@ func (e *Engine) Candidates(ctx context.Context, literal string) ([]string, bool
 	if !e.complete.Load() {
 		return nil, false, nil
 	}
-	return e.ix.Candidates(ctx, literal)
+	paths, ok, err := e.ix.Candidates(ctx, literal)
+	if !ok || err != nil {
+		return nil, false, err
+	}
+	e.mu.Lock()
+	for p := range e.scan {
+		paths = append(paths, p)
+	}
+	e.mu.Unlock()
+	sort.Strings(paths)
+	return slices.Compact(paths), true, nil
 }
 
 // Reconcile brings the index in step with changes made by other programs: it walks the root and

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 
@@ -347,8 +348,86 @@ func (s *Server) searchContent(ctx context.Context, name string, o intents.Disco
 		visit(info) // a single file was named: search just that file
 		return searched, nil
 	}
+	if paths, ok := s.candidates(ctx, m, o); ok {
+		return searched, s.visitCandidates(ctx, name, o, paths, visit)
+	}
 	err := s.walk(ctx, name, o, true, visit)
 	return searched, err
+}
+
+// candidates asks the index which files may hold a literal query. ok is false when the index cannot
+// narrow the search (no index, still building, a regular expression, a literal not made of whole
+// ASCII words): then every file is scanned. Either way the files are read and matched the same way,
+// so the results are the same.
+func (s *Server) candidates(ctx context.Context, m *matcher, o intents.DiscoverOptions) ([]string, bool) {
+	if s.cfg.Engine == nil || m.re != nil {
+		return nil, false
+	}
+	paths, ok, err := s.cfg.Engine.Candidates(ctx, m.needle)
+	if err != nil || !ok {
+		return nil, false
+	}
+	return paths, true
+}
+
+// visitCandidates visits the candidate files below name in the order a walk would (depth first,
+// names sorted), within the depth limit, judged by the policy as a walk judges them.
+func (s *Server) visitCandidates(ctx context.Context, name string, o intents.DiscoverOptions, paths []string, visit func(fsroot.Info) bool) error {
+	sort.Slice(paths, func(i, j int) bool { return walkOrder(paths[i], paths[j]) })
+	for _, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rel, ok := below(p, name)
+		if !ok || (o.MaxDepth > 0 && strings.Count(rel, "/")+1 > o.MaxDepth) {
+			continue
+		}
+		info, err := s.cfg.Root.Lstat(p)
+		if err != nil || info.Type != fsroot.TypeFile || !s.visibleAlong(p) {
+			continue
+		}
+		if !visit(info) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// below returns p relative to the folder name, and whether p lies below it.
+func below(p, name string) (string, bool) {
+	if name == "." {
+		return p, true
+	}
+	if !strings.HasPrefix(p, name+"/") {
+		return "", false
+	}
+	return p[len(name)+1:], true
+}
+
+// visibleAlong judges a file and every folder above it, as a walk that skips refused folders does.
+func (s *Server) visibleAlong(p string) bool {
+	for dir := path.Dir(p); dir != "."; dir = path.Dir(dir) {
+		if s.cfg.Policy.CheckName(dir, true) != nil {
+			return false
+		}
+	}
+	return s.cfg.Policy.CheckName(p, false) == nil
+}
+
+// walkOrder reports whether a comes before b in a depth-first walk that visits names in sorted
+// order: paths compare component by component.
+func walkOrder(a, b string) bool {
+	for {
+		ca, ra, moreA := strings.Cut(a, "/")
+		cb, rb, moreB := strings.Cut(b, "/")
+		if ca != cb {
+			return ca < cb
+		}
+		if !moreA || !moreB {
+			return !moreA && moreB
+		}
+		a, b = ra, rb
+	}
 }
 
 // findMatches returns up to MaxMatchesPerFile matches with their context, and how many lines matched.

@@ -257,3 +257,35 @@ func TestIndexFollowsOtherPrograms(t *testing.T) {
 		t.Errorf("the restarted server lost the persisted index: %v", res)
 	}
 }
+
+// TestSearchContentSameWithIndex runs literal searches on two servers over one tree, one narrowing
+// the files with the index and one scanning everything: the results must be the same.
+func TestSearchContentSameWithIndex(t *testing.T) {
+	f := workspace(t)
+	big := strings.Repeat("filler line of a large log\n", 120_000) + "needle-in-a-large-file\n" // over 2 MiB: not indexed
+	must(t, os.WriteFile(filepath.Join(f.root, "notes/big.txt"), []byte(big), 0o644))
+	must(t, os.WriteFile(filepath.Join(f.root, "notes/fm.md"), []byte("---\nstatus: frontmatterword\n---\n# Body\nplain\n"), 0o644))
+	must(t, os.MkdirAll(filepath.Join(f.root, ".git"), 0o755))
+	must(t, os.WriteFile(filepath.Join(f.root, ".git/sandbox.md"), []byte("sandbox in a blocked folder\n"), 0o644))
+	indexed := start(t, f, nil)
+	waitIndexed(t, indexed)
+	scanning := start(t, f, nil, "--no-index")
+	fewer := false
+	for _, q := range []string{"sandbox", "Sandbox design", "os.Root", "every call", "andbo", "frontmatterword", "needle-in-a-large-file",
+		"TODO", "title:", "2026", "hello, ", "zzz-no-such-text", "[[glossary"} {
+		args := map[string]any{"purpose": "search_content", "target": map[string]any{"path": ".", "query": q}, "options": map[string]any{"contextLines": 1}}
+		a, _ := indexed.call(searcher, args)
+		b, _ := scanning.call(searcher, args)
+		ja, _ := json.Marshal(a["files"])
+		jb, _ := json.Marshal(b["files"])
+		if string(ja) != string(jb) || a["totalFound"] != b["totalFound"] {
+			t.Errorf("query %q: with the index\n%s\nwithout\n%s", q, ja, jb)
+		}
+		if na, nb := a["searchedFiles"], b["searchedFiles"]; na != nil && nb != nil && na.(float64) < nb.(float64) {
+			fewer = true
+		}
+	}
+	if !fewer {
+		t.Error("the index never narrowed a search: searchedFiles was never smaller")
+	}
+}
