@@ -182,7 +182,7 @@ func (e *Engine) Build(ctx context.Context) error {
 			continue
 		}
 		seen[f.path] = true
-		e.graph.Put(d)
+		e.graph.Put(outline(d))
 		if old, ok := stamps[f.path]; !ok || old.Size != d.Size || !old.ModTime.Equal(d.ModTime) {
 			batch = append(batch, d)
 			if len(batch) >= buildBatch {
@@ -282,7 +282,7 @@ func (e *Engine) Refresh(ctx context.Context, name string) error {
 		var docs []Doc
 		for _, f := range files {
 			if d, ok := e.read(f.path); ok {
-				e.graph.Put(d)
+				e.graph.Put(outline(d))
 				docs = append(docs, d)
 			}
 		}
@@ -295,7 +295,7 @@ func (e *Engine) Refresh(ctx context.Context, name string) error {
 	if !ok {
 		return e.Remove(name)
 	}
-	e.graph.Put(d)
+	e.graph.Put(outline(d))
 	return e.put(d)
 }
 
@@ -510,7 +510,7 @@ func (e *Engine) Reconcile(ctx context.Context) (changed int, err error) {
 			continue
 		}
 		if d, ok := e.read(f.path); ok {
-			e.graph.Put(d)
+			e.graph.Put(outline(d))
 			docs = append(docs, d)
 		}
 	}
@@ -592,4 +592,11 @@ func (e *Engine) uniqueAfterMove(moved string) func(string) bool {
 		}
 		return true
 	}
+}
+
+// outline is d without its sections' text: what the graph keeps. The text lives in the index;
+// holding it twice would double the memory a large tree takes.
+func outline(d Doc) Doc {
+	d.Sections = nil
+	return d
 }

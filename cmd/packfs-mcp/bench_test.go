@@ -60,9 +60,9 @@ type rawServer struct {
 	out *bufio.Reader
 }
 
-func startRaw(b *testing.B, root string) *rawServer {
+func startRaw(b *testing.B, root string, args ...string) *rawServer {
 	b.Helper()
-	cmd := exec.Command(binPath, "serve", "--root", root)
+	cmd := exec.Command(binPath, append([]string{"serve", "--root", root}, args...)...)
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {

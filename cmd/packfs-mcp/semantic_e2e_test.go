@@ -1,13 +1,18 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // workspace copies the bundled sample workspace into a fresh root beside an outside folder.
@@ -287,5 +292,60 @@ func TestSearchContentSameWithIndex(t *testing.T) {
 	}
 	if !fewer {
 		t.Error("the index never narrowed a search: searchedFiles was never smaller")
+	}
+}
+
+// TestIndexProgress checks that a search made while the index is still building says so in its
+// result, and that a client that sent a progress token gets a progress notification.
+func TestIndexProgress(t *testing.T) {
+	f := workspace(t)
+	for i := 0; i < 6000; i++ {
+		dir := filepath.Join(f.root, "many", fmt.Sprintf("d%02d", i%50))
+		must(t, os.MkdirAll(dir, 0o755))
+		must(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%04d.md", i)), []byte(fmt.Sprintf("# Note %d\nbody of note %d about otters\n", i, i)), 0o644))
+	}
+	s := start(t, f, nil)
+	var mu sync.Mutex
+	var progress []mcp.JSONRPCNotification
+	s.c.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == "notifications/progress" {
+			mu.Lock()
+			progress = append(progress, n)
+			mu.Unlock()
+		}
+	})
+	req := mcp.CallToolRequest{}
+	req.Params.Name = searcher
+	req.Params.Arguments = semanticQuery("otters", nil)
+	req.Params.Meta = &mcp.Meta{ProgressToken: "tok-1"}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := s.c.CallTool(ctx, req)
+	must(t, err)
+	var out map[string]any
+	must(t, json.Unmarshal(res.RawStructuredContent, &out))
+	if out["indexComplete"] == true {
+		t.Skip("the index finished before the first call; nothing to observe")
+	}
+	if _, ok := out["indexedFiles"]; !ok {
+		t.Errorf("an incomplete result does not say how far the index is: %v", out)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		mu.Lock()
+		n := len(progress)
+		mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no progress notification arrived")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if tok := progress[0].Params.AdditionalFields["progressToken"]; tok != "tok-1" {
+		t.Errorf("progress notification = %+v", progress[0].Params)
 	}
 }
