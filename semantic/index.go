@@ -33,7 +33,7 @@ import (
 
 // IndexFormat is stored beside the index; a different value on open rebuilds the index from
 // scratch. Bump it whenever the mapping or the unit layout changes.
-const IndexFormat = 1
+const IndexFormat = 2
 
 // Defaults for [IndexOptions].
 const (
@@ -80,6 +80,8 @@ const (
 	fieldTags     = "tags"     // unit
 	fieldAliases  = "aliases"  // unit
 	fieldLinks    = "links"    // unit: link texts and targets of the document
+	fieldText     = "text"     // unit: title, aliases, heading path and body, searched as one
+	fieldLead     = "lead"     // unit: the document's first paragraph, which usually says what it is about
 	fieldLine     = "line"     // unit: first line of the chunk
 	fieldModified = "modified" // unit
 	fieldSize     = "size"     // unit
@@ -286,6 +288,8 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		fieldTags:     kw(false),
 		fieldAliases:  text(false),
 		fieldLinks:    text(false),
+		fieldText:     text(false),
+		fieldLead:     text(false),
 		fieldLine:     num(true),
 		fieldModified: date,
 		fieldSize:     num(false),
@@ -512,6 +516,7 @@ func (ix *Index) units(d Doc) []map[string]any {
 	}
 	links := lb.String()
 
+	lead := leadOf(d)
 	sections := d.Sections
 	if len(sections) == 0 {
 		sections = []Section{{Line: 1}}
@@ -530,7 +535,7 @@ func (ix *Index) units(d Doc) []map[string]any {
 			hp.WriteString(h.Heading)
 			hp.WriteString("\n")
 		}
-		for _, c := range chunk(s.Text, ix.chunk, ix.overlap) {
+		for _, c := range chunk(joinMnemonics(s.Text), ix.chunk, ix.overlap) {
 			u := map[string]any{
 				fieldPath:     d.Path,
 				fieldExt:      ext,
@@ -538,6 +543,7 @@ func (ix *Index) units(d Doc) []map[string]any {
 				fieldHeading:  s.Heading,
 				fieldHeadings: hp.String(),
 				fieldBody:     c.text,
+				fieldText:     d.Title + "\n" + aliases + "\n" + hp.String() + c.text,
 				fieldLine:     float64(s.Line + c.line),
 				fieldModified: d.ModTime,
 				fieldSize:     float64(d.Size),
@@ -554,11 +560,66 @@ func (ix *Index) units(d Doc) []map[string]any {
 			if links != "" {
 				u[fieldLinks] = links
 			}
+			if lead != "" {
+				u[fieldLead] = lead
+			}
 			out = append(out, u)
 		}
 	}
 	return out
 }
+
+// maxLead is the most bytes of a document's lead: a paragraph, not a page.
+const maxLead = 500
+
+// leadOf returns the first paragraph of d that is not a heading, at most maxLead bytes.
+func leadOf(d Doc) string {
+	for _, s := range d.Sections {
+		for _, para := range strings.Split(joinMnemonics(s.Text), "\n\n") {
+			para = strings.TrimSpace(para)
+			if para == "" || strings.HasPrefix(para, "#") && !strings.Contains(para, "\n") {
+				continue
+			}
+			if len(para) > maxLead {
+				para = para[:runeStart(para, maxLead)]
+			}
+			return para
+		}
+	}
+	return ""
+}
+
+// joinMnemonics removes the brackets of a bracketed run of letters glued to a word, as tldr pages
+// mark mnemonics ("E[x]tract", "[f]ile", "Lis[t]"), so the word is indexed whole and not as
+// "e", "x", "tract". A bracketed run standing alone ("[link]", "[[note]]") is left as it is.
+func joinMnemonics(s string) string {
+	if !strings.Contains(s, "]") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '[' {
+			j := i + 1
+			for j < len(s) && j-i <= maxMnemonic && isLetter(s[j]) {
+				j++
+			}
+			if j > i+1 && j < len(s) && s[j] == ']' &&
+				(i > 0 && isLetter(s[i-1]) || j+1 < len(s) && isLetter(s[j+1])) {
+				b.WriteString(s[i+1 : j])
+				i = j
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// maxMnemonic is the longest bracketed run joinMnemonics joins: tldr marks one to a few letters.
+const maxMnemonic = 4
+
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
 // ancestors returns every ancestor folder of the slash path p: "a/b/c.md" gives "a", "a/b".
 func ancestors(p string) []string {

@@ -17,7 +17,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/search"
-	bindex "github.com/blevesearch/bleve_index_api"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -526,54 +525,40 @@ func ndcgAt5(got []string, rel map[string]int) float64 {
 	return dcg(gains) / dcg(ideal)
 }
 
-// TestRankingEval compares scoring models and field choices by mean nDCG@5 over the judged
-// queries; run it with -v to see the figures. It fails only if the default drops below the
-// figure it was chosen with, so a change that hurts ranking is noticed.
+// TestRankingEval compares ranking settings by mean nDCG@5 over the judged queries; run it with
+// -v to see the figures. It fails only if the default drops below the figure it was chosen
+// with, so a change that hurts ranking is noticed. The settings themselves were chosen on the
+// odd-numbered queries of eval/queries (go run -tags semantic ./eval); these 20 queries are a
+// further check.
 func TestRankingEval(t *testing.T) {
 	_, docs := evalCorpus(t, obsidianHelp, 1000)
 	type config struct {
-		name     string
-		model    string
-		b, k1    float64
-		analyzer string
-		fields   []fieldBoost
+		name                 string
+		b, k1                float64
+		title, heading, lead float64
 	}
-	def := searchFields
-	withLinks := append(slices.Clone(searchFields), fieldBoost{fieldLinks, 0.5})
-	withPath := slices.Clone(def)
-	def = slices.DeleteFunc(slices.Clone(def), func(f fieldBoost) bool { return f.field == fieldHeadings })
-	flat := []fieldBoost{{fieldBody, 1}, {fieldTitle, 1}, {fieldHeading, 1}, {fieldAliases, 1}}
-	bodyTitle := []fieldBoost{{fieldBody, 1}, {fieldTitle, 1.5}}
 	configs := []config{
-		{name: "default (bm25 b=0, en, heading path)", model: scoringModel, b: search.BM25_b, k1: search.BM25_k1, analyzer: textAnalyzer, fields: withPath},
-		{name: "bm25 b=0.75 k1=1.2 (bleve's)", model: bindex.BM25Scoring, b: 0.75, k1: 1.2, analyzer: "en", fields: def},
-		{name: "bm25 b=0.3 k1=1.2", model: bindex.BM25Scoring, b: 0.3, k1: 1.2, analyzer: "en", fields: def},
-		{name: "bm25 b=0.1 k1=1.2", model: bindex.BM25Scoring, b: 0.1, k1: 1.2, analyzer: "en", fields: def},
-		{name: "bm25 b=0.1 k1=2", model: bindex.BM25Scoring, b: 0.1, k1: 2, analyzer: "en", fields: def},
-		{name: "tf-idf", model: bindex.TFIDFScoring, analyzer: "en", fields: def},
-		{name: "tf-idf standard analyzer", model: bindex.TFIDFScoring, analyzer: "standard", fields: def},
-		{name: "tf-idf +links", model: bindex.TFIDFScoring, analyzer: "en", fields: withLinks},
-		{name: "tf-idf +heading path", model: bindex.TFIDFScoring, analyzer: "en", fields: withPath},
-		{name: "bm25 b=0.1 flat", model: bindex.BM25Scoring, b: 0.1, k1: 1.2, analyzer: "en", fields: flat},
-		{name: "bm25 b=0.1 +heading path", model: bindex.BM25Scoring, b: 0.1, k1: 1.2, analyzer: "en", fields: withPath},
-		{name: "bm25 b=0.2 +heading path", model: bindex.BM25Scoring, b: 0.2, k1: 1.2, analyzer: "en", fields: withPath},
-		{name: "bm25 b=0 +heading path", model: bindex.BM25Scoring, b: 0, k1: 1.2, analyzer: "en", fields: withPath},
-		{name: "bm25 b=0 +heading path +links", model: bindex.BM25Scoring, b: 0, k1: 1.2, analyzer: "en", fields: withLinks},
-		{name: "tf-idf flat boosts", model: bindex.TFIDFScoring, analyzer: "en", fields: flat},
-		{name: "tf-idf body+title", model: bindex.TFIDFScoring, analyzer: "en", fields: bodyTitle},
+		{name: "default", b: search.BM25_b, k1: search.BM25_k1, title: titleBonus, heading: headingBonus, lead: leadBonus},
+		{name: "bm25 b=0.3", b: 0.3, k1: search.BM25_k1, title: titleBonus, heading: headingBonus, lead: leadBonus},
+		{name: "bm25 b=0.75 (bleve's)", b: 0.75, k1: search.BM25_k1, title: titleBonus, heading: headingBonus, lead: leadBonus},
+		{name: "bm25 k1=2", b: search.BM25_b, k1: 2, title: titleBonus, heading: headingBonus, lead: leadBonus},
+		{name: "no bonuses", b: search.BM25_b, k1: search.BM25_k1},
+		{name: "title bonus 2", b: search.BM25_b, k1: search.BM25_k1, title: 2, heading: headingBonus, lead: leadBonus},
+		{name: "no lead bonus", b: search.BM25_b, k1: search.BM25_k1, title: titleBonus, heading: headingBonus},
 	}
-	saved := []any{scoringModel, search.BM25_b, search.BM25_k1, textAnalyzer, searchFields}
+	saved := []float64{search.BM25_b, search.BM25_k1, titleBonus, headingBonus, leadBonus}
 	t.Cleanup(func() {
-		scoringModel, search.BM25_b, search.BM25_k1 = saved[0].(string), saved[1].(float64), saved[2].(float64)
-		textAnalyzer, searchFields = saved[3].(string), saved[4].([]fieldBoost)
+		search.BM25_b, search.BM25_k1 = saved[0], saved[1]
+		titleBonus, headingBonus, leadBonus = saved[2], saved[3], saved[4]
 	})
+	ix := newTestIndex(t, IndexOptions{})
+	if err := ix.PutBatch(docs); err != nil {
+		t.Fatal(err)
+	}
 	var defScore float64
 	for _, c := range configs {
-		scoringModel, search.BM25_b, search.BM25_k1, textAnalyzer, searchFields = c.model, c.b, c.k1, c.analyzer, c.fields
-		ix := newTestIndex(t, IndexOptions{})
-		if err := ix.PutBatch(docs); err != nil {
-			t.Fatal(err)
-		}
+		search.BM25_b, search.BM25_k1 = c.b, c.k1
+		titleBonus, headingBonus, leadBonus = c.title, c.heading, c.lead
 		sum := 0.0
 		var per []string
 		for _, j := range obsidianJudged {
@@ -590,10 +575,9 @@ func TestRankingEval(t *testing.T) {
 			defScore = mean
 		}
 		t.Logf("%-30s nDCG@5 %.3f  [%s]", c.name, mean, strings.Join(per, " "))
-		ix.Close()
 	}
-	if defScore < 0.42 {
-		t.Errorf("default ranking nDCG@5 = %.3f, below the 0.43 it was chosen with", defScore)
+	if defScore < 0.47 {
+		t.Errorf("default ranking nDCG@5 = %.3f, below the 0.49 it was chosen with", defScore)
 	}
 }
 
@@ -631,9 +615,10 @@ func BenchmarkSearch(b *testing.B) {
 	benchSearch(b, ix, queries)
 }
 
-// tldrPages is the tldr pages corpus (about 7,400 short English pages), used by an opt-in
+// tldrPages is the tldr pages corpus (about 7,400 short English pages; pages.en in the
+// archive is a symbolic link that the evaluation does not unpack), used by an opt-in
 // benchmark that skips when it is absent.
-const tldrPages = "/tmp/corpora/tldr/pages.en"
+const tldrPages = "/tmp/corpora/tldr/pages"
 
 // BenchmarkTLDR indexes the tldr pages in batches of 500 (reporting docs/s) and then searches
 // them (reporting the median latency).
