@@ -19,6 +19,9 @@ type Doc struct {
 	Aliases  []string  // frontmatter aliases
 	Size     int64
 	ModTime  time.Time
+	// Frontmatter reports that the file may open with frontmatter, whose raw text the index does
+	// not keep: a literal search must read such a file rather than trust the index.
+	Frontmatter bool
 }
 
 // Heading is one heading of a markdown document.

@@ -66,6 +66,7 @@ type Engine struct {
 	stamps map[string]Stamp // what the index holds, by path
 
 	indexed atomic.Int64 // documents (re)indexed since Open, for tests and logs
+	reads   atomic.Int64 // files read since Open
 
 	// scan holds the files a literal search must always read, because the index cannot vouch for
 	// all their text: files too large to index, and files with frontmatter (kept out of the
@@ -163,6 +164,18 @@ func (e *Engine) Build(ctx context.Context) error {
 	}
 	e.total.Store(int64(len(files)))
 	stamps := e.snapshot()
+	// The graph of the documents the index holds comes back from their stored outlines, so a
+	// restart reads only the files that changed.
+	loaded := make(map[string]bool, len(stamps))
+	if err := e.ix.Outlines(func(d Doc) {
+		if st, ok := stamps[d.Path]; ok && st.Size == d.Size && st.ModTime.Equal(d.ModTime) {
+			loaded[d.Path] = true
+			e.graph.Put(d)
+			e.mark(d.Path, d.Frontmatter)
+		}
+	}); err != nil {
+		return err
+	}
 	var batch []Doc
 	flush := func() error {
 		if len(batch) == 0 {
@@ -177,23 +190,25 @@ func (e *Engine) Build(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		e.done.Store(int64(i + 1))
+		if e.opts.Progress != nil && (i+1)%buildBatch == 0 {
+			e.opts.Progress(e.Status())
+		}
+		if old, ok := stamps[f.path]; ok && loaded[f.path] && old.Size == f.stamp.Size && old.ModTime.Equal(f.stamp.ModTime) {
+			seen[f.path] = true // unchanged since it was indexed
+			continue
+		}
 		d, ok := e.read(f.path)
 		if !ok {
 			continue
 		}
 		seen[f.path] = true
 		e.graph.Put(outline(d))
-		if old, ok := stamps[f.path]; !ok || old.Size != d.Size || !old.ModTime.Equal(d.ModTime) {
-			batch = append(batch, d)
-			if len(batch) >= buildBatch {
-				if err := flush(); err != nil {
-					return err
-				}
+		batch = append(batch, d)
+		if len(batch) >= buildBatch {
+			if err := flush(); err != nil {
+				return err
 			}
-		}
-		e.done.Store(int64(i + 1))
-		if e.opts.Progress != nil && (i+1)%buildBatch == 0 {
-			e.opts.Progress(e.Status())
 		}
 	}
 	if err := flush(); err != nil {
@@ -217,6 +232,7 @@ func (e *Engine) Build(ctx context.Context) error {
 
 // read reads and parses one file; ok is false when it is gone, special, too large or binary.
 func (e *Engine) read(name string) (Doc, bool) {
+	e.reads.Add(1)
 	f, err := e.opts.FS.Open(name)
 	if err != nil {
 		return Doc{}, false
@@ -232,7 +248,8 @@ func (e *Engine) read(name string) (Doc, bool) {
 	}
 	d := Parse(name, src, info.ModTime())
 	d.Size = int64(len(src))
-	e.mark(name, hasFrontmatter(src))
+	d.Frontmatter = hasFrontmatter(src)
+	e.mark(name, d.Frontmatter)
 	return d, true
 }
 

@@ -134,6 +134,9 @@ func TestEngineRestartReadsOnlyChanges(t *testing.T) {
 	if n := e.indexed.Load(); n != 1 {
 		t.Errorf("restart indexed %d files, want only the changed one", n)
 	}
+	if n := e.reads.Load(); n != 2 {
+		t.Errorf("restart read %d files, want 2: the changed one and the binary image, which is never indexed", n)
+	}
 	if got := find(t, e, "armadillos"); len(got) != 1 {
 		t.Errorf("changed file not reindexed: %v", got)
 	}

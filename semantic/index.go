@@ -8,6 +8,7 @@ package semantic
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -33,7 +34,7 @@ import (
 
 // IndexFormat is stored beside the index; a different value on open rebuilds the index from
 // scratch. Bump it whenever the mapping or the unit layout changes.
-const IndexFormat = 2
+const IndexFormat = 3
 
 // Defaults for [IndexOptions].
 const (
@@ -69,6 +70,7 @@ const indexLockWait = "500ms"
 const (
 	fieldKind     = "kind"     // "meta" on meta records
 	fieldStamp    = "stamp"    // meta: "size:unixnano:units", stored only
+	fieldOutline  = "outline"  // meta: the document without its sections' text, as JSON, stored only
 	fieldWords    = "words"    // meta: all the document's text, lower-cased, never stemmed
 	fieldPath     = "path"     // both
 	fieldDir      = "dir"      // unit: every ancestor folder
@@ -277,6 +279,7 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	for name, f := range map[string]*mapping.FieldMapping{
 		fieldKind:     kw(false),
 		fieldStamp:    stamp,
+		fieldOutline:  stamp,
 		fieldWords:    words,
 		fieldPath:     kw(true),
 		fieldDir:      kw(false),
@@ -490,11 +493,50 @@ func (ix *Index) meta(d Doc, st docState) map[string]any {
 		w.WriteString(s.Text)
 	}
 	return map[string]any{
-		fieldKind:  kindMeta,
-		fieldPath:  d.Path,
-		fieldStamp: formatStamp(st),
-		fieldWords: w.String(),
+		fieldKind:    kindMeta,
+		fieldPath:    d.Path,
+		fieldStamp:   formatStamp(st),
+		fieldWords:   w.String(),
+		fieldOutline: encodeOutline(d),
 	}
+}
+
+// encodeOutline keeps what the relationship graph needs of d, so a restart can rebuild the graph
+// without reading the files that did not change.
+func encodeOutline(d Doc) string {
+	d.Sections = nil
+	b, err := json.Marshal(d)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// Outlines calls fn with the outline (the document without its sections' text) of every indexed
+// document, as it was when indexed.
+func (ix *Index) Outlines(fn func(Doc)) error {
+	n, err := ix.bi.DocCount()
+	if err != nil || n == 0 {
+		return err
+	}
+	q := query.NewTermQuery(kindMeta)
+	q.SetField(fieldKind)
+	req := bleve.NewSearchRequestOptions(q, int(n), 0, false)
+	req.Fields = []string{fieldOutline}
+	req.Score = "none"
+	res, err := ix.bi.Search(req)
+	if err != nil {
+		return fmt.Errorf("index: load outlines: %w", err)
+	}
+	for _, h := range res.Hits {
+		s, _ := h.Fields[fieldOutline].(string)
+		var d Doc
+		if s == "" || json.Unmarshal([]byte(s), &d) != nil || d.Path == "" {
+			continue // unreadable: the build reads the file again
+		}
+		fn(d)
+	}
+	return nil
 }
 
 // units splits d into unit records: one per section, or more when a section is longer than
