@@ -14,7 +14,6 @@ import (
 // server without write permission answers PERMISSION_DENIED whatever else the call got wrong.
 func admit[T any](s *Server, c *call) (T, error) {
 	var zero T
-	c.purpose = peekPurpose(c.raw)
 	if c.purpose != "" {
 		if _, known := security.PermissionFor(c.purpose); known {
 			if err := s.cfg.Permissions.Check(c.purpose); err != nil {

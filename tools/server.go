@@ -137,33 +137,50 @@ func (s *Server) Tools() []server.ServerTool {
 
 // adapt turns a handlerFunc into an MCP handler: it times the call, bounds it with the deadline,
 // recovers a panic as an INTERNAL tool error, and shapes the flat result as structured content plus
-// the same JSON as text.
+// the same JSON as text. The handler runs on its own goroutine, so a filesystem call that hangs past
+// the deadline yields a TIMEOUT answer at once and the server goes on serving; the hung goroutine
+// ends whenever the call returns.
 func (s *Server) adapt(tool string, h handlerFunc) server.ToolHandlerFunc {
-	return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		c := &call{tool: tool, raw: rawArguments(req), start: time.Now()}
+		c.purpose = peekPurpose(c.raw)
 		if m := req.Params.Meta; m != nil {
 			c.progressToken = m.ProgressToken
 		}
 		ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 		defer cancel()
-		defer func() {
-			if r := recover(); r != nil {
-				s.cfg.Log.Printf("panic in %s: %v\n%s", tool, r, debug.Stack())
-				st := Status{Code: CodeInternal, Error: "the server hit an internal error on this call; it logged the details and goes on serving"}
-				res = shape(errorResult(tool, st, c.meta()), true)
-				err = nil
-			}
-		}()
-		out, herr := h(ctx, c)
-		if herr != nil {
-			st := failure(herr, c.path)
-			if st.Code == CodeInternal {
-				s.cfg.Log.Printf("%s %s %q: %v", tool, c.purpose, c.path, herr)
-			}
-			return shape(errorResult(tool, st, c.meta()), true), nil
+		done := make(chan *mcp.CallToolResult, 1)
+		go func() { done <- s.run(ctx, c, h) }()
+		select {
+		case res := <-done:
+			return res, nil
+		case <-ctx.Done():
+			st := Status{Code: CodeTimeout, Error: fmt.Sprintf("the call ran past its deadline of %v and was abandoned (a write may still complete): "+
+				"try a smaller path or narrower criteria, and check the file before retrying a write", s.cfg.Timeout)}
+			m := Meta{ExecutionTime: float64(time.Since(c.start).Microseconds()) / 1000, OperationType: c.purpose, Tool: tool}
+			return shape(errorResult(tool, st, m), true), nil
 		}
-		return shape(out, false), nil
 	}
+}
+
+// run runs one handler and shapes its result; a panic becomes an INTERNAL tool error.
+func (s *Server) run(ctx context.Context, c *call, h handlerFunc) (res *mcp.CallToolResult) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.cfg.Log.Printf("panic in %s: %v\n%s", c.tool, r, debug.Stack())
+			st := Status{Code: CodeInternal, Error: "the server hit an internal error on this call; it logged the details and goes on serving"}
+			res = shape(errorResult(c.tool, st, c.meta()), true)
+		}
+	}()
+	out, err := h(ctx, c)
+	if err != nil {
+		st := failure(err, c.path)
+		if st.Code == CodeInternal {
+			s.cfg.Log.Printf("%s %s %q: %v", c.tool, c.purpose, c.path, err)
+		}
+		return shape(errorResult(c.tool, st, c.meta()), true)
+	}
+	return shape(out, false)
 }
 
 // errorResult builds the flat error result of the tool's own result type, so every result, error or

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -40,5 +41,38 @@ func TestFailureCodes(t *testing.T) {
 		if got := failure(tt.err, "a.md").Code; got != tt.code {
 			t.Errorf("failure(%v) = %s, want %s", tt.err, got, tt.code)
 		}
+	}
+}
+
+// TestHungCallTimesOut injects a handler that never returns: the call ends with TIMEOUT at its
+// deadline, and other calls are answered meanwhile.
+func TestHungCallTimesOut(t *testing.T) {
+	s := New(Config{Timeout: 50 * time.Millisecond})
+	block := make(chan struct{})
+	defer close(block)
+	hung := s.adapt(ReaderName, func(ctx context.Context, c *call) (any, error) {
+		<-block // a read that never returns, whatever its context says
+		return nil, nil
+	})
+	quick := s.adapt(ReaderName, func(ctx context.Context, c *call) (any, error) {
+		return ReaderResult{Status: Status{Success: true}}, nil
+	})
+	errc := make(chan map[string]any, 1)
+	go func() {
+		res, _ := hung(context.Background(), mcp.CallToolRequest{})
+		var out map[string]any
+		json.Unmarshal(res.StructuredContent.(json.RawMessage), &out)
+		errc <- out
+	}()
+	if res, err := quick(context.Background(), mcp.CallToolRequest{}); err != nil || res.IsError {
+		t.Fatalf("a quick call failed while another hung: %v %v", res, err)
+	}
+	select {
+	case out := <-errc:
+		if out["code"] != CodeTimeout {
+			t.Errorf("hung call = %v", out)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the hung call never answered")
 	}
 }
