@@ -11,8 +11,8 @@
 // holds obsidian-help-en/ and tldr/pages/.
 //
 // For each corpus and ranker it prints nDCG@5, MRR@10 and recall@10, averaged
-// over the queries in eval/queries/<corpus>.json. Build with -tags semantic to
-// evaluate the project's search engine as well (see semantic.go).
+// over the queries in eval/queries/<corpus>.json, for the grep-style baseline and for the
+// project's search engine (see semantic.go).
 package main
 
 import (
@@ -23,6 +23,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -49,8 +50,7 @@ type rankerFactory struct {
 	build func(root string, files []string) (Ranker, error)
 }
 
-// rankers are evaluated in this order; semantic.go appends the engine's
-// ranker when built with -tags semantic.
+// rankers are evaluated in this order; semantic.go appends the engine's ranker.
 var rankers = []rankerFactory{
 	{name: "grep", build: newGrepRanker},
 }
@@ -62,6 +62,7 @@ func main() {
 		queryDir  = flag.String("queries", "", "directory with the query files (default <module>/eval/queries)")
 		verbose   = flag.Bool("v", false, "print each query's metrics and the ranks of its judged files")
 	)
+	flag.BoolVar(&splitReport, "split", false, "also report the means over odd- and even-numbered queries (tune on odd, hold out even)")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "eval: unexpected arguments %q\n", flag.Args())
@@ -145,7 +146,7 @@ func evalCorpus(w io.Writer, c corpus, corpusDir, queryDir string, verbose bool)
 	}
 
 	fmt.Fprintf(w, "\n%s (%s: %d files, %d queries)\n", c.Name, c.Root, len(files), len(qs.Queries))
-	results := make([]scores, len(rankers))
+	results := make([]evaluation, len(rankers))
 	for i, f := range rankers {
 		r, err := f.build(root, files)
 		if err != nil {
@@ -162,17 +163,68 @@ func evalCorpus(w io.Writer, c corpus, corpusDir, queryDir string, verbose bool)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "ranker\tqueries\tnDCG@%d\tMRR@%d\trecall@%d\n", ndcgDepth, mrrDepth, recallDepth)
 	for i, f := range rankers {
-		s := results[i]
+		if splitReport {
+			for _, odd := range []bool{true, false} {
+				sub := qs.parity(odd)
+				name := f.name + " even"
+				if odd {
+					name = f.name + " odd"
+				}
+				s := mean(results[i].perQuery, sub)
+				fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\n", name, len(sub), s.NDCG, s.MRR, s.Recall)
+			}
+		}
+		s := results[i].scores
 		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\n", f.name, len(qs.Queries), s.NDCG, s.MRR, s.Recall)
 	}
 	return tw.Flush()
 }
 
-// evaluate runs every query of qs through r and returns the mean metrics. If
-// verbose, it writes each query's metrics and the rank (or "-") of each of
-// its judged files to w.
-func evaluate(w io.Writer, r Ranker, qs *QuerySet, verbose bool) scores {
+// splitReport is the --split flag: report odd- and even-numbered queries too.
+var splitReport bool
+
+// evaluation is the mean metrics of one ranker and each query's, by id.
+type evaluation struct {
+	scores
+	perQuery map[string]scores
+}
+
+// parity returns the ids of the queries of qs whose number (the trailing
+// digits of the id) is odd, or even if odd is false.
+func (qs *QuerySet) parity(odd bool) []string {
+	var ids []string
+	for _, q := range qs.Queries {
+		i := len(q.ID)
+		for i > 0 && q.ID[i-1] >= '0' && q.ID[i-1] <= '9' {
+			i--
+		}
+		n, err := strconv.Atoi(q.ID[i:])
+		if err == nil && (n%2 == 1) == odd {
+			ids = append(ids, q.ID)
+		}
+	}
+	return ids
+}
+
+// mean returns the mean of the per-query metrics of ids.
+func mean(per map[string]scores, ids []string) scores {
 	var sum scores
+	for _, id := range ids {
+		s := per[id]
+		sum.NDCG += s.NDCG
+		sum.MRR += s.MRR
+		sum.Recall += s.Recall
+	}
+	n := float64(max(len(ids), 1))
+	return scores{NDCG: sum.NDCG / n, MRR: sum.MRR / n, Recall: sum.Recall / n}
+}
+
+// evaluate runs every query of qs through r and returns the mean metrics and
+// each query's. If verbose, it writes each query's metrics and the rank (or
+// "-") of each of its judged files to w.
+func evaluate(w io.Writer, r Ranker, qs *QuerySet, verbose bool) evaluation {
+	var sum scores
+	per := make(map[string]scores, len(qs.Queries))
 	for _, q := range qs.Queries {
 		got := top(r.Rank(q.Query, rankDepth), rankDepth)
 		s := scores{
@@ -180,6 +232,7 @@ func evaluate(w io.Writer, r Ranker, qs *QuerySet, verbose bool) scores {
 			MRR:    ReciprocalRank(got, q.Relevant, mrrDepth),
 			Recall: Recall(got, q.Relevant, recallDepth),
 		}
+		per[q.ID] = s
 		sum.NDCG += s.NDCG
 		sum.MRR += s.MRR
 		sum.Recall += s.Recall
@@ -188,7 +241,7 @@ func evaluate(w io.Writer, r Ranker, qs *QuerySet, verbose bool) scores {
 		}
 	}
 	n := float64(len(qs.Queries))
-	return scores{NDCG: sum.NDCG / n, MRR: sum.MRR / n, Recall: sum.Recall / n}
+	return evaluation{scores: scores{NDCG: sum.NDCG / n, MRR: sum.MRR / n, Recall: sum.Recall / n}, perQuery: per}
 }
 
 // writeQuery writes one query's metrics, the ranks of its judged files and

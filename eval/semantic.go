@@ -1,21 +1,29 @@
-//go:build semantic
-
-// This file plugs the project's search engine into the evaluation. It is
-// behind the "semantic" build tag while the engine's API settles:
+// This file plugs the project's search engine into the evaluation: it parses every file with
+// semantic.Parse, indexes them in an in-memory index, and ranks with (*Index).Search, as the
+// server's search_semantic does.
 //
-//	go run -tags semantic ./eval
+// The --prior flag adds experimental signals of the link graph (see
+// semantic.Rerank and semantic.AnchorTexts), a comma-separated list of:
 //
-// It is written against the expected API of package semantic: Parse,
-// OpenIndex (IndexOptions{Dir: ""} is in memory), (*Index).PutBatch and
-// (*Index).Search returning section hits.
-
+//	indegree        score *= 1 + a*ln(1+backlinkers), a = --indegree
+//	neighbours      score += c*Σ scores of top hits one hop away, c = --neighbours
+//	anchor          the anchor texts of links to a document, added to its aliases
+//	anchor-text     the same texts, appended to every section (searched, no alias bonus)
+//	anchor-section  the same texts, added as an extra section of the document
+//	anchor-context  the lines holding links to a document, added as an extra section
+//	size            score *= 1 + s*ln(1+size/1KiB), s = --size-prior (a structural prior)
 package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
 
 	"github.com/packfs/packfs-mcp/semantic"
 )
@@ -24,6 +32,16 @@ func init() {
 	rankers = append(rankers, rankerFactory{name: "semantic", build: newSemanticRanker})
 }
 
+// Flags of the graph-signal experiments.
+var (
+	priorFlag      = flag.String("prior", "", "graph signals to add: indegree, neighbours, anchor, anchor-text, anchor-section, anchor-context, size (comma-separated)")
+	indegreeFlag   = flag.Float64("indegree", 0.1, "weight a of the in-degree prior")
+	neighboursFlag = flag.Float64("neighbours", 0.1, "weight c of the neighbour boost")
+	sizeFlag       = flag.Float64("size-prior", 0.05, "weight s of the size prior")
+	depthFlag      = flag.Int("prior-depth", semantic.DefaultPriorDepth, "top hits the neighbour boost looks at")
+	priorMaxFlag   = flag.Int("prior-max", 50, "hits fetched for re-ranking")
+)
+
 // semanticHitsPerResult is how many hits to ask for per wanted file: the
 // engine returns one hit per matching section, so several hits may name the
 // same file.
@@ -31,7 +49,22 @@ const semanticHitsPerResult = 5
 
 // semanticRanker ranks files with the project's bleve index.
 type semanticRanker struct {
-	ix *semantic.Index
+	ix    *semantic.Index
+	graph *semantic.Graph
+	prior semantic.PriorOptions
+	max   int
+	sizes map[string]int64 // for the "size" prior, else nil
+}
+
+// priors returns the signals selected by --prior.
+func priors() map[string]bool {
+	on := map[string]bool{}
+	for _, p := range strings.Split(*priorFlag, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			on[p] = true
+		}
+	}
+	return on
 }
 
 // newSemanticRanker parses every file under root and indexes them in an
@@ -41,7 +74,14 @@ func newSemanticRanker(root string, files []string) (Ranker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("semantic ranker: %w", err)
 	}
+	on := priors()
+	for p := range on {
+		if !slices.Contains([]string{"indegree", "neighbours", "anchor", "anchor-text", "anchor-section", "anchor-context", "size"}, p) {
+			return nil, fmt.Errorf("semantic ranker: unknown --prior %q", p)
+		}
+	}
 	docs := make([]semantic.Doc, 0, len(files))
+	lines := make(map[string][]string, len(files))
 	for _, f := range files {
 		name := filepath.Join(root, filepath.FromSlash(f))
 		src, err := os.ReadFile(name)
@@ -53,11 +93,78 @@ func newSemanticRanker(root string, files []string) (Ranker, error) {
 			return nil, fmt.Errorf("semantic ranker: %w", err)
 		}
 		docs = append(docs, semantic.Parse(f, src, fi.ModTime()))
+		if on["anchor-context"] {
+			lines[f] = strings.Split(string(src), "\n")
+		}
+	}
+	g := semantic.NewGraph()
+	for _, d := range docs {
+		g.Put(d)
+	}
+	if on["anchor"] || on["anchor-text"] || on["anchor-section"] || on["anchor-context"] {
+		docs = withAnchors(docs, g, lines, on)
 	}
 	if err := ix.PutBatch(docs); err != nil {
 		return nil, fmt.Errorf("semantic ranker: %w", err)
 	}
-	return &semanticRanker{ix: ix}, nil
+	r := &semanticRanker{ix: ix, graph: g, max: *priorMaxFlag}
+	if on["size"] {
+		r.sizes = make(map[string]int64, len(docs))
+		for _, d := range docs {
+			r.sizes[d.Path] = d.Size
+		}
+	}
+	if on["indegree"] {
+		r.prior.InDegree = *indegreeFlag
+	}
+	if on["neighbours"] {
+		r.prior.Neighbours = *neighboursFlag
+		r.prior.Depth = *depthFlag
+	}
+	return r, nil
+}
+
+// withAnchors returns copies of docs carrying what links to them say, as
+// the index would if it had an anchor field: the anchor texts as aliases
+// ("anchor") or as an extra section ("anchor-section"), and the source lines
+// of the links to them as an extra section ("anchor-context"). The graph,
+// built from the original docs, is left as it is.
+func withAnchors(docs []semantic.Doc, g *semantic.Graph, lines map[string][]string, on map[string]bool) []semantic.Doc {
+	out := make([]semantic.Doc, len(docs))
+	for i, d := range docs {
+		texts := semantic.AnchorTexts(g, d.Path)
+		end := 1
+		if n := len(d.Sections); n > 0 {
+			end = d.Sections[n-1].EndLine + 1
+		}
+		if on["anchor"] && len(texts) > 0 {
+			d.Aliases = append(slices.Clip(d.Aliases), texts...)
+		}
+		if on["anchor-text"] && len(texts) > 0 {
+			secs := slices.Clone(d.Sections)
+			for j := range secs {
+				secs[j].Text += "\n\n" + strings.Join(texts, "\n")
+			}
+			d.Sections = secs
+		}
+		if on["anchor-section"] && len(texts) > 0 {
+			d.Sections = append(slices.Clip(d.Sections), semantic.Section{Line: end, EndLine: end, Text: strings.Join(texts, "\n")})
+		}
+		if on["anchor-context"] {
+			var ctx []string
+			for _, b := range g.LinksTo(d.Path) {
+				src := lines[b.From]
+				if b.Line >= 1 && b.Line <= len(src) && b.Kind != semantic.KindFrontmatter {
+					ctx = append(ctx, strings.TrimSpace(src[b.Line-1]))
+				}
+			}
+			if len(ctx) > 0 {
+				d.Sections = append(slices.Clip(d.Sections), semantic.Section{Line: end, EndLine: end, Text: strings.Join(ctx, "\n")})
+			}
+		}
+		out[i] = d
+	}
+	return out
 }
 
 // Rank implements [Ranker]: it returns the files of the best hits, each
@@ -65,10 +172,24 @@ func newSemanticRanker(root string, files []string) (Ranker, error) {
 // so it counts as a miss rather than stopping the evaluation; it is logged
 // to stderr.
 func (s *semanticRanker) Rank(query string, k int) []string {
-	hits, _, err := s.ix.Search(context.Background(), semantic.Query{Text: query, Max: k * semanticHitsPerResult})
+	n := k * semanticHitsPerResult
+	rerank := s.prior.InDegree != 0 || s.prior.Neighbours != 0 || s.sizes != nil
+	if rerank {
+		n = max(n, s.max)
+	}
+	hits, _, err := s.ix.Search(context.Background(), semantic.Query{Text: query, Max: n})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "eval: semantic search %q: %v\n", query, err)
 		return nil
+	}
+	if s.sizes != nil {
+		for i := range hits {
+			hits[i].Score *= 1 + *sizeFlag*math.Log1p(float64(s.sizes[hits[i].Path])/1024)
+		}
+		sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
+	}
+	if rerank {
+		hits = semantic.Rerank(hits, s.graph, s.prior)
 	}
 	seen := make(map[string]bool, k)
 	out := make([]string, 0, k)
