@@ -171,6 +171,12 @@ func securityCases(f *fixture) []toolCase {
 		{name: "E37 .git/config", tool: reader, args: access("read", ".git/config"), code: "PATH_BLOCKED"},
 		{name: "E37 a/.GIT/x", tool: writer, args: update("create", "notes/.GIT/x.md", map[string]any{"content": "x", "options": map[string]any{"createPath": true}}), code: "PATH_BLOCKED"},
 		{name: "E37 my.github.md is not .git", tool: writer, args: create("my.github.md")},
+		// G. Load and denial of service (the rate limits have their own tests).
+		{name: "G40 glob of stars", tool: searcher, args: map[string]any{"purpose": "list", "target": map[string]any{"path": ".", "criteria": map[string]any{"name": strings.Repeat("*a", 120) + "*b"}}, "options": map[string]any{"recursive": true}}},
+		{name: "G40 10 KB query", tool: searcher, args: discover("search_content", ".", map[string]any{"target": map[string]any{"path": ".", "query": strings.Repeat("q", 10_000)}}), code: "INVALID_ARGUMENT"},
+		{name: "G40 huge alternation", tool: searcher, args: map[string]any{"purpose": "search_content", "target": map[string]any{"path": ".", "query": strings.Repeat("(a|aa)*", 140)}, "options": map[string]any{"regex": true}}},
+		{name: "G40 nested repetition", tool: searcher, args: map[string]any{"purpose": "search_content", "target": map[string]any{"path": ".", "query": "((((a*)*)*)*)*b"}, "options": map[string]any{"regex": true}}},
+		{name: "G40 huge repeat count", tool: searcher, args: map[string]any{"purpose": "search_content", "target": map[string]any{"path": ".", "query": "a{1000}{1000}"}, "options": map[string]any{"regex": true}}, code: "INVALID_ARGUMENT"},
 		// I. Protocol.
 		{name: "I48 wrong type", tool: searcher, args: map[string]any{"purpose": "list", "target": map[string]any{"path": "."}, "options": map[string]any{"recursive": "perhaps"}}, code: "INVALID_ARGUMENT"},
 		{name: "I48 missing purpose", tool: writer, args: map[string]any{"target": map[string]any{"path": "a.md"}}, code: "INVALID_ARGUMENT"},

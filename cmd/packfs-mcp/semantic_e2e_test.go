@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -38,8 +39,9 @@ func workspace(t *testing.T) *fixture {
 		return os.WriteFile(filepath.Join(f.root, rel), b, 0o644)
 	})
 	must(t, err)
-	// A link out of the root that the index must never follow.
+	// A link out of the root that the index must never follow, and a FIFO it must never open.
 	must(t, os.Symlink(filepath.Join("..", "outside"), filepath.Join(f.root, "escape")))
+	must(t, syscall.Mkfifo(filepath.Join(f.root, "notes", "pipe.md"), 0o644))
 	return f
 }
 
