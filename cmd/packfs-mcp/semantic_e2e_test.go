@@ -233,6 +233,25 @@ func semanticCases(f *fixture) []toolCase {
 				t.Errorf("broken = %v", b)
 			}
 		}},
+		{name: "move a folder keeps links in and out", tool: writer, args: map[string]any{"purpose": "move", "target": map[string]any{"path": "projects", "destination": "work/projects"},
+			"options": map[string]any{"preserveRelationships": true, "createPath": true}}, check: func(t *testing.T, r map[string]any) {
+			index, _ := os.ReadFile(filepath.Join(f.root, "notes/index.md"))
+			if !strings.Contains(string(index), "(../work/projects/packfs/design.md)") {
+				t.Errorf("index.md link into the moved folder not rewritten:\n%s", index)
+			}
+			design, _ := os.ReadFile(filepath.Join(f.root, "work/projects/packfs/design.md"))
+			if !strings.Contains(string(design), "(../../../archive/2026/meeting.md)") {
+				t.Errorf("the moved document's own link not rewritten:\n%s", design)
+			}
+		}},
+		{name: "no broken links after the folder move", tool: searcher, args: discover("relationships", "work/projects/packfs/design.md", nil), check: func(t *testing.T, r map[string]any) {
+			if b, _ := r["broken"].([]any); len(b) != 0 {
+				t.Errorf("broken = %v", b)
+			}
+			if p, _ := json.Marshal(r["parent"]); string(p) != `["notes/index.md"]` {
+				t.Errorf("parent = %s", p)
+			}
+		}},
 	}
 }
 
