@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"syscall"
 )
 
 // Resolve returns the root-relative path that name reaches after following
@@ -83,6 +84,12 @@ func (r *Root) resolve(name string) (resolved, error) {
 				return resolved{}, errLoop
 			}
 			target, err := r.root.Readlink(cur)
+			if errors.Is(err, syscall.EINVAL) {
+				// cur was replaced by a non-link after the Lstat: look at
+				// it again. links, already counted, bounds the retries.
+				todo = append([]pending{p}, todo...)
+				continue
+			}
 			if err != nil {
 				return resolved{}, err
 			}

@@ -210,17 +210,24 @@ func (r *Root) Lstat(name string) (Info, error) {
 	if err := checkName(name); err != nil {
 		return Info{}, r.pathErr("lstat", name, err)
 	}
-	fi, err := r.root.Lstat(name)
-	if err != nil {
-		return Info{}, r.pathErr("lstat", name, err)
-	}
-	info := newInfo(name, fi)
-	if info.Type == TypeSymlink {
-		if info.Target, err = r.root.Readlink(name); err != nil {
+	for tries := 0; ; tries++ {
+		fi, err := r.root.Lstat(name)
+		if err != nil {
 			return Info{}, r.pathErr("lstat", name, err)
 		}
+		info := newInfo(name, fi)
+		if info.Type != TypeSymlink {
+			return info, nil
+		}
+		info.Target, err = r.root.Readlink(name)
+		if errors.Is(err, syscall.EINVAL) && tries < maxSymlinks {
+			continue // replaced by a non-link after the Lstat: look again
+		}
+		if err != nil {
+			return Info{}, r.pathErr("lstat", name, err)
+		}
+		return info, nil
 	}
-	return info, nil
 }
 
 // checkRegular refuses what may not be read or replaced as a file: anything

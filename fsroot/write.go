@@ -26,12 +26,12 @@ const (
 	tempFlags = os.O_WRONLY | os.O_CREATE | os.O_EXCL | syscall.O_NOCTTY | syscall.O_CLOEXEC
 )
 
-// writeTemp writes chunks to a new temporary file in the root-relative
-// directory dir, sets perm on the open handle, syncs and closes it, and
-// returns its root-relative name. On failure nothing is left behind.
-func (r *Root) writeTemp(ctx context.Context, dir string, perm fs.FileMode, chunks ...[]byte) (string, error) {
-	tmp := path.Join(dir, TempPrefix+rand.Text())
-	f, err := r.root.OpenFile(tmp, tempFlags, 0o600)
+// writeTemp writes chunks to a new temporary file in the directory d,
+// sets perm on the open handle, syncs and closes it, and returns its name
+// in d. On failure nothing is left behind.
+func writeTemp(ctx context.Context, d *os.Root, perm fs.FileMode, chunks ...[]byte) (string, error) {
+	tmp := TempPrefix + rand.Text()
+	f, err := d.OpenFile(tmp, tempFlags, 0o600)
 	if err != nil {
 		return "", err
 	}
@@ -46,7 +46,7 @@ func (r *Root) writeTemp(ctx context.Context, dir string, perm fs.FileMode, chun
 		err = cerr
 	}
 	if err != nil {
-		r.root.Remove(tmp)
+		d.Remove(tmp)
 		return "", err
 	}
 	return tmp, nil
@@ -69,11 +69,11 @@ func writeAll(ctx context.Context, f *os.File, chunks [][]byte) error {
 	return ctx.Err()
 }
 
-// syncDir flushes the root-relative directory dir so a link or rename in
-// it survives a crash. It is best effort: the new content is already in
-// place, and some filesystems refuse to sync directories.
-func (r *Root) syncDir(dir string) {
-	f, err := r.root.OpenFile(dir, dirFlags, 0)
+// syncDir flushes the directory d so a link or rename in it survives a
+// crash. It is best effort: the new content is already in place, and some
+// filesystems refuse to sync directories.
+func syncDir(d *os.Root) {
+	f, err := d.OpenFile(".", dirFlags, 0)
 	if err != nil {
 		return
 	}
@@ -103,17 +103,24 @@ func (r *Root) CreateFile(ctx context.Context, name string, data []byte, perm fs
 	if perm == 0 {
 		perm = defaultPerm
 	}
-	dir := path.Dir(name)
-	tmp, err := r.writeTemp(ctx, dir, perm.Perm(), data)
+	// The temporary file lives and dies in the directory handle opened
+	// here: if the directory's name is swapped meanwhile, the file is
+	// still linked or removed where it was written, never left behind.
+	d, err := r.root.OpenRoot(path.Dir(name))
 	if err != nil {
 		return r.pathErr("create", name, err)
 	}
-	err = r.root.Link(tmp, name)
-	r.root.Remove(tmp)
+	defer d.Close()
+	tmp, err := writeTemp(ctx, d, perm.Perm(), data)
 	if err != nil {
 		return r.pathErr("create", name, err)
 	}
-	r.syncDir(dir)
+	err = d.Link(tmp, path.Base(name))
+	d.Remove(tmp)
+	if err != nil {
+		return r.pathErr("create", name, err)
+	}
+	syncDir(d)
 	return nil
 }
 
@@ -154,16 +161,22 @@ func (r *Root) writeTarget(name string, mustExist bool) (string, fs.FileInfo, er
 // renamed over it. rename(2) replaces the entry and never writes through
 // it, so a link swapped in at target is replaced, not followed.
 func (r *Root) replace(ctx context.Context, target string, perm fs.FileMode, chunks ...[]byte) error {
-	dir := path.Dir(target)
-	tmp, err := r.writeTemp(ctx, dir, perm, chunks...)
+	// As in CreateFile, the temporary file is handled through one
+	// directory handle, so a swapped directory name cannot strand it.
+	d, err := r.root.OpenRoot(path.Dir(target))
 	if err != nil {
 		return err
 	}
-	if err := r.root.Rename(tmp, target); err != nil {
-		r.root.Remove(tmp)
+	defer d.Close()
+	tmp, err := writeTemp(ctx, d, perm, chunks...)
+	if err != nil {
 		return err
 	}
-	r.syncDir(dir)
+	if err := d.Rename(tmp, path.Base(target)); err != nil {
+		d.Remove(tmp)
+		return err
+	}
+	syncDir(d)
 	return nil
 }
 

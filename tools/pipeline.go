@@ -68,6 +68,11 @@ func (s *Server) resolvePath(raw string, k kind) (string, error) {
 	isDir := k == kindDir
 	if k == kindAny {
 		info, err := s.cfg.Root.Stat(name) // what the name reaches; real is inside the root
+		if err != nil && !isNotExist(err) {
+			// The entry changed since Resolve (say, a directory became a link
+			// leading outside): report that, not a verdict on the wrong kind.
+			return name, err
+		}
 		isDir = err == nil && info.Type == fsroot.TypeDir
 	}
 	if err := s.cfg.Policy.CheckName(name, isDir); err != nil {

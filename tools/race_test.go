@@ -1,0 +1,715 @@
+package tools
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"log"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"golang.org/x/sys/unix"
+
+	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/security"
+)
+
+// The races of security cases C19–C24. Each test serves base/root through a Server, keeps secrets
+// in its sibling base/outside, and lets goroutines change the tree under the tools' feet while other
+// goroutines call the tools as fast as they can. The oracle trusts nothing the server says: after
+// the race, no answer may hold the marker, the snapshot of everything outside the root must be
+// unchanged, no temporary file may be left anywhere, and only the expected error codes may appear.
+
+// defaultRaceDuration is how long each race runs when PACKFS_RACE_SECONDS is unset: short enough
+// that CI stays fast, long enough for thousands of calls.
+const defaultRaceDuration = 2 * time.Second
+
+// raceCodes are the error codes a race may legitimately produce: the entry was missing, of the wrong
+// kind, or led outside at the moment the call looked. Anything else (INTERNAL above all) fails.
+var raceCodes = []string{
+	CodeNotFound, CodeOutsideRoot, CodeNotRegular, CodeInvalidPath, CodeExists,
+	CodeNotDir, CodeIsDir, CodeTimeout, CodeAccess, CodeHardLink,
+}
+
+// okCode stands for a successful call in the code histogram.
+const okCode = "ok"
+
+// raceDuration returns how long each race runs: PACKFS_RACE_SECONDS (a positive number of
+// seconds), or defaultRaceDuration.
+func raceDuration(t *testing.T) time.Duration {
+	t.Helper()
+	s := os.Getenv("PACKFS_RACE_SECONDS")
+	if s == "" {
+		return defaultRaceDuration
+	}
+	n, err := strconv.ParseFloat(s, 64)
+	if err != nil || n <= 0 {
+		t.Fatalf("PACKFS_RACE_SECONDS=%q: want a positive number of seconds", s)
+	}
+	return time.Duration(n * float64(time.Second))
+}
+
+// raceEnv is one race's world: base/root served by a Server with every permission, and
+// base/outside, which holds the marker and must never be read or changed through the tools.
+type raceEnv struct {
+	t       *testing.T
+	base    string
+	root    string
+	outside string
+	// marker is in every file outside the root, and names one of them, so a leaked content,
+	// match line or listing entry all show it.
+	marker   string
+	handlers map[string]server.ToolHandlerFunc
+	before   map[string]string
+
+	mu    sync.Mutex
+	logs  strings.Builder // the server's diagnostics, which explain INTERNAL answers
+	codes map[string]int
+	leaks []string // the first few answers that held the marker
+	nleak int
+}
+
+// newRaceEnv builds base/outside (secret.md and dir/ with x.md and <marker>.md, all holding the
+// marker) and base/root from rootEntries (see makeTree), and serves the root with a Server whose
+// rate limit is effectively off.
+func newRaceEnv(t *testing.T, rootEntries ...string) *raceEnv {
+	t.Helper()
+	e := &raceEnv{
+		t:      t,
+		base:   t.TempDir(),
+		marker: "OUTSIDE-MARKER-" + strings.ToUpper(rand.Text()[:12]),
+		codes:  map[string]int{},
+	}
+	e.root = filepath.Join(e.base, "root")
+	e.outside = filepath.Join(e.base, "outside")
+	secret := e.marker + " needle\n"
+	makeTree(t, e.outside, e.base,
+		"secret.md="+secret,
+		"dir/",
+		"dir/x.md="+secret,
+		"dir/"+e.marker+".md="+secret,
+	)
+	mustOK(t, os.Mkdir(e.root, 0o755))
+	makeTree(t, e.root, e.base, rootEntries...)
+	e.before = snapshotOutside(t, e.base)
+
+	root, err := fsroot.Open(e.root, fsroot.Options{})
+	mustOK(t, err)
+	t.Cleanup(func() { root.Close() })
+	policy, err := security.NewPolicy(security.PolicyConfig{RootDir: root.Dir(), RootResolved: root.ResolvedDir()})
+	mustOK(t, err)
+	s := New(Config{
+		Root:        root,
+		Policy:      policy,
+		Limiter:     security.NewLimiter(security.LimitConfig{MaxRequests: 1 << 30}),
+		Permissions: security.AllPermissions(),
+		Log:         log.New(lockedWriter{&e.mu, &e.logs}, "", 0),
+	})
+	e.handlers = map[string]server.ToolHandlerFunc{}
+	for _, st := range s.Tools() {
+		e.handlers[st.Tool.Name] = st.Handler
+	}
+	return e
+}
+
+// makeTree creates entries under dir: "d/" is a directory, "f=text" a file holding text, and
+// "l => target" a symbolic link; "{base}" in a target becomes base, for absolute links.
+func makeTree(t *testing.T, dir, base string, entries ...string) {
+	t.Helper()
+	for _, ent := range entries {
+		var err error
+		switch {
+		case strings.Contains(ent, " => "):
+			name, target, _ := strings.Cut(ent, " => ")
+			p := filepath.Join(dir, name)
+			if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
+				err = os.Symlink(strings.ReplaceAll(target, "{base}", base), p)
+			}
+		case strings.HasSuffix(ent, "/"):
+			err = os.MkdirAll(filepath.Join(dir, ent), 0o755)
+		default:
+			name, content, _ := strings.Cut(ent, "=")
+			p := filepath.Join(dir, name)
+			if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
+				err = os.WriteFile(p, []byte(content), 0o644)
+			}
+		}
+		if err != nil {
+			t.Fatalf("makeTree %q: %v", ent, err)
+		}
+	}
+}
+
+// lockedWriter appends to b under mu, so the server's logger can be shared by concurrent calls.
+type lockedWriter struct {
+	mu *sync.Mutex
+	b  *strings.Builder
+}
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+// mustOK fails the test at once on a setup error.
+func mustOK(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// snapshotOutside records everything under base except root/ (which the race changes): each path
+// with its mode and its content or link text. Comparing two snapshots shows anything created,
+// removed or changed outside the root, wherever it is.
+func snapshotOutside(t *testing.T, base string) map[string]string {
+	t.Helper()
+	snap := map[string]string{}
+	rootDir := filepath.Join(base, "root")
+	err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p == rootDir {
+			return filepath.SkipDir
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(base, p)
+		val := info.Mode().String()
+		switch {
+		case info.Mode()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			val += " -> " + target
+		case info.Mode().IsRegular():
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			val += " " + string(data)
+		}
+		snap[rel] = val
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("snapshot: %v", err)
+	}
+	return snap
+}
+
+// call runs one tool call and returns its flat result. It records the code (okCode on success)
+// and whether the answer, structured or text, holds the marker. It is safe for concurrent use.
+func (e *raceEnv) call(tool string, args map[string]any) map[string]any {
+	var req mcp.CallToolRequest
+	req.Params.Name = tool
+	req.Params.Arguments = args
+	res, err := e.handlers[tool](context.Background(), req)
+	if err != nil || res == nil {
+		e.t.Errorf("%s %v: protocol error %v", tool, args, err)
+		return nil
+	}
+	raw, _ := res.StructuredContent.(json.RawMessage)
+	text := string(raw)
+	for _, c := range res.Content {
+		if tc, ok := mcp.AsTextContent(c); ok {
+			text += tc.Text
+		}
+	}
+	var out map[string]any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		e.t.Errorf("%s %v: result is not JSON: %v", tool, args, err)
+		return nil
+	}
+	code, _ := out["code"].(string)
+	if ok, _ := out["success"].(bool); ok != (code == "") || ok == res.IsError {
+		e.t.Errorf("%s %v: success, code and isError disagree: %s", tool, args, raw)
+	}
+	if code == "" {
+		code = okCode
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.codes[code]++
+	if strings.Contains(text, e.marker) {
+		e.nleak++
+		if len(e.leaks) < 5 {
+			e.leaks = append(e.leaks, fmt.Sprintf("%s %v: %s", tool, args, raw))
+		}
+	}
+	return out
+}
+
+// verify is the oracle run after a race: no answer held the marker, nothing outside the root
+// changed or appeared, no temporary file is left under the root, and every code is okCode or in
+// allowed. It logs the histogram of codes.
+func (e *raceEnv) verify(allowed ...string) {
+	t := e.t
+	t.Helper()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.nleak > 0 {
+		t.Errorf("ESCAPE: %d answers held the outside marker; first ones:\n%s", e.nleak, strings.Join(e.leaks, "\n"))
+	}
+	after := snapshotOutside(t, e.base)
+	for p, v := range after {
+		if w, ok := e.before[p]; !ok {
+			t.Errorf("ESCAPE: %s appeared outside the root (%.80s)", p, v)
+		} else if w != v {
+			t.Errorf("ESCAPE: %s changed outside the root: %.80q -> %.80q", p, w, v)
+		}
+	}
+	for p := range e.before {
+		if _, ok := after[p]; !ok {
+			t.Errorf("ESCAPE: %s vanished from outside the root", p)
+		}
+	}
+	if temps := tempFiles(t, e.root); len(temps) > 0 {
+		msg := fmt.Sprintf("%d temporary files left behind, e.g. root/%s", len(temps), temps[0])
+		t.Errorf("%s", msg)
+	}
+	var hist []string
+	for code, n := range e.codes {
+		hist = append(hist, fmt.Sprintf("%s=%d", code, n))
+		if code == okCode || slices.Contains(allowed, code) {
+			continue
+		}
+		t.Errorf("unexpected code %s (%d times)", code, n)
+	}
+	slices.Sort(hist)
+	t.Logf("codes: %s", strings.Join(hist, " "))
+	if e.logs.Len() > 0 {
+		t.Logf("server log (first 2000 bytes):\n%.2000s", e.logs.String())
+	}
+}
+
+// tempFiles lists, relative to dir, the entries below it whose name starts with
+// [fsroot.TempPrefix], walking with os (not through the server) and never following links.
+func tempFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if strings.HasPrefix(d.Name(), fsroot.TempPrefix) {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("walking %s: %v", dir, err)
+	}
+	return out
+}
+
+// runRace runs each body on its own goroutine, over and over with an increasing iteration number,
+// until d has passed, then logs and returns how many times each body ran.
+func runRace(t *testing.T, d time.Duration, bodies map[string]func(i int)) map[string]int {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	counts := make(map[string]int, len(bodies))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for name, body := range bodies {
+		wg.Go(func() {
+			i := 0
+			for ; time.Now().Before(deadline); i++ {
+				body(i)
+			}
+			mu.Lock()
+			counts[name] = i
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	names := make([]string, 0, len(counts))
+	total := 0
+	for name, n := range counts {
+		names = append(names, fmt.Sprintf("%s=%d", name, n))
+		total += n
+	}
+	slices.Sort(names)
+	t.Logf("%v race, %d iterations: %s", d, total, strings.Join(names, " "))
+	return counts
+}
+
+// exchange atomically swaps the entries a and b (renameat2 RENAME_EXCHANGE), so both names exist
+// at every instant; either may be a directory, a file or a symbolic link.
+func exchange(a, b string) error {
+	return unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE)
+}
+
+// replaceWith atomically puts a new entry at name: a symbolic link to target if isLink, else a
+// regular file holding content. It is built at a scratch name beside name and renamed over it.
+func replaceWith(name, scratch string, isLink bool, target, content string) error {
+	os.Remove(scratch)
+	var err error
+	if isLink {
+		err = os.Symlink(target, scratch)
+	} else {
+		err = os.WriteFile(scratch, []byte(content), 0o644)
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(scratch, name)
+}
+
+// toolArgs builds tool arguments: purpose, target.path, and extra top-level fields.
+func toolArgs(purpose, path string, extra map[string]any) map[string]any {
+	a := map[string]any{"purpose": purpose, "target": map[string]any{"path": path}}
+	for k, v := range extra {
+		a[k] = v
+	}
+	return a
+}
+
+// checkSize fails if a successful metadata answer reports a size other than want: the files outside
+// the root have other sizes, so a stat that followed a link outside would show here even though
+// metadata carries no marker.
+func (e *raceEnv) checkSize(out map[string]any, name string, want int) {
+	if ok, _ := out["success"].(bool); !ok {
+		return
+	}
+	if size, _ := out["size"].(float64); int(size) != want {
+		e.t.Errorf("ESCAPE?: metadata %s size = %v, want %d (%v)", name, out["size"], want, out)
+	}
+}
+
+// searchArgs builds search_content arguments for query below path.
+func searchArgs(path, query string) map[string]any {
+	return map[string]any{"purpose": "search_content", "target": map[string]any{"path": path, "query": query}}
+}
+
+// listArgs builds recursive list arguments for path.
+func listArgs(path string) map[string]any {
+	return map[string]any{"purpose": "list", "target": map[string]any{"path": path}, "options": map[string]any{"recursive": true}}
+}
+
+// writeArgs builds writer arguments with content; createPath makes missing folders.
+func writeArgs(purpose, path, content string, createPath bool) map[string]any {
+	a := toolArgs(purpose, path, map[string]any{"content": content})
+	if createPath {
+		a["options"] = map[string]any{"createPath": true}
+	}
+	return a
+}
+
+// TestRaceFileFlip (C19) flips root/f.md between a regular file and a symbolic link to
+// outside/secret.md, by relative and absolute links, while reads, metadata and searches hit it.
+func TestRaceFileFlip(t *testing.T) {
+	const inside = "inside content needle\n"
+	e := newRaceEnv(t, "f.md="+inside)
+	f := filepath.Join(e.root, "f.md")
+	targets := []string{"../outside/secret.md", filepath.Join(e.outside, "secret.md")}
+	checkContent := func(out map[string]any) {
+		if c, ok := out["content"].(string); ok && c != inside {
+			e.t.Errorf("read f.md = %q, want %q", c, inside)
+		}
+	}
+	// flip returns a flipper that replaces f.md alternately with a link and a file, built at
+	// scratch names of its own so two flippers can run at once.
+	flip := func(id string) func(int) {
+		return func(i int) {
+			var err error
+			if i%2 == 0 {
+				err = replaceWith(f, filepath.Join(e.root, ".swap-link-"+id), true, targets[(i/2)%2], "")
+			} else {
+				err = replaceWith(f, filepath.Join(e.root, ".swap-file-"+id), false, "", inside)
+			}
+			if err != nil {
+				t.Errorf("flip: %v", err)
+			}
+		}
+	}
+	bodies := map[string]func(int){
+		"flip-a": flip("a"),
+		"flip-b": flip("b"),
+		"read":   func(int) { checkContent(e.call(ReaderName, toolArgs("read", "f.md", nil))) },
+		"read-base64": func(int) {
+			out := e.call(ReaderName, map[string]any{"purpose": "read", "target": map[string]any{"path": "f.md", "encoding": "base64"}})
+			if c, ok := out["content"].(string); ok {
+				data, err := base64.StdEncoding.DecodeString(c)
+				if err != nil || string(data) != inside {
+					e.t.Errorf("base64 read f.md = %q (%v)", data, err)
+				}
+			}
+		},
+		"metadata": func(int) { e.checkSize(e.call(ReaderName, toolArgs("metadata", "f.md", nil)), "f.md", len(inside)) },
+		"exists":   func(int) { e.call(ReaderName, toolArgs("exists", "f.md", nil)) },
+		"search":   func(i int) { e.call(SearcherName, searchArgs([]string{"f.md", "."}[i%2], "needle")) },
+		"list":     func(int) { e.call(SearcherName, listArgs(".")) },
+	}
+	runRace(t, raceDuration(t), bodies)
+	e.verify(raceCodes...)
+}
+
+// TestRaceDirFlip (C20) exchanges root/d, a real directory, with symbolic links to outside/dir
+// (relative and absolute) while the tools read, create, update, append, delete and make
+// directories below d, and list and search it. outside/dir holds files of the same names, so
+// any write or read through the link would show.
+func TestRaceDirFlip(t *testing.T) {
+	const inside = "inside x needle\n"
+	e := newRaceEnv(t,
+		"d/x.md="+inside,
+		"d/new.md=first\n",
+		"d/app.md=start\n",
+		".swap-rel => ../outside/dir",
+		".swap-abs => {base}/outside/dir",
+	)
+	d := filepath.Join(e.root, "d")
+	partners := []string{filepath.Join(e.root, ".swap-rel"), filepath.Join(e.root, ".swap-abs")}
+	bodies := map[string]func(int){
+		// Two exchanges with the same partner put d back; the next pair uses the other link.
+		"flip": func(i int) {
+			if err := exchange(d, partners[(i/2)%2]); err != nil {
+				t.Errorf("flip: %v", err)
+			}
+		},
+		"read": func(int) {
+			out := e.call(ReaderName, toolArgs("read", "d/x.md", nil))
+			if c, ok := out["content"].(string); ok && c != inside {
+				e.t.Errorf("read d/x.md = %q", c)
+			}
+		},
+		"metadata": func(int) { e.checkSize(e.call(ReaderName, toolArgs("metadata", "d/x.md", nil)), "d/x.md", len(inside)) },
+		"create": func(i int) {
+			e.call(WriterName, writeArgs("create", fmt.Sprintf("d/new-%d.md", i%64), "created\n", false))
+		},
+		"create-path": func(i int) {
+			e.call(WriterName, writeArgs("create", fmt.Sprintf("d/deep-%d/new.md", i%64), "created\n", true))
+		},
+		"update": func(i int) { e.call(WriterName, writeArgs("update", "d/new.md", fmt.Sprintf("update %d\n", i), false)) },
+		"append": func(int) { e.call(WriterName, writeArgs("append", "d/app.md", "line\n", false)) },
+		"delete": func(i int) {
+			e.call(WriterName, toolArgs("delete", fmt.Sprintf("d/new-%d.md", i%64), nil))
+			e.call(WriterName, toolArgs("delete", "d/x.md", nil))
+			e.call(WriterName, writeArgs("create", "d/x.md", inside, false))
+		},
+		"mkdir":  func(i int) { e.call(WriterName, toolArgs("mkdir", fmt.Sprintf("d/sub-%d", i%64), nil)) },
+		"list":   func(int) { e.call(SearcherName, listArgs("d")) },
+		"search": func(int) { e.call(SearcherName, searchArgs("d", "needle")) },
+	}
+	runRace(t, raceDuration(t), bodies)
+	e.verify(raceCodes...)
+}
+
+// TestRaceCreateOverLink (C21) puts a symbolic link at the name a write targets, root/t.md, to a
+// missing file in outside/dir and to outside/secret.md, and takes it away again, while the tools
+// create, update and append t.md and delete it so the next create can run.
+func TestRaceCreateOverLink(t *testing.T) {
+	e := newRaceEnv(t, "sub/")
+	name := filepath.Join(e.root, "t.md")
+	sub := filepath.Join(e.root, "sub", "t.md")
+	targets := []string{
+		"../outside/dir/t.md",
+		"{base}/outside/dir/t.md",
+		"../outside/secret.md",
+		"{base}/outside/secret.md",
+	}
+	for i := range targets {
+		targets[i] = strings.ReplaceAll(targets[i], "{base}", e.base)
+	}
+	const mine = "mine\n"
+	checkContent := func(out map[string]any) {
+		if c, ok := out["content"].(string); ok && c != mine && !strings.HasPrefix(c, mine) {
+			e.t.Errorf("read t.md = %q", c)
+		}
+	}
+	bodies := map[string]func(int){
+		"link": func(i int) {
+			target := targets[i%len(targets)]
+			if err := replaceWith(name, filepath.Join(e.root, ".swap-link"), true, target, ""); err != nil {
+				t.Errorf("link: %v", err)
+			}
+			os.Remove(name)
+			// One level down a relative link needs one more "..".
+			if !filepath.IsAbs(target) {
+				target = "../" + target
+			}
+			if err := replaceWith(sub, filepath.Join(e.root, "sub", ".swap-link"), true, target, ""); err != nil {
+				t.Errorf("link: %v", err)
+			}
+			os.Remove(sub)
+		},
+		"create":      func(int) { e.call(WriterName, writeArgs("create", "t.md", mine, false)) },
+		"create-sub":  func(int) { e.call(WriterName, writeArgs("create", "sub/t.md", mine, true)) },
+		"update":      func(int) { e.call(WriterName, writeArgs("update", "t.md", mine, false)) },
+		"update-sub":  func(int) { e.call(WriterName, writeArgs("update", "sub/t.md", mine, false)) },
+		"append":      func(int) { e.call(WriterName, writeArgs("append", "t.md", mine, false)) },
+		"append-sub":  func(int) { e.call(WriterName, writeArgs("append", "sub/t.md", mine, false)) },
+		"delete":      func(int) { e.call(WriterName, toolArgs("delete", "t.md", nil)) },
+		"read":        func(int) { checkContent(e.call(ReaderName, toolArgs("read", "t.md", nil))) },
+		"read-sub":    func(int) { checkContent(e.call(ReaderName, toolArgs("read", "sub/t.md", nil))) },
+		"metadata":    func(int) { e.call(ReaderName, toolArgs("metadata", "t.md", nil)) },
+		"delete-sub":  func(int) { e.call(WriterName, toolArgs("delete", "sub/t.md", nil)) },
+		"search-root": func(int) { e.call(SearcherName, searchArgs(".", "needle")) },
+	}
+	runRace(t, raceDuration(t), bodies)
+	e.verify(raceCodes...)
+}
+
+// TestRaceWalkSwap (C22) swaps entries while recursive listings and content searches walk the
+// tree: root/a/b is exchanged with a link to outside/dir, root/p and root/q are renamed back and
+// forth, and root/a/m and root/a/n (real directories) are exchanged.
+func TestRaceWalkSwap(t *testing.T) {
+	e := newRaceEnv(t,
+		"a/b/c.md=needle in b\n",
+		"a/b/deeper/e.md=needle deeper\n",
+		"a/.swap-b => ../../outside/dir",
+		"a/.swap-b-abs => {base}/outside/dir",
+		"a/m/m.md=needle m\n",
+		"a/n/n.md=needle n\n",
+		"a/n/nn/n2.md=needle n2\n",
+		"p/p.md=needle p\n",
+		"p/sub/q.md=needle p sub\n",
+		"top.md=needle top\n",
+	)
+	a := filepath.Join(e.root, "a")
+	p, q := filepath.Join(e.root, "p"), filepath.Join(e.root, "q")
+	bodies := map[string]func(int){
+		"swap-b": func(i int) {
+			partner := []string{".swap-b", ".swap-b-abs"}[(i/2)%2]
+			if err := exchange(filepath.Join(a, "b"), filepath.Join(a, partner)); err != nil {
+				t.Errorf("swap b: %v", err)
+			}
+		},
+		"swap-mn": func(int) {
+			if err := exchange(filepath.Join(a, "m"), filepath.Join(a, "n")); err != nil {
+				t.Errorf("swap m n: %v", err)
+			}
+		},
+		"rename-pq": func(i int) {
+			from, to := p, q
+			if i%2 == 1 {
+				from, to = q, p
+			}
+			if err := os.Rename(from, to); err != nil {
+				t.Errorf("rename: %v", err)
+			}
+		},
+		"list-root":   func(int) { e.call(SearcherName, listArgs(".")) },
+		"list-a":      func(int) { e.call(SearcherName, listArgs("a")) },
+		"list-b":      func(int) { e.call(SearcherName, listArgs("a/b")) },
+		"search-root": func(int) { e.call(SearcherName, searchArgs(".", "needle")) },
+		"search-a":    func(int) { e.call(SearcherName, searchArgs("a", "needle")) },
+		"search-b":    func(int) { e.call(SearcherName, searchArgs("a/b", "needle")) },
+		"list-filter": func(int) {
+			e.call(SearcherName, map[string]any{"purpose": "list", "target": map[string]any{
+				"path": ".", "criteria": map[string]any{"content": "needle"}}, "options": map[string]any{"recursive": true}})
+		},
+	}
+	runRace(t, raceDuration(t), bodies)
+	e.verify(raceCodes...)
+}
+
+// TestRaceGrowingFile (C23) appends to root/grow.txt, truncating it now and then so its size keeps
+// crossing the limit, while reads ask for at most limit bytes: every answer is TOO_LARGE or
+// carries at most limit bytes, however big the file was when it was stat'ed.
+func TestRaceGrowingFile(t *testing.T) {
+	const limit = 4096
+	e := newRaceEnv(t, "grow.txt=")
+	grow := filepath.Join(e.root, "grow.txt")
+	chunk := []byte(strings.Repeat("growing line\n", 40)) // 520 bytes
+	f, err := os.OpenFile(grow, os.O_WRONLY|os.O_APPEND, 0)
+	mustOK(t, err)
+	defer f.Close()
+	size := 0
+	checkRead := func(out map[string]any, b64 bool) {
+		c, ok := out["content"].(string)
+		if !ok {
+			return
+		}
+		data := []byte(c)
+		if b64 {
+			var err error
+			if data, err = base64.StdEncoding.DecodeString(c); err != nil {
+				e.t.Errorf("base64: %v", err)
+			}
+		}
+		if len(data) > limit {
+			e.t.Errorf("read returned %d bytes, limit %d", len(data), limit)
+		}
+	}
+	readArgs := func(encoding string) map[string]any {
+		target := map[string]any{"path": "grow.txt"}
+		if encoding != "" {
+			target["encoding"] = encoding
+		}
+		return map[string]any{"purpose": "read", "target": target, "preferences": map[string]any{"maxSize": limit}}
+	}
+	bodies := map[string]func(int){
+		"grow": func(int) {
+			if size > limit+2048 {
+				if err := f.Truncate(limit - 1024); err != nil {
+					t.Errorf("truncate: %v", err)
+				}
+				size = limit - 1024
+			}
+			if _, err := f.Write(chunk); err != nil {
+				t.Errorf("grow: %v", err)
+			}
+			size += len(chunk)
+		},
+		"read":        func(int) { checkRead(e.call(ReaderName, readArgs("")), false) },
+		"read-base64": func(int) { checkRead(e.call(ReaderName, readArgs("base64")), true) },
+	}
+	runRace(t, raceDuration(t), bodies)
+	e.verify(CodeTooLarge)
+}
+
+// TestRaceConcurrentWriters (C24) has 8 writers replace root/one.md with their own full content,
+// each a different length, while readers read it: every read sees exactly one writer's content,
+// never a mix, and no temporary file is left in the root (verify) or created outside.
+func TestRaceConcurrentWriters(t *testing.T) {
+	const writers = 8
+	contents := make(map[string]int, writers)
+	list := make([]string, writers)
+	for k := range list {
+		// 4 to 10 KiB: several pages, so a torn write would show.
+		list[k] = strings.Repeat(fmt.Sprintf("writer %d says hello\n", k), 200+k*40)
+		contents[list[k]] = k
+	}
+	e := newRaceEnv(t, "one.md="+list[0])
+	checkRead := func(out map[string]any) {
+		if c, ok := out["content"].(string); ok {
+			if _, whole := contents[c]; !whole {
+				e.t.Errorf("torn read: %d bytes, starting %.40q, ending %.40q", len(c), c, c[max(0, len(c)-40):])
+			}
+		}
+	}
+	bodies := map[string]func(int){}
+	for k := range writers {
+		bodies[fmt.Sprintf("writer%d", k)] = func(int) {
+			e.call(WriterName, writeArgs("update", "one.md", list[k], false))
+		}
+	}
+	for k := range 3 {
+		bodies[fmt.Sprintf("reader%d", k)] = func(int) { checkRead(e.call(ReaderName, toolArgs("read", "one.md", nil))) }
+	}
+	runRace(t, raceDuration(t), bodies)
+	e.verify()
+	data, err := os.ReadFile(filepath.Join(e.root, "one.md"))
+	mustOK(t, err)
+	if _, whole := contents[string(data)]; !whole {
+		t.Errorf("final one.md is no writer's content (%d bytes)", len(data))
+	}
+}
