@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -47,6 +48,9 @@ type Root struct {
 	// captured at Open so cause can map it to ErrEscapes by identity
 	// rather than by matching its text.
 	escapeErr error
+	// writing holds the names of the temporary files this Root is writing
+	// now (random, so unique), which CleanTemp must not remove.
+	writing sync.Map
 }
 
 // Open opens the directory dir as a [Root]. dir may be relative to the

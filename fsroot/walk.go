@@ -258,8 +258,9 @@ func sortInfos(infos []Info) {
 
 // CleanTemp removes the files whose name starts with [TempPrefix] anywhere
 // under the root, left behind by a crash during a write, and returns how
-// many it removed. Call it at server start, before writes begin: it would
-// also remove the temporary file of a write in progress. Directories that
+// many it removed. It leaves alone the temporary files of this Root's writes
+// in progress, so it can run in the background while the server serves
+// (another process's writes on the same root are not known). Directories that
 // cannot be read are skipped; the first error met is returned with the
 // count.
 func (r *Root) CleanTemp(ctx context.Context) (int, error) {
@@ -274,6 +275,9 @@ func (r *Root) CleanTemp(ctx context.Context) (int, error) {
 		}
 		if info.Type == TypeDir || !strings.HasPrefix(info.Name, TempPrefix) {
 			return nil
+		}
+		if _, busy := r.writing.Load(info.Name); busy {
+			return nil // a write in progress, not a leftover
 		}
 		if err := r.root.Remove(info.Path); err != nil {
 			if first == nil && !errors.Is(err, fs.ErrNotExist) {

@@ -29,10 +29,15 @@ const (
 // writeTemp writes chunks to a new temporary file in the directory d,
 // sets perm on the open handle, syncs and closes it, and returns its name
 // in d. On failure nothing is left behind.
-func writeTemp(ctx context.Context, d *os.Root, perm fs.FileMode, chunks ...[]byte) (string, error) {
+//
+// The name is recorded in r.writing until the caller calls r.done, so
+// [Root.CleanTemp] running meanwhile leaves it alone.
+func (r *Root) writeTemp(ctx context.Context, d *os.Root, perm fs.FileMode, chunks ...[]byte) (string, error) {
 	tmp := TempPrefix + rand.Text()
+	r.writing.Store(tmp, struct{}{})
 	f, err := d.OpenFile(tmp, tempFlags, 0o600)
 	if err != nil {
+		r.done(tmp)
 		return "", err
 	}
 	err = writeAll(ctx, f, chunks)
@@ -47,10 +52,14 @@ func writeTemp(ctx context.Context, d *os.Root, perm fs.FileMode, chunks ...[]by
 	}
 	if err != nil {
 		d.Remove(tmp)
+		r.done(tmp)
 		return "", err
 	}
 	return tmp, nil
 }
+
+// done forgets a temporary file once it has been linked, renamed or removed.
+func (r *Root) done(tmp string) { r.writing.Delete(tmp) }
 
 // writeAll writes chunks to f, checking ctx every writeChunk bytes.
 func writeAll(ctx context.Context, f *os.File, chunks [][]byte) error {
@@ -111,12 +120,13 @@ func (r *Root) CreateFile(ctx context.Context, name string, data []byte, perm fs
 		return r.pathErr("create", name, err)
 	}
 	defer d.Close()
-	tmp, err := writeTemp(ctx, d, perm.Perm(), data)
+	tmp, err := r.writeTemp(ctx, d, perm.Perm(), data)
 	if err != nil {
 		return r.pathErr("create", name, err)
 	}
 	err = d.Link(tmp, path.Base(name))
 	d.Remove(tmp)
+	r.done(tmp)
 	if err != nil {
 		return r.pathErr("create", name, err)
 	}
@@ -168,10 +178,11 @@ func (r *Root) replace(ctx context.Context, target string, perm fs.FileMode, chu
 		return err
 	}
 	defer d.Close()
-	tmp, err := writeTemp(ctx, d, perm, chunks...)
+	tmp, err := r.writeTemp(ctx, d, perm, chunks...)
 	if err != nil {
 		return err
 	}
+	defer r.done(tmp)
 	if err := d.Rename(tmp, path.Base(target)); err != nil {
 		d.Remove(tmp)
 		return err

@@ -182,15 +182,20 @@ func (a *app) indexInBackground(ctx context.Context) {
 	}
 }
 
-// cleanTemp removes temporary files a crashed write left behind, in the background so a large tree
-// does not delay the first answer.
+// cleanTemp removes temporary files a crashed write left behind, in the root and in the backup store,
+// in the background so a large tree does not delay the first answer.
 func (a *app) cleanTemp() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if n, err := a.root.CleanTemp(ctx); err != nil {
-		a.log.Printf("removing leftover temporary files: %v", err)
-	} else if n > 0 {
-		a.log.Printf("removed %d leftover temporary files", n)
+	for _, r := range []*fsroot.Root{a.root, a.backups} {
+		if r == nil {
+			continue
+		}
+		if n, err := r.CleanTemp(ctx); err != nil {
+			a.log.Printf("removing leftover temporary files: %v", err)
+		} else if n > 0 {
+			a.log.Printf("removed %d leftover temporary files", n)
+		}
 	}
 }
 
