@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"math"
@@ -55,8 +56,10 @@ type Progress struct {
 // the files. It is safe for concurrent use.
 type Engine struct {
 	opts  Options
-	ix    *Index
+	ixp   atomic.Pointer[Index] // nil until the index is open (see New)
 	graph *Graph
+	// failed holds the error that kept the index from opening, if any.
+	failed atomic.Pointer[error]
 
 	done, total atomic.Int64
 	complete    atomic.Bool
@@ -74,33 +77,69 @@ type Engine struct {
 	scan map[string]bool
 }
 
-// Open opens (or creates) the index and returns an engine whose graph is empty until [Engine.Build].
-func Open(opts Options) (*Engine, error) {
+// ErrIndexUnavailable is returned by searches when the index could not be opened.
+var ErrIndexUnavailable = errors.New("the search index could not be opened")
+
+// New returns an engine whose index opens at the start of [Engine.Build], so a server can answer
+// its client at once however large the persisted index is. Until the build has opened it,
+// searches find nothing and [Engine.Status] says the index is incomplete.
+func New(opts Options) *Engine {
 	if opts.MaxFileBytes <= 0 {
 		opts.MaxFileBytes = DefaultMaxIndexBytes
 	}
 	if opts.Allow == nil {
 		opts.Allow = func(string, bool) bool { return true }
 	}
-	ix, err := OpenIndex(opts.Index)
-	if errors.Is(err, ErrIndexBusy) && opts.Busy != nil {
-		opts.Busy()
-		opts.Index.Dir = "" // another server on this root holds it: keep a private index in memory
-		ix, err = OpenIndex(opts.Index)
+	return &Engine{opts: opts, graph: NewGraph(), stamps: map[string]Stamp{}, scan: map[string]bool{}}
+}
+
+// Open returns an engine whose index is open now; the graph is empty until [Engine.Build].
+func Open(opts Options) (*Engine, error) {
+	e := New(opts)
+	if err := e.open(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// open opens (or creates) the index and loads the stamps of what it holds.
+func (e *Engine) open() error {
+	opts := e.opts.Index
+	ix, err := OpenIndex(opts)
+	if errors.Is(err, ErrIndexBusy) && e.opts.Busy != nil {
+		e.opts.Busy()
+		opts.Dir = "" // another server on this root holds it: keep a private index in memory
+		ix, err = OpenIndex(opts)
 	}
 	if err != nil {
-		return nil, err
+		e.failed.Store(&err)
+		return err
 	}
 	stamps, err := ix.Stamps()
 	if err != nil {
 		ix.Close()
-		return nil, err
+		e.failed.Store(&err)
+		return err
 	}
-	return &Engine{opts: opts, ix: ix, graph: NewGraph(), stamps: stamps, scan: map[string]bool{}}, nil
+	e.mu.Lock()
+	e.stamps = stamps
+	e.mu.Unlock()
+	e.ixp.Store(ix)
+	return nil
 }
 
+// index returns the open index, or nil before it opens.
+func (e *Engine) index() *Index { return e.ixp.Load() }
+
 // Close closes the index.
-func (e *Engine) Close() error { return e.ix.Close() }
+func (e *Engine) Close() error {
+	e.buildMu.Lock() // a build in progress may still be opening the index
+	defer e.buildMu.Unlock()
+	if ix := e.index(); ix != nil {
+		return ix.Close()
+	}
+	return nil
+}
 
 // Status reports the build's progress.
 func (e *Engine) Status() Progress {
@@ -158,6 +197,11 @@ func (e *Engine) Build(ctx context.Context) error {
 	e.complete.Store(false)
 	e.done.Store(0)
 	e.total.Store(0)
+	if e.index() == nil {
+		if err := e.open(); err != nil {
+			return err
+		}
+	}
 	files, err := e.walk(ctx, ".")
 	if err != nil {
 		return err
@@ -167,7 +211,7 @@ func (e *Engine) Build(ctx context.Context) error {
 	// The graph of the documents the index holds comes back from their stored outlines, so a
 	// restart reads only the files that changed.
 	loaded := make(map[string]bool, len(stamps))
-	if err := e.ix.Outlines(func(d Doc) {
+	if err := e.index().Outlines(func(d Doc) {
 		if st, ok := stamps[d.Path]; ok && st.Size == d.Size && st.ModTime.Equal(d.ModTime) {
 			loaded[d.Path] = true
 			e.graph.Put(d)
@@ -332,11 +376,15 @@ func (e *Engine) put(docs ...Doc) error {
 	if len(docs) == 0 {
 		return nil
 	}
+	ix := e.index()
+	if ix == nil {
+		return nil // not open yet: the build that opens it reads every file anyway
+	}
 	var err error
 	if len(docs) == 1 {
-		err = e.ix.Put(docs[0])
+		err = ix.Put(docs[0])
 	} else {
-		err = e.ix.PutBatch(docs)
+		err = ix.PutBatch(docs)
 	}
 	if err != nil {
 		return err
@@ -358,7 +406,11 @@ func (e *Engine) drop(paths ...string) error {
 	for _, p := range paths {
 		e.graph.Delete(p)
 	}
-	if err := e.ix.Delete(paths...); err != nil {
+	ix := e.index()
+	if ix == nil {
+		return nil
+	}
+	if err := ix.Delete(paths...); err != nil {
 		return err
 	}
 	e.mu.Lock()
@@ -408,7 +460,14 @@ func (e *Engine) Search(ctx context.Context, q Query, follow bool) (Results, err
 		want = 10
 	}
 	q.Max = want + want/2 + 2 // room for hits dropped by the re-check
-	hits, total, err := e.ix.Search(ctx, q)
+	ix := e.index()
+	if ix == nil {
+		if err := e.failed.Load(); err != nil {
+			return Results{}, fmt.Errorf("%w: %v", ErrIndexUnavailable, *err)
+		}
+		return Results{}, nil // still opening: the result says the index is incomplete
+	}
+	hits, total, err := ix.Search(ctx, q)
 	if err != nil {
 		return Results{}, err
 	}
@@ -490,7 +549,7 @@ func (e *Engine) Candidates(ctx context.Context, literal string) ([]string, bool
 	if !e.complete.Load() {
 		return nil, false, nil
 	}
-	paths, ok, err := e.ix.Candidates(ctx, literal)
+	paths, ok, err := e.index().Candidates(ctx, literal)
 	if !ok || err != nil {
 		return nil, false, err
 	}

@@ -648,3 +648,31 @@ func BenchmarkTLDR(b *testing.B) {
 		})
 	})
 }
+
+// TestSearchFeedback checks that pseudo-relevance feedback re-ranks by the vocabulary of the top
+// hits: a unit sharing it beats an equal match on the query alone, and no document is added.
+func TestSearchFeedback(t *testing.T) {
+	var docs []Doc
+	for i := range 12 {
+		docs = append(docs, Doc{Path: fmt.Sprintf("other/%02d.md", i), Title: fmt.Sprintf("Other %d", i),
+			Sections: []Section{{Line: 1, Text: "Unrelated words about gardening and weather."}}})
+	}
+	docs = append(docs,
+		Doc{Path: "a/top.md", Title: "Sourdough starter", Sections: []Section{{Line: 1, Text: "Sourdough starter needs flour, levain and hydration."}}},
+		Doc{Path: "b/plain.md", Title: "Plain", Sections: []Section{{Line: 1, Text: "A sourdough note."}}},
+		Doc{Path: "c/related.md", Title: "Related", Sections: []Section{{Line: 1, Text: "A sourdough levain at high hydration."}}},
+	)
+	ix := newTestIndex(t, IndexOptions{})
+	if err := ix.PutBatch(docs); err != nil {
+		t.Fatal(err)
+	}
+	hits, total, err := ix.Search(context.Background(), Query{Text: "sourdough"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := paths(hits)
+	want := []string{"a/top.md", "c/related.md", "b/plain.md"}
+	if diff := cmp.Diff(want, got); diff != "" || total != 3 {
+		t.Errorf("hits (-want +got):\n%s total = %d, want 3", diff, total)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/semantic"
 )
 
 // Stable error codes. Clients may switch on them; the messages may change.
@@ -112,6 +113,8 @@ func fsFailure(err error, name string) (code, msg string) {
 		return CodeTimeout, fmt.Sprintf("the operation on %s ran past its deadline: try a smaller path or narrower criteria", q)
 	case errors.Is(err, context.Canceled):
 		return CodeTimeout, fmt.Sprintf("the operation on %s was cancelled", q)
+	case errors.Is(err, semantic.ErrIndexUnavailable):
+		return CodeNotAvailable, "the search index could not be opened (the server logged why): use purpose \"search_content\" meanwhile"
 	case errors.Is(err, fsroot.ErrEscapes):
 		return CodeOutsideRoot, fmt.Sprintf("%s leads outside the root (through a symbolic link or ..): use a path inside the root", q)
 	case errors.Is(err, fsroot.ErrLoop):

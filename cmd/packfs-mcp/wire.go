@@ -113,7 +113,9 @@ func openEngine(cfg Config, root *fsroot.Root, policy *security.Policy, logf fun
 	if resolved, err := filepath.EvalSymlinks(dir); err == nil && within(resolved, root.ResolvedDir()) {
 		return nil, fmt.Errorf("the index directory %s is inside the root, where the tools could reach it: choose one outside with --index-dir", dir)
 	}
-	e, err := semantic.Open(semantic.Options{
+	// The index opens at the start of the background build, so even a large persisted index does not
+	// delay the first answer.
+	return semantic.New(semantic.Options{
 		Busy: func() {
 			logf("the search index in %s is in use by another packfs-mcp on this root: this one keeps its own in memory", dir)
 		},
@@ -124,11 +126,7 @@ func openEngine(cfg Config, root *fsroot.Root, policy *security.Policy, logf fun
 			ChunkSize:   cfg.Semantic.ChunkSize,
 			OverlapSize: cfg.Semantic.OverlapSize,
 		},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("search index in %s: %w", dir, err)
-	}
-	return e, nil
+	}), nil
 }
 
 // indexInBackground builds the index, logging progress to stderr every few seconds, then keeps it in
