@@ -642,7 +642,6 @@ func TestRateLimitBurst(t *testing.T) {
 	existsCost := security.Cost("exists", false)
 	listCost := security.Cost("list", false)
 	allowed := min(perTool, rateMax) / existsCost
-	refused := burst - allowed
 	// A refused call waits for at most existsCost tokens of the reader's bucket, which refills
 	// perTool tokens per window; RetryAfter rounds up to the millisecond.
 	maxWaitMs := int64(existsCost)*window.Milliseconds()/int64(perTool) + 1
@@ -704,8 +703,11 @@ func TestRateLimitBurst(t *testing.T) {
 	if took >= refill {
 		t.Logf("the burst took %v, longer than one refill (%v): counts may be off by the refill", took, refill)
 	}
-	if ok != allowed || limited != refused {
-		t.Errorf("%d succeeded and %d were refused; want %d and %d", ok, limited, allowed, refused)
+	// On a slow machine the bucket may refill during the burst: each whole refill lets one more
+	// call through, and no more.
+	extra := int(took / refill)
+	if ok < allowed || ok > allowed+extra || ok+limited != burst {
+		t.Errorf("%d succeeded and %d were refused; want %d (+%d refilled during the burst) and the rest of %d", ok, limited, allowed, extra, burst)
 	}
 	if r := c.got[listID]; len(r) != 1 || !r[0].res.Success || r[0].isError {
 		t.Errorf("list after the burst = %+v; want success (another tool, and the overall bucket has %d tokens left)", r, rateMax-allowed*existsCost)
