@@ -122,16 +122,22 @@ func reportPercentiles(b *testing.B, times []time.Duration) {
 }
 
 // rssMB reads a process's resident set size from /proc.
-func rssMB(pid int) (float64, error) {
+func rssMB(pid int) (float64, error) { return procMB(pid, "VmRSS") }
+
+// peakMB reads a process's peak resident set size (VmHWM) from /proc.
+func peakMB(pid int) (float64, error) { return procMB(pid, "VmHWM") }
+
+// procMB reads one memory figure of /proc/PID/status, in MB.
+func procMB(pid int, key string) (float64, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, err
 	}
 	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(line, "VmRSS:") {
+		if strings.HasPrefix(line, key+":") {
 			kb, err := strconv.Atoi(strings.Fields(line)[1])
 			return float64(kb) / 1024, err
 		}
 	}
-	return 0, fmt.Errorf("no VmRSS")
+	return 0, fmt.Errorf("no %s", key)
 }

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -187,19 +186,3 @@ func pct(d []time.Duration, p float64) float64 {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// peakMB reads a process's peak resident set size (VmHWM) from /proc.
-func peakMB(pid int) (float64, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(line, "VmHWM:") {
-			var kb float64
-			fmt.Sscan(strings.Fields(line)[1], &kb)
-			return kb / 1024, nil
-		}
-	}
-	return 0, fmt.Errorf("no VmHWM")
-}
