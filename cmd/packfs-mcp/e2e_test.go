@@ -36,6 +36,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binPath = filepath.Join(dir, "packfs-mcp")
+	// Servers started by the tests, in this process or as children, keep their index and backups
+	// in this temporary cache, never in the user's.
+	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	build := exec.Command("go", "build", "-o", binPath, ".")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
