@@ -616,9 +616,7 @@ func (e *Engine) LinksInto(name string) []Backlink {
 
 // MovedDocuments lists the indexed documents that a move of name takes along: name itself, or every
 // document below it when it is a folder.
-func (e *Engine) MovedDocuments(name string) ([]string, error) {
-	return e.under(name), nil
-}
+func (e *Engine) MovedDocuments(name string) []string { return e.under(name) }
 
 // under lists the indexed documents at or below name, sorted.
 func (e *Engine) under(name string) []string {

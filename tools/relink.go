@@ -37,11 +37,7 @@ func (s *Server) relink(ctx context.Context, old, dest string, dry bool) ([]stri
 			}
 		}
 	}
-	moved, err := e.MovedDocuments(old)
-	if err != nil {
-		return changed, err
-	}
-	for _, p := range moved {
+	for _, p := range e.MovedDocuments(old) {
 		now := dest + p[len(old):] // where p is after the move
 		at := now
 		if dry {

@@ -64,28 +64,28 @@ func securityCases(f *fixture) []toolCase {
 	move := func(from, to string, overwrite bool) map[string]any {
 		return map[string]any{"purpose": "move", "target": map[string]any{"path": from, "destination": to}, "options": map[string]any{"overwrite": overwrite}}
 	}
-	create := func(p string) map[string]any { return update("create", p, map[string]any{"content": "x"}) }
+	create := func(p string) map[string]any { return intent("create", p, map[string]any{"content": "x"}) }
 	return []toolCase{
 		// A. Lexical.
 		{name: "A1 ../x", tool: reader, args: access("read", "../outside/secret.md"), code: "PATH_OUTSIDE_ROOT"},
 		{name: "A1 a/../../x", tool: reader, args: access("read", "notes/../../outside/secret.md"), code: "PATH_OUTSIDE_ROOT"},
 		{name: "A1 ./././../x", tool: reader, args: access("read", "./././../outside/secret.md"), code: "PATH_OUTSIDE_ROOT"},
-		{name: "A1 .. alone", tool: searcher, args: discover("list", "..", nil), code: "PATH_OUTSIDE_ROOT"},
-		{name: "A1 a/.. is the root", tool: searcher, args: discover("list", "notes/..", nil)},
+		{name: "A1 .. alone", tool: searcher, args: intent("list", "..", nil), code: "PATH_OUTSIDE_ROOT"},
+		{name: "A1 a/.. is the root", tool: searcher, args: intent("list", "notes/..", nil)},
 		{name: "A2 absolute outside", tool: reader, args: access("read", filepath.Join(f.outside, "secret.md")), code: "PATH_OUTSIDE_ROOT"},
 		{name: "A2 absolute inside", tool: reader, args: access("read", filepath.Join(f.root, "notes", "a.md"))},
 		{name: "A3 sibling prefix dir", tool: reader, args: access("read", f.root+"_evil/x.md"), code: "PATH_OUTSIDE_ROOT"},
 		{name: "A3 sibling prefix name", tool: reader, args: access("read", f.root+"x"), code: "PATH_OUTSIDE_ROOT"},
 		{name: "A3 back out and in", tool: reader, args: access("read", f.root+"/../root_evil/x.md"), code: "PATH_OUTSIDE_ROOT"},
-		{name: "A4 list .", tool: searcher, args: discover("list", ".", nil)},
-		{name: "A4 list empty path", tool: searcher, args: discover("list", "", nil)},
-		{name: "A4 list absolute root", tool: searcher, args: discover("list", f.root, nil)},
+		{name: "A4 list .", tool: searcher, args: intent("list", ".", nil)},
+		{name: "A4 list empty path", tool: searcher, args: intent("list", "", nil)},
+		{name: "A4 list absolute root", tool: searcher, args: intent("list", f.root, nil)},
 		{name: "A4 stat root", tool: reader, args: access("metadata", ".")},
-		{name: "A4 delete root", tool: writer, args: update("delete", ".", map[string]any{"options": map[string]any{"recursive": true}}), code: "ROOT_PROTECTED"},
-		{name: "A4 delete absolute root", tool: writer, args: update("delete", f.root, map[string]any{"options": map[string]any{"recursive": true}}), code: "ROOT_PROTECTED"},
+		{name: "A4 delete root", tool: writer, args: intent("delete", ".", map[string]any{"options": map[string]any{"recursive": true}}), code: "ROOT_PROTECTED"},
+		{name: "A4 delete absolute root", tool: writer, args: intent("delete", f.root, map[string]any{"options": map[string]any{"recursive": true}}), code: "ROOT_PROTECTED"},
 		{name: "A4 move root", tool: writer, args: move(".", "elsewhere", false), code: "ROOT_PROTECTED"},
 		{name: "A4 move onto root", tool: writer, args: move("notes/a.md", ".", true), code: "ROOT_PROTECTED"},
-		{name: "A4 overwrite root", tool: writer, args: update("update", ".", map[string]any{"content": "x"}), code: "ROOT_PROTECTED"},
+		{name: "A4 overwrite root", tool: writer, args: intent("update", ".", map[string]any{"content": "x"}), code: "ROOT_PROTECTED"},
 		{name: "A5 backslash", tool: reader, args: access("read", `notes\..\..\outside\secret.md`), code: "INVALID_PATH"},
 		{name: "A5 windows drive", tool: writer, args: create(`C:\Users\x.md`), code: "INVALID_PATH"},
 		{name: "A5 UNC", tool: reader, args: access("read", `\\server\share\x.md`), code: "INVALID_PATH"},
@@ -96,7 +96,7 @@ func securityCases(f *fixture) []toolCase {
 		{name: "A6 zero width", tool: reader, args: access("read", "notes/\u200ba.md"), code: "INVALID_PATH"},
 		{name: "A7 path over 4096 bytes", tool: reader, args: access("read", strings.Repeat("d/", 2048)+"x.md"), code: "INVALID_ARGUMENT"},
 		{name: "A7 component over 255 bytes", tool: writer, args: create(strings.Repeat("n", 256) + ".md"), code: "INVALID_PATH"},
-		{name: "A7 deep nesting", tool: writer, args: update("mkdir", strings.Repeat("d/", 2000), nil)},
+		{name: "A7 deep nesting", tool: writer, args: intent("mkdir", strings.Repeat("d/", 2000), nil)},
 		{name: "A8 tilde", tool: reader, args: access("read", "~/.ssh/id_rsa"), code: "PATH_BLOCKED"},
 		{name: "A8 percent encoding", tool: reader, args: access("read", "%2e%2e%2foutside%2fsecret.md"), code: "NOT_FOUND"},
 		{name: "A9 relative to the root", tool: reader, args: access("exists", "attack_e2e_test.go"), check: func(t *testing.T, r map[string]any) {
@@ -106,20 +106,20 @@ func securityCases(f *fixture) []toolCase {
 		}},
 		// B. Symbolic links.
 		{name: "B10 file link out", tool: reader, args: access("read", "link_out.md"), code: "PATH_OUTSIDE_ROOT"},
-		{name: "B10 dir link out", tool: searcher, args: discover("list", "dirlink", nil), code: "PATH_OUTSIDE_ROOT"},
+		{name: "B10 dir link out", tool: searcher, args: intent("list", "dirlink", nil), code: "PATH_OUTSIDE_ROOT"},
 		{name: "B10 link/secret", tool: reader, args: access("read", "dirlink/secret.md"), code: "PATH_OUTSIDE_ROOT"},
 		{name: "B11 chain", tool: reader, args: access("read", "chain1.md"), code: "PATH_OUTSIDE_ROOT"},
 		{name: "B11 relative ../../", tool: reader, args: access("read", "notes/up.md"), code: "PATH_OUTSIDE_ROOT"},
 		{name: "B11 absolute back inside is refused", tool: reader, args: access("read", "abs_in.md"), code: "PATH_OUTSIDE_ROOT"},
 		{name: "B12 create on dangling", tool: writer, args: create("dangling.md"), code: "PATH_OUTSIDE_ROOT"},
-		{name: "B12 update on dangling", tool: writer, args: update("update", "dangling.md", map[string]any{"content": "x"}), code: "PATH_OUTSIDE_ROOT"},
-		{name: "B12 append on dangling", tool: writer, args: update("append", "dangling.md", map[string]any{"content": "x"}), code: "PATH_OUTSIDE_ROOT"},
-		{name: "B12 mkdir on dangling", tool: writer, args: update("mkdir", "dangling.md", nil), code: "PATH_OUTSIDE_ROOT"},
+		{name: "B12 update on dangling", tool: writer, args: intent("update", "dangling.md", map[string]any{"content": "x"}), code: "PATH_OUTSIDE_ROOT"},
+		{name: "B12 append on dangling", tool: writer, args: intent("append", "dangling.md", map[string]any{"content": "x"}), code: "PATH_OUTSIDE_ROOT"},
+		{name: "B12 mkdir on dangling", tool: writer, args: intent("mkdir", "dangling.md", nil), code: "PATH_OUTSIDE_ROOT"},
 		{name: "B12 move onto dangling", tool: writer, args: move("notes/dup.md", "dangling.md", true), code: "PATH_OUTSIDE_ROOT"},
-		{name: "B13 new path under dir link", tool: writer, args: update("create", "dirlink/new/deeper/f.md", map[string]any{"content": "x", "options": map[string]any{"createPath": true}}), code: "PATH_OUTSIDE_ROOT"},
+		{name: "B13 new path under dir link", tool: writer, args: intent("create", "dirlink/new/deeper/f.md", map[string]any{"content": "x", "options": map[string]any{"createPath": true}}), code: "PATH_OUTSIDE_ROOT"},
 		{name: "B14 link loop", tool: reader, args: access("read", "loop_a.md"), code: "INVALID_PATH"},
-		{name: "B14 walk through d/loop -> ..", tool: searcher, args: discover("list", ".", map[string]any{"options": map[string]any{"recursive": true}})},
-		{name: "B14 search terminates", tool: searcher, args: discover("search_content", ".", map[string]any{"target": map[string]any{"path": ".", "query": "hello"}})},
+		{name: "B14 walk through d/loop -> ..", tool: searcher, args: intent("list", ".", map[string]any{"options": map[string]any{"recursive": true}})},
+		{name: "B14 search terminates", tool: searcher, args: intent("search_content", ".", map[string]any{"target": map[string]any{"path": ".", "query": "hello"}})},
 		{name: "B15 /dev/zero", tool: reader, args: access("read", "zero.md"), code: "PATH_OUTSIDE_ROOT"},
 		{name: "B15 /dev/stdin", tool: reader, args: access("read", "stdin.md"), code: "PATH_OUTSIDE_ROOT"},
 		{name: "B15 /proc/self/environ", tool: reader, args: access("read", "environ.md"), code: "PATH_OUTSIDE_ROOT"},
@@ -139,20 +139,20 @@ func securityCases(f *fixture) []toolCase {
 				t.Errorf("fifo metadata = %v", r)
 			}
 		}},
-		{name: "D25 FIFO append", tool: writer, args: update("append", "fifo.md", map[string]any{"content": "x"}), code: "NOT_REGULAR_FILE"},
-		{name: "D25 FIFO update", tool: writer, args: update("update", "fifo.md", map[string]any{"content": "x"}), code: "NOT_REGULAR_FILE"},
-		{name: "D25 FIFO edit", tool: writer, args: update("edit", "fifo.md", map[string]any{"edits": []map[string]any{{"oldText": "a", "newText": "b"}}}), code: "NOT_REGULAR_FILE"},
+		{name: "D25 FIFO append", tool: writer, args: intent("append", "fifo.md", map[string]any{"content": "x"}), code: "NOT_REGULAR_FILE"},
+		{name: "D25 FIFO update", tool: writer, args: intent("update", "fifo.md", map[string]any{"content": "x"}), code: "NOT_REGULAR_FILE"},
+		{name: "D25 FIFO edit", tool: writer, args: intent("edit", "fifo.md", map[string]any{"edits": []map[string]any{{"oldText": "a", "newText": "b"}}}), code: "NOT_REGULAR_FILE"},
 		{name: "D26 socket", tool: reader, args: access("read", "sock.md"), code: "NOT_REGULAR_FILE"},
 		{name: "D28 sparse 10 GB", tool: reader, args: access("read", "sparse.txt"), code: "TOO_LARGE"},
-		{name: "D28 sparse 10 GB edit", tool: writer, args: update("edit", "sparse.txt", map[string]any{"edits": []map[string]any{{"oldText": "a", "newText": "b"}}}), code: "TOO_LARGE"},
+		{name: "D28 sparse 10 GB edit", tool: writer, args: intent("edit", "sparse.txt", map[string]any{"edits": []map[string]any{{"oldText": "a", "newText": "b"}}}), code: "TOO_LARGE"},
 		{name: "D30 binary", tool: reader, args: access("read", "image.png"), check: func(t *testing.T, r map[string]any) {
 			if r["binary"] != true {
 				t.Errorf("binary = %v", r)
 			}
 		}},
-		{name: "D30 UTF-16 edit refused", tool: writer, args: update("edit", "utf16.txt", map[string]any{"edits": []map[string]any{{"oldText": "h", "newText": "H"}}}), code: "NOT_TEXT"},
-		{name: "D32 huge write", tool: writer, args: update("create", "huge.md", map[string]any{"content": strings.Repeat("y", 10<<20+1)}), code: "TOO_LARGE"},
-		{name: "D32 too many edits", tool: writer, args: update("edit", "notes/a.md", map[string]any{"edits": manyEdits(101)}), code: "INVALID_ARGUMENT"},
+		{name: "D30 UTF-16 edit refused", tool: writer, args: intent("edit", "utf16.txt", map[string]any{"edits": []map[string]any{{"oldText": "h", "newText": "H"}}}), code: "NOT_TEXT"},
+		{name: "D32 huge write", tool: writer, args: intent("create", "huge.md", map[string]any{"content": strings.Repeat("y", 10<<20+1)}), code: "TOO_LARGE"},
+		{name: "D32 too many edits", tool: writer, args: intent("edit", "notes/a.md", map[string]any{"edits": manyEdits(101)}), code: "INVALID_ARGUMENT"},
 		// E. Name policy.
 		{name: "E33 FILE.MD", tool: reader, args: access("read", "NOTES.MD")},
 		{name: "E33 Mixed.Md", tool: reader, args: access("read", "Mixed.Md")},
@@ -167,13 +167,13 @@ func securityCases(f *fixture) []toolCase {
 		{name: "E35 RTLO", tool: writer, args: create("x\u202eexe.md"), code: "INVALID_PATH"},
 		{name: "E36 move to a blocked name", tool: writer, args: move("x.exe.md", ".git/x.md", false), code: "PATH_BLOCKED"},
 		{name: "E36 move from a blocked name", tool: writer, args: move(".env", "env.md", false), code: "PATH_BLOCKED"},
-		{name: "E36 edit a disallowed file", tool: writer, args: update("edit", "program.exe", map[string]any{"edits": []map[string]any{{"oldText": "M", "newText": "N"}}}), code: "EXTENSION_NOT_ALLOWED"},
+		{name: "E36 edit a disallowed file", tool: writer, args: intent("edit", "program.exe", map[string]any{"edits": []map[string]any{{"oldText": "M", "newText": "N"}}}), code: "EXTENSION_NOT_ALLOWED"},
 		{name: "E37 .git/config", tool: reader, args: access("read", ".git/config"), code: "PATH_BLOCKED"},
-		{name: "E37 a/.GIT/x", tool: writer, args: update("create", "notes/.GIT/x.md", map[string]any{"content": "x", "options": map[string]any{"createPath": true}}), code: "PATH_BLOCKED"},
+		{name: "E37 a/.GIT/x", tool: writer, args: intent("create", "notes/.GIT/x.md", map[string]any{"content": "x", "options": map[string]any{"createPath": true}}), code: "PATH_BLOCKED"},
 		{name: "E37 my.github.md is not .git", tool: writer, args: create("my.github.md")},
 		// G. Load and denial of service (the rate limits have their own tests).
 		{name: "G40 glob of stars", tool: searcher, args: map[string]any{"purpose": "list", "target": map[string]any{"path": ".", "criteria": map[string]any{"name": strings.Repeat("*a", 120) + "*b"}}, "options": map[string]any{"recursive": true}}},
-		{name: "G40 10 KB query", tool: searcher, args: discover("search_content", ".", map[string]any{"target": map[string]any{"path": ".", "query": strings.Repeat("q", 10_000)}}), code: "INVALID_ARGUMENT"},
+		{name: "G40 10 KB query", tool: searcher, args: intent("search_content", ".", map[string]any{"target": map[string]any{"path": ".", "query": strings.Repeat("q", 10_000)}}), code: "INVALID_ARGUMENT"},
 		{name: "G40 huge alternation", tool: searcher, args: map[string]any{"purpose": "search_content", "target": map[string]any{"path": ".", "query": strings.Repeat("(a|aa)*", 140)}, "options": map[string]any{"regex": true}}},
 		{name: "G40 nested repetition", tool: searcher, args: map[string]any{"purpose": "search_content", "target": map[string]any{"path": ".", "query": "((((a*)*)*)*)*b"}, "options": map[string]any{"regex": true}}},
 		{name: "G40 huge repeat count", tool: searcher, args: map[string]any{"purpose": "search_content", "target": map[string]any{"path": ".", "query": "a{1000}{1000}"}, "options": map[string]any{"regex": true}}, code: "INVALID_ARGUMENT"},
@@ -208,7 +208,7 @@ func TestHugeDirectory(t *testing.T) {
 	}
 	s := start(t, f, nil)
 	page := func(offset int) map[string]any {
-		res, _ := s.call(searcher, discover("list", "huge", map[string]any{"options": map[string]any{"maxResults": 500, "offset": offset}}))
+		res, _ := s.call(searcher, intent("list", "huge", map[string]any{"options": map[string]any{"maxResults": 500, "offset": offset}}))
 		return res
 	}
 	first := page(0)
@@ -223,7 +223,7 @@ func TestHugeDirectory(t *testing.T) {
 	if p := paths(last); len(p) != 100 || p[99] != fmt.Sprintf("huge/f%06d.md", n-1) || last["truncated"] == true {
 		t.Errorf("last page: %d entries, truncated %v", len(p), last["truncated"])
 	}
-	all, _ := s.call(searcher, discover("list", ".", map[string]any{"options": map[string]any{"recursive": true}}))
+	all, _ := s.call(searcher, intent("list", ".", map[string]any{"options": map[string]any{"recursive": true}}))
 	if len(paths(all)) != 200 || all["truncated"] != true {
 		t.Errorf("a recursive listing without maxResults returned %d entries", len(paths(all)))
 	}
@@ -246,7 +246,7 @@ func TestUnreadable(t *testing.T) {
 				t.Errorf("error = %v", r["error"])
 			}
 		}},
-		{name: "folder", tool: searcher, args: discover("list", "full", nil), code: "ACCESS_DENIED"},
+		{name: "folder", tool: searcher, args: intent("list", "full", nil), code: "ACCESS_DENIED"},
 	})
 	s.checkNoLeak()
 }

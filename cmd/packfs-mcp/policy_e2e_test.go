@@ -21,7 +21,7 @@ func TestRateLimit(t *testing.T) {
 		t.Fatalf("sixth call = %v", res)
 	}
 	// Another tool has its own budget, and the refused call charged nothing overall.
-	if res, _ := s.call(searcher, discover("list", ".", nil)); res["success"] != true {
+	if res, _ := s.call(searcher, intent("list", ".", nil)); res["success"] != true {
 		t.Errorf("another tool was refused too: %v", res)
 	}
 }
@@ -32,8 +32,8 @@ func TestHardLinks(t *testing.T) {
 	s := start(t, f, nil, "--allow-write")
 	runCases(t, s, []toolCase{
 		{name: "read", tool: reader, args: access("read", "hard.md"), code: "HARD_LINK"},
-		{name: "update", tool: writer, args: update("update", "hard.md", map[string]any{"content": "x"}), code: "HARD_LINK"},
-		{name: "append", tool: writer, args: update("append", "hard.md", map[string]any{"content": "x"}), code: "HARD_LINK"},
+		{name: "update", tool: writer, args: intent("update", "hard.md", map[string]any{"content": "x"}), code: "HARD_LINK"},
+		{name: "append", tool: writer, args: intent("append", "hard.md", map[string]any{"content": "x"}), code: "HARD_LINK"},
 	})
 	s.checkNoLeak()
 	allowed := start(t, f, nil, "--allow-hard-links")
@@ -84,11 +84,11 @@ func TestDanglingLinkWrites(t *testing.T) {
 	f := newFixture(t)
 	s := start(t, f, nil, "--allow-write")
 	runCases(t, s, []toolCase{
-		{name: "mkdir", tool: writer, args: update("mkdir", "dangling.md", nil), code: "PATH_OUTSIDE_ROOT"},
-		{name: "mkdir below", tool: writer, args: update("mkdir", "dangling.md/x", nil), code: "PATH_OUTSIDE_ROOT"},
+		{name: "mkdir", tool: writer, args: intent("mkdir", "dangling.md", nil), code: "PATH_OUTSIDE_ROOT"},
+		{name: "mkdir below", tool: writer, args: intent("mkdir", "dangling.md/x", nil), code: "PATH_OUTSIDE_ROOT"},
 		{name: "move onto", tool: writer, args: map[string]any{"purpose": "move", "target": map[string]any{"path": "notes/a.md", "destination": "dangling.md"},
 			"options": map[string]any{"overwrite": true}}, code: "PATH_OUTSIDE_ROOT"},
-		{name: "edit", tool: writer, args: update("edit", "dangling.md", map[string]any{"edits": []map[string]any{{"oldText": "a", "newText": "b"}}}), code: "PATH_OUTSIDE_ROOT"},
+		{name: "edit", tool: writer, args: intent("edit", "dangling.md", map[string]any{"edits": []map[string]any{{"oldText": "a", "newText": "b"}}}), code: "PATH_OUTSIDE_ROOT"},
 	})
 	if _, err := os.Lstat(f.pwned); err == nil {
 		t.Fatalf("%s was created", f.pwned)

@@ -153,7 +153,7 @@ func semanticCases(f *fixture) []toolCase {
 				}
 			}
 		}},
-		{name: "relationships of the glossary", tool: searcher, args: discover("relationships", "notes/glossary.md", nil), check: func(t *testing.T, r map[string]any) {
+		{name: "relationships of the glossary", tool: searcher, args: intent("relationships", "notes/glossary.md", nil), check: func(t *testing.T, r map[string]any) {
 			var from []string
 			for _, b := range r["backlinks"].([]any) {
 				from = append(from, b.(map[string]any)["path"].(string))
@@ -168,7 +168,7 @@ func semanticCases(f *fixture) []toolCase {
 				t.Errorf("title/outline = %v / %v", r["title"], r["outline"])
 			}
 		}},
-		{name: "relationships of the design", tool: searcher, args: discover("relationships", "projects/packfs/design.md", nil), check: func(t *testing.T, r map[string]any) {
+		{name: "relationships of the design", tool: searcher, args: intent("relationships", "projects/packfs/design.md", nil), check: func(t *testing.T, r map[string]any) {
 			if p, _ := json.Marshal(r["parent"]); string(p) != `["notes/index.md"]` {
 				t.Errorf("parent = %s", p)
 			}
@@ -182,22 +182,22 @@ func semanticCases(f *fixture) []toolCase {
 				t.Errorf("links = %v", to)
 			}
 		}},
-		{name: "relationships of a blocked file", tool: searcher, args: discover("relationships", ".env", nil), code: "PATH_BLOCKED"},
-		{name: "relationships outside", tool: searcher, args: discover("relationships", "escape/secret.md", nil), code: "PATH_OUTSIDE_ROOT"},
+		{name: "relationships of a blocked file", tool: searcher, args: intent("relationships", ".env", nil), code: "PATH_BLOCKED"},
+		{name: "relationships outside", tool: searcher, args: intent("relationships", "escape/secret.md", nil), code: "PATH_OUTSIDE_ROOT"},
 		// Read your writes.
-		{name: "create is searchable at once", tool: writer, args: update("create", "notes/new.md", map[string]any{"content": "# Zanzibarian notes\nA word nobody else uses.\n"})},
+		{name: "create is searchable at once", tool: writer, args: intent("create", "notes/new.md", map[string]any{"content": "# Zanzibarian notes\nA word nobody else uses.\n"})},
 		{name: "found after create", tool: searcher, args: semanticQuery("zanzibarian", nil), check: func(t *testing.T, r map[string]any) {
 			if h := first(t, r); h["path"] != "notes/new.md" {
 				t.Errorf("top hit = %v", h)
 			}
 		}},
-		{name: "update replaces the words", tool: writer, args: update("update", "notes/new.md", map[string]any{"content": "# Quokka notes\n"})},
+		{name: "update replaces the words", tool: writer, args: intent("update", "notes/new.md", map[string]any{"content": "# Quokka notes\n"})},
 		{name: "old words gone after update", tool: searcher, args: semanticQuery("zanzibarian", nil), check: func(t *testing.T, r map[string]any) {
 			if has(paths(r), "notes/new.md") {
 				t.Errorf("stale hit after update: %v", paths(r))
 			}
 		}},
-		{name: "delete reports who linked", tool: writer, args: update("delete", "notes/reading-list.md", nil), check: func(t *testing.T, r map[string]any) {
+		{name: "delete reports who linked", tool: writer, args: intent("delete", "notes/reading-list.md", nil), check: func(t *testing.T, r map[string]any) {
 			if l, _ := json.Marshal(r["linkedFrom"]); string(l) != `["notes/index.md"]` {
 				t.Errorf("linkedFrom = %s", l)
 			}
@@ -228,7 +228,7 @@ func semanticCases(f *fixture) []toolCase {
 				t.Errorf("index.md wiki link not rewritten:\n%s", index)
 			}
 		}},
-		{name: "no broken links after the move", tool: searcher, args: discover("relationships", "projects/packfs/design.md", nil), check: func(t *testing.T, r map[string]any) {
+		{name: "no broken links after the move", tool: searcher, args: intent("relationships", "projects/packfs/design.md", nil), check: func(t *testing.T, r map[string]any) {
 			if b, _ := r["broken"].([]any); len(b) != 0 {
 				t.Errorf("broken = %v", b)
 			}
@@ -244,7 +244,7 @@ func semanticCases(f *fixture) []toolCase {
 				t.Errorf("the moved document's own link not rewritten:\n%s", design)
 			}
 		}},
-		{name: "no broken links after the folder move", tool: searcher, args: discover("relationships", "work/projects/packfs/design.md", nil), check: func(t *testing.T, r map[string]any) {
+		{name: "no broken links after the folder move", tool: searcher, args: intent("relationships", "work/projects/packfs/design.md", nil), check: func(t *testing.T, r map[string]any) {
 			if b, _ := r["broken"].([]any); len(b) != 0 {
 				t.Errorf("broken = %v", b)
 			}

@@ -249,7 +249,8 @@ func TestSearcherEndToEnd(t *testing.T) {
 	}
 }
 
-func discover(purpose, path string, extra map[string]any) map[string]any {
+// intent builds tool arguments: a purpose, a target path, and any other top-level fields.
+func intent(purpose, path string, extra map[string]any) map[string]any {
 	m := map[string]any{"purpose": purpose, "target": map[string]any{"path": path}}
 	for k, v := range extra {
 		m[k] = v
@@ -259,7 +260,7 @@ func discover(purpose, path string, extra map[string]any) map[string]any {
 
 func searcherCases() []toolCase {
 	return []toolCase{
-		{name: "list root", tool: searcher, args: discover("list", ".", nil), check: func(t *testing.T, r map[string]any) {
+		{name: "list root", tool: searcher, args: intent("list", ".", nil), check: func(t *testing.T, r map[string]any) {
 			p := paths(r)
 			for _, want := range []string{"notes", "big.txt", "image.png"} {
 				if !has(p, want) {
@@ -272,7 +273,7 @@ func searcherCases() []toolCase {
 				}
 			}
 		}},
-		{name: "list recursive", tool: searcher, args: discover("list", ".", map[string]any{"options": map[string]any{"recursive": true}}), check: func(t *testing.T, r map[string]any) {
+		{name: "list recursive", tool: searcher, args: intent("list", ".", map[string]any{"options": map[string]any{"recursive": true}}), check: func(t *testing.T, r map[string]any) {
 			p := paths(r)
 			if !has(p, "notes/a.md") || !has(p, "full/inner.md") {
 				t.Errorf("recursive listing = %v", p)
@@ -283,7 +284,7 @@ func searcherCases() []toolCase {
 				}
 			}
 		}},
-		{name: "list with criteria", tool: searcher, args: discover("list", ".", map[string]any{"options": map[string]any{"recursive": true},
+		{name: "list with criteria", tool: searcher, args: intent("list", ".", map[string]any{"options": map[string]any{"recursive": true},
 			"target": map[string]any{"path": ".", "criteria": map[string]any{"extension": "md", "size": map[string]any{"max": 100}}}}), check: func(t *testing.T, r map[string]any) {
 			for _, x := range paths(r) {
 				if !strings.HasSuffix(x, ".md") {
@@ -294,12 +295,12 @@ func searcherCases() []toolCase {
 				t.Errorf("criteria lost notes/a.md: %v", paths(r))
 			}
 		}},
-		{name: "list pages", tool: searcher, args: discover("list", "notes", map[string]any{"options": map[string]any{"maxResults": 2}}), check: func(t *testing.T, r map[string]any) {
+		{name: "list pages", tool: searcher, args: intent("list", "notes", map[string]any{"options": map[string]any{"maxResults": 2}}), check: func(t *testing.T, r map[string]any) {
 			if len(paths(r)) != 2 || r["truncated"] != true || r["nextOffset"] != 2.0 {
 				t.Errorf("page = %v", r)
 			}
 		}},
-		{name: "search content", tool: searcher, args: discover("search_content", ".", map[string]any{"target": map[string]any{"path": ".", "query": "HELLO"}}), check: func(t *testing.T, r map[string]any) {
+		{name: "search content", tool: searcher, args: intent("search_content", ".", map[string]any{"target": map[string]any{"path": ".", "query": "HELLO"}}), check: func(t *testing.T, r map[string]any) {
 			if p := paths(r); len(p) != 2 || p[0] != "notes/a.md" || p[1] != "notes/b.md" {
 				t.Fatalf("search hits = %v", p)
 			}
@@ -319,18 +320,18 @@ func searcherCases() []toolCase {
 					t.Errorf("context = %v", m)
 				}
 			}},
-		{name: "search finds nothing outside", tool: searcher, args: discover("search_content", ".", map[string]any{"target": map[string]any{"path": ".", "query": marker}}), check: func(t *testing.T, r map[string]any) {
+		{name: "search finds nothing outside", tool: searcher, args: intent("search_content", ".", map[string]any{"target": map[string]any{"path": ".", "query": marker}}), check: func(t *testing.T, r map[string]any) {
 			if len(paths(r)) != 0 {
 				t.Errorf("search reached %v", paths(r))
 			}
 		}},
 		{name: "bad regex", tool: searcher, args: map[string]any{"purpose": "search_content", "target": map[string]any{"path": ".", "query": "("}, "options": map[string]any{"regex": true}}, code: "INVALID_ARGUMENT"},
-		{name: "search without query", tool: searcher, args: discover("search_content", ".", nil), code: "INVALID_ARGUMENT"},
-		{name: "list outside", tool: searcher, args: discover("list", "..", nil), code: "PATH_OUTSIDE_ROOT"},
-		{name: "list dir link", tool: searcher, args: discover("list", "dirlink", nil), code: "PATH_OUTSIDE_ROOT"},
-		{name: "list blocked", tool: searcher, args: discover("list", ".git", nil), code: "PATH_BLOCKED"},
-		{name: "list a file", tool: searcher, args: discover("list", "notes/a.md", nil), code: "NOT_DIRECTORY"},
-		{name: "loop terminates", tool: searcher, args: discover("list", "loop", map[string]any{"options": map[string]any{"recursive": true}})},
+		{name: "search without query", tool: searcher, args: intent("search_content", ".", nil), code: "INVALID_ARGUMENT"},
+		{name: "list outside", tool: searcher, args: intent("list", "..", nil), code: "PATH_OUTSIDE_ROOT"},
+		{name: "list dir link", tool: searcher, args: intent("list", "dirlink", nil), code: "PATH_OUTSIDE_ROOT"},
+		{name: "list blocked", tool: searcher, args: intent("list", ".git", nil), code: "PATH_BLOCKED"},
+		{name: "list a file", tool: searcher, args: intent("list", "notes/a.md", nil), code: "NOT_DIRECTORY"},
+		{name: "loop terminates", tool: searcher, args: intent("list", "loop", map[string]any{"options": map[string]any{"recursive": true}})},
 	}
 }
 
@@ -353,14 +354,6 @@ func TestWriterEndToEnd(t *testing.T) {
 	}
 }
 
-func update(purpose, path string, extra map[string]any) map[string]any {
-	m := map[string]any{"purpose": purpose, "target": map[string]any{"path": path}}
-	for k, v := range extra {
-		m[k] = v
-	}
-	return m
-}
-
 func fileIs(f *fixture, name, want string) func(t *testing.T, r map[string]any) {
 	return func(t *testing.T, r map[string]any) {
 		t.Helper()
@@ -373,23 +366,23 @@ func fileIs(f *fixture, name, want string) func(t *testing.T, r map[string]any) 
 
 func writerCases(f *fixture) []toolCase {
 	edit := func(path string, edits []map[string]any, opts map[string]any) map[string]any {
-		m := update("edit", path, map[string]any{"edits": edits})
+		m := intent("edit", path, map[string]any{"edits": edits})
 		if opts != nil {
 			m["options"] = opts
 		}
 		return m
 	}
 	return []toolCase{
-		{name: "create", tool: writer, args: update("create", "new/deep/n.md", map[string]any{"content": "fresh\n", "options": map[string]any{"createPath": true}}),
+		{name: "create", tool: writer, args: intent("create", "new/deep/n.md", map[string]any{"content": "fresh\n", "options": map[string]any{"createPath": true}}),
 			check: fileIs(f, "new/deep/n.md", "fresh\n")},
-		{name: "create exists", tool: writer, args: update("create", "notes/a.md", map[string]any{"content": "x"}), code: "ALREADY_EXISTS",
+		{name: "create exists", tool: writer, args: intent("create", "notes/a.md", map[string]any{"content": "x"}), code: "ALREADY_EXISTS",
 			check: fileIs(f, "notes/a.md", "# A\nhello world\nsecond line\n")},
-		{name: "create without parent", tool: writer, args: update("create", "nope/n.md", map[string]any{"content": "x"}), code: "NOT_FOUND"},
-		{name: "create on dangling link", tool: writer, args: update("create", "dangling.md", map[string]any{"content": "x"}), code: "PATH_OUTSIDE_ROOT"},
-		{name: "update on dangling link", tool: writer, args: update("update", "dangling.md", map[string]any{"content": "x"}), code: "PATH_OUTSIDE_ROOT"},
-		{name: "append on dangling link", tool: writer, args: update("append", "dangling.md", map[string]any{"content": "x"}), code: "PATH_OUTSIDE_ROOT"},
-		{name: "create under dir link", tool: writer, args: update("create", "dirlink/new/deeper/f.md", map[string]any{"content": "x", "options": map[string]any{"createPath": true}}), code: "PATH_OUTSIDE_ROOT"},
-		{name: "update", tool: writer, args: update("update", "notes/b.md", map[string]any{"content": "replaced\n", "options": map[string]any{"backup": true}}),
+		{name: "create without parent", tool: writer, args: intent("create", "nope/n.md", map[string]any{"content": "x"}), code: "NOT_FOUND"},
+		{name: "create on dangling link", tool: writer, args: intent("create", "dangling.md", map[string]any{"content": "x"}), code: "PATH_OUTSIDE_ROOT"},
+		{name: "update on dangling link", tool: writer, args: intent("update", "dangling.md", map[string]any{"content": "x"}), code: "PATH_OUTSIDE_ROOT"},
+		{name: "append on dangling link", tool: writer, args: intent("append", "dangling.md", map[string]any{"content": "x"}), code: "PATH_OUTSIDE_ROOT"},
+		{name: "create under dir link", tool: writer, args: intent("create", "dirlink/new/deeper/f.md", map[string]any{"content": "x", "options": map[string]any{"createPath": true}}), code: "PATH_OUTSIDE_ROOT"},
+		{name: "update", tool: writer, args: intent("update", "notes/b.md", map[string]any{"content": "replaced\n", "options": map[string]any{"backup": true}}),
 			check: func(t *testing.T, r map[string]any) {
 				fileIs(f, "notes/b.md", "replaced\n")(t, r)
 				b, _ := r["backup"].(string)
@@ -398,15 +391,15 @@ func writerCases(f *fixture) []toolCase {
 					t.Errorf("backup %q = %q (%v)", b, old, err)
 				}
 			}},
-		{name: "update missing", tool: writer, args: update("update", "notes/none.md", map[string]any{"content": "x"}), code: "NOT_FOUND"},
-		{name: "update through inner link keeps the link", tool: writer, args: update("update", "link_in.md", map[string]any{"content": "# A\nhello world\nsecond line\n"}),
+		{name: "update missing", tool: writer, args: intent("update", "notes/none.md", map[string]any{"content": "x"}), code: "NOT_FOUND"},
+		{name: "update through inner link keeps the link", tool: writer, args: intent("update", "link_in.md", map[string]any{"content": "# A\nhello world\nsecond line\n"}),
 			check: func(t *testing.T, r map[string]any) {
 				if fi, err := os.Lstat(filepath.Join(f.root, "link_in.md")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 					t.Errorf("link_in.md is no longer a link")
 				}
 			}},
-		{name: "append", tool: writer, args: update("append", "notes/b.md", map[string]any{"content": "more\n"}), check: fileIs(f, "notes/b.md", "replaced\nmore\n")},
-		{name: "append to binary", tool: writer, args: update("append", "utf16.txt", map[string]any{"content": "x"}), code: "NOT_TEXT"},
+		{name: "append", tool: writer, args: intent("append", "notes/b.md", map[string]any{"content": "more\n"}), check: fileIs(f, "notes/b.md", "replaced\nmore\n")},
+		{name: "append to binary", tool: writer, args: intent("append", "utf16.txt", map[string]any{"content": "x"}), code: "NOT_TEXT"},
 		{name: "edit", tool: writer, args: edit("notes/a.md", []map[string]any{{"oldText": "hello world", "newText": "hello there"}}, nil),
 			check: func(t *testing.T, r map[string]any) {
 				fileIs(f, "notes/a.md", "# A\nhello there\nsecond line\n")(t, r)
@@ -442,17 +435,17 @@ func writerCases(f *fixture) []toolCase {
 		{name: "edit keeps CRLF", tool: writer, args: edit("notes/crlf.md", []map[string]any{{"oldText": "one\ntwo", "newText": "uno\ndos"}}, nil),
 			check: fileIs(f, "notes/crlf.md", "uno\r\ndos\r\nthree\r\n")},
 		{name: "edit blocked", tool: writer, args: edit(".env", []map[string]any{{"oldText": "TOKEN", "newText": "X"}}, nil), code: "PATH_BLOCKED"},
-		{name: "edits missing", tool: writer, args: update("edit", "notes/a.md", nil), code: "INVALID_ARGUMENT"},
-		{name: "write disallowed extension", tool: writer, args: update("create", "evil.exe", map[string]any{"content": "MZ"}), code: "EXTENSION_NOT_ALLOWED"},
-		{name: "write into .git", tool: writer, args: update("create", ".git/hooks/post-commit.md", map[string]any{"content": "x"}), code: "PATH_BLOCKED"},
-		{name: "write outside", tool: writer, args: update("create", "../outside/x.md", map[string]any{"content": "x"}), code: "PATH_OUTSIDE_ROOT"},
-		{name: "write fifo", tool: writer, args: update("append", "fifo.md", map[string]any{"content": "x"}), code: "NOT_REGULAR_FILE"},
-		{name: "mkdir", tool: writer, args: update("mkdir", "made/here", nil), check: func(t *testing.T, r map[string]any) {
+		{name: "edits missing", tool: writer, args: intent("edit", "notes/a.md", nil), code: "INVALID_ARGUMENT"},
+		{name: "write disallowed extension", tool: writer, args: intent("create", "evil.exe", map[string]any{"content": "MZ"}), code: "EXTENSION_NOT_ALLOWED"},
+		{name: "write into .git", tool: writer, args: intent("create", ".git/hooks/post-commit.md", map[string]any{"content": "x"}), code: "PATH_BLOCKED"},
+		{name: "write outside", tool: writer, args: intent("create", "../outside/x.md", map[string]any{"content": "x"}), code: "PATH_OUTSIDE_ROOT"},
+		{name: "write fifo", tool: writer, args: intent("append", "fifo.md", map[string]any{"content": "x"}), code: "NOT_REGULAR_FILE"},
+		{name: "mkdir", tool: writer, args: intent("mkdir", "made/here", nil), check: func(t *testing.T, r map[string]any) {
 			if fi, err := os.Stat(filepath.Join(f.root, "made/here")); err != nil || !fi.IsDir() || r["created"] != true {
 				t.Errorf("mkdir: %v %v", err, r)
 			}
 		}},
-		{name: "mkdir through link", tool: writer, args: update("mkdir", "dirlink/x", nil), code: "PATH_OUTSIDE_ROOT"},
+		{name: "mkdir through link", tool: writer, args: intent("mkdir", "dirlink/x", nil), code: "PATH_OUTSIDE_ROOT"},
 		{name: "move", tool: writer, args: map[string]any{"purpose": "move", "target": map[string]any{"path": "notes/b.md", "destination": "made/b.md"}},
 			check: fileIs(f, "made/b.md", "replaced\nmore\n")},
 		{name: "move onto existing", tool: writer, args: map[string]any{"purpose": "move", "target": map[string]any{"path": "made/b.md", "destination": "notes/a.md"}}, code: "ALREADY_EXISTS"},
@@ -470,20 +463,20 @@ func writerCases(f *fixture) []toolCase {
 					t.Errorf("the link was not moved as a link: %v", err)
 				}
 			}},
-		{name: "delete non-empty", tool: writer, args: update("delete", "full", nil), code: "NOT_EMPTY"},
-		{name: "delete recursive", tool: writer, args: update("delete", "full", map[string]any{"options": map[string]any{"recursive": true}}), check: func(t *testing.T, r map[string]any) {
+		{name: "delete non-empty", tool: writer, args: intent("delete", "full", nil), code: "NOT_EMPTY"},
+		{name: "delete recursive", tool: writer, args: intent("delete", "full", map[string]any{"options": map[string]any{"recursive": true}}), check: func(t *testing.T, r map[string]any) {
 			if _, err := os.Stat(filepath.Join(f.root, "full")); !os.IsNotExist(err) {
 				t.Errorf("full still there")
 			}
 		}},
-		{name: "delete the root", tool: writer, args: update("delete", ".", nil), code: "ROOT_PROTECTED"},
-		{name: "delete escaping link refused", tool: writer, args: update("delete", "dirlink", nil), code: "PATH_OUTSIDE_ROOT"},
-		{name: "delete file", tool: writer, args: update("delete", "new/deep/n.md", nil), check: func(t *testing.T, r map[string]any) {
+		{name: "delete the root", tool: writer, args: intent("delete", ".", nil), code: "ROOT_PROTECTED"},
+		{name: "delete escaping link refused", tool: writer, args: intent("delete", "dirlink", nil), code: "PATH_OUTSIDE_ROOT"},
+		{name: "delete file", tool: writer, args: intent("delete", "new/deep/n.md", nil), check: func(t *testing.T, r map[string]any) {
 			if r["deleted"] != true {
 				t.Errorf("delete = %v", r)
 			}
 		}},
-		{name: "content too large", tool: writer, args: update("create", "huge.md", map[string]any{"content": strings.Repeat("x", 11<<20)}), code: "TOO_LARGE"},
+		{name: "content too large", tool: writer, args: intent("create", "huge.md", map[string]any{"content": strings.Repeat("x", 11<<20)}), code: "TOO_LARGE"},
 	}
 }
 
@@ -498,7 +491,7 @@ func TestReadOnlyServer(t *testing.T) {
 		t.Errorf("the searcher is listed without list or search permission")
 	}
 	s3 := start(t, f, nil, "--permissions", "read,list")
-	res, _ := s3.call(searcher, discover("search_content", ".", map[string]any{"target": map[string]any{"path": ".", "query": "x"}}))
+	res, _ := s3.call(searcher, intent("search_content", ".", map[string]any{"target": map[string]any{"path": ".", "query": "x"}}))
 	if res["code"] != "PERMISSION_DENIED" || !strings.Contains(res["error"].(string), "search") {
 		t.Errorf("search without permission = %v", res)
 	}
