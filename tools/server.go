@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -57,6 +58,8 @@ type Config struct {
 	Engine *semantic.Engine
 	// RelevanceThreshold drops search_semantic hits scoring below it (the best hit scores 1).
 	RelevanceThreshold float64
+	// Disabled names tools not to offer, whatever the permissions.
+	Disabled []string
 	// Log receives diagnostics (never the protocol). If nil, they are discarded.
 	Log *log.Logger
 	// Now returns the current time. If nil, time.Now.
@@ -123,16 +126,20 @@ func (s *Server) Register(m *server.MCPServer) {
 func (s *Server) Tools() []server.ServerTool {
 	var out []server.ServerTool
 	p := s.cfg.Permissions
-	if p.Has(security.PermRead) {
+	if p.Has(security.PermRead) && s.enabled(ReaderName) {
 		out = append(out, server.ServerTool{Tool: readerTool(), Handler: s.adapt(ReaderName, s.read)})
 	}
-	if p.Has(security.PermList) || p.Has(security.PermSearch) {
+	if (p.Has(security.PermList) || p.Has(security.PermSearch)) && s.enabled(SearcherName) {
 		out = append(out, server.ServerTool{Tool: searcherTool(), Handler: s.adapt(SearcherName, s.discover)})
 	}
-	if p.Has(security.PermWrite) {
+	if p.Has(security.PermWrite) && s.enabled(WriterName) {
 		out = append(out, server.ServerTool{Tool: writerTool(), Handler: s.adapt(WriterName, s.update)})
 	}
 	return out
+}
+
+func (s *Server) enabled(tool string) bool {
+	return !slices.Contains(s.cfg.Disabled, tool)
 }
 
 // adapt turns a handlerFunc into an MCP handler: it times the call, bounds it with the deadline,

@@ -26,6 +26,36 @@ type Config struct {
 	BackupDir string `json:"backupDir,omitempty" yaml:"backupDir"`
 	// TimeoutMs bounds each tool call. If zero, 30 seconds.
 	TimeoutMs int `json:"timeoutMs,omitempty" yaml:"timeoutMs" validate:"min=0,max=3600000"`
+	// ReadOnly removes the write permission whatever Permissions says.
+	ReadOnly bool `json:"readOnly,omitempty" yaml:"readOnly"`
+	// DisabledTools names tools not to offer.
+	DisabledTools []string      `json:"disabledTools,omitempty" yaml:"disabledTools" validate:"omitempty,dive,oneof=packfs-file-reader packfs-file-searcher packfs-file-writer"`
+	Journal       JournalConfig `json:"journal" yaml:"journal"`
+	HTTP          HTTPConfig    `json:"http" yaml:"http"`
+}
+
+// JournalConfig sets the audit journal: one JSON line per tool call, appended to a file outside the root.
+type JournalConfig struct {
+	// File is the journal's path. If empty, no journal is kept.
+	File string `json:"file,omitempty" yaml:"file"`
+	// MaxContentBytes caps each file content recorded in the journal. If zero, 4096; -1 records none.
+	MaxContentBytes int `json:"maxContentBytes,omitempty" yaml:"maxContentBytes" validate:"min=-1,max=104857600"`
+}
+
+// HTTPConfig sets the streamable HTTP transport, used instead of stdio when Addr is set.
+type HTTPConfig struct {
+	// Addr is the address to listen on, such as 127.0.0.1:8080.
+	Addr string `json:"addr,omitempty" yaml:"addr"`
+	// TokenFile holds the bearer token clients must send; if empty, the PACKFS_MCP_TOKEN environment
+	// variable does. A token is required unless Addr is a loopback address.
+	TokenFile string `json:"tokenFile,omitempty" yaml:"tokenFile"`
+	// AllowedOrigins are the Origin header values accepted besides loopback ones.
+	AllowedOrigins []string `json:"allowedOrigins,omitempty" yaml:"allowedOrigins" validate:"omitempty,dive,min=1,max=255"`
+	// MaxRequestBytes caps a request body. If zero, 4 MiB.
+	MaxRequestBytes int64 `json:"maxRequestBytes,omitempty" yaml:"maxRequestBytes" validate:"min=0,max=1073741824"`
+	// ClientRateLimit is how many HTTP requests one client (token or address) may make per minute.
+	// If zero, 600.
+	ClientRateLimit int `json:"clientRateLimit,omitempty" yaml:"clientRateLimit" validate:"min=0,max=1000000"`
 }
 
 // SecurityConfig is the policy part of [Config].

@@ -8,92 +8,181 @@ import (
 	"time"
 )
 
-// parseServe reads serve's flags over the optional config file: a flag that was set wins over the
-// file, and the file wins over the defaults.
-func parseServe(args []string, stderr io.Writer) (Config, error) {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+// serverFlags are the flags that configure a server, shared by serve, call and doctor so the three
+// see the same files under the same policy.
+type serverFlags struct {
+	fs         *flag.FlagSet
+	root       *string
+	configFile *string
+	perms      *string
+	allowWrite *bool
+	readOnly   *bool
+	disable    *string
+	maxSize    *int64
+	exts       *string
+	blocked    *string
+	hardLinks  *bool
+	rateMax    *int
+	rateWindow *time.Duration
+	backupDir  *string
+	timeout    *time.Duration
+	indexDir   *string
+	noIndex    *bool
+	journal    *string
+	journalMax *int
+}
+
+// newServerFlags registers the server's flags on a new flag set named name.
+func newServerFlags(name string, stderr io.Writer) *serverFlags {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var (
-		root       = fs.String("root", "", "the folder to serve (required; also rootPath in the config file)")
-		config     = fs.String("config", "", "a JSON or YAML config file with PackFS setting names (rootPath, permissions, security.*, semantic.*)")
-		perms      = fs.String("permissions", "", "comma-separated permissions: read, write, search, list (default read,search,list)")
-		allowWrite = fs.Bool("allow-write", false, "also allow writing (adds the write permission)")
-		maxSize    = fs.Int64("max-file-size", 0, "largest file read or written, in bytes (default 10485760)")
-		exts       = fs.String("allowed-extensions", "", "comma-separated extensions that may be opened, such as .md,.txt; * allows any (default: common text, document, data and source types)")
-		blocked    = fs.String("blocked-paths", "", "comma-separated path components never reached, such as .git,*.pem (default: version control, secrets and keys)")
-		hardLinks  = fs.Bool("allow-hard-links", false, "allow files with more than one hard link (they can alias files outside the root)")
-		rateMax    = fs.Int("rate-limit", 0, "requests allowed per window, overall; each tool gets half (default 3000)")
-		rateWindow = fs.Duration("rate-window", 0, "the rate limit's window (default 1m)")
-		backupDir  = fs.String("backup-dir", "", "where options.backup keeps previous versions; must be outside the root (default: the user cache directory)")
-		timeout    = fs.Duration("timeout", 0, "deadline of each tool call (default 30s)")
-		indexDir   = fs.String("index-dir", "", "where the search index persists; must be outside the root (default: the user cache directory)")
-		noIndex    = fs.Bool("no-index", false, "do not build the search index (search_semantic and relationships are then unavailable)")
-	)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: packfs-mcp serve --root DIR [flags]\n\nServe DIR's files to an MCP client over stdin/stdout. Flags override the config file.\n\n")
-		fs.PrintDefaults()
+	return &serverFlags{
+		fs:         fs,
+		root:       fs.String("root", "", "the folder to serve (required; also rootPath in the config file)"),
+		configFile: fs.String("config", "", "a JSON or YAML config file with PackFS setting names (rootPath, permissions, security.*, semantic.*)"),
+		perms:      fs.String("permissions", "", "comma-separated permissions: read, write, search, list (default read,search,list)"),
+		allowWrite: fs.Bool("allow-write", false, "also allow writing (adds the write permission)"),
+		readOnly:   fs.Bool("read-only", false, "never write, whatever the permissions or the config file say (removes the writer tool)"),
+		disable:    fs.String("disable-tool", "", "comma-separated tools not to offer: "+strings.Join(toolNames, ", ")),
+		maxSize:    fs.Int64("max-file-size", 0, "largest file read or written, in bytes (default 10485760)"),
+		exts:       fs.String("allowed-extensions", "", "comma-separated extensions that may be opened, such as .md,.txt; * allows any (default: common text, document, data and source types)"),
+		blocked:    fs.String("blocked-paths", "", "comma-separated path components never reached, such as .git,*.pem (default: version control, secrets and keys)"),
+		hardLinks:  fs.Bool("allow-hard-links", false, "allow files with more than one hard link (they can alias files outside the root)"),
+		rateMax:    fs.Int("rate-limit", 0, "requests allowed per window, overall; each tool gets half (default 3000)"),
+		rateWindow: fs.Duration("rate-window", 0, "the rate limit's window (default 1m)"),
+		backupDir:  fs.String("backup-dir", "", "where options.backup keeps previous versions; must be outside the root (default: the user cache directory)"),
+		timeout:    fs.Duration("timeout", 0, "deadline of each tool call (default 30s)"),
+		indexDir:   fs.String("index-dir", "", "where the search index persists; must be outside the root (default: the user cache directory)"),
+		noIndex:    fs.Bool("no-index", false, "do not build the search index (search_semantic and relationships are then unavailable)"),
+		journal:    fs.String("journal", "", "append one JSON line per tool call to FILE, outside the root (an audit journal; read it with packfs-mcp journal FILE)"),
+		journalMax: fs.Int("journal-max-content", 0, "record file contents in the journal only up to this many bytes each (default 4096; -1 records none)"),
 	}
-	if err := fs.Parse(args); err != nil {
+}
+
+// toolNames are the tools --disable-tool accepts.
+var toolNames = []string{"packfs-file-reader", "packfs-file-searcher", "packfs-file-writer"}
+
+// parse reads args, then builds the configuration: a flag that was set wins over the config file,
+// and the file wins over the defaults. A single argument is the root.
+func (f *serverFlags) parse(args []string) (Config, error) {
+	if err := f.fs.Parse(args); err != nil {
 		return Config{}, err
 	}
-	if fs.NArg() == 1 && *root == "" {
-		*root = fs.Arg(0)
-	} else if fs.NArg() > 0 {
-		return Config{}, fmt.Errorf("unexpected argument %q: pass the folder with --root DIR", fs.Arg(0))
+	if f.fs.NArg() == 1 && *f.root == "" {
+		*f.root = f.fs.Arg(0)
+	} else if f.fs.NArg() > 0 {
+		return Config{}, fmt.Errorf("unexpected argument %q: pass the folder with --root DIR", f.fs.Arg(0))
 	}
+	return f.config()
+}
+
+// config builds the configuration from the parsed flags over the config file.
+func (f *serverFlags) config() (Config, error) {
 	var c Config
-	if *config != "" {
+	if *f.configFile != "" {
 		var err error
-		if c, err = loadConfig(*config); err != nil {
+		if c, err = loadConfig(*f.configFile); err != nil {
 			return c, err
 		}
 	}
 	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if set["root"] || *root != "" {
-		c.RootPath = *root
+	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if set["root"] || *f.root != "" {
+		c.RootPath = *f.root
 	}
 	if set["permissions"] {
-		c.Permissions = splitList(*perms)
+		c.Permissions = splitList(*f.perms)
 	}
-	if *allowWrite {
+	if *f.allowWrite {
 		if len(c.Permissions) == 0 {
 			c.Permissions = []string{"read", "search", "list"}
 		}
 		c.Permissions = append(c.Permissions, "write")
 	}
+	if set["read-only"] {
+		c.ReadOnly = *f.readOnly
+	}
+	if set["disable-tool"] {
+		c.DisabledTools = splitList(*f.disable)
+	}
 	if set["max-file-size"] {
-		c.Security.MaxFileSize = *maxSize
+		c.Security.MaxFileSize = *f.maxSize
 	}
 	if set["allowed-extensions"] {
-		c.Security.AllowedExtensions = splitList(*exts)
+		c.Security.AllowedExtensions = splitList(*f.exts)
 	}
 	if set["blocked-paths"] {
-		c.Security.BlockedPaths = splitList(*blocked)
+		c.Security.BlockedPaths = splitList(*f.blocked)
 	}
 	if set["allow-hard-links"] {
-		c.Security.AllowHardLinks = *hardLinks
+		c.Security.AllowHardLinks = *f.hardLinks
 	}
 	if set["rate-limit"] {
-		c.Security.RateLimiting.MaxRequests = *rateMax
+		c.Security.RateLimiting.MaxRequests = *f.rateMax
 	}
 	if set["rate-window"] {
-		c.Security.RateLimiting.WindowMs = int(*rateWindow / time.Millisecond)
+		c.Security.RateLimiting.WindowMs = int(*f.rateWindow / time.Millisecond)
 	}
 	if set["backup-dir"] {
-		c.BackupDir = *backupDir
+		c.BackupDir = *f.backupDir
 	}
 	if set["index-dir"] {
-		c.Semantic.IndexDir = *indexDir
+		c.Semantic.IndexDir = *f.indexDir
 	}
 	if set["no-index"] {
-		c.Semantic.Disabled = *noIndex
+		c.Semantic.Disabled = *f.noIndex
 	}
 	if set["timeout"] {
-		c.TimeoutMs = int(*timeout / time.Millisecond)
+		c.TimeoutMs = int(*f.timeout / time.Millisecond)
+	}
+	if set["journal"] {
+		c.Journal.File = *f.journal
+	}
+	if set["journal-max-content"] {
+		c.Journal.MaxContentBytes = *f.journalMax
 	}
 	return c, c.validate()
 }
+
+// parseServe reads serve's flags: the server's, plus the transport.
+func parseServe(args []string, stderr io.Writer) (Config, error) {
+	f := newServerFlags("serve", stderr)
+	httpAddr := f.fs.String("http", "", "serve MCP over streamable HTTP on ADDR (such as 127.0.0.1:8080) instead of stdio; "+
+		"a bearer token from $"+tokenEnv+" or --http-token-file is required unless ADDR is loopback")
+	tokenFile := f.fs.String("http-token-file", "", "a file holding the bearer token HTTP clients must send (instead of $"+tokenEnv+")")
+	origins := f.fs.String("http-allowed-origins", "", "comma-separated Origin values a browser may call from (default: none but loopback)")
+	maxBody := f.fs.Int64("http-max-request-bytes", 0, "largest HTTP request body, in bytes (default 4194304)")
+	clientRate := f.fs.Int("http-client-rate-limit", 0, "HTTP requests allowed per client (bearer token or address) per minute (default 600)")
+	f.fs.Usage = func() {
+		fmt.Fprint(f.fs.Output(), "Usage: packfs-mcp serve --root DIR [flags]\n\nServe DIR's files to an MCP client over stdin/stdout (or HTTP with --http). Flags override the config file.\n\n")
+		f.fs.PrintDefaults()
+	}
+	c, err := f.parse(args)
+	if err != nil {
+		return c, err
+	}
+	set := map[string]bool{}
+	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if set["http"] {
+		c.HTTP.Addr = *httpAddr
+	}
+	if set["http-token-file"] {
+		c.HTTP.TokenFile = *tokenFile
+	}
+	if set["http-allowed-origins"] {
+		c.HTTP.AllowedOrigins = splitList(*origins)
+	}
+	if set["http-max-request-bytes"] {
+		c.HTTP.MaxRequestBytes = *maxBody
+	}
+	if set["http-client-rate-limit"] {
+		c.HTTP.ClientRateLimit = *clientRate
+	}
+	return c, c.validate()
+}
+
+// tokenEnv is the environment variable that holds the HTTP bearer token.
+const tokenEnv = "PACKFS_MCP_TOKEN"
 
 func splitList(s string) []string {
 	var out []string

@@ -37,6 +37,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch cmd {
 	case "serve":
 		return serve(args, stdin, stdout, stderr)
+	case "tools":
+		return toolsCmd(args, stdout, stderr)
+	case "call":
+		return callCmd(args, stdin, stdout, stderr)
+	case "journal":
+		return journalCmd(args, stdout, stderr)
+	case "doctor":
+		return doctorCmd(args, stdout, stderr)
 	case "version":
 		fmt.Fprintf(stdout, "packfs-mcp %s\n", version)
 		return 0
@@ -87,7 +95,11 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer close(indexed)
 		srv.indexInBackground(bg)
 	}()
-	err = srv.listen(ctx, stdin, stdout)
+	if opts.HTTP.Addr != "" {
+		err = srv.listenHTTP(ctx)
+	} else {
+		err = srv.listen(ctx, stdin, stdout)
+	}
 	stopIndex()
 	<-indexed
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {

@@ -31,6 +31,7 @@ type app struct {
 	limiter *security.Limiter
 	engine  *semantic.Engine
 	tools   *tools.Server
+	journal *journal
 	mcp     *server.MCPServer
 	log     *log.Logger
 }
@@ -63,6 +64,9 @@ func build(cfg Config, logger *log.Logger) (*app, error) {
 		MaxRequests: cfg.Security.RateLimiting.MaxRequests,
 		Window:      time.Duration(cfg.Security.RateLimiting.WindowMs) * time.Millisecond,
 	})
+	if cfg.ReadOnly {
+		a.perms = a.perms.Without(security.PermWrite)
+	}
 	if a.perms.Has(security.PermWrite) {
 		if a.backups, err = openBackups(cfg.BackupDir, a.root); err != nil {
 			logger.Printf("backups are off: %v", err)
@@ -84,11 +88,17 @@ func build(cfg Config, logger *log.Logger) (*app, error) {
 		MaxFileSize:        cfg.Security.MaxFileSize,
 		Timeout:            cfg.timeout(),
 		Backups:            a.backups,
+		Disabled:           cfg.DisabledTools,
 		Log:                logger,
 	})
+	if err := a.openJournal(); err != nil {
+		a.close()
+		return nil, err
+	}
 	a.mcp = server.NewMCPServer("packfs-mcp", version,
 		server.WithToolCapabilities(false),
 		server.WithInstructions(a.tools.Instructions()),
+		server.WithHooks(a.hooks()),
 	)
 	a.tools.Register(a.mcp)
 	go a.cleanTemp()
@@ -261,6 +271,7 @@ func (a *app) listen(ctx context.Context, in io.Reader, out io.Writer) error {
 }
 
 func (a *app) close() {
+	a.closeJournal()
 	if a.engine != nil {
 		a.engine.Close()
 	}
