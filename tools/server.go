@@ -58,6 +58,10 @@ type Config struct {
 	Engine *semantic.Engine
 	// RelevanceThreshold drops search_semantic hits scoring below it (the best hit scores 1).
 	RelevanceThreshold float64
+	// Progress, when set, receives the progress of long work (a recursive list or search over a big
+	// tree, waiting for the index), besides the MCP progress notifications sent to a client that sent a
+	// progress token. The CLI prints it on stderr.
+	Progress func(p Progress)
 	// Disabled names tools not to offer, whatever the permissions.
 	Disabled []string
 	// Log receives diagnostics (never the protocol). If nil, they are discarded.
@@ -86,6 +90,15 @@ func New(cfg Config) *Server {
 		cfg.Now = time.Now
 	}
 	return &Server{cfg: cfg}
+}
+
+// Progress is how far one long call has got.
+type Progress struct {
+	Tool    string
+	Purpose string
+	Done    int    // units done so far: files walked or indexed
+	Total   int    // units in all, or 0 when unknown
+	Message string // a short human line, such as "indexing: 1200 of 38404 files"
 }
 
 type discard struct{}

@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/packfs/packfs-mcp/intents"
+	"github.com/packfs/packfs-mcp/tools"
 )
 
 // Config is the server's configuration, with the names of the PackFS PackfsToolConfig. It is read
@@ -32,6 +33,9 @@ type Config struct {
 	DisabledTools []string      `json:"disabledTools,omitempty" yaml:"disabledTools" validate:"omitempty,dive,oneof=packfs-file-reader packfs-file-searcher packfs-file-writer"`
 	Journal       JournalConfig `json:"journal" yaml:"journal"`
 	HTTP          HTTPConfig    `json:"http" yaml:"http"`
+
+	// progress, when set, receives the progress of long tool calls (the call subcommand prints it).
+	progress func(tools.Progress)
 }
 
 // JournalConfig sets the audit journal: one JSON line per tool call, appended to a file outside the root.

@@ -89,6 +89,7 @@ func build(cfg Config, logger *log.Logger) (*app, error) {
 		Timeout:            cfg.timeout(),
 		Backups:            a.backups,
 		Disabled:           cfg.DisabledTools,
+		Progress:           cfg.progress,
 		Log:                logger,
 	})
 	if err := a.openJournal(); err != nil {
