@@ -158,6 +158,17 @@ func OpenIndex(opts IndexOptions) (*Index, error) {
 	return ix, nil
 }
 
+// PersistedFormat reports the format version of the index persisted in dir, and false when dir
+// holds no index. A version other than [IndexFormat] means the next start rebuilds it.
+func PersistedFormat(dir string) (int, bool) {
+	format, err := os.ReadFile(filepath.Join(dir, formatFile))
+	if err != nil {
+		return 0, false
+	}
+	v, err := strconv.Atoi(string(bytes.TrimSpace(format)))
+	return v, err == nil
+}
+
 // openBleve opens or creates the bleve index in dir ("" for memory).
 func openBleve(dir string) (bleve.Index, error) {
 	if dir == "" {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func writeFile(t *testing.T, name, content string) string {
@@ -46,6 +47,15 @@ func TestParseServe(t *testing.T) {
 		{name: "unknown setting", args: []string{"--config", writeFile(t, "u.json", `{"rootPath": "/r", "rootpath2": 1}`)}, wantErr: `unknown field "rootpath2"`},
 		{name: "unknown yaml setting", args: []string{"--config", writeFile(t, "u.yml", "rootPath: /r\nsecurity:\n  maxFileSise: 3\n")}, wantErr: "field maxFileSise not found"},
 		{name: "two roots", args: []string{"/a", "/b"}, wantErr: "unexpected argument"},
+		{name: "read-only wins over allow-write", args: []string{"--root", "/r", "--allow-write", "--read-only", "--disable-tool", "packfs-file-searcher"},
+			want: Config{RootPath: "/r", Permissions: []string{"read", "search", "list", "write"}, ReadOnly: true, DisabledTools: []string{"packfs-file-searcher"}}},
+		{name: "unknown tool", args: []string{"--root", "/r", "--disable-tool", "packfs-file-reader,reader"},
+			wantErr: "setting disabledTools[1] must be one of: packfs-file-reader, packfs-file-searcher, packfs-file-writer"},
+		{name: "journal and http", args: []string{"--root", "/r", "--journal", "/j.jsonl", "--journal-max-content", "-1", "--http", "127.0.0.1:0",
+			"--http-allowed-origins", "https://a.example, https://b.example", "--http-max-request-bytes", "1024", "--http-client-rate-limit", "5"},
+			want: Config{RootPath: "/r", Journal: JournalConfig{File: "/j.jsonl", MaxContentBytes: -1}, HTTP: HTTPConfig{Addr: "127.0.0.1:0",
+				AllowedOrigins: []string{"https://a.example", "https://b.example"}, MaxRequestBytes: 1024, ClientRateLimit: 5}}},
+		{name: "bad journal cap", args: []string{"--root", "/r", "--journal-max-content", "-2"}, wantErr: "setting journal.maxContentBytes must be at least -1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -59,7 +69,7 @@ func TestParseServe(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := cmp.Diff(tt.want, got); d != "" {
+			if d := cmp.Diff(tt.want, got, cmpopts.IgnoreUnexported(Config{})); d != "" {
 				t.Errorf("config (-want +got):\n%s", d)
 			}
 		})

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -489,6 +491,20 @@ func TestReadOnlyServer(t *testing.T) {
 	s2 := start(t, f, nil, "--permissions", "read")
 	if _, ok := s2.schemas[searcher]; ok {
 		t.Errorf("the searcher is listed without list or search permission")
+	}
+	s4 := start(t, f, nil, "--allow-write", "--read-only")
+	if _, ok := s4.schemas[writer]; ok {
+		t.Errorf("the writer is listed with --read-only")
+	}
+	s5 := start(t, f, nil, "--allow-write", "--disable-tool", "packfs-file-reader,packfs-file-writer")
+	if len(s5.schemas) != 1 || s5.schemas[searcher] == nil {
+		t.Errorf("with the reader and writer disabled, tools = %v, want only the searcher", slices.Collect(maps.Keys(s5.schemas)))
+	}
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "packfs-file-reader"
+	req.Params.Arguments = access("read", "notes/a.md")
+	if res, err := s5.c.CallTool(context.Background(), req); err == nil && !res.IsError {
+		t.Errorf("a disabled tool answered: %+v", res)
 	}
 	s3 := start(t, f, nil, "--permissions", "read,list")
 	res, _ := s3.call(searcher, intent("search_content", ".", map[string]any{"target": map[string]any{"path": ".", "query": "x"}}))

@@ -109,14 +109,9 @@ func build(cfg Config, logger *log.Logger) (*app, error) {
 // openEngine opens the search index in its folder outside the root (keyed by the root's resolved
 // path, so two roots never share one) and wires the name policy into it.
 func openEngine(cfg Config, root *fsroot.Root, policy *security.Policy, logf func(string, ...any)) (*semantic.Engine, error) {
-	dir := cfg.Semantic.IndexDir
-	if dir == "" {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			return nil, fmt.Errorf("no user cache directory for the search index: set --index-dir, or --no-index")
-		}
-		sum := sha256.Sum256([]byte(root.ResolvedDir()))
-		dir = filepath.Join(cache, "packfs-mcp", "index", hex.EncodeToString(sum[:8]))
+	dir, err := indexDir(cfg, root)
+	if err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("search index: %w", err)
@@ -138,6 +133,20 @@ func openEngine(cfg Config, root *fsroot.Root, policy *security.Policy, logf fun
 			OverlapSize: cfg.Semantic.OverlapSize,
 		},
 	}), nil
+}
+
+// indexDir is where the search index of root persists: the configured folder, or one in the user's
+// cache directory keyed by the root's resolved path.
+func indexDir(cfg Config, root *fsroot.Root) (string, error) {
+	if cfg.Semantic.IndexDir != "" {
+		return cfg.Semantic.IndexDir, nil
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no user cache directory for the search index: set --index-dir, or --no-index")
+	}
+	sum := sha256.Sum256([]byte(root.ResolvedDir()))
+	return filepath.Join(cache, "packfs-mcp", "index", hex.EncodeToString(sum[:8])), nil
 }
 
 // indexInBackground builds the index, logging progress to stderr every few seconds, then keeps it in

@@ -1,0 +1,269 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/semantic"
+	"github.com/packfs/packfs-mcp/tools"
+)
+
+// doctorWalkBudget bounds the walk that counts what the tools can see, so doctor answers quickly
+// on any tree.
+const (
+	doctorWalkBudget  = 5 * time.Second
+	doctorWalkEntries = 500_000
+)
+
+// doctorCmd prints the effective configuration of a server on the given flags and checks that its
+// root is usable. It exits 0 when every check passes, 1 when one fails, 2 on bad flags.
+func doctorCmd(args []string, stdout, stderr io.Writer) int {
+	f := newServerFlags("doctor", stderr)
+	f.fs.Usage = func() {
+		fmt.Fprint(f.fs.Output(), `Usage: packfs-mcp doctor --root DIR [server flags]
+
+Print what a server started with the same flags would do: its permissions and tools, the file
+types it opens and the paths it blocks, its limits, and where its index, backups and journal live.
+Then check that it can work: the Go runtime, the root, writing (when allowed), and what the
+policy hides. Exit status 0 when every check passes, 1 when one fails.
+
+Example:
+  packfs-mcp doctor --root ~/notes --allow-write
+
+Flags (the same as serve's):
+`)
+		f.fs.PrintDefaults()
+	}
+	cfg, err := f.parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	logger := log.New(stderr, "packfs-mcp: ", 0)
+	if err != nil {
+		logger.Print(err)
+		return 2
+	}
+	a, err := build(cfg, logger)
+	if err != nil {
+		logger.Print(err)
+		return 2
+	}
+	defer a.close()
+	a.describe(stdout)
+	fmt.Fprintln(stdout, "\nchecks")
+	failed := false
+	for _, c := range a.checks() {
+		mark := "ok  "
+		if !c.ok {
+			mark, failed = "FAIL", true
+		}
+		fmt.Fprintf(stdout, "  %s  %s\n", mark, c.text)
+	}
+	if failed {
+		return 1
+	}
+	return 0
+}
+
+// describe prints the effective policy, one setting per line.
+func (a *app) describe(w io.Writer) {
+	row := func(k, format string, args ...any) { fmt.Fprintf(w, "%-12s %s\n", k, fmt.Sprintf(format, args...)) }
+	fmt.Fprintf(w, "packfs-mcp %s (%s, %s/%s)\n\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	if a.root.ResolvedDir() != a.root.Dir() {
+		row("root", "%s (resolves to %s)", a.root.Dir(), a.root.ResolvedDir())
+	} else {
+		row("root", "%s", a.root.Dir())
+	}
+	perms := a.perms.String()
+	switch {
+	case a.cfg.ReadOnly:
+		perms += " (read-only: --read-only)"
+	case !a.perms.Has(security.PermWrite):
+		perms += " (writing off: add --allow-write to allow it)"
+	}
+	row("permissions", "%s", perms)
+	var names []string
+	for _, t := range a.tools.Tools() {
+		names = append(names, t.Tool.Name)
+	}
+	if len(names) == 0 {
+		names = []string{"none: every tool is off"}
+	}
+	if len(a.cfg.DisabledTools) > 0 {
+		names = append(names, "(disabled: "+strings.Join(a.cfg.DisabledTools, ", ")+")")
+	}
+	row("tools", "%s", strings.Join(names, ", "))
+	row("extensions", "%s", strings.Join(a.policy.AllowedExtensions(), " "))
+	row("blocked", "%s", strings.Join(a.policy.BlockedPaths(), " "))
+	timeout := a.cfg.timeout()
+	if timeout <= 0 {
+		timeout = tools.DefaultTimeout
+	}
+	row("limits", "max file %d bytes; %s; call timeout %v", maxFile(a.cfg), a.limiter.Summary(), timeout)
+	row("index", "%s", a.indexState())
+	backups := "off (writing is off)"
+	if a.backups != nil {
+		backups = a.backups.Dir()
+	} else if a.perms.Has(security.PermWrite) {
+		backups = "off: no usable backup folder (set --backup-dir); options.backup is refused"
+	}
+	row("backups", "%s", backups)
+	journal := "off (--journal FILE keeps one)"
+	if a.cfg.Journal.File != "" {
+		journal = a.cfg.Journal.File
+	}
+	row("journal", "%s", journal)
+}
+
+// indexState says where the index lives and what the next start does with it.
+func (a *app) indexState() string {
+	if a.engine == nil {
+		return "off (--no-index): search_semantic and relationships are unavailable"
+	}
+	dir, err := indexDir(a.cfg, a.root)
+	if err != nil {
+		return err.Error()
+	}
+	v, ok := semantic.PersistedFormat(filepath.Join(dir, "bleve"))
+	switch {
+	case !ok:
+		return dir + " (none yet: built in the background at start)"
+	case v != semantic.IndexFormat:
+		return fmt.Sprintf("%s (format %d, this version uses %d: rebuilt at start)", dir, v, semantic.IndexFormat)
+	}
+	return fmt.Sprintf("%s (format %d: reused at start, only changed files read again)", dir, v)
+}
+
+type check struct {
+	ok   bool
+	text string
+}
+
+// checks runs the usability checks, each independent of the others.
+func (a *app) checks() []check {
+	out := []check{checkRuntime(runtime.Version()), a.checkRoot(), a.checkVisible()}
+	if a.perms.Has(security.PermWrite) {
+		out = append(out, a.checkWrite())
+	}
+	return out
+}
+
+// checkRuntime reports whether the Go runtime has the os.Root fix of Go 1.26.5 (CVE-2026-39822).
+func checkRuntime(v string) check {
+	ok := atLeast(v, [3]int{1, 26, 5})
+	if ok {
+		return check{true, v + " has the os.Root fix (1.26.5 or later)"}
+	}
+	return check{false, v + " predates Go 1.26.5, whose os.Root fix (CVE-2026-39822) the sandbox needs: rebuild with a newer Go"}
+}
+
+// atLeast reports whether the Go version v (such as "go1.26.8" or "go1.27rc1") is at least want.
+// An unparsable version (a development build) counts as new enough.
+func atLeast(v string, want [3]int) bool {
+	v = strings.TrimPrefix(v, "go")
+	if i := strings.IndexAny(v, " -+rcbeta"); i >= 0 {
+		v = v[:i]
+	}
+	var got [3]int
+	for i, p := range strings.SplitN(v, ".", 3) {
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			return true
+		}
+		got[i] = n
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			return got[i] > want[i]
+		}
+	}
+	return true
+}
+
+func (a *app) checkRoot() check {
+	entries, _, err := a.root.ReadDir(context.Background(), ".", 100_000)
+	if err != nil {
+		return check{false, fmt.Sprintf("the root cannot be listed: %v (check its permissions)", err)}
+	}
+	return check{true, fmt.Sprintf("the root is a folder that can be listed (%d entries at its top)", len(entries))}
+}
+
+// checkVisible walks the tree, within a budget, counting the files the tools may open and those the
+// policy hides, with an example of each kind hidden.
+func (a *app) checkVisible() check {
+	ctx, cancel := context.WithTimeout(context.Background(), doctorWalkBudget)
+	defer cancel()
+	var files, visible, entries int
+	hidden := map[string]string{} // reason -> example path
+	err := a.root.Walk(ctx, ".", -1, func(info fsroot.Info, err error) error {
+		if err != nil || info.Path == "." {
+			return nil
+		}
+		if entries++; entries > doctorWalkEntries {
+			return fs.SkipAll
+		}
+		isDir := info.Type == fsroot.TypeDir
+		if err := a.policy.CheckName(info.Path, isDir); err != nil {
+			reason := "blocked"
+			if errors.Is(err, security.ErrExtension) {
+				reason = "extension not allowed"
+			}
+			if _, seen := hidden[reason]; !seen {
+				hidden[reason] = info.Path
+			}
+			if !isDir {
+				files++
+			}
+			if isDir {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if info.Type == fsroot.TypeFile {
+			files++
+			visible++
+		}
+		return nil
+	})
+	partial := ""
+	if ctx.Err() != nil || entries > doctorWalkEntries {
+		partial = " (stopped early: the tree is large)"
+	} else if err != nil {
+		return check{false, fmt.Sprintf("walking the root failed: %v", err)}
+	}
+	text := fmt.Sprintf("%d files seen%s: %d open to the tools", files, partial, visible)
+	for _, reason := range []string{"blocked", "extension not allowed"} {
+		if ex, ok := hidden[reason]; ok {
+			text += fmt.Sprintf("; some hidden as %s (such as %s)", reason, ex)
+		}
+	}
+	if visible == 0 {
+		return check{false, text + "; nothing to serve: check --root and --allowed-extensions"}
+	}
+	return check{true, text}
+}
+
+// checkWrite creates and removes a small file at the root, as the writer would.
+func (a *app) checkWrite() check {
+	ctx := context.Background()
+	name := fmt.Sprintf(".packfs-doctor-%d.txt", time.Now().UnixNano())
+	if err := a.root.CreateFile(ctx, name, []byte("packfs-mcp doctor\n"), 0o600); err != nil {
+		return check{false, fmt.Sprintf("writing is allowed but a file cannot be created at the root: %v", err)}
+	}
+	if err := a.root.Remove(name, false); err != nil {
+		return check{false, fmt.Sprintf("a test file %s was created but cannot be removed: %v", name, err)}
+	}
+	return check{true, "writing works (created and removed a test file at the root)"}
+}

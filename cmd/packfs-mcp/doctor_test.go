@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDoctor(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	root := filepath.Join(dir, "root")
+	secrets := filepath.Join(dir, "secrets")
+	for name, content := range map[string]string{
+		"root/notes/a.md":    "# A\n",
+		"root/.env":          "TOKEN=x\n",
+		"root/tool.exe":      "MZ",
+		"secrets/.env":       "TOKEN=x\n",
+		"secrets/id_rsa.pem": "key\n",
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte(content), 0o644))
+	}
+	tests := []struct {
+		name    string
+		args    []string
+		code    int
+		want    []string // lines or fragments the output must hold
+		notWant []string
+	}{
+		{name: "defaults", args: []string{"--root", root}, code: 0, want: []string{
+			"permissions  read,search,list (writing off: add --allow-write to allow it)",
+			"tools        packfs-file-reader, packfs-file-searcher\n",
+			"none yet: built in the background at start",
+			"backups      off (writing is off)",
+			"ok    the root is a folder that can be listed (3 entries at its top)",
+			"ok    3 files seen: 1 open to the tools; some hidden as blocked (such as .env); some hidden as extension not allowed (such as tool.exe)",
+		}, notWant: []string{"writing works"}},
+		{name: "writer", args: []string{"--root", root, "--allow-write", "--journal", filepath.Join(dir, "j.jsonl")}, code: 0, want: []string{
+			"tools        packfs-file-reader, packfs-file-searcher, packfs-file-writer\n",
+			"ok    writing works",
+			"journal      " + filepath.Join(dir, "j.jsonl"),
+		}},
+		{name: "read-only wins", args: []string{"--root", root, "--allow-write", "--read-only"}, code: 0, want: []string{
+			"(read-only: --read-only)",
+			"tools        packfs-file-reader, packfs-file-searcher\n",
+		}, notWant: []string{"packfs-file-writer", "writing works"}},
+		{name: "disabled tool", args: []string{"--root", root, "--disable-tool", "packfs-file-searcher"}, code: 0, want: []string{
+			"tools        packfs-file-reader, (disabled: packfs-file-searcher)",
+		}},
+		{name: "no index", args: []string{"--root", root, "--no-index"}, code: 0, want: []string{"index        off (--no-index)"}},
+		{name: "nothing to serve", args: []string{"--root", secrets}, code: 1, want: []string{
+			"FAIL  2 files seen: 0 open to the tools",
+			"nothing to serve: check --root and --allowed-extensions",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(append([]string{"doctor"}, tt.args...), strings.NewReader(""), &out, &errb)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, out.String(), errb.String())
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("output lacks %q:\n%s", w, out.String())
+				}
+			}
+			for _, w := range tt.notWant {
+				if strings.Contains(out.String(), w) {
+					t.Errorf("output has %q:\n%s", w, out.String())
+				}
+			}
+		})
+	}
+	// The write check leaves nothing behind.
+	entries, err := os.ReadDir(root)
+	must(t, err)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".packfs") {
+			t.Errorf("doctor left %s in the root", e.Name())
+		}
+	}
+}
+
+func TestDoctorUsage(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"doctor", "--help"}, 0, "Usage: packfs-mcp doctor --root DIR"},
+		{[]string{"doctor"}, 2, "no root: pass --root DIR"},
+		{[]string{"doctor", "--root", "/nonexistent/packfs"}, 2, "cannot serve /nonexistent/packfs"},
+		{[]string{"doctor", "--root", ".", "--disable-tool", "writer"}, 2, "setting disabledTools[0] must be one of"},
+	}
+	for _, tt := range tests {
+		var out, errb bytes.Buffer
+		if code := run(tt.args, strings.NewReader(""), &out, &errb); code != tt.code {
+			t.Errorf("%v: exit %d, want %d (%s)", tt.args, code, tt.code, errb.String())
+		}
+		if !strings.Contains(errb.String(), tt.want) {
+			t.Errorf("%v: stderr %q lacks %q", tt.args, errb.String(), tt.want)
+		}
+	}
+}
+
+func TestAtLeast(t *testing.T) {
+	tests := []struct {
+		v    string
+		want bool
+	}{
+		{"go1.26.5", true},
+		{"go1.26.8", true},
+		{"go1.27", true},
+		{"go1.27rc1", true},
+		{"go1.26.4", false},
+		{"go1.26", false},
+		{"go1.25.9", false},
+		{"go2", true},
+		{"devel go1.27-abcdef", true},
+	}
+	for _, tt := range tests {
+		if got := atLeast(tt.v, [3]int{1, 26, 5}); got != tt.want {
+			t.Errorf("atLeast(%q) = %v, want %v", tt.v, got, tt.want)
+		}
+	}
+}
