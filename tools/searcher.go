@@ -85,16 +85,18 @@ func (s *Server) discover(ctx context.Context, c *call) (any, error) {
 		return nil, err
 	}
 	p := newPage(in.Options)
+	r := s.newReporter(ctx, c)
+	defer r.finish() // runs as discover returns, before the response is sent
 	var out SearcherResult
 	switch in.Purpose {
 	case "list":
-		err = s.list(ctx, name, in.Options, f, p)
+		err = s.list(ctx, name, in.Options, f, p, r)
 	default:
 		var m *matcher
 		if m, err = newMatcher(in.Target.Query, in.Options); err != nil {
 			return nil, err
 		}
-		out.SearchedFile, err = s.searchContent(ctx, name, in.Options, f, m, p)
+		out.SearchedFile, err = s.searchContent(ctx, name, in.Options, f, m, p, r)
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		out.TimedOut, err = true, nil
@@ -146,8 +148,8 @@ func (p *page) add(e func() FileEntry) bool {
 }
 
 // walk visits the entries below name that the policy lets the caller see, in path order: one level
-// for a plain listing, the tree for a recursive one (bounded by maxDepth).
-func (s *Server) walk(ctx context.Context, name string, o intents.DiscoverOptions, recursive bool, visit func(fsroot.Info) bool) error {
+// for a plain listing, the tree for a recursive one (bounded by maxDepth). r counts every entry walked.
+func (s *Server) walk(ctx context.Context, name string, o intents.DiscoverOptions, recursive bool, r *reporter, visit func(fsroot.Info) bool) error {
 	depth := o.MaxDepth
 	if !recursive {
 		depth = 1
@@ -159,6 +161,7 @@ func (s *Server) walk(ctx context.Context, name string, o intents.DiscoverOption
 		if err != nil {
 			return nil // an unreadable directory is left out, as the user could not list it either
 		}
+		r.step()
 		if !s.visible(info) {
 			if info.Type == fsroot.TypeDir {
 				return fs.SkipDir
@@ -172,8 +175,8 @@ func (s *Server) walk(ctx context.Context, name string, o intents.DiscoverOption
 	})
 }
 
-func (s *Server) list(ctx context.Context, name string, o intents.DiscoverOptions, f *filter, p *page) error {
-	return s.walk(ctx, name, o, o.Recursive, func(info fsroot.Info) bool {
+func (s *Server) list(ctx context.Context, name string, o intents.DiscoverOptions, f *filter, p *page, r *reporter) error {
+	return s.walk(ctx, name, o, o.Recursive, r, func(info fsroot.Info) bool {
 		if !f.keep(info) {
 			return true
 		}
@@ -315,7 +318,7 @@ func (m *matcher) match(line string) bool {
 	return strings.Contains(line, m.needle)
 }
 
-func (s *Server) searchContent(ctx context.Context, name string, o intents.DiscoverOptions, f *filter, m *matcher, p *page) (int, error) {
+func (s *Server) searchContent(ctx context.Context, name string, o intents.DiscoverOptions, f *filter, m *matcher, p *page, r *reporter) (int, error) {
 	searched := 0
 	visit := func(info fsroot.Info) bool {
 		if info.Type != fsroot.TypeFile || !f.keep(info) {
@@ -349,9 +352,9 @@ func (s *Server) searchContent(ctx context.Context, name string, o intents.Disco
 		return searched, nil
 	}
 	if paths, ok := s.candidates(ctx, m, o); ok {
-		return searched, s.visitCandidates(ctx, name, o, paths, visit)
+		return searched, s.visitCandidates(ctx, name, o, paths, r, visit)
 	}
-	err := s.walk(ctx, name, o, true, visit)
+	err := s.walk(ctx, name, o, true, r, visit)
 	return searched, err
 }
 
@@ -371,13 +374,16 @@ func (s *Server) candidates(ctx context.Context, m *matcher, o intents.DiscoverO
 }
 
 // visitCandidates visits the candidate files below name in the order a walk would (depth first,
-// names sorted), within the depth limit, judged by the policy as a walk judges them.
-func (s *Server) visitCandidates(ctx context.Context, name string, o intents.DiscoverOptions, paths []string, visit func(fsroot.Info) bool) error {
+// names sorted), within the depth limit, judged by the policy as a walk judges them. r counts every
+// candidate, out of all of them.
+func (s *Server) visitCandidates(ctx context.Context, name string, o intents.DiscoverOptions, paths []string, r *reporter, visit func(fsroot.Info) bool) error {
 	sort.Slice(paths, func(i, j int) bool { return walkOrder(paths[i], paths[j]) })
+	r.setTotal(len(paths), "candidate files")
 	for _, p := range paths {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		r.step()
 		rel, ok := below(p, name)
 		if !ok || (o.MaxDepth > 0 && strings.Count(rel, "/")+1 > o.MaxDepth) {
 			continue

@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/mark3labs/mcp-go/server"
-
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/semantic"
 )
@@ -127,30 +125,6 @@ func (s *Server) indexState(out *SearcherResult) {
 	out.IndexComplete = ptr(st.Complete)
 	if !st.Complete {
 		out.IndexedFiles, out.TotalFiles = ptr(st.Done), ptr(st.Total)
-	}
-}
-
-// notifyIndexProgress sends the client an MCP progress notification with the index build's progress
-// when it asked for progress on this call and the build is still running.
-func (s *Server) notifyIndexProgress(ctx context.Context, c *call) {
-	st := s.cfg.Engine.Status()
-	if c.progressToken == nil || st.Complete {
-		return
-	}
-	srv := server.ServerFromContext(ctx)
-	if srv == nil {
-		return
-	}
-	params := map[string]any{
-		"progressToken": c.progressToken,
-		"progress":      st.Done,
-		"message":       "building the search index",
-	}
-	if st.Total > 0 {
-		params["total"] = st.Total
-	}
-	if err := srv.SendNotificationToClient(ctx, "notifications/progress", params); err != nil {
-		s.cfg.Log.Printf("progress notification: %v", err)
 	}
 }
 

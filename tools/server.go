@@ -60,7 +60,7 @@ type Config struct {
 	RelevanceThreshold float64
 	// Progress, when set, receives the progress of long work (a recursive list or search over a big
 	// tree, waiting for the index), besides the MCP progress notifications sent to a client that sent a
-	// progress token. The CLI prints it on stderr.
+	// progress token. The CLI prints it on stderr. It may be called from several calls at once.
 	Progress func(p Progress)
 	// Disabled names tools not to offer, whatever the permissions.
 	Disabled []string
