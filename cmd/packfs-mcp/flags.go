@@ -147,10 +147,10 @@ func (f *serverFlags) config() (Config, error) {
 // parseServe reads serve's flags: the server's, plus the transport.
 func parseServe(args []string, stderr io.Writer) (Config, error) {
 	f := newServerFlags("serve", stderr)
-	httpAddr := f.fs.String("http", "", "serve MCP over streamable HTTP on ADDR (such as 127.0.0.1:8080) instead of stdio; "+
+	httpAddr := f.fs.String("http", "", "serve MCP over streamable HTTP at http://`ADDR`/mcp (such as 127.0.0.1:8080) instead of stdio; "+
 		"a bearer token from $"+tokenEnv+" or --http-token-file is required unless ADDR is loopback")
-	tokenFile := f.fs.String("http-token-file", "", "a file holding the bearer token HTTP clients must send (instead of $"+tokenEnv+")")
-	origins := f.fs.String("http-allowed-origins", "", "comma-separated Origin values a browser may call from (default: none but loopback)")
+	tokenFile := f.fs.String("http-token-file", "", "a `FILE` holding the bearer token HTTP clients must send (instead of $"+tokenEnv+"); at least 16 characters, surrounding whitespace ignored")
+	origins := f.fs.String("http-allowed-origins", "", "comma-separated origins (scheme://host[:port]) of web pages allowed to call, besides loopback ones (default: none)")
 	maxBody := f.fs.Int64("http-max-request-bytes", 0, "largest HTTP request body, in bytes (default 4194304)")
 	clientRate := f.fs.Int("http-client-rate-limit", 0, "HTTP requests allowed per client (bearer token or address) per minute (default 600)")
 	f.fs.Usage = func() {
@@ -178,7 +178,10 @@ func parseServe(args []string, stderr io.Writer) (Config, error) {
 	if set["http-client-rate-limit"] {
 		c.HTTP.ClientRateLimit = *clientRate
 	}
-	return c, c.validate()
+	if err := c.validate(); err != nil || c.HTTP.Addr == "" {
+		return c, err
+	}
+	return c, c.HTTP.check()
 }
 
 // tokenEnv is the environment variable that holds the HTTP bearer token.

@@ -1,0 +1,685 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// The HTTP tests run the built binary with --http and drive it with the mcp-go client over streamable
+// HTTP, and with plain HTTP requests where the status and headers are the point.
+
+// testToken is the bearer token the tests' servers are started with.
+const testToken = "test-token-0123456789abcdef"
+
+// httpServer is the binary serving a fixture over HTTP.
+type httpServer struct {
+	url    string
+	cmd    *exec.Cmd
+	stdout bytes.Buffer
+	mu     sync.Mutex
+	stderr bytes.Buffer
+	exited chan struct{}
+}
+
+func (s *httpServer) log() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stderr.String()
+}
+
+// httpEnv is the test process's environment without a token, plus HOME, the cache and extra.
+func httpEnv(f *fixture, extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, tokenEnv+"=") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, append([]string{"HOME=" + f.dir, "XDG_CACHE_HOME=" + filepath.Join(f.dir, "cache")}, extra...)...)
+}
+
+var listeningRE = regexp.MustCompile(`listening on http://(\S+)/mcp`)
+
+// startHTTP starts the binary serving f's root over HTTP on a free loopback port (unless args name
+// another address) and waits for it to log where it listens. On cleanup it sends SIGTERM and expects
+// a clean exit, nothing on stdout, and the token nowhere in the log.
+func startHTTP(t *testing.T, f *fixture, env []string, args ...string) *httpServer {
+	t.Helper()
+	if !slices.Contains(args, "--http") {
+		args = append(args, "--http", "127.0.0.1:0")
+	}
+	args = append([]string{"serve", "--root", f.root, "--no-index", "--backup-dir", filepath.Join(f.dir, "backups")}, args...)
+	s := &httpServer{cmd: exec.Command(binPath, args...), exited: make(chan struct{})}
+	s.cmd.Env = env
+	s.cmd.Stdout = &s.stdout
+	pipe, err := s.cmd.StderrPipe()
+	must(t, err)
+	must(t, s.cmd.Start())
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pipe)
+		for sc.Scan() {
+			line := sc.Text()
+			s.mu.Lock()
+			s.stderr.WriteString(line + "\n")
+			s.mu.Unlock()
+			if m := listeningRE.FindStringSubmatch(line); m != nil {
+				addr <- m[1]
+			}
+		}
+		s.cmd.Wait()
+		close(s.exited)
+	}()
+	select {
+	case a := <-addr:
+		_, port, err := net.SplitHostPort(a)
+		must(t, err)
+		s.url = "http://127.0.0.1:" + port + "/mcp" // also when the server listens on every interface
+	case <-s.exited:
+		t.Fatalf("the server exited (%v) before listening:\n%s", s.cmd.ProcessState, s.log())
+	case <-time.After(20 * time.Second):
+		s.cmd.Process.Kill()
+		t.Fatalf("the server did not log its address:\n%s", s.log())
+	}
+	t.Cleanup(func() {
+		s.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-s.exited:
+		case <-time.After(20 * time.Second):
+			s.cmd.Process.Kill()
+			<-s.exited
+			t.Errorf("the server did not stop on SIGTERM:\n%s", s.log())
+		}
+		if code := s.cmd.ProcessState.ExitCode(); code != 0 {
+			t.Errorf("exit code %d after SIGTERM, want 0:\n%s", code, s.log())
+		}
+		if s.stdout.Len() != 0 {
+			t.Errorf("stdout is unused in HTTP mode, got %q", s.stdout.String())
+		}
+		if strings.Contains(s.log(), testToken) {
+			t.Errorf("the log shows the token:\n%s", s.log())
+		}
+	})
+	return s
+}
+
+// connect starts an mcp-go client on s and initializes it, returning the error of initialize.
+func connect(t *testing.T, url string, copts []client.ClientOption, topts ...transport.StreamableHTTPCOption) (*client.Client, error) {
+	t.Helper()
+	tr, err := transport.NewStreamableHTTP(url, topts...)
+	must(t, err)
+	c := client.NewClient(tr, copts...)
+	t.Cleanup(func() { c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	must(t, c.Start(ctx))
+	req := mcp.InitializeRequest{}
+	req.Params.ClientInfo = mcp.Implementation{Name: "http-test", Version: "1"}
+	_, err = c.Initialize(ctx, req)
+	return c, err
+}
+
+func withToken(token string) transport.StreamableHTTPCOption {
+	return transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token})
+}
+
+// httpSession connects with the token and lists the tools, as [start] does over stdio.
+func httpSession(t *testing.T, f *fixture, url string, copts []client.ClientOption, topts ...transport.StreamableHTTPCOption) *session {
+	t.Helper()
+	c, err := connect(t, url, copts, topts...)
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+	must(t, err)
+	s := &session{t: t, c: c, f: f, schemas: map[string]*jsonschema.Schema{}}
+	for _, tool := range list.Tools {
+		raw := tool.RawOutputSchema
+		if len(raw) == 0 {
+			raw, err = json.Marshal(tool.OutputSchema)
+			must(t, err)
+		}
+		s.schemas[tool.Name] = compileSchema(t, raw)
+	}
+	return s
+}
+
+func TestHTTPServe(t *testing.T) {
+	f := newFixture(t)
+	tokenFile := filepath.Join(f.dir, "token")
+	must(t, os.WriteFile(tokenFile, []byte("  "+testToken+"\n"), 0o600)) // surrounding space is trimmed
+	setups := []struct {
+		name string
+		env  []string
+		args []string
+		logs []string // what the log must say
+	}{
+		{"token from the environment", httpEnv(f, tokenEnv+"="+testToken), nil, []string{"bearer token from $" + tokenEnv}},
+		{"token from a file", httpEnv(f, tokenEnv+"=some-other-token-that-the-file-overrides"), []string{"--http-token-file", tokenFile},
+			[]string{"bearer token from the token file " + tokenFile}},
+		{"every interface with a token", httpEnv(f, tokenEnv+"="+testToken), []string{"--http", "0.0.0.0:0"},
+			[]string{"(every interface", "plain HTTP"}},
+	}
+	for _, setup := range setups {
+		t.Run(setup.name, func(t *testing.T) {
+			srv := startHTTP(t, f, setup.env, setup.args...)
+			for _, era := range eras {
+				t.Run(era.name, func(t *testing.T) {
+					s := httpSession(t, f, srv.url, era.opts, withToken(testToken))
+					var names []string
+					for name := range s.schemas {
+						names = append(names, name)
+					}
+					slices.Sort(names)
+					if want := []string{reader, searcher}; !slices.Equal(names, want) {
+						t.Errorf("tools = %v, want %v (writing is off)", names, want)
+					}
+					res, isErr := s.call(reader, access("read", "notes/a.md"))
+					if isErr || !strings.Contains(fmt.Sprint(res["content"]), "hello world") {
+						t.Errorf("read notes/a.md: %v", res)
+					}
+					// The policy applies over HTTP as over stdio.
+					for _, tc := range []struct{ path, code string }{
+						{"../outside/secret.md", "PATH_OUTSIDE_ROOT"},
+						{"link_out.md", "PATH_OUTSIDE_ROOT"},
+						{".env", "PATH_BLOCKED"},
+					} {
+						if res, _ := s.call(reader, access("read", tc.path)); res["code"] != tc.code {
+							t.Errorf("read %s: code %v, want %s", tc.path, res["code"], tc.code)
+						}
+					}
+					s.checkNoLeak()
+				})
+			}
+			for _, want := range setup.logs {
+				if !strings.Contains(srv.log(), want) {
+					t.Errorf("the log does not say %q:\n%s", want, srv.log())
+				}
+			}
+		})
+	}
+}
+
+// initializeBody is an initialize request, padded with spaces to n bytes if n is larger.
+func initializeBody(n int) string {
+	b := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+	if n > len(b) {
+		b += strings.Repeat(" ", n-len(b))
+	}
+	return b
+}
+
+// refusal is the JSON body of a request the HTTP layer refused.
+type refusal struct {
+	JSONRPC string `json:"jsonrpc"`
+	Error   struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+		Data    struct {
+			Code         string `json:"code"`
+			RetryAfterMs int64  `json:"retryAfterMs"`
+		} `json:"data"`
+	} `json:"error"`
+}
+
+// post sends body to url with the MCP headers and hdr, from the default client or hc.
+func post(t *testing.T, hc *http.Client, url string, hdr map[string]string, body io.Reader) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, body)
+	must(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range hdr {
+		if k == "Host" {
+			req.Host = v
+		} else {
+			req.Header.Set(k, v)
+		}
+	}
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	must(t, err)
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	must(t, err)
+	return resp, data
+}
+
+func TestHTTPRefusals(t *testing.T) {
+	f := newFixture(t)
+	const maxBody = 64 << 10
+	srv := startHTTP(t, f, httpEnv(f, tokenEnv+"="+testToken),
+		"--http-max-request-bytes", fmt.Sprint(maxBody), "--http-allowed-origins", "https://app.example, http://tools.example:8080")
+	auth := "Bearer " + testToken
+	tests := []struct {
+		name    string
+		method  string // POST if empty
+		path    string // /mcp if empty
+		hdr     map[string]string
+		body    io.Reader   // an initialize request if nil
+		status  int         // the wanted status
+		code    string      // the wanted data.code of a refusal
+		headers [][2]string // wanted response headers: name, a substring of the value
+	}{
+		{name: "right token", hdr: map[string]string{"Authorization": auth}, status: 200},
+		{name: "no token", status: 401, code: "UNAUTHENTICATED", headers: [][2]string{{"WWW-Authenticate", `Bearer realm="packfs-mcp"`}}},
+		{name: "wrong token", hdr: map[string]string{"Authorization": "Bearer not-the-token-0123456789"}, status: 401, code: "UNAUTHENTICATED",
+			headers: [][2]string{{"WWW-Authenticate", `error="invalid_token"`}}},
+		{name: "the token's prefix", hdr: map[string]string{"Authorization": auth[:len(auth)-1]}, status: 401, code: "UNAUTHENTICATED"},
+		{name: "the token with more", hdr: map[string]string{"Authorization": auth + "0"}, status: 401, code: "UNAUTHENTICATED"},
+		{name: "another scheme", hdr: map[string]string{"Authorization": "Basic " + testToken}, status: 401, code: "UNAUTHENTICATED"},
+		{name: "bearer without a token", hdr: map[string]string{"Authorization": "Bearer"}, status: 401, code: "UNAUTHENTICATED"},
+		{name: "lowercase scheme", hdr: map[string]string{"Authorization": "bearer " + testToken}, status: 200},
+		{name: "no token on another path", path: "/", status: 401, code: "UNAUTHENTICATED"},
+		{name: "another path", path: "/other", hdr: map[string]string{"Authorization": auth}, status: 404},
+		{name: "body at the cap", hdr: map[string]string{"Authorization": auth}, body: strings.NewReader(initializeBody(maxBody)), status: 200},
+		{name: "body over the cap", hdr: map[string]string{"Authorization": auth}, body: strings.NewReader(initializeBody(maxBody + 1)), status: 413, code: "TOO_LARGE"},
+		{name: "chunked body over the cap", hdr: map[string]string{"Authorization": auth},
+			body: io.MultiReader(strings.NewReader(initializeBody(maxBody + 1))), status: 413, code: "TOO_LARGE"},
+		{name: "huge body", hdr: map[string]string{"Authorization": auth}, body: strings.NewReader(initializeBody(8 * maxBody)), status: 413, code: "TOO_LARGE"},
+		{name: "oversized without a token", body: strings.NewReader(initializeBody(maxBody + 1)), status: 401, code: "UNAUTHENTICATED"},
+		{name: "disallowed origin", hdr: map[string]string{"Authorization": auth, "Origin": "https://evil.example"}, status: 403, code: "ORIGIN_NOT_ALLOWED"},
+		{name: "lookalike origin", hdr: map[string]string{"Authorization": auth, "Origin": "http://localhost.evil.example"}, status: 403, code: "ORIGIN_NOT_ALLOWED"},
+		{name: "allowed origin on another port", hdr: map[string]string{"Authorization": auth, "Origin": "https://app.example:8443"}, status: 403, code: "ORIGIN_NOT_ALLOWED"},
+		{name: "null origin", hdr: map[string]string{"Authorization": auth, "Origin": "null"}, status: 403, code: "ORIGIN_NOT_ALLOWED"},
+		{name: "disallowed origin without a token", hdr: map[string]string{"Origin": "https://evil.example"}, status: 403, code: "ORIGIN_NOT_ALLOWED"},
+		{name: "allowed origin", hdr: map[string]string{"Authorization": auth, "Origin": "https://app.example"}, status: 200,
+			headers: [][2]string{{"Access-Control-Allow-Origin", "https://app.example"}}},
+		{name: "allowed origin with its port", hdr: map[string]string{"Authorization": auth, "Origin": "http://tools.example:8080"}, status: 200},
+		{name: "allowed origin without a token", hdr: map[string]string{"Origin": "https://app.example"}, status: 401, code: "UNAUTHENTICATED",
+			headers: [][2]string{{"Access-Control-Allow-Origin", "https://app.example"}}},
+		{name: "localhost origin", hdr: map[string]string{"Authorization": auth, "Origin": "http://localhost:5173"}, status: 200},
+		{name: "127.0.0.1 origin", hdr: map[string]string{"Authorization": auth, "Origin": "http://127.0.0.1:3000"}, status: 200},
+		{name: "::1 origin", hdr: map[string]string{"Authorization": auth, "Origin": "http://[::1]:3000"}, status: 200},
+		{name: "preflight from an allowed origin", method: http.MethodOptions,
+			hdr:    map[string]string{"Origin": "https://app.example", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization, content-type"},
+			status: 204, headers: [][2]string{{"Access-Control-Allow-Methods", "POST"}, {"Access-Control-Allow-Headers", "authorization"}}},
+		{name: "preflight from a disallowed origin", method: http.MethodOptions,
+			hdr: map[string]string{"Origin": "https://evil.example", "Access-Control-Request-Method": "POST"}, status: 403, code: "ORIGIN_NOT_ALLOWED"},
+		{name: "rebound host name", hdr: map[string]string{"Authorization": auth, "Host": "evil.example"}, status: 403},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := tt.body
+			if body == nil {
+				body = strings.NewReader(initializeBody(0))
+			}
+			method := cmpOr(tt.method, http.MethodPost)
+			req, err := http.NewRequest(method, strings.TrimSuffix(srv.url, "/mcp")+cmpOr(tt.path, "/mcp"), body)
+			must(t, err)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			for k, v := range tt.hdr {
+				if k == "Host" {
+					req.Host = v
+				} else {
+					req.Header.Set(k, v)
+				}
+			}
+			resp, err := http.DefaultClient.Do(req)
+			must(t, err)
+			data, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			must(t, err)
+			if resp.StatusCode != tt.status {
+				t.Fatalf("status %d, want %d; body %s", resp.StatusCode, tt.status, data)
+			}
+			for _, h := range tt.headers {
+				if v := resp.Header.Get(h[0]); !strings.Contains(v, h[1]) {
+					t.Errorf("%s = %q, want it to contain %q", h[0], v, h[1])
+				}
+			}
+			if tt.code == "" {
+				return
+			}
+			var r refusal
+			if err := json.Unmarshal(data, &r); err != nil {
+				t.Fatalf("the refusal is not JSON: %s", data)
+			}
+			if r.JSONRPC != "2.0" || r.Error.Code != refusedCode || r.Error.Data.Code != tt.code || r.Error.Message == "" {
+				t.Errorf("refusal %s, want a JSON-RPC error with data.code %s", data, tt.code)
+			}
+		})
+	}
+
+	// The mcp-go client reports the same refusals.
+	big := map[string]any{"purpose": "read", "target": map[string]any{"path": strings.Repeat("a", maxBody)}}
+	clientTests := []struct {
+		name    string
+		topts   []transport.StreamableHTTPCOption
+		initErr error  // wanted from initialize
+		callErr string // wanted in the error of an oversized call
+	}{
+		{name: "missing token", initErr: transport.ErrAuthorizationRequired},
+		{name: "wrong token", topts: []transport.StreamableHTTPCOption{withToken("not-the-token-0123456789")}, initErr: transport.ErrAuthorizationRequired},
+		{name: "oversized request", topts: []transport.StreamableHTTPCOption{withToken(testToken)}, callErr: "larger than this server's limit"},
+	}
+	for _, tt := range clientTests {
+		for _, era := range eras {
+			t.Run("client "+tt.name+" "+era.name, func(t *testing.T) {
+				c, err := connect(t, srv.url, era.opts, tt.topts...)
+				if tt.initErr != nil {
+					if !errors.Is(err, tt.initErr) {
+						t.Fatalf("initialize: %v, want %v", err, tt.initErr)
+					}
+					return
+				}
+				must(t, err)
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				defer cancel()
+				req := mcp.CallToolRequest{}
+				req.Params.Name = reader
+				req.Params.Arguments = big
+				if _, err := c.CallTool(ctx, req); err == nil || !strings.Contains(err.Error(), tt.callErr) {
+					t.Fatalf("oversized call: %v, want an error saying %q", err, tt.callErr)
+				}
+				req.Params.Arguments = access("read", "notes/a.md")
+				if res, err := c.CallTool(ctx, req); err != nil || res.IsError {
+					t.Fatalf("a call after the oversized one: %v %v", err, res)
+				}
+			})
+		}
+	}
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// fromAddress is an HTTP client whose connections come from the loopback address ip.
+func fromAddress(ip string) *http.Client {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 10 * time.Second}
+	return &http.Client{Transport: &http.Transport{DialContext: d.DialContext}, Timeout: 30 * time.Second}
+}
+
+// exhaust sends requests until one is refused with 429, which must come after at least limit were let
+// through, and checks that refusal.
+func exhaust(t *testing.T, hc *http.Client, url string, hdr map[string]string, limit int) {
+	t.Helper()
+	for i := 1; i <= 3*limit; i++ {
+		resp, data := post(t, hc, url, hdr, strings.NewReader(initializeBody(0)))
+		if resp.StatusCode != http.StatusTooManyRequests {
+			continue
+		}
+		if i <= limit {
+			t.Fatalf("request %d refused with 429, but the limit is %d", i, limit)
+		}
+		if ra := resp.Header.Get("Retry-After"); ra == "" || ra == "0" {
+			t.Errorf("Retry-After = %q, want a number of seconds", ra)
+		}
+		var r refusal
+		must(t, json.Unmarshal(data, &r))
+		if r.Error.Data.Code != "RATE_LIMITED" || r.Error.Data.RetryAfterMs <= 0 {
+			t.Errorf("refusal %s, want RATE_LIMITED with retryAfterMs", data)
+		}
+		return
+	}
+	t.Fatalf("no 429 after %d requests with a limit of %d", 3*limit, limit)
+}
+
+func TestHTTPRateLimitPerClient(t *testing.T) {
+	f := newFixture(t)
+	const limit = 6
+	tests := []struct {
+		name string
+		// env starts the server; hog and other are the two clients: their address and token.
+		env              []string
+		hogIP, hogToken  string
+		otherIP, otherTk string
+	}{
+		// Without a token, clients are told apart by address: another loopback address is another client.
+		{name: "by address", env: httpEnv(f), hogIP: "127.0.0.1", otherIP: "127.0.0.2"},
+		// With one, the token holder has its own budget, which guessers on the same address cannot use up.
+		{name: "by token", env: httpEnv(f, tokenEnv+"="+testToken), hogIP: "127.0.0.1", hogToken: "guessed-token-0123456789",
+			otherIP: "127.0.0.1", otherTk: testToken},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, ip := range []string{tt.hogIP, tt.otherIP} {
+				if ln, err := net.Listen("tcp", ip+":0"); err != nil {
+					t.Skipf("no loopback address %s here: %v", ip, err)
+				} else {
+					ln.Close()
+				}
+			}
+			srv := startHTTP(t, f, tt.env, "--http-client-rate-limit", fmt.Sprint(limit))
+			hdr := map[string]string{}
+			if tt.hogToken != "" {
+				hdr["Authorization"] = "Bearer " + tt.hogToken
+			}
+			exhaust(t, fromAddress(tt.hogIP), srv.url, hdr, limit)
+
+			topts := []transport.StreamableHTTPCOption{transport.WithHTTPBasicClient(fromAddress(tt.otherIP))}
+			if tt.otherTk != "" {
+				topts = append(topts, withToken(tt.otherTk))
+			}
+			s := httpSession(t, f, srv.url, eras[1].opts, topts...)
+			if res, isErr := s.call(reader, access("read", "notes/a.md")); isErr {
+				t.Errorf("the other client's read: %v", res)
+			}
+			if resp, _ := post(t, fromAddress(tt.hogIP), srv.url, hdr, strings.NewReader(initializeBody(0))); resp.StatusCode != http.StatusTooManyRequests {
+				t.Errorf("the first client got %d after the other's calls, want 429 still", resp.StatusCode)
+			}
+		})
+	}
+}
+
+func TestHTTPStartRefusals(t *testing.T) {
+	f := newFixture(t)
+	write := func(name, content string) string {
+		p := filepath.Join(f.dir, name)
+		must(t, os.WriteFile(p, []byte(content), 0o600))
+		return p
+	}
+	tests := []struct {
+		name string
+		env  []string // besides httpEnv
+		args []string
+		want string // in stderr
+	}{
+		{name: "non-loopback without a token", args: []string{"--http", "0.0.0.0:0"}, want: "is not a loopback address, so clients must authenticate: put a bearer token in $" + tokenEnv},
+		{name: "every interface without a token", args: []string{"--http", ":0"}, want: "--http-token-file"},
+		{name: "a host name without a token", args: []string{"--http", "example.com:0"}, want: "is not a loopback address"},
+		{name: "no port", args: []string{"--http", "127.0.0.1"}, want: "want HOST:PORT"},
+		{name: "empty token file", args: []string{"--http", "0.0.0.0:0", "--http-token-file", write("empty", " \n")}, want: "is empty"},
+		{name: "missing token file", args: []string{"--http", "127.0.0.1:0", "--http-token-file", filepath.Join(f.dir, "absent")}, want: "token file"},
+		{name: "short token", env: []string{tokenEnv + "=short"}, want: "shorter than 16 characters"},
+		{name: "blank token", env: []string{tokenEnv + "=   "}, want: "holds only spaces"},
+		{name: "token with a space", env: []string{tokenEnv + "=abcdefgh ijklmnopqrst"}, want: "printable ASCII"},
+		{name: "token file holding a document", args: []string{"--http-token-file", write("big", strings.Repeat("x", 5000))}, want: "must hold only the token"},
+		{name: "wildcard origin", args: []string{"--http-allowed-origins", "*"}, want: "there is no wildcard"},
+		{name: "origin with a path", args: []string{"--http-allowed-origins", "https://app.example/page"}, want: "want SCHEME://HOST[:PORT]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"serve", "--root", f.root, "--no-index"}, tt.args...)
+			if !slices.Contains(args, "--http") {
+				args = append(args, "--http", "127.0.0.1:0")
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, binPath, args...)
+			cmd.Env = httpEnv(f, tt.env...)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+				t.Fatalf("exit: %v, want code 2; stderr:\n%s", err, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tt.want) {
+				t.Errorf("stderr does not say %q:\n%s", tt.want, stderr.String())
+			}
+			if stdout.Len() != 0 {
+				t.Errorf("stdout = %q, want nothing", stdout.String())
+			}
+		})
+	}
+}
+
+func TestHTTPClientLimits(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	t.Run("budget and retry", func(t *testing.T) {
+		l := newClientLimits(2) // one every 30 seconds, a burst of 2
+		for i, want := range []bool{true, true, false} {
+			if _, ok := l.allow("a", t0); ok != want {
+				t.Fatalf("request %d allowed = %v, want %v", i+1, ok, want)
+			}
+		}
+		if wait, _ := l.allow("a", t0); wait <= 29*time.Second || wait > 30*time.Second {
+			t.Errorf("wait %v, want about 30s", wait)
+		}
+		if _, ok := l.allow("b", t0); !ok {
+			t.Error("another client is refused")
+		}
+		if _, ok := l.allow("a", t0.Add(30*time.Second)); !ok {
+			t.Error("refused after the wait")
+		}
+	})
+	t.Run("bounded", func(t *testing.T) {
+		l := newClientLimits(10)
+		for i := range maxTrackedClients + 100 {
+			l.allow(fmt.Sprint(i), t0.Add(time.Duration(i)*time.Millisecond))
+		}
+		if n := len(l.clients); n > maxTrackedClients {
+			t.Errorf("%d clients tracked, want at most %d", n, maxTrackedClients)
+		}
+		if l.clients["0"] != nil || l.clients[fmt.Sprint(maxTrackedClients+99)] == nil {
+			t.Error("the clients evicted are not those idle longest")
+		}
+	})
+	t.Run("idle ones go first", func(t *testing.T) {
+		l := newClientLimits(10)
+		l.allow("idle", t0)
+		later := t0.Add(2 * time.Minute)
+		for i := range maxTrackedClients - 1 {
+			l.allow(fmt.Sprint(i), later)
+		}
+		l.allow("new", later)
+		if l.clients["idle"] != nil || len(l.clients) != maxTrackedClients {
+			t.Errorf("idle client kept or active ones dropped: %d tracked", len(l.clients))
+		}
+	})
+}
+
+// TestHTTPInProcess serves in this process, so that the race detector watches the HTTP layer under
+// concurrent clients, and stops the server as an operator would, with SIGTERM.
+func TestHTTPInProcess(t *testing.T) {
+	f := newFixture(t)
+	t.Setenv(tokenEnv, testToken)
+	pr, pw := io.Pipe()
+	var stdout bytes.Buffer
+	code := make(chan int, 1)
+	go func() {
+		code <- run([]string{"serve", "--root", f.root, "--no-index", "--backup-dir", filepath.Join(f.dir, "backups"),
+			"--http", "127.0.0.1:0", "--http-client-rate-limit", "100000"}, strings.NewReader(""), &stdout, pw)
+		pw.Close()
+	}()
+	var mu sync.Mutex
+	var log strings.Builder
+	addr := make(chan string, 1)
+	logged := make(chan struct{})
+	go func() {
+		defer close(logged)
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			mu.Lock()
+			log.WriteString(sc.Text() + "\n")
+			mu.Unlock()
+			if m := listeningRE.FindStringSubmatch(sc.Text()); m != nil {
+				addr <- "http://" + m[1] + "/mcp"
+			}
+		}
+	}()
+	var url string
+	select {
+	case url = <-addr:
+	case c := <-code:
+		t.Fatalf("run returned %d before listening", c)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the server did not log its address")
+	}
+
+	const clients, calls, guesses = 6, 10, 10
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := connect(t, url, nil, withToken(testToken))
+			if err != nil {
+				t.Errorf("initialize: %v", err)
+				return
+			}
+			for range calls {
+				req := mcp.CallToolRequest{}
+				req.Params.Name = reader
+				req.Params.Arguments = access("read", "notes/a.md")
+				if res, err := c.CallTool(context.Background(), req); err != nil || res.IsError {
+					t.Errorf("read: %v %v", err, res)
+				}
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for range guesses {
+			req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(initializeBody(0)))
+			req.Header.Set("Authorization", "Bearer guessed-token-0123456789")
+			if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusUnauthorized {
+				t.Errorf("a guessed token: %v %v", err, resp)
+			} else {
+				resp.Body.Close()
+			}
+		}
+	}()
+	wg.Wait()
+
+	must(t, syscall.Kill(os.Getpid(), syscall.SIGTERM))
+	select {
+	case c := <-code:
+		if c != 0 {
+			t.Errorf("exit code %d after SIGTERM, want 0", c)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the server did not stop on SIGTERM")
+	}
+	<-logged
+	if stdout.Len() != 0 {
+		t.Errorf("stdout is unused in HTTP mode, got %q", stdout.String())
+	}
+	want := fmt.Sprintf("HTTP requests refused: %d without the right token", guesses)
+	if got := log.String(); !strings.Contains(got, want) || strings.Contains(got, testToken) {
+		t.Errorf("the log does not say %q, or shows the token:\n%s", want, got)
+	}
+}
