@@ -24,6 +24,7 @@ func TestBoundary(t *testing.T) {
 		"intents":  {},
 		"semantic": {"fsroot"},
 		"tools":    {"fsroot", "security", "intents", "semantic"},
+		"audit":    {"fsroot"},
 	}
 	// cmd uses os only to run a process: its arguments, streams and exit code, the config file the
 	// operator names, and the backup folder it creates outside the root.

@@ -1,0 +1,392 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/packfs/packfs-mcp/audit"
+	"github.com/packfs/packfs-mcp/fsroot"
+)
+
+// journal is the audit journal of a server started with --journal FILE: one JSON line per tool
+// call, in the AI SDK UIMessage shape (see package audit), appended to FILE outside the root.
+type journal struct {
+	w    *audit.Writer
+	dir  *fsroot.Root // FILE's folder, through which FILE was opened
+	file string
+	// starts holds when each tools/call in flight arrived, keyed by session and request id, from
+	// the MCP server's before hook to its after or error hook.
+	starts sync.Map
+	// offered names the tools this server offers, so a call to one it does not can be told from a
+	// call to a tool that does not exist.
+	offered []string
+	perms   string
+}
+
+// Protocol-level failure codes, for tools/call requests that no tool answered. The tools' own codes
+// (NOT_FOUND, ...) come from their results.
+const (
+	codeUnknownTool    = "UNKNOWN_TOOL"
+	codeInvalidRequest = "INVALID_REQUEST"
+	codeProtocol       = "PROTOCOL_ERROR"
+)
+
+// openJournal opens the journal named by the configuration, if any: its folder as an fsroot.Root
+// and the file inside it for appending (created 0600; a link or anything but a regular file is
+// refused). The folder must exist and, symbolic links resolved, lie outside the root, where no
+// tool can read or change the journal.
+func (a *app) openJournal() error {
+	file := a.cfg.Journal.File
+	if file == "" {
+		return nil
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return fmt.Errorf("journal %s: %w", file, err)
+	}
+	dir, err := fsroot.Open(filepath.Dir(abs), fsroot.Options{})
+	if err != nil {
+		return fmt.Errorf("journal %s: its folder must exist: %w", file, err)
+	}
+	if within(dir.ResolvedDir(), a.root.ResolvedDir()) {
+		dir.Close()
+		return fmt.Errorf("the journal %s is inside the root, where the tools could read or change it: choose a file outside the root", file)
+	}
+	j := &journal{dir: dir, file: file, perms: a.perms.String()}
+	j.w, err = audit.Open(dir, filepath.Base(abs), audit.Options{
+		MaxContentBytes: a.cfg.Journal.MaxContentBytes,
+		OnError: func(err error) {
+			a.log.Printf("%v: tool calls go on unjournalled; later journal failures are not logged", err)
+		},
+	})
+	if err != nil {
+		dir.Close()
+		return fmt.Errorf("journal %s: %w", file, err)
+	}
+	for _, t := range a.tools.Tools() {
+		j.offered = append(j.offered, t.Tool.Name)
+	}
+	a.journal = j
+	return nil
+}
+
+// closeJournal flushes and closes the journal, if one is open.
+func (a *app) closeJournal() {
+	j := a.journal
+	if j == nil {
+		return
+	}
+	a.journal = nil
+	if err := j.w.Close(); err != nil {
+		a.log.Printf("closing the journal %s: %v", j.file, err)
+	}
+	j.dir.Close()
+}
+
+// hooks returns the MCP server's hooks: with a journal, they journal every tools/call the server
+// answers, with a result or with a protocol error (an unknown tool, unparsable parameters). The
+// line is written before the answer goes out, so a client that has its answer finds the call in
+// the journal.
+func (a *app) hooks() *server.Hooks {
+	h := &server.Hooks{}
+	j := a.journal
+	if j == nil {
+		return h
+	}
+	h.AddBeforeCallTool(func(ctx context.Context, id any, _ *mcp.CallToolRequest) {
+		j.starts.Store(journalKey(ctx, id), time.Now())
+	})
+	h.AddAfterCallTool(func(ctx context.Context, id any, req *mcp.CallToolRequest, result any) {
+		res, _ := result.(*mcp.CallToolResult)
+		j.call(ctx, id, req, res, j.started(ctx, id), nil)
+	})
+	h.AddOnError(func(ctx context.Context, id any, method mcp.MCPMethod, message any, err error) {
+		if method != mcp.MethodToolsCall {
+			return
+		}
+		req, _ := message.(*mcp.CallToolRequest)
+		j.call(ctx, id, req, nil, j.started(ctx, id), err)
+	})
+	return h
+}
+
+// journalKey identifies a request in flight: its session and its JSON-RPC id.
+func journalKey(ctx context.Context, id any) string {
+	return journalSession(ctx) + "\x00" + journalIDString(id)
+}
+
+// started returns (and forgets) when the request arrived; zero if the before hook never saw it
+// (mcp-go rejects unparsable parameters before that hook).
+func (j *journal) started(ctx context.Context, id any) time.Time {
+	if v, ok := j.starts.LoadAndDelete(journalKey(ctx, id)); ok {
+		return v.(time.Time)
+	}
+	return time.Time{}
+}
+
+// record journals one tool call answered outside the MCP server (the call subcommand), with the
+// call's own id.
+func (a *app) record(ctx context.Context, id any, req *mcp.CallToolRequest, res *mcp.CallToolResult, start time.Time) {
+	if a.journal != nil {
+		a.journal.call(ctx, id, req, res, start, nil)
+	}
+}
+
+// call appends one call to the journal: res is the tool's result, or nil with err the protocol
+// error the server answered instead. A journal failure is logged once (by the writer) and never
+// fails the call.
+func (j *journal) call(ctx context.Context, id any, req *mcp.CallToolRequest, res *mcp.CallToolResult, start time.Time, err error) {
+	now := time.Now()
+	if start.IsZero() {
+		start = now
+	}
+	c := audit.Call{
+		ID:       journalCallID(ctx, id),
+		Session:  journalSessionLabel(journalSession(ctx)),
+		Tool:     "unknown",
+		Start:    start,
+		Duration: now.Sub(start),
+	}
+	if req != nil {
+		if req.Params.Name != "" {
+			c.Tool = req.Params.Name
+		}
+		c.Input = journalInput(req)
+	}
+	switch {
+	case res != nil:
+		c.Output, c.IsError = journalOutput(res), res.IsError
+	case err != nil:
+		c.Code, c.Error = j.protocolFailure(c.Tool, err)
+	default:
+		c.Code, c.Error = codeProtocol, "the server answered with no result"
+	}
+	j.w.Append(c)
+}
+
+// protocolFailure gives the code and words of a tools/call that no tool answered. A call to one of
+// packfs-mcp's tools that this server does not offer (writing off, --read-only, --disable-tool) is
+// a permission refusal: the journal counts it as a denial.
+func (j *journal) protocolFailure(tool string, err error) (code, msg string) {
+	msg = err.Error()
+	if inner := errors.Unwrap(err); inner != nil {
+		msg = inner.Error() // without mcp-go's "request error: " prefix
+	}
+	var unparsable *server.UnparsableMessageError
+	switch {
+	case errors.Is(err, server.ErrToolNotFound) && slices.Contains(toolNames, tool) && !slices.Contains(j.offered, tool):
+		return "PERMISSION_DENIED", fmt.Sprintf("%s is not offered by this server (permissions %s; offered: %s)",
+			tool, j.perms, strings.Join(j.offered, ", "))
+	case errors.Is(err, server.ErrToolNotFound):
+		return codeUnknownTool, msg
+	case errors.As(err, &unparsable):
+		return codeInvalidRequest, msg
+	}
+	return codeProtocol, msg
+}
+
+// journalSession is the MCP session's id: "stdio" on stdio, the Mcp-Session-Id over HTTP, "" outside
+// any session (the call subcommand).
+func journalSession(ctx context.Context) string {
+	if s := server.ClientSessionFromContext(ctx); s != nil {
+		return s.SessionID()
+	}
+	return ""
+}
+
+// journalSessionLabel names a session in the journal. An HTTP session id is a credential-like value that
+// logs should not spread, so it is recorded as a short hash: enough to tell sessions apart.
+func journalSessionLabel(id string) string {
+	if id == "" || id == "stdio" {
+		return id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return "http-" + hex.EncodeToString(sum[:6])
+}
+
+// journalCallID is the journal's toolCallId: the JSON-RPC id as a string, qualified by the session
+// label when several clients share the server (HTTP), since each numbers its requests from 1. A
+// call without an id gets a random one, as the AI SDK requires one.
+func journalCallID(ctx context.Context, id any) string {
+	s := journalIDString(id)
+	if s == "" {
+		s = "call-" + strings.ToLower(rand.Text()[:12])
+	}
+	if label := journalSessionLabel(journalSession(ctx)); label != "" && label != "stdio" {
+		return label + "/" + s
+	}
+	return s
+}
+
+// journalIDString writes a JSON-RPC id, a number or a string, as text: 7 for 7, "a" for "a".
+func journalIDString(id any) string {
+	switch v := id.(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	case float64:
+		if v == float64(int64(v)) {
+			return strconv.FormatInt(int64(v), 10)
+		}
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	case mcp.RequestId:
+		return journalIDString(v.Value())
+	case *mcp.RequestId:
+		if v == nil {
+			return ""
+		}
+		return journalIDString(v.Value())
+	case json.Number:
+		return v.String()
+	}
+	return fmt.Sprint(id)
+}
+
+// journalInput returns the call's arguments as sent.
+func journalInput(req *mcp.CallToolRequest) json.RawMessage {
+	if len(req.Params.RawArguments) > 0 {
+		return req.Params.RawArguments
+	}
+	if req.Params.Arguments == nil {
+		return nil
+	}
+	b, err := json.Marshal(req.Params.Arguments)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// journalOutput returns a result's flat JSON: its structured content, else its text when that is
+// JSON, else the text as a JSON string.
+func journalOutput(res *mcp.CallToolResult) json.RawMessage {
+	if len(res.RawStructuredContent) > 0 {
+		return res.RawStructuredContent
+	}
+	if res.StructuredContent != nil {
+		if b, err := json.Marshal(res.StructuredContent); err == nil {
+			return b
+		}
+	}
+	var text strings.Builder
+	for _, c := range res.Content {
+		if t, ok := c.(mcp.TextContent); ok {
+			text.WriteString(t.Text)
+		}
+	}
+	if json.Valid([]byte(text.String())) {
+		return json.RawMessage(text.String())
+	}
+	b, _ := json.Marshal(text.String())
+	return b
+}
+
+// journalCmd prints a summary of a journal: calls per tool and purpose, denials and errors by code
+// with an example, and the slowest calls; --json prints it for programs. It exits 2 when the
+// command is wrong (no file, a file that cannot be opened), 1 when reading the file fails midway.
+func journalCmd(args []string, stdout, stderr io.Writer) int {
+	flags := flag.NewFlagSet("journal", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	asJSON := flags.Bool("json", false, "print the summary as one JSON object, for programs")
+	top := flags.Int("top", audit.DefaultTop, "how many of the slowest calls to list")
+	flags.Usage = func() {
+		fmt.Fprint(flags.Output(), `Usage: packfs-mcp journal [--json] [--top N] FILE
+
+Summarize an audit journal: the file that "packfs-mcp serve --journal FILE" (and "call --journal
+FILE") appends one line to per tool call. It shows how many calls each tool and purpose got, the
+denials (calls refused by the path policy, a permission that is off or the rate limit) and the
+errors, each by code with an example path and reason, and the slowest calls.
+
+Each line of the journal is one JSON object, an AI SDK UIMessage: an assistant message whose
+"dynamic-tool" part holds the tool, its input, and its output, error text or denial, with the time,
+duration, purpose, path and code in its metadata. An AI SDK UI can render or replay it, and jq
+reads it.
+
+Flags:
+`)
+		flags.PrintDefaults()
+	}
+	// Flags may come after the file too: packfs-mcp journal audit.jsonl --json.
+	var files []string
+	for {
+		if err := flags.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return 0
+			}
+			return 2
+		}
+		if flags.NArg() == 0 {
+			break
+		}
+		files = append(files, flags.Arg(0))
+		args = flags.Args()[1:]
+	}
+	if len(files) != 1 {
+		fmt.Fprintf(stderr, "packfs-mcp journal: name one journal file, as in: packfs-mcp journal audit.jsonl (got %d)\n\n", len(files))
+		flags.Usage()
+		return 2
+	}
+	if *top < 1 {
+		fmt.Fprintf(stderr, "packfs-mcp journal: --top must be at least 1, not %d\n", *top)
+		return 2
+	}
+	f, closeFile, err := openJournalFile(files[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "packfs-mcp journal: %v\n", err)
+		return 2
+	}
+	defer closeFile()
+	s, err := audit.Summarize(f, *top)
+	if err == nil {
+		if *asJSON {
+			enc := json.NewEncoder(stdout)
+			enc.SetEscapeHTML(false)
+			enc.SetIndent("", "  ")
+			err = enc.Encode(s)
+		} else {
+			err = s.WriteText(stdout, files[0])
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "packfs-mcp journal: %s: %v\n", files[0], err)
+		return 1
+	}
+	return 0
+}
+
+// openJournalFile opens a journal for reading through an fsroot.Root on its folder, to be read as
+// a stream, so a large journal is never held in memory. close closes both.
+func openJournalFile(file string) (r io.Reader, close func(), err error) {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	// The journal is the operator's own file: a hard link to it is no escape worth refusing.
+	dir, err := fsroot.Open(filepath.Dir(abs), fsroot.Options{AllowHardLinks: true})
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot read %s: %w", file, err)
+	}
+	f, err := dir.FS().Open(filepath.Base(abs))
+	if err != nil {
+		dir.Close()
+		return nil, nil, fmt.Errorf("cannot read %s: %w", file, err)
+	}
+	return f, func() { f.Close(); dir.Close() }, nil
+}
