@@ -62,6 +62,10 @@ func usage(w io.Writer) {
 
 Usage:
   packfs-mcp [serve] --root DIR [flags]   serve DIR's files to an MCP client on stdin/stdout
+  packfs-mcp tools [--format FORMAT]      print the tools' definitions for agent frameworks
+                                          (mcp, openai, openai-responses, anthropic, jsonschema)
+  packfs-mcp call --root DIR < call.json  run one tool call (MCP, OpenAI or Anthropic shape) from
+                                          stdin and print its result in the same shape
   packfs-mcp version                      print the version
   packfs-mcp serve --help                 list the flags
 

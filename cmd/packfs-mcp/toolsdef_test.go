@@ -1,0 +1,251 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// toolShapes are the required shapes of each format's output, written from the providers' API
+// references: OpenAI's function tools (name ^[a-zA-Z0-9_-]{1,64}$, parameters an object schema, no
+// strict in Chat Completions; strict false in the Responses API, which defaults it to true),
+// Anthropic's tools (name ^[a-zA-Z0-9_-]{1,64}$, input_schema of type object), MCP's Tool
+// (inputSchema and outputSchema of type object), and a map of name to input and output schemas.
+var toolShapes = map[string]string{
+	"mcp": `{"type": "array", "minItems": 1, "items": {"type": "object", "required": ["name", "description", "inputSchema", "outputSchema", "annotations"],
+		"properties": {"name": {"$ref": "#/$defs/name"}, "description": {"type": "string", "minLength": 1},
+			"inputSchema": {"$ref": "#/$defs/object"}, "outputSchema": {"$ref": "#/$defs/object"},
+			"annotations": {"type": "object", "required": ["readOnlyHint", "destructiveHint"]}}}, ` + shapeDefs + `}`,
+	"openai": `{"type": "array", "minItems": 1, "items": {"type": "object", "required": ["type", "function"], "additionalProperties": false,
+		"properties": {"type": {"const": "function"},
+			"function": {"type": "object", "required": ["name", "description", "parameters"], "additionalProperties": false,
+				"properties": {"name": {"$ref": "#/$defs/name"}, "description": {"type": "string", "minLength": 1}, "parameters": {"$ref": "#/$defs/object"}}}}}, ` + shapeDefs + `}`,
+	"openai-responses": `{"type": "array", "minItems": 1, "items": {"type": "object", "required": ["type", "name", "description", "parameters", "strict"], "additionalProperties": false,
+		"properties": {"type": {"const": "function"}, "name": {"$ref": "#/$defs/name"}, "description": {"type": "string", "minLength": 1},
+			"parameters": {"$ref": "#/$defs/object"}, "strict": {"const": false}}}, ` + shapeDefs + `}`,
+	"anthropic": `{"type": "array", "minItems": 1, "items": {"type": "object", "required": ["name", "description", "input_schema"], "additionalProperties": false,
+		"properties": {"name": {"$ref": "#/$defs/name"}, "description": {"type": "string", "minLength": 1}, "input_schema": {"$ref": "#/$defs/object"}}}, ` + shapeDefs + `}`,
+	"jsonschema": `{"type": "object", "minProperties": 1, "propertyNames": {"$ref": "#/$defs/name"},
+		"additionalProperties": {"type": "object", "required": ["input", "output"], "additionalProperties": false,
+			"properties": {"input": {"$ref": "#/$defs/object"}, "output": {"$ref": "#/$defs/object"}}}, ` + shapeDefs + `}`,
+}
+
+const shapeDefs = `"$defs": {
+	"name": {"type": "string", "pattern": "^[a-zA-Z0-9_-]{1,64}$"},
+	"object": {"type": "object", "required": ["type", "properties"], "properties": {"type": {"const": "object"}, "properties": {"type": "object"}}}}`
+
+// toolsOut runs the tools subcommand and returns its exit code, stdout and stderr.
+func toolsOut(t *testing.T, args ...string) (int, []byte, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(append([]string{"tools"}, args...), strings.NewReader(""), &stdout, &stderr)
+	return code, stdout.Bytes(), stderr.String()
+}
+
+// schemasByName returns each tool's schemas from one format's output: the input schema, and for
+// the formats that carry it, the output schema.
+func schemasByName(t *testing.T, format string, out []byte) (in, outSchemas map[string]any) {
+	t.Helper()
+	in, outSchemas = map[string]any{}, map[string]any{}
+	if format == "jsonschema" {
+		var m map[string]struct{ Input, Output any }
+		must(t, json.Unmarshal(out, &m))
+		for name, s := range m {
+			in[name], outSchemas[name] = s.Input, s.Output
+		}
+		return in, outSchemas
+	}
+	var list []map[string]any
+	must(t, json.Unmarshal(out, &list))
+	for _, tool := range list {
+		switch format {
+		case "mcp":
+			in[tool["name"].(string)], outSchemas[tool["name"].(string)] = tool["inputSchema"], tool["outputSchema"]
+		case "openai":
+			fn := tool["function"].(map[string]any)
+			in[fn["name"].(string)] = fn["parameters"]
+		case "openai-responses":
+			in[tool["name"].(string)] = tool["parameters"]
+		case "anthropic":
+			in[tool["name"].(string)] = tool["input_schema"]
+		}
+	}
+	return in, outSchemas
+}
+
+func TestToolsCmdFormats(t *testing.T) {
+	for _, format := range toolFormats {
+		t.Run(format, func(t *testing.T) {
+			code, out, stderr := toolsOut(t, "--format", format)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(out))
+			must(t, err)
+			if err := compileSchema(t, []byte(toolShapes[format])).Validate(inst); err != nil {
+				t.Fatalf("output does not have the %s shape: %v\n%s", format, err, out)
+			}
+			in, outSchemas := schemasByName(t, format, out)
+			if got := len(in); got != 3 {
+				t.Errorf("%d tools, want all 3", got)
+			}
+			for name, s := range in {
+				raw, _ := json.Marshal(s)
+				compileSchema(t, raw) // a valid JSON Schema, or the test fails
+				if name == reader {
+					sample, err := jsonschema.UnmarshalJSON(strings.NewReader(`{"purpose": "read", "target": {"path": "notes/a.md"}, "preferences": {"offset": 0, "limit": 50}}`))
+					must(t, err)
+					if err := compileSchema(t, raw).Validate(sample); err != nil {
+						t.Errorf("a read intent does not validate against the reader's input schema: %v", err)
+					}
+				}
+			}
+			for _, s := range outSchemas {
+				raw, _ := json.Marshal(s)
+				compileSchema(t, raw)
+			}
+		})
+	}
+}
+
+// listTools asks a server started with args for tools/list and returns its tools.
+func listTools(t *testing.T, args ...string) []any {
+	t.Helper()
+	in := initializeLine + `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}` + "\n"
+	var stdout, stderr bytes.Buffer
+	args = append([]string{"serve", "--root", t.TempDir(), "--no-index", "--backup-dir", t.TempDir()}, args...)
+	errw := &gatedWriter{w: &stderr} // the server's background cleanup may log after it returns
+	code := run(args, strings.NewReader(in), &stdout, errw)
+	errw.close()
+	if code != 0 {
+		t.Fatalf("serve exited %d: %s", code, stderr.String())
+	}
+	sc := bufio.NewScanner(&stdout)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var msg struct {
+			ID     int `json:"id"`
+			Result struct {
+				Tools []any `json:"tools"`
+			} `json:"result"`
+		}
+		must(t, json.Unmarshal(sc.Bytes(), &msg))
+		if msg.ID == 2 {
+			return msg.Result.Tools
+		}
+	}
+	t.Fatalf("no answer to tools/list:\n%s", stdout.String())
+	return nil
+}
+
+// TestToolsCmdMatchesServer checks that every format carries exactly the schemas a running server
+// returns in tools/list under the same flags, and that the mcp format is that tools array.
+func TestToolsCmdMatchesServer(t *testing.T) {
+	tests := []struct {
+		name        string
+		serve, tool []string
+	}{
+		// The server needs --allow-write for the writer; tools prints all three by default.
+		{name: "all tools", serve: []string{"--allow-write"}, tool: nil},
+		{name: "read-only", serve: []string{"--allow-write", "--read-only"}, tool: []string{"--read-only"}},
+		{name: "permissions", serve: []string{"--permissions", "read,write"}, tool: []string{"--permissions", "read,write"}},
+		{name: "disabled tool", serve: []string{"--disable-tool", "packfs-file-reader"}, tool: []string{"--allow-write", "--read-only", "--disable-tool", "packfs-file-reader"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			served := listTools(t, tt.serve...)
+			wantIn, wantOut := map[string]any{}, map[string]any{}
+			for _, tool := range served {
+				m := tool.(map[string]any)
+				wantIn[m["name"].(string)], wantOut[m["name"].(string)] = m["inputSchema"], m["outputSchema"]
+			}
+			for _, format := range toolFormats {
+				code, out, stderr := toolsOut(t, append(tt.tool, "--format", format)...)
+				if code != 0 {
+					t.Fatalf("%s: exit %d: %s", format, code, stderr)
+				}
+				if format == "mcp" {
+					var got []any
+					must(t, json.Unmarshal(out, &got))
+					if d := cmp.Diff(served, got); d != "" {
+						t.Errorf("mcp format differs from tools/list (-served +printed):\n%s", d)
+					}
+				}
+				in, outSchemas := schemasByName(t, format, out)
+				if d := cmp.Diff(wantIn, in); d != "" {
+					t.Errorf("%s: input schemas differ from tools/list (-served +printed):\n%s", format, d)
+				}
+				if format == "mcp" || format == "jsonschema" {
+					if d := cmp.Diff(wantOut, outSchemas); d != "" {
+						t.Errorf("%s: output schemas differ from tools/list (-served +printed):\n%s", format, d)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestToolsCmdFlags(t *testing.T) {
+	tests := []struct {
+		name      string
+		args      []string
+		code      int
+		tools     []string
+		stderrHas string
+	}{
+		{name: "default", code: 0, tools: []string{reader, searcher, writer}},
+		{name: "read only", args: []string{"--read-only"}, tools: []string{reader, searcher}},
+		{name: "read permission", args: []string{"--permissions", "read"}, tools: []string{reader}},
+		{name: "list permission", args: []string{"--permissions", "list"}, tools: []string{searcher}},
+		{name: "allow write adds to permissions", args: []string{"--permissions", "read", "--allow-write"}, tools: []string{reader, writer}},
+		{name: "read only wins", args: []string{"--permissions", "write", "--read-only"}, tools: []string{}},
+		{name: "disable two", args: []string{"--disable-tool", "packfs-file-reader, packfs-file-writer"}, tools: []string{searcher}},
+		{name: "help", args: []string{"--help"}, code: 0, stderrHas: "Usage: packfs-mcp tools"},
+		{name: "unknown format", args: []string{"--format", "yaml"}, code: 2, stderrHas: `unknown format "yaml": choose one of mcp, openai`},
+		{name: "unknown permission", args: []string{"--permissions", "read,admin"}, code: 2, stderrHas: `unknown permission "admin"`},
+		{name: "unknown tool", args: []string{"--disable-tool", "packfs-file-deleter"}, code: 2, stderrHas: `unknown tool "packfs-file-deleter"`},
+		{name: "stray argument", args: []string{"openai"}, code: 2, stderrHas: `unexpected argument "openai"`},
+		{name: "unknown flag", args: []string{"--root", "/tmp"}, code: 2, stderrHas: "flag provided but not defined: -root"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, stderr := toolsOut(t, tt.args...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d; stderr %s", code, tt.code, stderr)
+			}
+			if !strings.Contains(stderr, tt.stderrHas) {
+				t.Errorf("stderr = %q, want it to contain %q", stderr, tt.stderrHas)
+			}
+			if tt.tools == nil {
+				if tt.code != 0 && len(out) > 0 {
+					t.Errorf("stdout on failure: %s", out)
+				}
+				return
+			}
+			var list []struct{ Name string }
+			must(t, json.Unmarshal(out, &list))
+			got := []string{}
+			for _, tool := range list {
+				got = append(got, tool.Name)
+			}
+			if d := cmp.Diff(tt.tools, got); d != "" {
+				t.Errorf("tools (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestToolsCmdHelp checks that the help names every format and shows an example.
+func TestToolsCmdHelp(t *testing.T) {
+	_, _, stderr := toolsOut(t, "--help")
+	for _, want := range append([]string{"Examples:", "packfs-mcp tools --format openai", "-disable-tool"}, toolFormats...) {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("help lacks %q:\n%s", want, stderr)
+		}
+	}
+}
