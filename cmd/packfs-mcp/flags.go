@@ -38,24 +38,24 @@ func newServerFlags(name string, stderr io.Writer) *serverFlags {
 	fs.SetOutput(stderr)
 	return &serverFlags{
 		fs:         fs,
-		root:       fs.String("root", "", "the folder to serve (required; also rootPath in the config file)"),
-		configFile: fs.String("config", "", "a JSON or YAML config file with PackFS setting names (rootPath, permissions, security.*, semantic.*)"),
-		perms:      fs.String("permissions", "", "comma-separated permissions: read, write, search, list (default read,search,list)"),
+		root:       fs.String("root", "", "the folder to serve, `DIR` (required; also rootPath in the config file)"),
+		configFile: fs.String("config", "", "a JSON or YAML config `FILE` with PackFS setting names (rootPath, permissions, security.*, semantic.*)"),
+		perms:      fs.String("permissions", "", "comma-separated `PERMISSIONS`: read, write, search, list (default read,search,list)"),
 		allowWrite: fs.Bool("allow-write", false, "also allow writing (adds the write permission)"),
 		readOnly:   fs.Bool("read-only", false, "never write, whatever the permissions or the config file say (removes the writer tool)"),
-		disable:    fs.String("disable-tool", "", "comma-separated tools not to offer: "+strings.Join(toolNames, ", ")),
-		maxSize:    fs.Int64("max-file-size", 0, "largest file read or written, in bytes (default 10485760)"),
-		exts:       fs.String("allowed-extensions", "", "comma-separated extensions that may be opened, such as .md,.txt; * allows any (default: common text, document, data and source types)"),
-		blocked:    fs.String("blocked-paths", "", "comma-separated path components never reached, such as .git,*.pem (default: version control, secrets and keys)"),
+		disable:    fs.String("disable-tool", "", "comma-separated `TOOLS` not to offer: "+strings.Join(toolNames, ", ")),
+		maxSize:    fs.Int64("max-file-size", 0, "largest file read or written, in `BYTES` (default 10485760)"),
+		exts:       fs.String("allowed-extensions", "", "comma-separated `EXTENSIONS` that may be opened, such as .md,.txt; * allows any (default: common text, document, data and source types)"),
+		blocked:    fs.String("blocked-paths", "", "comma-separated `PATTERNS`: path components never reached, such as .git,*.pem (default: version control, secrets and keys)"),
 		hardLinks:  fs.Bool("allow-hard-links", false, "allow files with more than one hard link (they can alias files outside the root)"),
-		rateMax:    fs.Int("rate-limit", 0, "requests allowed per window, overall; each tool gets half (default 3000)"),
-		rateWindow: fs.Duration("rate-window", 0, "the rate limit's window (default 1m)"),
-		backupDir:  fs.String("backup-dir", "", "where options.backup keeps previous versions; must be outside the root (default: the user cache directory)"),
-		timeout:    fs.Duration("timeout", 0, "deadline of each tool call (default 30s)"),
-		indexDir:   fs.String("index-dir", "", "where the search index persists; must be outside the root (default: the user cache directory)"),
+		rateMax:    fs.Int("rate-limit", 0, "`N` requests allowed per window, overall; each tool gets half (default 3000)"),
+		rateWindow: fs.Duration("rate-window", 0, "the rate limit's window, a `DURATION` such as 1m (default 1m)"),
+		backupDir:  fs.String("backup-dir", "", "the `DIR` where options.backup keeps previous versions; must be outside the root (default: the user cache directory)"),
+		timeout:    fs.Duration("timeout", 0, "deadline of each tool call, a `DURATION` such as 30s (default 30s)"),
+		indexDir:   fs.String("index-dir", "", "the `DIR` where the search index persists; must be outside the root (default: the user cache directory)"),
 		noIndex:    fs.Bool("no-index", false, "do not build the search index (search_semantic and relationships are then unavailable)"),
-		journal:    fs.String("journal", "", "append one JSON line per tool call to FILE, outside the root (an audit journal; read it with packfs-mcp journal FILE)"),
-		journalMax: fs.Int("journal-max-content", 0, "record file contents in the journal only up to this many bytes each (default 4096; -1 records none)"),
+		journal:    fs.String("journal", "", "append one JSON line per tool call to `FILE`, outside the root (an audit journal; read it with packfs-mcp journal FILE)"),
+		journalMax: fs.Int("journal-max-content", 0, "record file contents in the journal only up to this many `BYTES` each (default 4096; -1 records none)"),
 	}
 }
 
@@ -150,9 +150,9 @@ func parseServe(args []string, stderr io.Writer) (Config, error) {
 	httpAddr := f.fs.String("http", "", "serve MCP over streamable HTTP at http://`ADDR`/mcp (such as 127.0.0.1:8080) instead of stdio; "+
 		"a bearer token from $"+tokenEnv+" or --http-token-file is required unless ADDR is loopback")
 	tokenFile := f.fs.String("http-token-file", "", "a `FILE` holding the bearer token HTTP clients must send (instead of $"+tokenEnv+"); at least 16 characters, surrounding whitespace ignored")
-	origins := f.fs.String("http-allowed-origins", "", "comma-separated origins (scheme://host[:port]) of web pages allowed to call, besides loopback ones (default: none)")
-	maxBody := f.fs.Int64("http-max-request-bytes", 0, "largest HTTP request body, in bytes (default 4194304)")
-	clientRate := f.fs.Int("http-client-rate-limit", 0, "HTTP requests allowed per client (bearer token or address) per minute (default 600)")
+	origins := f.fs.String("http-allowed-origins", "", "comma-separated `ORIGINS` (scheme://host[:port]) of web pages allowed to call, besides loopback ones (default: none)")
+	maxBody := f.fs.Int64("http-max-request-bytes", 0, "largest HTTP request body, in `BYTES` (default 4194304)")
+	clientRate := f.fs.Int("http-client-rate-limit", 0, "`N` HTTP requests allowed per client (bearer token or address) per minute (default 600)")
 	f.fs.Usage = func() {
 		fmt.Fprint(f.fs.Output(), "Usage: packfs-mcp serve --root DIR [flags]\n\nServe DIR's files to an MCP client over stdin/stdout (or HTTP with --http). Flags override the config file.\n\n")
 		f.fs.PrintDefaults()

@@ -1,9 +1,15 @@
-// Command packfs-mcp is a sandboxed filesystem server for AI agents, spoken to over MCP on stdio.
+// Command packfs-mcp is a sandboxed filesystem server for AI agents, spoken to over MCP on stdio
+// or streamable HTTP.
 //
 // Usage:
 //
-//	packfs-mcp [serve] --root DIR [flags]   serve DIR over MCP on stdin/stdout
-//	packfs-mcp version                      print the version
+//	packfs-mcp [serve] --root DIR [flags]        serve DIR over MCP on stdin/stdout
+//	packfs-mcp serve --root DIR --http ADDR      serve DIR over MCP at http://ADDR/mcp
+//	packfs-mcp tools [--format FORMAT]           print the tool definitions for agent frameworks
+//	packfs-mcp call --root DIR < call.json       run one tool call read from stdin
+//	packfs-mcp doctor --root DIR [flags]         print the effective policy and check the root
+//	packfs-mcp journal FILE                      summarize an audit journal
+//	packfs-mcp version                           print the version
 //
 // Logs go to stderr; stdout carries only the protocol.
 package main
@@ -58,17 +64,20 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func usage(w io.Writer) {
-	fmt.Fprint(w, `packfs-mcp: a sandboxed filesystem server for AI agents, over MCP on stdio.
+	fmt.Fprint(w, `packfs-mcp: a sandboxed filesystem server for AI agents, over MCP (stdio or HTTP).
 
 Usage:
-  packfs-mcp [serve] --root DIR [flags]   serve DIR's files to an MCP client on stdin/stdout
-  packfs-mcp tools [--format FORMAT]      print the tools' definitions for agent frameworks
-                                          (mcp, openai, openai-responses, anthropic, jsonschema)
-  packfs-mcp call --root DIR < call.json  run one tool call (MCP, OpenAI or Anthropic shape) from
-                                          stdin and print its result in the same shape
-  packfs-mcp version                      print the version
-  packfs-mcp serve --help                 list the flags
+  packfs-mcp [serve] --root DIR [flags]    serve DIR's files to an MCP client on stdin/stdout
+  packfs-mcp serve --root DIR --http ADDR  serve them over streamable HTTP at http://ADDR/mcp
+  packfs-mcp tools [--format FORMAT]       print the tools' definitions for agent frameworks
+                                           (mcp, openai, openai-responses, anthropic, jsonschema)
+  packfs-mcp call --root DIR < call.json   run one tool call (MCP, OpenAI or Anthropic shape) from
+                                           stdin and print its result in the same shape
+  packfs-mcp doctor --root DIR [flags]     print the effective policy and check that DIR is usable
+  packfs-mcp journal [--json] FILE         summarize an audit journal written by serve --journal FILE
+  packfs-mcp version                       print the version
 
+Each command explains itself with --help (packfs-mcp serve --help lists the server's flags).
 Reading, listing and searching are on by default; writing is off until --allow-write.
 `)
 }
@@ -90,6 +99,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer srv.close()
 	logger.Print(srv.banner())
+	go srv.cleanTemp()
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()

@@ -102,7 +102,6 @@ func build(cfg Config, logger *log.Logger) (*app, error) {
 		server.WithHooks(a.hooks()),
 	)
 	a.tools.Register(a.mcp)
-	go a.cleanTemp()
 	return a, nil
 }
 
