@@ -28,6 +28,9 @@
 // ([Root.CreateFile]) or renamed ([Root.WriteFile], [Root.AppendFile]) into
 // place, so readers see the old content or the new, never a mix. Listings
 // hide temporary files and [Root.CleanTemp] removes leftovers of a crash.
+// The one exception is [Root.OpenAppend], for logs such as the audit
+// journal: it appends in place, one O_APPEND write per call, so each
+// record lands whole.
 //
 // # What os.Root does not block, and what fsroot adds
 //
