@@ -90,6 +90,8 @@ func TestRun(t *testing.T) {
 		{name: "unknown command", args: []string{"frobnicate"}, code: 2, stderrHas: `unknown command "frobnicate"`, stdoutNone: true},
 		{name: "missing root", args: []string{"serve", "--root", filepath.Join(root, "absent")}, code: 2, stderrHas: "cannot serve", stdoutNone: true},
 		{name: "serve help", args: []string{"serve", "--help"}, code: 0, stderrHas: "-allow-write", stdoutNone: true},
+		{name: "help lists the commands", args: []string{"--help"}, code: 0, stderrHas: "packfs-mcp doctor --root DIR", stdoutNone: true},
+		{name: "help command", args: []string{"help"}, code: 0, stderrHas: "packfs-mcp journal [--json] FILE", stdoutNone: true},
 		{name: "serve until stdin closes", args: []string{"--root", root}, code: 0, stderrHas: "serving " + root, stdoutNone: true},
 		{name: "index inside the root", args: []string{"--root", root, "--index-dir", filepath.Join(root, "idx")}, code: 2, stderrHas: "inside the root", stdoutNone: true},
 		{name: "backups inside the root", args: []string{"--root", root, "--allow-write", "--no-index", "--backup-dir", filepath.Join(root, "bak")}, code: 0, stderrHas: "backups are off", stdoutNone: true},

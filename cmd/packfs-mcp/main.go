@@ -37,7 +37,10 @@ func main() {
 // configuration, 1 when serving failed.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd := "serve"
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+	switch {
+	case len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help"):
+		cmd = "help" // the commands, not only serve's flags
+	case len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-':
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
