@@ -20,6 +20,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/packfs/packfs-mcp/semantic"
 	"github.com/packfs/packfs-mcp/tools"
 )
 
@@ -135,7 +136,12 @@ Flags (the same as serve's):
 		return 2
 	}
 	if a.engine != nil && needsIndex(c.name, peekArgsPurpose(c.args)) {
-		a.buildIndex(ctx)
+		a.buildIndex(ctx, progressEvery, func(st semantic.Progress) {
+			if a.cfg.progress != nil {
+				a.cfg.progress(tools.Progress{Done: st.Done, Total: st.Total,
+					Message: fmt.Sprintf("indexing: %d of %d files", st.Done, st.Total)})
+			}
+		})
 	}
 	start := time.Now()
 	res, err := tool.Handler(ctx, req)
@@ -242,36 +248,6 @@ func peekArgsPurpose(args json.RawMessage) string {
 	}
 	json.Unmarshal(args, &v) // a purpose of the wrong type is the tool's to report
 	return v.Purpose
-}
-
-// buildIndex brings the search index in step with the files, printing its progress on stderr. A
-// failure is logged; the tool then answers as a server with an incomplete index does.
-func (a *app) buildIndex(ctx context.Context) {
-	t0 := time.Now()
-	done := make(chan error, 1)
-	go func() { done <- a.engine.Build(ctx) }()
-	tick := time.NewTicker(progressEvery)
-	defer tick.Stop()
-	for {
-		select {
-		case err := <-done:
-			if err != nil {
-				if ctx.Err() == nil {
-					a.log.Printf("search index build failed: %v", err)
-				}
-				return
-			}
-			st := a.engine.Status()
-			a.log.Printf("search index ready: %d files in %v", st.Total, time.Since(t0).Round(time.Millisecond))
-			return
-		case <-tick.C:
-			if a.cfg.progress != nil {
-				st := a.engine.Status()
-				a.cfg.progress(tools.Progress{Done: st.Done, Total: st.Total,
-					Message: fmt.Sprintf("indexing: %d of %d files", st.Done, st.Total)})
-			}
-		}
-	}
 }
 
 // progressPrinter returns a [tools.Progress] hook that prints each report on stderr as one line.

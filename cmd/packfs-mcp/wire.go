@@ -148,37 +148,43 @@ func indexDir(cfg Config, root *fsroot.Root) (string, error) {
 	return filepath.Join(cache, "packfs-mcp", "index", hex.EncodeToString(sum[:8])), nil
 }
 
+// buildIndex brings the search index in step with the files, reporting its progress every interval,
+// and logs how it ended. It reports whether the index is complete; a failure is logged, and the tools
+// then answer as with an incomplete index.
+func (a *app) buildIndex(ctx context.Context, every time.Duration, report func(semantic.Progress)) bool {
+	t0 := time.Now()
+	done := make(chan error, 1)
+	go func() { done <- a.engine.Build(ctx) }()
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				if ctx.Err() == nil {
+					a.log.Printf("search index build failed: %v", err)
+				}
+				return false
+			}
+			st := a.engine.Status()
+			a.log.Printf("search index ready: %d files in %v", st.Total, time.Since(t0).Round(time.Millisecond))
+			return true
+		case <-tick.C:
+			report(a.engine.Status())
+		}
+	}
+}
+
 // indexInBackground builds the index, logging progress to stderr every few seconds, then keeps it in
 // step with changes made by other programs by reconciling every interval, until ctx ends.
 func (a *app) indexInBackground(ctx context.Context) {
 	if a.engine == nil {
 		return
 	}
-	t0 := time.Now()
-	stop := make(chan struct{})
-	go func() {
-		tick := time.NewTicker(2 * time.Second)
-		defer tick.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-				st := a.engine.Status()
-				a.log.Printf("indexing: %d of %d files", st.Done, st.Total)
-			}
-		}
-	}()
-	err := a.engine.Build(ctx)
-	close(stop)
-	if err != nil {
-		if ctx.Err() == nil {
-			a.log.Printf("search index build failed: %v", err)
-		}
+	logProgress := func(st semantic.Progress) { a.log.Printf("indexing: %d of %d files", st.Done, st.Total) }
+	if !a.buildIndex(ctx, 2*time.Second, logProgress) {
 		return
 	}
-	st := a.engine.Status()
-	a.log.Printf("search index ready: %d files in %v", st.Total, time.Since(t0).Round(time.Millisecond))
 	every := time.Duration(a.cfg.Semantic.ReconcileMs) * time.Millisecond
 	if every <= 0 {
 		every = 10 * time.Second
