@@ -86,12 +86,27 @@ func (s *rawServer) roundTrip(b *testing.B, line string) string {
 	return reply
 }
 
+// BenchmarkRead4K measures a 4 KB read's round trip over stdio, plain and with the audit journal on
+// (which records the call with its 4 KB of content), side by side.
 func BenchmarkRead4K(b *testing.B) {
+	b.Run("plain", func(b *testing.B) { benchRead4K(b, false) })
+	b.Run("journal", func(b *testing.B) { benchRead4K(b, true) })
+}
+
+func benchRead4K(b *testing.B, journal bool) {
 	dir := b.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "4k.md"), []byte(strings.Repeat("0123456789abcde\n", 256)), 0o644); err != nil {
+	root := filepath.Join(dir, "root")
+	if err := os.Mkdir(root, 0o755); err != nil {
 		b.Fatal(err)
 	}
-	s := startRaw(b, dir)
+	if err := os.WriteFile(filepath.Join(root, "4k.md"), []byte(strings.Repeat("0123456789abcde\n", 256)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	var args []string
+	if journal {
+		args = []string{"--journal", filepath.Join(dir, "journal.jsonl")}
+	}
+	s := startRaw(b, root, args...)
 	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"packfs-file-reader","arguments":{"purpose":"read","target":{"path":"4k.md"}}}}` + "\n"
 	var times []time.Duration
 	for b.Loop() {
