@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -220,42 +221,23 @@ func (e *Engine) Build(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	var batch []Doc
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		err := e.put(batch...)
-		batch = batch[:0]
-		return err
-	}
 	seen := make(map[string]bool, len(files))
-	for i, f := range files {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		e.done.Store(int64(i + 1))
-		if e.opts.Progress != nil && (i+1)%buildBatch == 0 {
-			e.opts.Progress(e.Status())
-		}
+	var todo []string // files to read, in walk order
+	for _, f := range files {
 		if old, ok := stamps[f.path]; ok && loaded[f.path] && old.Size == f.stamp.Size && old.ModTime.Equal(f.stamp.ModTime) {
 			seen[f.path] = true // unchanged since it was indexed
 			continue
 		}
-		d, ok := e.read(f.path)
-		if !ok {
-			continue
-		}
-		seen[f.path] = true
-		e.graph.Put(outline(d))
-		batch = append(batch, d)
-		if len(batch) >= buildBatch {
-			if err := flush(); err != nil {
-				return err
-			}
-		}
+		todo = append(todo, f.path)
 	}
-	if err := flush(); err != nil {
+	base := int64(len(files) - len(todo))
+	e.done.Store(base)
+	if err := e.readAndPut(ctx, todo, func(n int) {
+		e.done.Store(base + int64(n))
+		if e.opts.Progress != nil {
+			e.opts.Progress(e.Status())
+		}
+	}, func(d Doc) { seen[d.Path] = true }); err != nil {
 		return err
 	}
 	var gone []string
@@ -273,6 +255,69 @@ func (e *Engine) Build(ctx context.Context) error {
 	}
 	return nil
 }
+
+// readAndPut reads and parses names, puts each document in the graph (calling found for it) and
+// indexes them in batches of buildBatch. Files are parsed by one worker per CPU, and each batch
+// is indexed while the next one is parsed, so reading, parsing and bleve's analysis keep every
+// core busy. progress gets the count of names handled after each batch.
+func (e *Engine) readAndPut(ctx context.Context, names []string, progress func(int), found func(Doc)) error {
+	workers := max(1, min(runtime.GOMAXPROCS(0), maxParseWorkers))
+	var pending chan error // the batch being indexed, if any
+	wait := func() error {
+		if pending == nil {
+			return nil
+		}
+		err := <-pending
+		pending = nil
+		return err
+	}
+	for start := 0; start < len(names); start += buildBatch {
+		if err := ctx.Err(); err != nil {
+			wait()
+			return err
+		}
+		chunk := names[start:min(start+buildBatch, len(names))]
+		docs := make([]Doc, len(chunk))
+		ok := make([]bool, len(chunk))
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := int(next.Add(1) - 1); i < len(chunk); i = int(next.Add(1) - 1) {
+					docs[i], ok[i] = e.read(chunk[i])
+				}
+			}()
+		}
+		wg.Wait()
+		batch := make([]Doc, 0, len(chunk))
+		for i, d := range docs {
+			if ok[i] {
+				e.graph.Put(outline(d))
+				found(d)
+				batch = append(batch, d)
+			}
+		}
+		if err := wait(); err != nil {
+			return err
+		}
+		done := start + len(chunk)
+		pending = make(chan error, 1)
+		go func() {
+			err := e.put(batch...)
+			if err == nil {
+				progress(done)
+			}
+			pending <- err
+		}()
+	}
+	return wait()
+}
+
+// maxParseWorkers bounds the goroutines that read and parse files during a build: beyond a few,
+// bleve's indexing, not parsing, is what the build waits for.
+const maxParseWorkers = 4
 
 // read reads and parses one file; ok is false when it is gone, special, too large or binary.
 func (e *Engine) read(name string) (Doc, bool) {
@@ -467,20 +512,12 @@ func (e *Engine) Search(ctx context.Context, q Query, follow bool) (Results, err
 		}
 		return Results{}, nil // still opening: the result says the index is incomplete
 	}
-	hits, total, err := ix.Search(ctx, q)
+	// Snippets are made only for the hits returned, after the re-check.
+	hits, total, err := ix.search(ctx, q, e.current, want)
 	if err != nil {
 		return Results{}, err
 	}
-	var out Results
-	for _, h := range hits {
-		if !e.current(h.Path) {
-			total--
-			continue
-		}
-		if len(out.Hits) < want {
-			out.Hits = append(out.Hits, h)
-		}
-	}
+	out := Results{Hits: hits}
 	out.Total = max(total, len(out.Hits))
 	if follow {
 		out.Related = e.related(out.Hits)

@@ -240,7 +240,10 @@ func TestUnits(t *testing.T) {
 	}
 	var got []unit
 	for _, u := range ix.units(d) {
-		got = append(got, unit{u[fieldHeading].(string), u[fieldHeadings].(string), u[fieldLine].(float64)})
+		// The heading path is searched as part of the combined text, after title and aliases.
+		headings, _ := strings.CutPrefix(u[fieldText].(string), "T\nx\n")
+		headings = strings.TrimSuffix(headings, u[fieldBody].(string))
+		got = append(got, unit{u[fieldHeading].(string), headings, u[fieldLine].(float64)})
 		if diff := cmp.Diff([]string{"a", "a/b"}, u[fieldDir]); diff != "" {
 			t.Errorf("dir (-want +got):\n%s", diff)
 		}

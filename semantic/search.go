@@ -1,6 +1,7 @@
 package semantic
 
 import (
+	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -13,8 +14,10 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/mapping"
 	bsearch "github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
+	index "github.com/blevesearch/bleve_index_api"
 )
 
 // Search limits.
@@ -117,6 +120,13 @@ type ranked struct {
 // unit, and how many documents matched in total. Fuzzy matching (one edit per word) is tried
 // only when no phrasing matches exactly.
 func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, int, error) {
+	return ix.search(ctx, q, nil, 0)
+}
+
+// search is [Index.Search] for the engine, which checks every hit against the files: unless keep
+// is nil, the documents it rejects are dropped from the hits and the total, and the stored
+// fields and snippets are made only for the first limit documents kept.
+func (ix *Index) search(ctx context.Context, q Query, keep func(path string) bool, limit int) ([]Hit, int, error) {
 	if strings.TrimSpace(q.Text) == "" {
 		return nil, 0, ErrEmptyQuery
 	}
@@ -132,13 +142,30 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, int, error) {
 	}
 	filter := ix.filter(q)
 	fuzzy := false
-	lists, total, err := ix.runAll(ctx, phrasings, filter, want, q.Threshold, false)
+	// One snapshot for every pass.
+	adv, err := ix.bi.Advanced()
+	if err != nil {
+		return nil, 0, fmt.Errorf("search: %w", err)
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return nil, 0, fmt.Errorf("search: %w", err)
+	}
+	defer r.Close()
+	terms := make([]query.Query, len(phrasings))
+	for i, p := range phrasings {
+		terms[i] = ix.termsQuery(p, false)
+	}
+	lists, total, err := ix.runAll(ctx, r, terms, filter, want, q.Threshold)
 	if err == nil && total > 0 {
-		lists, err = ix.feedback(ctx, phrasings, lists, filter, want, q.Threshold)
+		lists, err = ix.feedback(ctx, r, phrasings, terms, lists, filter, want, q.Threshold)
 	}
 	if err == nil && total == 0 {
 		fuzzy = true
-		lists, total, err = ix.runAll(ctx, phrasings, filter, want, q.Threshold, true)
+		for i, p := range phrasings {
+			terms[i] = ix.termsQuery(p, true)
+		}
+		lists, total, err = ix.runAll(ctx, r, terms, filter, want, q.Threshold)
 	}
 	if err != nil {
 		return nil, 0, err
@@ -147,6 +174,19 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, int, error) {
 	if len(fused) > want {
 		fused = fused[:want]
 	}
+	if keep != nil {
+		kept := fused[:0:0]
+		for _, r := range fused {
+			if !keep(r.path) {
+				total--
+				continue
+			}
+			if len(kept) < limit {
+				kept = append(kept, r)
+			}
+		}
+		fused = kept
+	}
 	hits, err := ix.hits(ctx, fused, phrasings, fuzzy)
 	if err != nil {
 		return nil, 0, err
@@ -154,13 +194,13 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, int, error) {
 	return hits, total, nil
 }
 
-// runAll runs every phrasing and returns their ranked lists and the number of documents that
-// match any of them.
-func (ix *Index) runAll(ctx context.Context, phrasings []string, filter query.Query, want int, threshold float64, fuzzy bool) ([][]ranked, int, error) {
-	lists := make([][]ranked, 0, len(phrasings))
+// runAll runs the terms query of every phrasing and returns their ranked lists and the number
+// of documents that match any of them.
+func (ix *Index) runAll(ctx context.Context, r index.IndexReader, terms []query.Query, filter query.Query, want int, threshold float64) ([][]ranked, int, error) {
+	lists := make([][]ranked, 0, len(terms))
 	matched := map[string]bool{}
-	for _, p := range phrasings {
-		list, err := ix.run(ctx, ix.textQuery(p, filter, fuzzy), want, threshold, matched)
+	for _, tq := range terms {
+		list, err := ix.run(ctx, r, filtered(tq, filter), want, threshold, matched)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -170,49 +210,148 @@ func (ix *Index) runAll(ctx context.Context, phrasings []string, filter query.Qu
 }
 
 // run ranks the documents matching bq: their best units, best first, at least want documents
-// when that many match. It adds every matching document to matched.
-func (ix *Index) run(ctx context.Context, bq query.Query, want int, threshold float64, matched map[string]bool) ([]ranked, error) {
+// when that many match. It adds every matching document to matched, unless matched is nil.
+func (ix *Index) run(ctx context.Context, r index.IndexReader, bq query.Query, want int, threshold float64, matched map[string]bool) ([]ranked, error) {
 	size := min(max(want*unitsPerDoc, 50), maxFetch)
 	for {
-		req := bleve.NewSearchRequestOptions(bq, size, 0, false)
-		// Equal scores are common (near-duplicate pages); the id makes the order reproducible.
-		req.SortBy([]string{"-_score", "_id"})
-		res, err := ix.bi.SearchInContext(ctx, req)
+		units, total, err := ix.top(ctx, r, bq, size, matched)
 		if err != nil {
-			return nil, fmt.Errorf("search: %w", err)
+			return nil, err
 		}
-		var list []ranked
-		seen := map[string]bool{}
-		for _, h := range res.Hits {
-			p := pathOfID(h.ID)
-			matched[p] = true
-			if seen[p] {
-				continue
-			}
-			seen[p] = true
-			list = append(list, ranked{path: p, unit: h.ID, score: h.Score})
-		}
-		complete := res.Total <= uint64(len(res.Hits))
-		if len(list) < want && !complete && size < maxFetch {
+		list, complete := rankUnits(units, total, want, threshold)
+		if !complete && size < maxFetch {
 			size = min(size*4, maxFetch)
+			matched = nil // counted already
 			continue
-		}
-		if !complete {
-			if err := ix.countPaths(ctx, bq, res.Total, matched); err != nil {
-				return nil, err
-			}
-		}
-		if len(list) > 0 && list[0].score > 0 {
-			top := list[0].score
-			for i := range list {
-				list[i].score /= top
-			}
-		}
-		if threshold > 0 {
-			list = slices.DeleteFunc(list, func(r ranked) bool { return r.score < threshold })
 		}
 		return list, nil
 	}
+}
+
+// rankUnits turns units, best first, into documents with their best unit, scores normalised,
+// dropping those under threshold. complete is false when fewer than want documents were found
+// while more units than these match.
+func rankUnits(units []unitHit, total, want int, threshold float64) (list []ranked, complete bool) {
+	seen := map[string]bool{}
+	for _, u := range units {
+		p := pathOfID(u.id)
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		list = append(list, ranked{path: p, unit: u.id, score: u.score})
+	}
+	complete = len(list) >= want || total <= len(units)
+	if len(list) > 0 && list[0].score > 0 {
+		top := list[0].score
+		for i := range list {
+			list[i].score /= top
+		}
+	}
+	if threshold > 0 {
+		list = slices.DeleteFunc(list, func(r ranked) bool { return r.score < threshold })
+	}
+	return list, complete
+}
+
+// unitHit is one scored unit.
+type unitHit struct {
+	id    string
+	score float64
+}
+
+// worse orders units best first: by score, then by id, since equal scores are common
+// (near-duplicate pages) and the id makes the order reproducible.
+func (a unitHit) worse(b unitHit) bool {
+	if a.score != b.score {
+		return a.score < b.score
+	}
+	return a.id > b.id
+}
+
+// unitHeap is a min-heap of units, the worst on top.
+type unitHeap []unitHit
+
+func (h unitHeap) Len() int           { return len(h) }
+func (h unitHeap) Less(i, j int) bool { return h[i].worse(h[j]) }
+func (h unitHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *unitHeap) Push(x any)        { *h = append(*h, x.(unitHit)) }
+func (h *unitHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// searcher returns the searcher of q over r, scoring with the index's model as bleve's own
+// search would.
+func (ix *Index) searcher(ctx context.Context, r index.IndexReader, q query.Query) (bsearch.Searcher, error) {
+	model := index.DefaultScoringModel
+	if m, ok := ix.bi.Mapping().(*mapping.IndexMappingImpl); ok && m.ScoringModel != "" {
+		model = m.ScoringModel
+	}
+	ctx = context.WithValue(ctx, bsearch.GetScoringModelCallbackKey, bsearch.GetScoringModelCallbackFn(func() string { return model }))
+	s, err := q.Searcher(ctx, r, ix.bi.Mapping(), bsearch.SearcherOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return s, nil
+}
+
+// top walks the matches of bq and returns the best n units, best first, and how many units
+// match. Unless matched is nil, it adds the documents of the first maxCount matching units to
+// matched. It drives
+// bleve's searcher itself rather than making a search request: a request sorted by score and
+// id loads the id of every match, and counting the documents took a second walk; here a
+// match's id is read only when it is counted or could enter the best n, and one walk does both
+// (together about a third of a search).
+func (ix *Index) top(ctx context.Context, r index.IndexReader, bq query.Query, n int, matched map[string]bool) ([]unitHit, int, error) {
+	s, err := ix.searcher(ctx, r, bq)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer s.Close()
+	sctx := &bsearch.SearchContext{DocumentMatchPool: bsearch.NewDocumentMatchPool(s.DocumentMatchPoolSize(), 0), IndexReader: r}
+	h := make(unitHeap, 0, n)
+	total := 0
+	for {
+		if total%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, 0, err
+			}
+		}
+		dm, err := s.Next(sctx)
+		if err != nil {
+			return nil, 0, fmt.Errorf("search: %w", err)
+		}
+		if dm == nil {
+			break
+		}
+		total++
+		u := unitHit{score: dm.Score}
+		count := matched != nil && total <= maxCount
+		if count || len(h) < n || u.score >= h[0].score {
+			if u.id, err = r.ExternalID(dm.IndexInternalID); err != nil {
+				return nil, 0, fmt.Errorf("search: %w", err)
+			}
+			if count {
+				matched[pathOfID(u.id)] = true
+			}
+			switch {
+			case len(h) < n:
+				heap.Push(&h, u)
+			case h[0].worse(u):
+				h[0] = u
+				heap.Fix(&h, 0)
+			}
+		}
+		sctx.DocumentMatchPool.Put(dm)
+	}
+	out := make([]unitHit, len(h))
+	for i := len(h) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(&h).(unitHit)
+	}
+	return out, total, nil
 }
 
 // Pseudo-relevance feedback (RM3-style): Search runs each phrasing, takes the best units of its
@@ -238,7 +377,7 @@ const (
 )
 
 // feedback reruns every phrasing with expansion terms drawn from the top units of its own list.
-func (ix *Index) feedback(ctx context.Context, phrasings []string, lists [][]ranked, filter query.Query, want int, threshold float64) ([][]ranked, error) {
+func (ix *Index) feedback(ctx context.Context, r index.IndexReader, phrasings []string, terms []query.Query, lists [][]ranked, filter query.Query, want int, threshold float64) ([][]ranked, error) {
 	out := make([][]ranked, 0, len(lists))
 	for i, p := range phrasings {
 		exp, err := ix.expansion(ctx, p, lists[i])
@@ -249,12 +388,13 @@ func (ix *Index) feedback(ctx context.Context, phrasings []string, lists [][]ran
 			out = append(out, lists[i])
 			continue
 		}
-		orig := ix.termsQuery(p, false)
-		bq := query.NewBooleanQuery([]query.Query{orig}, []query.Query{exp}, nil)
+		bq := query.NewBooleanQuery([]query.Query{terms[i]}, []query.Query{exp}, nil)
 		if filter != nil {
 			bq.AddFilter(filter)
 		}
-		list, err := ix.run(ctx, bq, want, threshold, map[string]bool{})
+		// The expansion matches no document the original terms do not, so the first pass has
+		// counted them all already.
+		list, err := ix.run(ctx, r, bq, want, threshold, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -369,21 +509,6 @@ func (ix *Index) expansion(ctx context.Context, text string, list []ranked) (que
 	return query.NewDisjunctionQuery(clauses), nil
 }
 
-// countPaths adds the documents of up to maxCount units matching bq to matched, without
-// scoring them.
-func (ix *Index) countPaths(ctx context.Context, bq query.Query, total uint64, matched map[string]bool) error {
-	req := bleve.NewSearchRequestOptions(bq, int(min(total, maxCount)), 0, false)
-	req.Score = "none"
-	res, err := ix.bi.SearchInContext(ctx, req)
-	if err != nil {
-		return fmt.Errorf("search: count: %w", err)
-	}
-	for _, h := range res.Hits {
-		matched[pathOfID(h.ID)] = true
-	}
-	return nil
-}
-
 // fuse merges ranked lists by reciprocal rank fusion; a single list keeps its own scores. A
 // document's best unit comes from the list that ranks it highest, the literal text first on
 // ties. Scores are normalised so that the top document scores 1.
@@ -427,10 +552,9 @@ func fuse(lists [][]ranked) []ranked {
 	return out
 }
 
-// textQuery builds the query for one phrasing, restricted by filter. Text is only ever
-// analysed into words, never parsed, so query syntax in it is plain text.
-func (ix *Index) textQuery(text string, filter query.Query, fuzzy bool) query.Query {
-	bq := query.NewBooleanQuery([]query.Query{ix.termsQuery(text, fuzzy)}, nil, nil)
+// filtered restricts q by filter, if any.
+func filtered(q, filter query.Query) query.Query {
+	bq := query.NewBooleanQuery([]query.Query{q}, nil, nil)
 	if filter != nil {
 		bq.AddFilter(filter)
 	}
