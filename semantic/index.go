@@ -129,6 +129,12 @@ type Index struct {
 	docs   map[string]docState // by path
 	closed bool
 
+	// dfs caches the document frequencies searches weigh their terms with.
+	dfs dfCache
+	// question holds the analysed question words (see questionTerms).
+	questionOnce sync.Once
+	question     map[string]bool
+
 	// persisting counts the batches searchable but not yet on disk (persistent index only).
 	persisting sync.WaitGroup
 	persistent bool
@@ -454,6 +460,10 @@ const persistWait = 10 * time.Second
 
 // batch applies b, counting it in ix.persisting until scorch has written it. Call with ix.mu held.
 func (ix *Index) batch(b *bleve.Batch) error {
+	// The statistics change with the batch: a new generation while it applies, and another once
+	// it is searchable, so none read meanwhile outlives it.
+	ix.dfs.invalidate()
+	defer ix.dfs.invalidate()
 	if !ix.persistent {
 		return ix.bi.Batch(b)
 	}
