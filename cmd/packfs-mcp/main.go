@@ -113,14 +113,22 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer srv.close()
 	logger.Print(srv.banner())
-	go srv.cleanTemp()
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	bg, stopIndex := context.WithCancel(ctx)
 	indexed := make(chan struct{})
 	go func() {
+		// The sweep for leftover temporary files walks the whole tree: it waits for the first client
+		// to be answered, so it does not compete with the start for the CPU.
+		if srv.afterStart(bg) {
+			srv.cleanTemp()
+		}
+	}()
+	go func() {
 		defer close(indexed)
+		// The index opens at once, so that after a restart the persisted index answers the first
+		// search.
 		srv.indexInBackground(bg)
 	}()
 	if opts.HTTP.Addr != "" {

@@ -11,8 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/packfs/packfs-mcp/fsroot"
@@ -33,6 +35,8 @@ type app struct {
 	tools   *tools.Server
 	journal *journal
 	mcp     *server.MCPServer
+	// started is closed once the first client's initialize is answered.
+	started chan struct{}
 	log     *log.Logger
 }
 
@@ -96,10 +100,16 @@ func build(cfg Config, logger *log.Logger) (*app, error) {
 		a.close()
 		return nil, err
 	}
+	hooks := a.hooks()
+	a.started = make(chan struct{})
+	var once sync.Once
+	hooks.AddAfterInitialize(func(context.Context, any, *mcp.InitializeRequest, *mcp.InitializeResult) {
+		once.Do(func() { close(a.started) })
+	})
 	a.mcp = server.NewMCPServer("packfs-mcp", version,
 		server.WithToolCapabilities(false),
 		server.WithInstructions(a.tools.Instructions()),
-		server.WithHooks(a.hooks()),
+		server.WithHooks(hooks),
 	)
 	a.tools.Register(a.mcp)
 	return a, nil
@@ -132,6 +142,23 @@ func openEngine(cfg Config, root *fsroot.Root, policy *security.Policy, logf fun
 			OverlapSize: cfg.Semantic.OverlapSize,
 		},
 	}), nil
+}
+
+// startGrace bounds how long background work waits for a client's initialize before it starts anyway.
+const startGrace = time.Second
+
+// afterStart waits until the first client has been answered its initialize, or startGrace has
+// passed, so that background work does not slow the start. It reports false when ctx ended first.
+func (a *app) afterStart(ctx context.Context) bool {
+	t := time.NewTimer(startGrace)
+	defer t.Stop()
+	select {
+	case <-a.started:
+	case <-t.C:
+	case <-ctx.Done():
+		return false
+	}
+	return true
 }
 
 // indexDir is where the search index of root persists: the configured folder, or one in the user's
