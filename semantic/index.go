@@ -131,6 +131,8 @@ type Index struct {
 
 	// dfs caches the document frequencies searches weigh their terms with.
 	dfs dfCache
+	// wordList caches the terms of the words field, for Candidates.
+	wordList wordCache
 	// question holds the analysed question words (see questionTerms).
 	questionOnce sync.Once
 	question     map[string]bool

@@ -969,11 +969,13 @@ func (ix *Index) Candidates(ctx context.Context, literal string) ([]string, bool
 	if !ok {
 		return nil, false, nil
 	}
+	words, err := ix.words(ix.dfs.generation())
+	if err != nil {
+		return nil, false, err
+	}
 	var must []query.Query
 	for _, r := range runs {
-		rq := query.NewRegexpQuery(".*" + r + ".*")
-		rq.SetField(fieldWords)
-		must = append(must, rq)
+		must = append(must, containing(words, r))
 	}
 	n, err := ix.Count()
 	if err != nil || n == 0 {
@@ -991,6 +993,28 @@ func (ix *Index) Candidates(ctx context.Context, literal string) ([]string, bool
 	}
 	sort.Strings(paths)
 	return paths, true, nil
+}
+
+// containing returns a query for the documents with a word containing run: the words of the
+// index that contain it, found in the cached list, as term queries; or, for a run inside too many
+// words, a regular expression over the words field. An empty list of words matches nothing.
+func containing(words []string, run string) query.Query {
+	matched, ok := wordsContaining(words, run)
+	if !ok {
+		rq := query.NewRegexpQuery(".*" + run + ".*")
+		rq.SetField(fieldWords)
+		return rq
+	}
+	if len(matched) == 0 {
+		return query.NewMatchNoneQuery()
+	}
+	terms := make([]query.Query, len(matched))
+	for i, w := range matched {
+		tq := query.NewTermQuery(w)
+		tq.SetField(fieldWords)
+		terms[i] = tq
+	}
+	return query.NewDisjunctionQuery(terms)
 }
 
 // literalRuns returns the distinct lower-case runs of ASCII letters and digits of literal worth

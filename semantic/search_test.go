@@ -385,6 +385,51 @@ func TestCandidatesOK(t *testing.T) {
 	}
 }
 
+// TestCandidatesFollowWrites checks that the cached list of indexed words never hides a word
+// written, or shows one deleted, after it was read.
+func TestCandidatesFollowWrites(t *testing.T) {
+	ix := fixtureIndex(t)
+	candidates := func(literal string) []string {
+		t.Helper()
+		got, ok, err := ix.Candidates(context.Background(), literal)
+		if err != nil || !ok {
+			t.Fatalf("Candidates(%q) = %v, %v, %v", literal, got, ok, err)
+		}
+		return got
+	}
+	if got := candidates("wombat"); got != nil {
+		t.Fatalf("before the write: %v", got)
+	}
+	if err := ix.Put(Doc{Path: "new/wombats.md", Title: "Marsupials", Sections: []Section{{Line: 1, Text: "A wombat census."}}}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"new/wombats.md"}, candidates("ombat")); diff != "" {
+		t.Errorf("after the write (-want +got):\n%s", diff)
+	}
+	if err := ix.Delete("new/wombats.md"); err != nil {
+		t.Fatal(err)
+	}
+	if got := candidates("wombat"); got != nil {
+		t.Errorf("after the delete: %v", got)
+	}
+}
+
+// TestWordsContaining checks the substring scan and its bound.
+func TestWordsContaining(t *testing.T) {
+	words := []string{"archive", "archived", "list", "playlist", "unarchive"}
+	got, ok := wordsContaining(words, "archive")
+	if diff := cmp.Diff([]string{"archive", "archived", "unarchive"}, got); !ok || diff != "" {
+		t.Errorf("wordsContaining = %v, %v (-want +got):\n%s", got, ok, diff)
+	}
+	many := make([]string, maxWordTerms+1)
+	for i := range many {
+		many[i] = fmt.Sprintf("x%dlist", i)
+	}
+	if _, ok := wordsContaining(many, "list"); ok {
+		t.Error("a run inside more than maxWordTerms words was not refused")
+	}
+}
+
 // TestCandidatesSuperset checks on real files that the candidates of a literal always include
 // every file that contains it, ignoring case.
 func TestCandidatesSuperset(t *testing.T) {
