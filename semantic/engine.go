@@ -253,7 +253,11 @@ func (e *Engine) Build(ctx context.Context) error {
 	if e.opts.Progress != nil {
 		e.opts.Progress(e.Status())
 	}
-	return nil
+	// Read the list of indexed words now, so the first search_content after the build does not
+	// wait for it.
+	ix := e.index()
+	_, err = ix.words(ix.dfs.generation())
+	return err
 }
 
 // readAndPut reads and parses names, puts each document in the graph (calling found for it) and
