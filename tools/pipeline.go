@@ -28,8 +28,8 @@ func admit[T any](s *Server, c *call) (T, error) {
 	return in, nil
 }
 
-// peekPurpose reads the purpose from arguments without judging the rest; "" when there is none.
-func peekPurpose(raw []byte) string {
+// Purpose reads the purpose from a call's arguments without judging the rest; "" when there is none.
+func Purpose(raw []byte) string {
 	var v struct {
 		Purpose any `json:"purpose"`
 	}

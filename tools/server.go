@@ -162,8 +162,8 @@ func (s *Server) enabled(tool string) bool {
 // ends whenever the call returns.
 func (s *Server) adapt(tool string, h handlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		c := &call{tool: tool, raw: rawArguments(req), start: time.Now()}
-		c.purpose = peekPurpose(c.raw)
+		c := &call{tool: tool, raw: Arguments(req), start: time.Now()}
+		c.purpose = Purpose(c.raw)
 		if m := req.Params.Meta; m != nil {
 			c.progressToken = m.ProgressToken
 		}
@@ -227,7 +227,9 @@ func shape(out any, isErr bool) *mcp.CallToolResult {
 	return res
 }
 
-func rawArguments(req mcp.CallToolRequest) []byte {
+// Arguments returns a tool call's arguments as the JSON the client sent, or "{}" when it sent none.
+// The journal records them as the tools decode them.
+func Arguments(req mcp.CallToolRequest) []byte {
 	if len(req.Params.RawArguments) > 0 {
 		return req.Params.RawArguments
 	}

@@ -135,7 +135,7 @@ Flags (the same as serve's):
 		logger.Print(err)
 		return 2
 	}
-	if a.engine != nil && needsIndex(c.name, peekArgsPurpose(c.args)) {
+	if a.engine != nil && needsIndex(c.name, tools.Purpose(c.args)) {
 		a.buildIndex(ctx, progressEvery, func(st semantic.Progress) {
 			if a.cfg.progress != nil {
 				a.cfg.progress(tools.Progress{Done: st.Done, Total: st.Total,
@@ -240,14 +240,6 @@ func needsIndex(tool, purpose string) bool {
 		return purpose == "delete" || purpose == "move"
 	}
 	return false
-}
-
-func peekArgsPurpose(args json.RawMessage) string {
-	var v struct {
-		Purpose string `json:"purpose"`
-	}
-	json.Unmarshal(args, &v) // a purpose of the wrong type is the tool's to report
-	return v.Purpose
 }
 
 // progressPrinter returns a [tools.Progress] hook that prints each report on stderr as one line.

@@ -22,6 +22,7 @@ import (
 
 	"github.com/packfs/packfs-mcp/audit"
 	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/tools"
 )
 
 // journal is the audit journal of a server started with --journal FILE: one JSON line per tool
@@ -167,7 +168,7 @@ func (j *journal) call(ctx context.Context, id any, req *mcp.CallToolRequest, re
 		if req.Params.Name != "" {
 			c.Tool = req.Params.Name
 		}
-		c.Input = journalInput(req)
+		c.Input = tools.Arguments(*req)
 	}
 	switch {
 	case res != nil:
@@ -257,21 +258,6 @@ func journalIDString(id any) string {
 		return v.String()
 	}
 	return fmt.Sprint(id)
-}
-
-// journalInput returns the call's arguments as sent.
-func journalInput(req *mcp.CallToolRequest) json.RawMessage {
-	if len(req.Params.RawArguments) > 0 {
-		return req.Params.RawArguments
-	}
-	if req.Params.Arguments == nil {
-		return nil
-	}
-	b, err := json.Marshal(req.Params.Arguments)
-	if err != nil {
-		return nil
-	}
-	return b
 }
 
 // journalOutput returns a result's flat JSON: its structured content, else its text when that is
