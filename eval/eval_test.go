@@ -4,10 +4,12 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -72,7 +74,7 @@ func TestGrepRanker(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.q, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, r.Rank(tt.q, tt.k)); diff != "" {
+			if diff := cmp.Diff(tt.want, r.Rank(tt.q, nil, tt.k)); diff != "" {
 				t.Errorf("Rank(%q, %d) mismatch (-want +got):\n%s", tt.q, tt.k, diff)
 			}
 		})
@@ -90,7 +92,128 @@ func TestQuerySets(t *testing.T) {
 			if len(qs.Queries) < minQueries {
 				t.Errorf("%d queries, want at least %d", len(qs.Queries), minQueries)
 			}
+			if _, err := loadParaphrases(filepath.Join("queries", c.Paraphrases), qs); err != nil {
+				t.Error(err)
+			}
 		})
+	}
+}
+
+func TestFuseRanks(t *testing.T) {
+	tests := []struct {
+		name  string
+		lists [][]string
+		k     int
+		want  []string
+	}{
+		{"one list keeps its order", [][]string{{"b", "a", "c"}}, 10, []string{"b", "a", "c"}},
+		{"agreement beats one top rank", [][]string{{"a", "b"}, {"c", "b"}, {"d", "b"}}, 10, []string{"b", "a", "c", "d"}},
+		{"ties by path", [][]string{{"b"}, {"a"}}, 10, []string{"a", "b"}},
+		{"cut at k", [][]string{{"a", "b", "c"}, {"c"}}, 2, []string{"c", "a"}},
+		{"empty lists", [][]string{{}, {}}, 5, []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, fuseRanks(tt.lists, tt.k)); diff != "" {
+				t.Errorf("fuseRanks mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestGrepParaphrases checks that the baseline searches the paraphrases too:
+// a file only a paraphrase's words find is ranked.
+func TestGrepParaphrases(t *testing.T) {
+	root := t.TempDir()
+	for name, text := range map[string]string{"a.md": "undo the last commit", "b.md": "revert a change"} {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := newGrepRanker(root, []string{"a.md", "b.md"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Rank("undo commit", nil, 10); !slices.Equal(got, []string{"a.md"}) {
+		t.Errorf("without paraphrases: %q, want [a.md]", got)
+	}
+	if got := r.Rank("undo commit", []string{"revert change"}, 10); len(got) != 2 {
+		t.Errorf("with a paraphrase: %q, want both files", got)
+	}
+}
+
+func TestLoadParaphrases(t *testing.T) {
+	qs := &QuerySet{Corpus: "c", Queries: []Query{{ID: "q1", Query: "a"}, {ID: "q2", Query: "b"}}}
+	tests := []struct {
+		name, json, err string
+	}{
+		{"ok", `{"corpus":"c","paraphrases":{"q1":["x"],"q2":["y","z"]}}`, ""},
+		{"other corpus", `{"corpus":"d","paraphrases":{"q1":["x"],"q2":["y"]}}`, `corpus "d"`},
+		{"missing query", `{"corpus":"c","paraphrases":{"q1":["x"]}}`, "query q2 has 0 paraphrases"},
+		{"unknown query", `{"corpus":"c","paraphrases":{"q1":["x"],"q2":["y"],"q3":["z"]}}`, `unknown query "q3"`},
+		{"empty phrasing", `{"corpus":"c","paraphrases":{"q1":[" "],"q2":["y"]}}`, "empty paraphrase"},
+		{"too many", `{"corpus":"c","paraphrases":{"q1":["1","2","3","4","5","6","7","8","9"],"q2":["y"]}}`, "has 9 paraphrases"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name := filepath.Join(t.TempDir(), "p.json")
+			if err := os.WriteFile(name, []byte(tt.json), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := loadParaphrases(name, qs)
+			switch {
+			case tt.err == "" && err != nil:
+				t.Fatalf("unexpected error: %v", err)
+			case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+				t.Fatalf("error %v, want one containing %q", err, tt.err)
+			}
+		})
+	}
+}
+
+// TestPooledJudgments checks how pooled judgments merge with the author's:
+// grade 0 is judged but not relevant, the author's grade is kept, and
+// --author-only ignores the pool.
+func TestPooledJudgments(t *testing.T) {
+	q := Query{ID: "q", Query: "x",
+		Relevant: Judgments{"a": 2},
+		Pooled:   Judgments{"b": 1, "c": 0}}
+	if diff := cmp.Diff(Judgments{"a": 2, "b": 1}, q.judgments()); diff != "" {
+		t.Errorf("judgments mismatch (-want +got):\n%s", diff)
+	}
+	for p, want := range map[string]bool{"a": true, "b": true, "c": true, "d": false} {
+		if got := q.judged(p); got != want {
+			t.Errorf("judged(%q) = %v, want %v", p, got, want)
+		}
+	}
+	authorOnly = true
+	t.Cleanup(func() { authorOnly = false })
+	if diff := cmp.Diff(Judgments{"a": 2}, q.judgments()); diff != "" {
+		t.Errorf("author-only judgments mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestPoolOut(t *testing.T) {
+	poolOut = filepath.Join(t.TempDir(), "pool.json")
+	t.Cleanup(func() { poolOut, pool = "", unjudged{} })
+	q := Query{ID: "q1", Query: "find x", Relevant: Judgments{"a": 2}, Pooled: Judgments{"b": 0}}
+	pool.add(q, []string{"z", "a", "b", "c", "d", "e"}) // e is below the top 5
+	pool.add(q, []string{"c", "y"})
+	n, err := pool.write(poolOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(poolOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []poolEntry
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := []poolEntry{{ID: "q1", Question: "find x", Pages: []string{"c", "d", "y", "z"}}}
+	if diff := cmp.Diff(want, got); diff != "" || n != 4 {
+		t.Errorf("pool (n=%d, want 4) mismatch (-want +got):\n%s", n, diff)
 	}
 }
 
@@ -186,5 +309,41 @@ func TestUnpack(t *testing.T) {
 
 	if err := unpack(corpus{Archive: "missing.tar.gz", Root: "x"}, archives, dst); !errors.Is(err, errNoArchive) {
 		t.Errorf("unpack of a missing archive: got %v, want errNoArchive", err)
+	}
+}
+
+func TestMergePool(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "q.json")
+	qs := `{"corpus":"c","queries":[{"id":"q1","query":"x","relevant":{"a":2}},{"id":"q2","query":"y","relevant":{"b":2}}]}`
+	if err := os.WriteFile(name, []byte(qs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	write := func(s string) string {
+		f := filepath.Join(dir, "grades.json")
+		if err := os.WriteFile(f, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	n, err := mergePool(name, write(`{"q1":{"c":{"grade":1,"why":"helps"},"d":{"grade":0,"why":"no"}},"t9":{"z":{"grade":2}}}`))
+	if err != nil || n != 2 {
+		t.Fatalf("mergePool = %d, %v; want 2, nil", n, err)
+	}
+	got, err := loadQuerySet(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(Judgments{"c": 1, "d": 0}, got.Queries[0].Pooled); diff != "" {
+		t.Errorf("pooled mismatch (-want +got):\n%s", diff)
+	}
+	for _, bad := range []string{
+		`{"q1":{"c":{"grade":2}}}`, // judged already
+		`{"q1":{"a":{"grade":1}}}`, // judged by the author
+		`{"q2":{"e":{"grade":3}}}`, // no such grade
+	} {
+		if _, err := mergePool(name, write(bad)); err == nil {
+			t.Errorf("mergePool(%s) succeeded, want an error", bad)
+		}
 	}
 }

@@ -62,7 +62,52 @@ func newGrepRanker(root string, files []string) (Ranker, error) {
 }
 
 // Rank implements [Ranker]. Files that contain no query term are not returned.
-func (g *grepRanker) Rank(query string, k int) []string {
+// With paraphrases, each phrasing is ranked on its own and the lists are fused
+// by reciprocal rank fusion, as the engine fuses them, so that the two rankers
+// are compared on the same phrasings.
+func (g *grepRanker) Rank(query string, paraphrases []string, k int) []string {
+	if len(paraphrases) == 0 {
+		return g.rank(query, k)
+	}
+	lists := [][]string{g.rank(query, rrfDepth)}
+	for _, p := range paraphrases {
+		lists = append(lists, g.rank(p, rrfDepth))
+	}
+	return fuseRanks(lists, k)
+}
+
+// rrfDepth is how many files of each phrasing's list the baseline fuses, and
+// rrfK the constant of its reciprocal rank fusion (the paper's, as the
+// engine's).
+const (
+	rrfDepth = 100
+	rrfK     = 60
+)
+
+// fuseRanks merges ranked lists of paths by reciprocal rank fusion and
+// returns the best k, ties broken by path.
+func fuseRanks(lists [][]string, k int) []string {
+	score := map[string]float64{}
+	for _, list := range lists {
+		for i, p := range list {
+			score[p] += 1 / float64(rrfK+i+1)
+		}
+	}
+	out := make([]string, 0, len(score))
+	for p := range score {
+		out = append(out, p)
+	}
+	slices.SortFunc(out, func(a, b string) int {
+		if c := cmp.Compare(score[b], score[a]); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	return out[:min(k, len(out))]
+}
+
+// rank ranks the files for one phrasing.
+func (g *grepRanker) rank(query string, k int) []string {
 	terms := queryTerms(query)
 	type scored struct {
 		path            string

@@ -38,9 +38,10 @@ const (
 )
 
 // A Ranker answers a query with the root-relative slash paths of at most k
-// files, best first.
+// files, best first. paraphrases are other phrasings of query written by a
+// calling model (see --paraphrases); a ranker searches them too.
 type Ranker interface {
-	Rank(query string, k int) []string
+	Rank(query string, paraphrases []string, k int) []string
 }
 
 // A rankerFactory builds a [Ranker] over the files (root-relative slash
@@ -62,6 +63,10 @@ func main() {
 		queryDir  = flag.String("queries", "", "directory with the query files (default <module>/eval/queries)")
 		verbose   = flag.Bool("v", false, "print each query's metrics and the ranks of its judged files")
 	)
+	flag.BoolVar(&withParaphrases, "paraphrases", false, "also search the paraphrases in eval/queries/<corpus>.paraphrases.json, as a calling model's queries")
+	flag.StringVar(&poolOut, "pool-out", "", "write the unjudged files among every ranker's top "+strconv.Itoa(ndcgDepth)+" to this JSON file, to be judged")
+	mergeFrom := flag.String("merge-pool", "", "add the grades in this assessment file (query id -> path -> {grade, why}) to the pooled judgments of the query files, and exit")
+	flag.BoolVar(&authorOnly, "author-only", false, "judge by the query authors' judgments alone, without the pooled ones")
 	flag.BoolVar(&splitReport, "split", false, "also report the means over odd- and even-numbered queries (tune on odd, hold out even)")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -78,10 +83,50 @@ func main() {
 		fmt.Fprintf(os.Stderr, "eval: unknown corpus %q: want obsidian, tldr or all\n", *which)
 		os.Exit(2)
 	}
+	if *mergeFrom != "" {
+		if err := mergeAll(selected, *queryDir, *mergeFrom); err != nil {
+			fmt.Fprintln(os.Stderr, "eval:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(os.Stdout, selected, *corpusDir, *queryDir, *verbose); err != nil {
 		fmt.Fprintln(os.Stderr, "eval:", err)
 		os.Exit(1)
 	}
+	if poolOut != "" {
+		n, err := pool.write(poolOut)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "eval:", err)
+			os.Exit(1)
+		}
+		fmt.Fprintf(os.Stderr, "eval: %d unjudged pages written to %s\n", n, poolOut)
+	}
+}
+
+// mergeAll adds the assessments in from to the query files of the selected
+// corpora, and says how many grades each got.
+func mergeAll(selected []corpus, queryDir, from string) error {
+	if queryDir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return err
+		}
+		mod, err := moduleRoot(wd)
+		if err != nil {
+			return err
+		}
+		queryDir = filepath.Join(mod, "eval", "queries")
+	}
+	for _, c := range selected {
+		name := filepath.Join(queryDir, c.Queries)
+		n, err := mergePool(name, from)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "eval: %d pooled grades added to %s\n", n, name)
+	}
+	return nil
 }
 
 // run evaluates every ranker on the selected corpora and writes the report
@@ -136,6 +181,14 @@ func evalCorpus(w io.Writer, c corpus, corpusDir, queryDir string, verbose bool)
 	if err != nil {
 		return err
 	}
+	var paras map[string][]string
+	if withParaphrases {
+		name := filepath.Join(queryDir, c.Paraphrases)
+		if paras, err = loadParaphrases(name, qs); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "paraphrases: %s\n", name)
+	}
 	root := filepath.Join(corpusDir, filepath.FromSlash(c.Root))
 	files, err := listMarkdown(root)
 	if err != nil {
@@ -155,7 +208,7 @@ func evalCorpus(w io.Writer, c corpus, corpusDir, queryDir string, verbose bool)
 		if verbose {
 			fmt.Fprintf(w, "\n[%s]\n", f.name)
 		}
-		results[i] = evaluate(w, r, qs, verbose)
+		results[i] = evaluate(w, r, qs, paras, verbose)
 	}
 	if verbose {
 		fmt.Fprintln(w)
@@ -182,6 +235,9 @@ func evalCorpus(w io.Writer, c corpus, corpusDir, queryDir string, verbose bool)
 
 // splitReport is the --split flag: report odd- and even-numbered queries too.
 var splitReport bool
+
+// withParaphrases is the --paraphrases flag.
+var withParaphrases bool
 
 // evaluation is the mean metrics of one ranker and each query's, by id.
 type evaluation struct {
@@ -219,18 +275,21 @@ func mean(per map[string]scores, ids []string) scores {
 	return scores{NDCG: sum.NDCG / n, MRR: sum.MRR / n, Recall: sum.Recall / n}
 }
 
-// evaluate runs every query of qs through r and returns the mean metrics and
-// each query's. If verbose, it writes each query's metrics and the rank (or
-// "-") of each of its judged files to w.
-func evaluate(w io.Writer, r Ranker, qs *QuerySet, verbose bool) evaluation {
+// evaluate runs every query of qs, with its paraphrases in paras (by id; nil
+// for none), through r and returns the mean metrics and each query's. If
+// verbose, it writes each query's metrics and the rank (or "-") of each of its
+// judged files to w.
+func evaluate(w io.Writer, r Ranker, qs *QuerySet, paras map[string][]string, verbose bool) evaluation {
 	var sum scores
 	per := make(map[string]scores, len(qs.Queries))
 	for _, q := range qs.Queries {
-		got := top(r.Rank(q.Query, rankDepth), rankDepth)
+		rel := q.judgments()
+		got := top(r.Rank(q.Query, paras[q.ID], rankDepth), rankDepth)
+		pool.add(q, got)
 		s := scores{
-			NDCG:   NDCG(got, q.Relevant, ndcgDepth),
-			MRR:    ReciprocalRank(got, q.Relevant, mrrDepth),
-			Recall: Recall(got, q.Relevant, recallDepth),
+			NDCG:   NDCG(got, rel, ndcgDepth),
+			MRR:    ReciprocalRank(got, rel, mrrDepth),
+			Recall: Recall(got, rel, recallDepth),
 		}
 		per[q.ID] = s
 		sum.NDCG += s.NDCG
@@ -252,15 +311,16 @@ func writeQuery(w io.Writer, q Query, got []string, s scores) {
 	for i, p := range got {
 		rank[p] = i + 1
 	}
-	for _, p := range sortedKeys(q.Relevant) {
+	rel := q.judgments()
+	for _, p := range sortedKeys(rel) {
 		r := "-"
 		if n, ok := rank[p]; ok {
 			r = fmt.Sprint(n)
 		}
-		fmt.Fprintf(w, "        rel %d  rank %-2s  %s\n", q.Relevant[p], r, p)
+		fmt.Fprintf(w, "        rel %d  rank %-2s  %s\n", rel[p], r, p)
 	}
 	for i, p := range got[:min(3, len(got))] {
-		fmt.Fprintf(w, "        top %d  rel %d    %s\n", i+1, q.Relevant[p], p)
+		fmt.Fprintf(w, "        top %d  rel %d    %s\n", i+1, rel[p], p)
 	}
 }
 

@@ -171,13 +171,13 @@ func withAnchors(docs []semantic.Doc, g *semantic.Graph, lines map[string][]stri
 // once, in the order of their best hit. A search error yields no results,
 // so it counts as a miss rather than stopping the evaluation; it is logged
 // to stderr.
-func (s *semanticRanker) Rank(query string, k int) []string {
+func (s *semanticRanker) Rank(query string, paraphrases []string, k int) []string {
 	n := k * semanticHitsPerResult
 	rerank := s.prior.InDegree != 0 || s.prior.Neighbours != 0 || s.sizes != nil
 	if rerank {
 		n = max(n, s.max)
 	}
-	hits, _, err := s.ix.Search(context.Background(), semantic.Query{Text: query, Max: n})
+	hits, _, err := s.ix.Search(context.Background(), semantic.Query{Text: query, Paraphrases: paraphrases, Max: n})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "eval: semantic search %q: %v\n", query, err)
 		return nil

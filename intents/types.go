@@ -32,7 +32,7 @@ type Discover struct {
 	Purpose string          `json:"purpose" validate:"required,oneof=list search_content search_semantic relationships" jsonschema:"What to do: list lists the files under target.path; search_content finds the lines containing target.query (literal or regex); search_semantic ranks documents under target.path for target.query with full-text search (BM25) over sections, titles, headings, tags and aliases, without neural embeddings; relationships describes the document at target.path: its outline, links, backlinks, broken links, tags and frontmatter relations."`
 	Target  DiscoverTarget  `json:"target" jsonschema:"Where to look and what to look for."`
 	Options DiscoverOptions `json:"options,omitzero" jsonschema:"Optional settings for the listing or search."`
-	Queries []string        `json:"queries,omitempty" validate:"max=8,dive,max=1000" jsonschema:"For search_semantic, up to 8 other phrasings of target.query, to find more relevant files. Default none."`
+	Queries []string        `json:"queries,omitempty" validate:"max=8,dive,max=1000" jsonschema:"For search_semantic, up to 8 other phrasings of target.query, searched too and fused by rank. The search matches words, not meaning: use the words the documents themselves would likely use (names of features or commands, technical terms, synonyms of the asker's words). Default none."`
 }
 
 // DiscoverTarget says where a [Discover] intent looks and what it looks for.

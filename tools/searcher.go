@@ -40,7 +40,7 @@ func searcherTool() mcp.Tool {
 			"regular expression; options.caseSensitive) and returns each file's matching lines with line numbers and options.contextLines of context. "+
 			"Results are sorted by path and capped by options.maxResults; when truncated, pass nextOffset back as options.offset. "+
 			"purpose \"search_semantic\" ranks the documents under target.path for target.query: full-text search (BM25) over sections, titles, headings, tags and aliases "+
-			"(no neural embeddings), with each hit's best section, line and a snippet; add paraphrases in queries to widen it, options.followRelationships for documents one link away. "+
+			"(no neural embeddings), with each hit's best section, line and a snippet; it matches words, not meaning, so add up to 8 paraphrases in queries using the words the documents would likely use (feature or command names, technical terms, synonyms), options.followRelationships for documents one link away. "+
 			"purpose \"relationships\" describes the document at target.path: outline, links, backlinks, broken links, tags and frontmatter relations."),
 		schemas[intents.Discover, SearcherResult](),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{
