@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/packfs/packfs-mcp/semantic"
 )
 
 // stopWords are dropped from queries by [grepRanker]: words so common that
@@ -63,8 +65,8 @@ func newGrepRanker(root string, files []string) (Ranker, error) {
 
 // Rank implements [Ranker]. Files that contain no query term are not returned.
 // With paraphrases, each phrasing is ranked on its own and the lists are fused
-// by reciprocal rank fusion, as the engine fuses them, so that the two rankers
-// are compared on the same phrasings.
+// by reciprocal rank fusion with the engine's constant, so that the two
+// rankers are compared on the same phrasings, fused the same way.
 func (g *grepRanker) Rank(query string, paraphrases []string, k int) []string {
 	if len(paraphrases) == 0 {
 		return g.rank(query, k)
@@ -76,13 +78,8 @@ func (g *grepRanker) Rank(query string, paraphrases []string, k int) []string {
 	return fuseRanks(lists, k)
 }
 
-// rrfDepth is how many files of each phrasing's list the baseline fuses, and
-// rrfK the constant of its reciprocal rank fusion (the paper's, as the
-// engine's).
-const (
-	rrfDepth = 100
-	rrfK     = 60
-)
+// rrfDepth is how many files of each phrasing's list the baseline fuses.
+const rrfDepth = 100
 
 // fuseRanks merges ranked lists of paths by reciprocal rank fusion and
 // returns the best k, ties broken by path.
@@ -90,7 +87,7 @@ func fuseRanks(lists [][]string, k int) []string {
 	score := map[string]float64{}
 	for _, list := range lists {
 		for i, p := range list {
-			score[p] += 1 / float64(rrfK+i+1)
+			score[p] += 1 / float64(semantic.FusionK+i+1)
 		}
 	}
 	out := make([]string, 0, len(score))

@@ -695,7 +695,8 @@ func BenchmarkTLDR(b *testing.B) {
 }
 
 // TestSearchFeedback checks that pseudo-relevance feedback re-ranks by the vocabulary of the top
-// hits: a unit sharing it beats an equal match on the query alone, and no document is added.
+// hits: a unit sharing it beats an equal match on the query alone, and no document is added;
+// and that it leaves the paraphrases' lists alone.
 func TestSearchFeedback(t *testing.T) {
 	var docs []Doc
 	for i := range 12 {
@@ -719,5 +720,14 @@ func TestSearchFeedback(t *testing.T) {
 	want := []string{"a/top.md", "c/related.md", "b/plain.md"}
 	if diff := cmp.Diff(want, got); diff != "" || total != 3 {
 		t.Errorf("hits (-want +got):\n%s total = %d, want 3", diff, total)
+	}
+	// A paraphrase is not expanded: b and c match it equally and keep the order of their ids.
+	hits, _, err = ix.Search(context.Background(), Query{Text: "wombat", Paraphrases: []string{"sourdough"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []string{"a/top.md", "b/plain.md", "c/related.md"}
+	if diff := cmp.Diff(want, paths(hits)); diff != "" {
+		t.Errorf("paraphrase hits (-want +got):\n%s", diff)
 	}
 }
