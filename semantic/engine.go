@@ -490,6 +490,9 @@ type Results struct {
 	Hits    []Hit
 	Related []RelatedHit
 	Total   int
+	// Unknown are the words of the query and its paraphrases that no indexed document
+	// contains (see [Index.UnknownWords]).
+	Unknown []string
 }
 
 // RelatedHit is a document one hop from the top hits through links, backlinks or frontmatter
@@ -523,6 +526,9 @@ func (e *Engine) Search(ctx context.Context, q Query, follow bool) (Results, err
 	}
 	out := Results{Hits: hits}
 	out.Total = max(total, len(out.Hits))
+	if out.Unknown, err = ix.UnknownWords(append([]string{q.Text}, q.Paraphrases...)...); err != nil {
+		return Results{}, err
+	}
 	if follow {
 		out.Related = e.related(out.Hits)
 	}

@@ -619,6 +619,50 @@ func (ix *Index) queryTerms(text string) []string {
 	return ix.terms(textAnalyzer, text)
 }
 
+// UnknownWords returns the words of the phrasings, lower-cased, in order and once each, that
+// no indexed unit contains: a word whose analysed terms are all absent from the index can
+// only be matched fuzzily, so the caller is better off saying it differently. Question words
+// and stop words are not reported.
+func (ix *Index) UnknownWords(phrasings ...string) ([]string, error) {
+	var words, terms []string
+	wordTerms := map[string][]string{}
+	for _, p := range phrasings {
+		for _, w := range ix.terms(wordsAnalyzer, p) {
+			if questionWords[w] || wordTerms[w] != nil || slices.Contains(words, w) {
+				continue
+			}
+			words = append(words, w)
+			wordTerms[w] = ix.terms(textAnalyzer, w)
+			terms = append(terms, wordTerms[w]...)
+		}
+	}
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	gen := ix.dfs.generation()
+	adv, err := ix.bi.Advanced()
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer r.Close()
+	st, err := ix.stats(r, gen, terms, fieldText)
+	if err != nil {
+		return nil, err
+	}
+	var unknown []string
+	for _, w := range words {
+		ts := wordTerms[w]
+		if len(ts) > 0 && !slices.ContainsFunc(ts, func(t string) bool { return st.df[fieldText][t] > 0 }) {
+			unknown = append(unknown, w)
+		}
+	}
+	return unknown, nil
+}
+
 // termsQuery matches the terms of text: a disjunction with one clause per term, so that bleve's
 // coordination factor (matched clauses / all clauses) ranks a unit that matches more distinct
 // terms above one that matches a single term often. Each clause matches the unit's combined

@@ -299,6 +299,32 @@ func TestSearchParaphrasesAndThreshold(t *testing.T) {
 	}
 }
 
+func TestUnknownWords(t *testing.T) {
+	ix := fixtureIndex(t)
+	tests := []struct {
+		name      string
+		phrasings []string
+		want      []string
+	}{
+		{"all known", []string{"pancake zebra"}, nil},
+		{"stemmed form is known", []string{"pancakes searching"}, nil},
+		{"unknown words in order, once", []string{"Zzqx pancake qwv", "zzqx quokka"}, []string{"zzqx", "qwv"}},
+		{"question and stop words are not reported", []string{"how do I see the zzqx pancake"}, []string{"zzqx"}},
+		{"empty", []string{"", "  "}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ix.UnknownWords(tt.phrasings...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("UnknownWords(%q) (-want +got):\n%s", tt.phrasings, diff)
+			}
+		})
+	}
+}
+
 func TestMakeSnippet(t *testing.T) {
 	long := strings.Repeat("word ", 100)
 	tests := []struct {

@@ -114,6 +114,7 @@ type SearcherResult struct {
 	TimedOut     bool        `json:"timedOut,omitempty" jsonschema:"true when the deadline stopped the walk early; narrow the path or the criteria"`
 	// search_semantic
 	Related       []RelatedEntry `json:"related,omitempty" jsonschema:"search_semantic with options.followRelationships: documents one link away from the hits; relationships: documents related through frontmatter or links"`
+	UnknownWords  []string       `json:"unknownWords,omitempty" jsonschema:"search_semantic: words of the query or its paraphrases that no indexed document contains; say them differently in queries, with the words the documents would use"`
 	IndexComplete *bool          `json:"indexComplete,omitempty" jsonschema:"search_semantic and relationships: false while the index is still being built, so results may be missing files"`
 	IndexedFiles  *int           `json:"indexedFiles,omitempty" jsonschema:"while the index is incomplete: files indexed so far"`
 	TotalFiles    *int           `json:"totalFiles,omitempty" jsonschema:"while the index is incomplete: files to index (0 while still counting)"`

@@ -44,7 +44,7 @@ func (s *Server) searchSemantic(ctx context.Context, c *call, in intents.Discove
 	if err != nil {
 		return nil, err
 	}
-	out := SearcherResult{Status: Status{Success: true}, TotalFound: res.Total}
+	out := SearcherResult{Status: Status{Success: true}, TotalFound: res.Total, UnknownWords: res.Unknown}
 	hits := res.Hits
 	if in.Options.Offset < len(hits) {
 		hits = hits[in.Options.Offset:]

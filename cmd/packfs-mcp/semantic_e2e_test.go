@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -130,6 +131,9 @@ func semanticCases(f *fixture) []toolCase {
 		{name: "paraphrases widen the search", tool: searcher, args: semanticQuery("zzqx nothing matches this", map[string]any{"queries": []string{"books and authors"}}), check: func(t *testing.T, r map[string]any) {
 			if h := first(t, r); h["path"] != "data/books.csv" {
 				t.Errorf("top hit = %v", h)
+			}
+			if u, _ := r["unknownWords"].([]any); !slices.Contains(u, any("zzqx")) || slices.Contains(u, any("books")) {
+				t.Errorf("unknownWords = %v, want zzqx and not books", r["unknownWords"])
 			}
 		}},
 		{name: "follow relationships", tool: searcher, args: semanticQuery("weekly meeting attendees", map[string]any{"options": map[string]any{"followRelationships": true, "maxResults": 1}}),
