@@ -40,15 +40,23 @@ func BenchmarkTLDRCorpus(b *testing.B) {
 		build := time.Since(t0)
 		b.ReportMetric(float64(files)/build.Seconds(), "build-files/s")
 
-		// search_semantic latency over the judged queries.
-		var sem []time.Duration
+		// search_semantic latency over the judged queries, alone and with the paraphrases a
+		// calling model wrote for them.
+		var sem, para []time.Duration
 		for _, q := range tldrQueries(b) {
 			t := time.Now()
-			s.roundTrip(b, toolCall(3, searcher, map[string]any{"purpose": "search_semantic", "target": map[string]any{"path": ".", "query": q}}))
+			s.roundTrip(b, toolCall(3, searcher, map[string]any{"purpose": "search_semantic", "target": map[string]any{"path": ".", "query": q.text}}))
 			sem = append(sem, time.Since(t))
+		}
+		for _, q := range tldrQueries(b) {
+			t := time.Now()
+			s.roundTrip(b, toolCall(3, searcher, map[string]any{"purpose": "search_semantic", "target": map[string]any{"path": ".", "query": q.text}, "queries": q.paraphrases}))
+			para = append(para, time.Since(t))
 		}
 		b.ReportMetric(pct(sem, 0.50), "semantic-p50-ms")
 		b.ReportMetric(pct(sem, 0.95), "semantic-p95-ms")
+		b.ReportMetric(pct(para, 0.50), "semantic-paraphrases-p50-ms")
+		b.ReportMetric(pct(para, 0.95), "semantic-paraphrases-p95-ms")
 
 		// A write, then a search that must see it.
 		t := time.Now()
@@ -122,20 +130,32 @@ func waitComplete(b *testing.B, s *rawServer) {
 	b.Fatal("the index never completed")
 }
 
-func tldrQueries(b *testing.B) []string {
-	data, err := os.ReadFile(filepath.Join("..", "..", "eval", "queries", "tldr.json"))
-	if err != nil {
-		b.Fatal(err)
-	}
+// tldrQuery is one judged tldr query and the paraphrases a calling model wrote for it.
+type tldrQuery struct {
+	text        string
+	paraphrases []string
+}
+
+func tldrQueries(b *testing.B) []tldrQuery {
+	dir := filepath.Join("..", "..", "eval", "queries")
 	var set struct {
-		Queries []struct{ Query string } `json:"queries"`
+		Queries []struct{ ID, Query string } `json:"queries"`
 	}
-	if err := json.Unmarshal(data, &set); err != nil {
-		b.Fatal(err)
+	var paras struct {
+		Paraphrases map[string][]string `json:"paraphrases"`
 	}
-	var out []string
+	for name, v := range map[string]any{"tldr.json": &set, "tldr.paraphrases.json": &paras} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := json.Unmarshal(data, v); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var out []tldrQuery
 	for _, q := range set.Queries {
-		out = append(out, q.Query)
+		out = append(out, tldrQuery{q.Query, paras.Paraphrases[q.ID]})
 	}
 	return out
 }
