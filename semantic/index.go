@@ -425,6 +425,7 @@ func (ix *Index) PutBatch(docs []Doc) error {
 	defer ix.mu.Unlock()
 	b := ix.bi.NewBatch()
 	next := make(map[string]docState, len(docs))
+	var texts []string // of the words fields, for the word list of a small batch
 	for _, d := range docs {
 		old, ok := next[d.Path]
 		if !ok {
@@ -442,13 +443,21 @@ func (ix *Index) PutBatch(docs []Doc) error {
 			}
 		}
 		st := docState{stamp: Stamp{Size: d.Size, ModTime: d.ModTime}, units: len(units)}
-		if err := b.Index(d.Path+"#"+metaID, ix.meta(d, st)); err != nil {
+		m := ix.meta(d, st)
+		if len(docs) <= maxIncrementalDocs {
+			texts = append(texts, m[fieldWords].(string))
+		}
+		if err := b.Index(d.Path+"#"+metaID, m); err != nil {
 			return fmt.Errorf("index: %s: %w", d.Path, err)
 		}
 		next[d.Path] = st
 	}
+	from := ix.dfs.generation()
 	if err := ix.batch(b); err != nil {
 		return fmt.Errorf("index: batch: %w", err)
+	}
+	if len(docs) <= maxIncrementalDocs {
+		ix.wordList.advance(from, ix.dfs.generation(), ix.batchWords(texts))
 	}
 	for p, st := range next {
 		ix.docs[p] = st
@@ -511,9 +520,11 @@ func (ix *Index) Delete(paths ...string) error {
 	if b.Size() == 0 {
 		return nil
 	}
+	from := ix.dfs.generation()
 	if err := ix.batch(b); err != nil {
 		return fmt.Errorf("index: delete: %w", err)
 	}
+	ix.wordList.advance(from, ix.dfs.generation(), nil)
 	for _, p := range paths {
 		delete(ix.docs, p)
 	}

@@ -440,6 +440,58 @@ func TestCandidatesFollowWrites(t *testing.T) {
 	}
 }
 
+// TestWordListFollowsSmallBatches checks that a small batch carries the list of indexed words
+// over to the new generation, with the new words, instead of dropping it to be read again, and
+// that a large batch drops it.
+func TestWordListFollowsSmallBatches(t *testing.T) {
+	ix := fixtureIndex(t)
+	if _, err := ix.words(ix.dfs.generation()); err != nil {
+		t.Fatal(err)
+	}
+	held := func() ([]string, bool) {
+		ix.wordList.mu.Lock()
+		defer ix.wordList.mu.Unlock()
+		return ix.wordList.terms, ix.wordList.terms != nil && ix.wordList.at == ix.dfs.generation()
+	}
+	if err := ix.Put(Doc{Path: "new/wombats.md", Title: "Marsupials", Sections: []Section{{Line: 1, Text: "A wombat census."}}}); err != nil {
+		t.Fatal(err)
+	}
+	words, ok := held()
+	if !ok || !slices.Contains(words, "wombat") || !slices.Contains(words, "census") || !slices.IsSorted(words) {
+		t.Fatalf("after a write: held %v, has wombat %v, sorted %v", ok, slices.Contains(words, "wombat"), slices.IsSorted(words))
+	}
+	if err := ix.Delete("new/wombats.md"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := held(); !ok {
+		t.Fatal("a delete dropped the list")
+	}
+	var many []Doc
+	for i := range maxIncrementalDocs + 1 {
+		many = append(many, Doc{Path: fmt.Sprintf("bulk/%d.md", i), Sections: []Section{{Line: 1, Text: "bulk"}}})
+	}
+	if err := ix.PutBatch(many); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := held(); ok {
+		t.Error("a large batch kept the list instead of leaving it to be read again")
+	}
+}
+
+func TestMergeSorted(t *testing.T) {
+	tests := []struct{ a, b, want []string }{
+		{nil, nil, []string{}},
+		{[]string{"a", "c"}, nil, []string{"a", "c"}},
+		{nil, []string{"b"}, []string{"b"}},
+		{[]string{"a", "c", "e"}, []string{"b", "c", "f"}, []string{"a", "b", "c", "e", "f"}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, mergeSorted(tt.a, tt.b)); diff != "" {
+			t.Errorf("mergeSorted(%q, %q) (-want +got):\n%s", tt.a, tt.b, diff)
+		}
+	}
+}
+
 // TestWordsContaining checks the substring scan and its bound.
 func TestWordsContaining(t *testing.T) {
 	words := []string{"archive", "archived", "list", "playlist", "unarchive"}

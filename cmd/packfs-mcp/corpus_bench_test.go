@@ -21,8 +21,9 @@ import (
 //	go test -run '^$' -bench TLDRCorpus -benchtime 1x -timeout 30m ./cmd/packfs-mcp/
 //
 // It reports: cold index build (files/s), restart with the persisted index to the first answered
-// search, a write visible to search, search_semantic p50/p95 over the judged tldr queries,
-// search_content for word-like literals against ripgrep over the same files, and peak RSS.
+// search, a write visible to search, search_semantic p50/p95 over the judged tldr queries (alone
+// and with a calling model's paraphrases), search_content for word-like literals against ripgrep
+// over the same files, the first search_content after a write, and peak RSS.
 func BenchmarkTLDRCorpus(b *testing.B) {
 	archive := filepath.Join("..", "..", "..", "shared", "corpora", "tldr-pages.tar.gz")
 	if _, err := os.Stat(archive); err != nil {
@@ -86,6 +87,14 @@ func BenchmarkTLDRCorpus(b *testing.B) {
 				}
 				b.ReportMetric(pct(theirs, 0.5), "rg-"+name+"-ms")
 			}
+		}
+		// The first search_content after a write, which must find the word written.
+		s.roundTrip(b, toolCall(8, writer, map[string]any{"purpose": "append", "target": map[string]any{"path": "pages/common/zz-bench.md"}, "content": "\n- Zyzzyvas:\n\n`zyzzyva --example`\n"}))
+		t = time.Now()
+		reply = s.roundTrip(b, toolCall(9, searcher, map[string]any{"purpose": "search_content", "target": map[string]any{"path": ".", "query": "zyzzyva"}}))
+		b.ReportMetric(ms(time.Since(t)), "content-after-write-ms")
+		if !strings.Contains(reply, "zz-bench.md") {
+			b.Fatalf("search_content missed the appended word: %s", reply)
 		}
 		if rss, err := peakMB(s.cmd.Process.Pid); err == nil {
 			b.ReportMetric(rss, "peak-rss-MB")
