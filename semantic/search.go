@@ -382,8 +382,8 @@ const (
 	feedbackMaxDF = 0.2
 )
 
-// feedback reruns the literal phrasing, the first, with expansion terms drawn from the top units of its own
-// list. The paraphrases keep their lists: they already bring the vocabulary feedback would, and
+// feedback reruns the literal phrasing, the first, with expansion terms drawn from the top units
+// of its own list. The paraphrases keep their lists: they already bring the vocabulary feedback would, and
 // expanding them too doubled the cost of a search with paraphrases (tldr p50 with a calling
 // model's 3 to 5 paraphrases 9.7 -> 4.4 ms) for no gain in ranking (eval --paraphrases nDCG@5
 // 0.905 -> 0.908 on obsidian, 0.808 -> 0.809 on tldr).

@@ -63,8 +63,9 @@ func (ix *Index) words(gen uint64) ([]string, error) {
 }
 
 // maxIncrementalDocs is the largest batch whose words are merged into the list held instead of
-// the list being read again: a write through the tools, not a build or a reconcile. Reading the
-// list again costs about 50 ms on the 38,000 tldr pages, paid by the next search_content.
+// the list being read again: a write through the tools or a reconcile of a few changed files, not
+// a build. Reading the list again costs about 50 ms on the 38,000 tldr pages, paid by the next
+// search_content.
 const maxIncrementalDocs = 32
 
 // advance carries the list held at generation from over one batch, after which the index is at
