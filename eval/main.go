@@ -4,6 +4,8 @@
 // Usage:
 //
 //	go run ./eval [--corpus obsidian|tldr|all] [--corpus-dir DIR] [--queries DIR] [-v]
+//	              [--split] [--paraphrases] [--author-only] [--pool-out FILE]
+//	go run ./eval --merge-pool GRADES
 //
 // Without --corpus-dir it unpacks the archives from ../shared/corpora
 // (relative to the module root) into a temporary directory that it removes on
@@ -12,7 +14,10 @@
 //
 // For each corpus and ranker it prints nDCG@5, MRR@10 and recall@10, averaged
 // over the queries in eval/queries/<corpus>.json, for the grep-style baseline and for the
-// project's search engine (see semantic.go).
+// project's search engine (see semantic.go). Relevance is the query authors' judgments plus the
+// pooled ones (see [Query]); --paraphrases adds to each query the paraphrases a calling model
+// wrote for it (see [ParaphraseSet]). --pool-out writes the unjudged files the rankers put in
+// their top 5, for an assessor to grade blind, and --merge-pool adds those grades.
 package main
 
 import (
