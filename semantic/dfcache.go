@@ -1,8 +1,13 @@
 package semantic
 
 import (
+	"context"
+	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
+
+	index "github.com/blevesearch/bleve_index_api"
 )
 
 // dfCacheMax bounds the document frequencies kept between searches; past it the cache starts
@@ -84,4 +89,64 @@ func (c *dfCache) store(gen uint64, total uint64, keys []dfKey, df []uint64) {
 	for i, k := range keys {
 		c.df[k] = df[i]
 	}
+}
+
+// termStats holds the document frequencies of a query's terms, to weigh them as bleve would.
+type termStats struct {
+	total uint64
+	df    map[string]map[string]uint64 // field, term
+}
+
+// stats reads the document frequency of every term in every field from r, which must have
+// been opened under generation gen of ix.dfs; the numbers already read under gen come from the
+// cache.
+func (ix *Index) stats(r index.IndexReader, gen uint64, terms []string, fields ...string) (*termStats, error) {
+	keys := make([]dfKey, 0, len(terms)*len(fields))
+	for _, f := range fields {
+		for _, t := range terms {
+			keys = append(keys, dfKey{f, t})
+		}
+	}
+	df := make([]uint64, len(keys))
+	total, known, missing := ix.dfs.lookup(gen, keys, df)
+	if !known || len(missing) > 0 {
+		var err error
+		if !known {
+			if total, err = r.DocCount(); err != nil {
+				return nil, fmt.Errorf("search: %w", err)
+			}
+		}
+		read := make([]dfKey, len(missing))
+		counts := make([]uint64, len(missing))
+		for j, i := range missing {
+			k := keys[i]
+			tfr, err := r.TermFieldReader(context.Background(), []byte(k.term), k.field, false, false, false)
+			if err != nil {
+				return nil, fmt.Errorf("search: %w", err)
+			}
+			df[i] = tfr.Count()
+			tfr.Close()
+			read[j], counts[j] = k, df[i]
+		}
+		ix.dfs.store(gen, total, read, counts)
+	}
+	st := &termStats{total: total, df: make(map[string]map[string]uint64, len(fields))}
+	for i, k := range keys {
+		m := st.df[k.field]
+		if m == nil {
+			m = make(map[string]uint64, len(terms))
+			st.df[k.field] = m
+		}
+		m[k.term] = df[i]
+	}
+	return st, nil
+}
+
+// idf is bleve's BM25 idf of term in field, and false when no record has it there.
+func (st *termStats) idf(field, term string) (float64, bool) {
+	n := st.df[field][term]
+	if n == 0 {
+		return 0, false
+	}
+	return math.Log(1 + (float64(st.total)-float64(n)+0.5)/(float64(n)+0.5)), true
 }
