@@ -24,16 +24,14 @@ type corpus struct {
 	Archive string // archive name in the shared corpora folder
 	Root    string // slash path of the index root inside the unpacked archive
 	Queries string // query file name in the queries folder
-	// Paraphrases is the file of calling-model paraphrases in the queries folder (--paraphrases).
-	Paraphrases string
 }
 
 // corpora are the collections known to the evaluation, in report order.
 var corpora = []corpus{
-	{Name: "obsidian", Archive: "obsidian-help-en.tar.gz", Root: "obsidian-help-en", Queries: "obsidian.json", Paraphrases: "obsidian.paraphrases.json"},
+	{Name: "obsidian", Archive: "obsidian-help-en.tar.gz", Root: "obsidian-help-en", Queries: "obsidian.json"},
 	// Only the English pages: the translations would put 39 near-duplicates
 	// of every page in the ranking.
-	{Name: "tldr", Archive: "tldr-pages.tar.gz", Root: "tldr/pages", Queries: "tldr.json", Paraphrases: "tldr.paraphrases.json"},
+	{Name: "tldr", Archive: "tldr-pages.tar.gz", Root: "tldr/pages", Queries: "tldr.json"},
 }
 
 // errNoArchive reports that a corpus archive is not where it was looked for.

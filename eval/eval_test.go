@@ -92,8 +92,10 @@ func TestQuerySets(t *testing.T) {
 			if len(qs.Queries) < minQueries {
 				t.Errorf("%d queries, want at least %d", len(qs.Queries), minQueries)
 			}
-			if _, err := loadParaphrases(filepath.Join("queries", c.Paraphrases), qs); err != nil {
-				t.Error(err)
+			for _, set := range []string{"paraphrases", "paraphrases-generic"} {
+				if _, err := loadParaphrases(filepath.Join("queries", c.Name+"."+set+".json"), qs); err != nil {
+					t.Error(err)
+				}
 			}
 		})
 	}

@@ -4,7 +4,7 @@
 // Usage:
 //
 //	go run ./eval [--corpus obsidian|tldr|all] [--corpus-dir DIR] [--queries DIR] [-v]
-//	              [--split] [--paraphrases] [--author-only] [--pool-out FILE]
+//	              [--split] [--paraphrases [--paraphrase-set NAME]] [--author-only] [--pool-out FILE]
 //	go run ./eval --merge-pool GRADES
 //
 // Without --corpus-dir it unpacks the archives from ../shared/corpora
@@ -68,7 +68,8 @@ func main() {
 		queryDir  = flag.String("queries", "", "directory with the query files (default <module>/eval/queries)")
 		verbose   = flag.Bool("v", false, "print each query's metrics and the ranks of its judged files")
 	)
-	flag.BoolVar(&withParaphrases, "paraphrases", false, "also search the paraphrases in eval/queries/<corpus>.paraphrases.json, as a calling model's queries")
+	flag.BoolVar(&withParaphrases, "paraphrases", false, "also search the paraphrases in eval/queries/<corpus>.<paraphrase-set>.json, as a calling model's queries")
+	flag.StringVar(&paraphraseSet, "paraphrase-set", "paraphrases", "which paraphrases --paraphrases reads: paraphrases (written by a model that may know the collection) or paraphrases-generic (general words only)")
 	flag.StringVar(&poolOut, "pool-out", "", "write the unjudged files among every ranker's top "+strconv.Itoa(ndcgDepth)+" to this JSON file, to be judged")
 	mergeFrom := flag.String("merge-pool", "", "add the grades in this assessment file (query id -> path -> {grade, why}) to the pooled judgments of the query files, and exit")
 	flag.BoolVar(&authorOnly, "author-only", false, "judge by the query authors' judgments alone, without the pooled ones")
@@ -188,7 +189,7 @@ func evalCorpus(w io.Writer, c corpus, corpusDir, queryDir string, verbose bool)
 	}
 	var paras map[string][]string
 	if withParaphrases {
-		name := filepath.Join(queryDir, c.Paraphrases)
+		name := filepath.Join(queryDir, c.Name+"."+paraphraseSet+".json")
 		if paras, err = loadParaphrases(name, qs); err != nil {
 			return err
 		}
@@ -241,8 +242,11 @@ func evalCorpus(w io.Writer, c corpus, corpusDir, queryDir string, verbose bool)
 // splitReport is the --split flag: report odd- and even-numbered queries too.
 var splitReport bool
 
-// withParaphrases is the --paraphrases flag.
-var withParaphrases bool
+// withParaphrases and paraphraseSet are the --paraphrases and --paraphrase-set flags.
+var (
+	withParaphrases bool
+	paraphraseSet   string
+)
 
 // evaluation is the mean metrics of one ranker and each query's, by id.
 type evaluation struct {
