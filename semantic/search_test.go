@@ -460,6 +460,13 @@ func TestWordListFollowsSmallBatches(t *testing.T) {
 	if !ok || !slices.Contains(words, "wombat") || !slices.Contains(words, "census") || !slices.IsSorted(words) {
 		t.Fatalf("after a write: held %v, has wombat %v, sorted %v", ok, slices.Contains(words, "wombat"), slices.IsSorted(words))
 	}
+	// Writing it again with no new word keeps the very same list.
+	if err := ix.Put(Doc{Path: "new/wombats.md", Title: "Marsupials", Sections: []Section{{Line: 1, Text: "A census: wombat, wombat."}}}); err != nil {
+		t.Fatal(err)
+	}
+	if again, ok := held(); !ok || &again[0] != &words[0] {
+		t.Errorf("an edit without new words: held %v, same list %v", ok, ok && &again[0] == &words[0])
+	}
 	if err := ix.Delete("new/wombats.md"); err != nil {
 		t.Fatal(err)
 	}

@@ -79,8 +79,18 @@ func (c *wordCache) advance(from, to uint64, added []string) {
 	if c.terms == nil || c.at != from {
 		return
 	}
-	// A new slice: searches may still be scanning the old one.
-	c.terms, c.at = mergeSorted(c.terms, added), to
+	// Most edits bring no new word; then the list stays as it is. Otherwise a new slice:
+	// searches may still be scanning the old one.
+	var fresh []string
+	for _, w := range added {
+		if _, found := slices.BinarySearch(c.terms, w); !found {
+			fresh = append(fresh, w)
+		}
+	}
+	if len(fresh) > 0 {
+		c.terms = mergeSorted(c.terms, fresh)
+	}
+	c.at = to
 }
 
 // mergeSorted returns the distinct words of two sorted, distinct lists, sorted.
