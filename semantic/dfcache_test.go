@@ -15,11 +15,7 @@ func TestStatsFollowBatches(t *testing.T) {
 	df := func() (uint64, uint64) {
 		t.Helper()
 		gen := ix.dfs.generation()
-		adv, err := ix.bi.Advanced()
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := adv.Reader()
+		r, err := ix.reader()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -351,6 +351,15 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	return im, nil
 }
 
+// reader opens a snapshot of the index for reading; the caller closes it.
+func (ix *Index) reader() (bindex.IndexReader, error) {
+	adv, err := ix.bi.Advanced()
+	if err != nil {
+		return nil, err
+	}
+	return adv.Reader()
+}
+
 // load reads every meta record into ix.docs.
 func (ix *Index) load() error {
 	n, err := ix.bi.DocCount()

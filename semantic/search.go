@@ -138,11 +138,7 @@ func (ix *Index) search(ctx context.Context, q Query, keep func(path string) boo
 	fuzzy := false
 	// One snapshot for every pass; the generation of the statistics cache is read before it.
 	gen := ix.dfs.generation()
-	adv, err := ix.bi.Advanced()
-	if err != nil {
-		return nil, 0, fmt.Errorf("search: %w", err)
-	}
-	r, err := adv.Reader()
+	r, err := ix.reader()
 	if err != nil {
 		return nil, 0, fmt.Errorf("search: %w", err)
 	}
@@ -464,11 +460,7 @@ func (ix *Index) UnknownWords(phrasings ...string) ([]string, error) {
 		return nil, nil
 	}
 	gen := ix.dfs.generation()
-	adv, err := ix.bi.Advanced()
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	r, err := adv.Reader()
+	r, err := ix.reader()
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}

@@ -31,11 +31,7 @@ func (ix *Index) words(gen uint64) ([]string, error) {
 	if c.terms != nil && c.at == gen {
 		return c.terms, nil
 	}
-	adv, err := ix.bi.Advanced()
-	if err != nil {
-		return nil, fmt.Errorf("candidates: %w", err)
-	}
-	r, err := adv.Reader()
+	r, err := ix.reader()
 	if err != nil {
 		return nil, fmt.Errorf("candidates: %w", err)
 	}
