@@ -128,6 +128,27 @@ func listMarkdown(root string) ([]string, error) {
 	return files, nil
 }
 
+// workingModule returns the module root at or above the working directory.
+func workingModule() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	return moduleRoot(wd)
+}
+
+// queriesDir returns dir, or the module's eval/queries when dir is empty.
+func queriesDir(dir string) (string, error) {
+	if dir != "" {
+		return dir, nil
+	}
+	mod, err := workingModule()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(mod, "eval", "queries"), nil
+}
+
 // moduleRoot returns the nearest directory at or above dir that holds go.mod.
 func moduleRoot(dir string) (string, error) {
 	for d := dir; ; {

@@ -90,16 +90,7 @@ func fuseRanks(lists [][]string, k int) []string {
 			score[p] += 1 / float64(semantic.FusionK+i+1)
 		}
 	}
-	out := make([]string, 0, len(score))
-	for p := range score {
-		out = append(out, p)
-	}
-	slices.SortFunc(out, func(a, b string) int {
-		if c := cmp.Compare(score[b], score[a]); c != 0 {
-			return c
-		}
-		return strings.Compare(a, b)
-	})
+	out := keysByValue(score)
 	return out[:min(k, len(out))]
 }
 

@@ -113,16 +113,9 @@ func main() {
 // mergeAll adds the assessments in from to the query files of the selected
 // corpora, and says how many grades each got.
 func mergeAll(selected []corpus, queryDir, from string) error {
-	if queryDir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return err
-		}
-		mod, err := moduleRoot(wd)
-		if err != nil {
-			return err
-		}
-		queryDir = filepath.Join(mod, "eval", "queries")
+	queryDir, err := queriesDir(queryDir)
+	if err != nil {
+		return err
 	}
 	for _, c := range selected {
 		name := filepath.Join(queryDir, c.Queries)
@@ -138,20 +131,15 @@ func mergeAll(selected []corpus, queryDir, from string) error {
 // run evaluates every ranker on the selected corpora and writes the report
 // to w.
 func run(w io.Writer, selected []corpus, corpusDir, queryDir string, verbose bool) error {
-	var mod string
-	if corpusDir == "" || queryDir == "" {
-		wd, err := os.Getwd()
+	queryDir, err := queriesDir(queryDir)
+	if err != nil {
+		return err
+	}
+	if corpusDir == "" {
+		mod, err := workingModule()
 		if err != nil {
 			return err
 		}
-		if mod, err = moduleRoot(wd); err != nil {
-			return err
-		}
-	}
-	if queryDir == "" {
-		queryDir = filepath.Join(mod, "eval", "queries")
-	}
-	if corpusDir == "" {
 		archives := filepath.Join(filepath.Dir(mod), "shared", "corpora")
 		tmp, err := os.MkdirTemp("", "packfs-eval-")
 		if err != nil {
@@ -321,7 +309,7 @@ func writeQuery(w io.Writer, q Query, got []string, s scores) {
 		rank[p] = i + 1
 	}
 	rel := q.judgments()
-	for _, p := range sortedKeys(rel) {
+	for _, p := range keysByValue(rel) {
 		r := "-"
 		if n, ok := rank[p]; ok {
 			r = fmt.Sprint(n)
@@ -333,14 +321,14 @@ func writeQuery(w io.Writer, q Query, got []string, s scores) {
 	}
 }
 
-// sortedKeys returns the paths of j, highest grade first, then by path.
-func sortedKeys(j Judgments) []string {
-	keys := make([]string, 0, len(j))
-	for p := range j {
-		keys = append(keys, p)
+// keysByValue returns the keys of m, highest value first, then in key order.
+func keysByValue[V cmp.Ordered](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b string) int {
-		if c := cmp.Compare(j[b], j[a]); c != 0 {
+		if c := cmp.Compare(m[b], m[a]); c != 0 {
 			return c
 		}
 		return strings.Compare(a, b)

@@ -62,13 +62,9 @@ func (q Query) judged(p string) bool {
 // loadQuerySet reads and checks a query file: ids must be unique, every
 // query must have a judged file of grade 2, and grades must be 1 or 2.
 func loadQuerySet(name string) (*QuerySet, error) {
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return nil, err
-	}
 	var qs QuerySet
-	if err := json.Unmarshal(b, &qs); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	if err := readJSON(name, &qs); err != nil {
+		return nil, err
 	}
 	if len(qs.Queries) == 0 {
 		return nil, fmt.Errorf("%s: no queries", name)
@@ -137,13 +133,9 @@ const maxParaphrases = 8
 // loadParaphrases reads a paraphrase file and checks it against qs: every
 // query has one to maxParaphrases non-empty paraphrases, and no id is unknown.
 func loadParaphrases(name string, qs *QuerySet) (map[string][]string, error) {
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return nil, err
-	}
 	var ps ParaphraseSet
-	if err := json.Unmarshal(b, &ps); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	if err := readJSON(name, &ps); err != nil {
+		return nil, err
 	}
 	if ps.Corpus != qs.Corpus {
 		return nil, fmt.Errorf("%s: corpus %q, want %q", name, ps.Corpus, qs.Corpus)
@@ -246,13 +238,9 @@ func mergePool(name, from string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	b, err := os.ReadFile(from)
-	if err != nil {
-		return 0, err
-	}
 	var grades map[string]map[string]assessment
-	if err := json.Unmarshal(b, &grades); err != nil {
-		return 0, fmt.Errorf("%s: %w", from, err)
+	if err := readJSON(from, &grades); err != nil {
+		return 0, err
 	}
 	n := 0
 	for i := range qs.Queries {
@@ -276,4 +264,16 @@ func mergePool(name, from string) (int, error) {
 		return 0, err
 	}
 	return n, os.WriteFile(name, append(out, '\n'), 0o644)
+}
+
+// readJSON decodes the JSON file name into v; a decoding error names the file.
+func readJSON(name string, v any) error {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
 }
