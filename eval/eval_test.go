@@ -349,3 +349,29 @@ func TestMergePool(t *testing.T) {
 		}
 	}
 }
+
+func TestSharesRareTerm(t *testing.T) {
+	pages := map[string]map[string]bool{
+		"a": {"refund": true, "note": true},
+		"b": {"note": true},
+	}
+	df := map[string]int{"refund": 1, "note": 9}
+	tests := []struct {
+		name  string
+		terms []string
+		rel   Judgments
+		want  bool
+	}{
+		{"rare word on the answer", []string{"refund"}, Judgments{"a": 2}, true},
+		{"only a common word", []string{"note"}, Judgments{"a": 2}, false},
+		{"rare word only on a helpful page", []string{"refund"}, Judgments{"a": 1, "b": 2}, false},
+		{"no word at all", []string{"money"}, Judgments{"a": 2}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := sharesRareTerm(tt.terms, tt.rel, pages, df, 10); got != tt.want {
+				t.Errorf("sharesRareTerm(%q, %v) = %v, want %v", tt.terms, tt.rel, got, tt.want)
+			}
+		})
+	}
+}

@@ -207,6 +207,15 @@ func evalCorpus(w io.Writer, c corpus, corpusDir, queryDir string, verbose bool)
 	if verbose {
 		fmt.Fprintln(w)
 	}
+	gap, err := vocabularyGap(qs, root, files)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "vocabulary: %d of %d queries share no word found in fewer than %.0f%% of the pages with a page that answers them\n",
+		len(gap), len(qs.Queries), rareShare*100)
+	if verbose && len(gap) > 0 {
+		fmt.Fprintf(w, "            %s\n", strings.Join(gap, " "))
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "ranker\tqueries\tnDCG@%d\tMRR@%d\trecall@%d\n", ndcgDepth, mrrDepth, recallDepth)
 	for i, f := range rankers {

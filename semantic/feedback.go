@@ -151,7 +151,7 @@ func (ix *Index) expansion(ctx context.Context, r index.IndexReader, gen uint64,
 	}
 	// RM3 interpolation: the expansion is a distribution over its terms, given feedbackWeight
 	// of the mass of the nq original terms.
-	nq := float64(len(ix.queryTerms(text)))
+	nq := float64(len(ix.QueryTerms(text)))
 	clauses := make([]query.Query, len(cs))
 	for i, c := range cs {
 		tq := query.NewTermQuery(c.t)
