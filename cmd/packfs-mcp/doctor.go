@@ -132,9 +132,9 @@ func (a *app) indexState() string {
 	if a.engine == nil {
 		return "off (--no-index): search_semantic and relationships are unavailable"
 	}
-	dir, err := indexDir(a.cfg, a.root)
-	if err != nil {
-		return err.Error()
+	dir := a.indexPlace.Dir
+	if dir == "" {
+		return "in memory (no folder outside the root to keep it in; set --index-dir): built at every start"
 	}
 	v, ok := semantic.PersistedFormat(filepath.Join(dir, "bleve"))
 	switch {

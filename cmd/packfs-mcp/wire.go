@@ -3,12 +3,9 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"log"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -32,9 +29,11 @@ type app struct {
 	perms   security.Permissions
 	limiter *security.Limiter
 	engine  *semantic.Engine
-	tools   *tools.Server
-	journal *journal
-	mcp     *server.MCPServer
+	// indexPlace is where the index persists; its Dir is "" when it is kept in memory.
+	indexPlace statePlace
+	tools      *tools.Server
+	journal    *journal
+	mcp        *server.MCPServer
 	// started is closed once the first client's initialize is answered.
 	started chan struct{}
 	log     *log.Logger
@@ -72,12 +71,12 @@ func build(cfg Config, logger *log.Logger) (*app, error) {
 		a.perms = a.perms.Without(security.PermWrite)
 	}
 	if a.perms.Has(security.PermWrite) {
-		if a.backups, err = openBackups(cfg.BackupDir, a.root); err != nil {
-			logger.Printf("backups are off: %v", err)
+		if err := a.openBackups(); err != nil {
+			logger.Printf("backups are off (options.backup is refused): %v", err)
 		}
 	}
 	if !cfg.Semantic.Disabled {
-		if a.engine, err = openEngine(cfg, a.root, a.policy, logger.Printf); err != nil {
+		if err = a.openEngine(); err != nil {
 			a.close()
 			return nil, err
 		}
@@ -115,33 +114,40 @@ func build(cfg Config, logger *log.Logger) (*app, error) {
 	return a, nil
 }
 
-// openEngine opens the search index in its folder outside the root (keyed by the root's resolved
-// path, so two roots never share one) and wires the name policy into it.
-func openEngine(cfg Config, root *fsroot.Root, policy *security.Policy, logf func(string, ...any)) (*semantic.Engine, error) {
-	dir, err := indexDir(cfg, root)
+// openEngine wires the search index of root, in its folder outside the root (see placeState), and
+// the name policy into it. With no folder outside the root, the index is kept in memory and built
+// afresh at every start.
+func (a *app) openEngine() error {
+	place, err := placeState(stateIndex, a.cfg.Semantic.IndexDir, a.root)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("search index: %w", err)
-	}
-	if resolved, err := filepath.EvalSymlinks(dir); err == nil && within(resolved, root.ResolvedDir()) {
-		return nil, fmt.Errorf("the index directory %s is inside the root, where the tools could reach it: choose one outside with --index-dir", dir)
+	a.indexPlace = place
+	dir := ""
+	if err := place.make(a.root); err != nil {
+		if place.chosen {
+			return fmt.Errorf("search index: %w", err)
+		}
+		a.log.Printf("the search index is kept in memory and built at every start: %v (set --index-dir to a folder outside the root to keep it)", err)
+		a.indexPlace = statePlace{}
+	} else {
+		dir = filepath.Join(place.Dir, "bleve")
 	}
 	// The index opens at the start of the background build, so even a large persisted index does not
 	// delay the first answer.
-	return semantic.New(semantic.Options{
+	a.engine = semantic.New(semantic.Options{
 		Busy: func() {
-			logf("the search index in %s is in use by another packfs-mcp on this root: this one keeps its own in memory", dir)
+			a.log.Printf("the search index in %s is in use by another packfs-mcp on this root: this one keeps its own in memory", place.Dir)
 		},
-		FS:    root.FS(),
-		Allow: func(name string, isDir bool) bool { return policy.CheckName(name, isDir) == nil },
+		FS:    a.root.FS(),
+		Allow: func(name string, isDir bool) bool { return a.policy.CheckName(name, isDir) == nil },
 		Index: semantic.IndexOptions{
-			Dir:         filepath.Join(dir, "bleve"),
-			ChunkSize:   cfg.Semantic.ChunkSize,
-			OverlapSize: cfg.Semantic.OverlapSize,
+			Dir:         dir,
+			ChunkSize:   a.cfg.Semantic.ChunkSize,
+			OverlapSize: a.cfg.Semantic.OverlapSize,
 		},
-	}), nil
+	})
+	return nil
 }
 
 // startGrace bounds how long background work waits for a client's initialize before it starts anyway.
@@ -159,20 +165,6 @@ func (a *app) afterStart(ctx context.Context) bool {
 		return false
 	}
 	return true
-}
-
-// indexDir is where the search index of root persists: the configured folder, or one in the user's
-// cache directory keyed by the root's resolved path.
-func indexDir(cfg Config, root *fsroot.Root) (string, error) {
-	if cfg.Semantic.IndexDir != "" {
-		return cfg.Semantic.IndexDir, nil
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("no user cache directory for the search index: set --index-dir, or --no-index")
-	}
-	sum := sha256.Sum256([]byte(root.ResolvedDir()))
-	return filepath.Join(cache, "packfs-mcp", "index", hex.EncodeToString(sum[:8])), nil
 }
 
 // buildIndex brings the search index in step with the files, reporting its progress every interval,
@@ -249,29 +241,26 @@ func (a *app) cleanTemp() {
 	}
 }
 
-// openBackups opens (creating it) the backup store: dir, or a folder in the user's cache directory
-// named after the root. It must not lie inside the root, where the tools could reach it.
-func openBackups(dir string, root *fsroot.Root) (*fsroot.Root, error) {
-	if dir == "" {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			return nil, fmt.Errorf("no user cache directory: set --backup-dir")
-		}
-		sum := sha256.Sum256([]byte(root.ResolvedDir()))
-		dir = filepath.Join(cache, "packfs-mcp", "backups", hex.EncodeToString(sum[:8]))
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
-	}
-	b, err := fsroot.Open(dir, fsroot.Options{})
+// openBackups opens (creating it) the backup store, outside the root (see placeState). With no
+// folder outside the root, backups are off and options.backup is refused.
+func (a *app) openBackups() error {
+	place, err := placeState(stateBackups, a.cfg.BackupDir, a.root)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if within(b.ResolvedDir(), root.ResolvedDir()) {
+	if err := place.make(a.root); err != nil {
+		return err
+	}
+	b, err := fsroot.Open(place.Dir, fsroot.Options{})
+	if err != nil {
+		return err
+	}
+	if within(b.ResolvedDir(), a.root.ResolvedDir()) {
 		b.Close()
-		return nil, fmt.Errorf("the backup directory %s is inside the root: choose one outside it with --backup-dir", dir)
+		return fmt.Errorf("the backup directory %s is inside the root: choose one outside it with --backup-dir", place.Dir)
 	}
-	return b, nil
+	a.backups = b
+	return nil
 }
 
 func within(p, dir string) bool {
@@ -281,7 +270,10 @@ func within(p, dir string) bool {
 func (a *app) banner() string {
 	index := "index off"
 	if a.engine != nil {
-		index = "index building"
+		index = "index in memory"
+		if a.indexPlace.Dir != "" {
+			index = "index " + a.indexPlace.Dir
+		}
 	}
 	backups := "off"
 	if a.backups != nil {

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// homeEnv is the environment of a server started as a user whose home folder is home: no
+// XDG_CACHE_HOME, so the user cache folder ($HOME/.cache) lies inside the root.
+func homeEnv(home string) []string {
+	return []string{"HOME=" + home, "XDG_CACHE_HOME="}
+}
+
+// doctorRows runs doctor with env and args and returns its rows by name.
+func doctorRows(t *testing.T, env []string, args ...string) map[string]string {
+	t.Helper()
+	cmd := exec.Command(binPath, append([]string{"doctor"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("doctor %v: %v\n%s", args, err, out)
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), " "); ok {
+			rows[k] = strings.TrimSpace(v)
+		}
+	}
+	return rows
+}
+
+// TestServeHomeFolder serves a home folder with the default flags (plus --allow-write), the root
+// people most often give a filesystem server, through the built binary. Its cache folder is inside
+// the root, so the index and the backups must live elsewhere: the test checks that the server
+// starts, reads, lists, searches and writes, that its index and backups are outside the home
+// folder, and that no tool reaches them, by name, by link (absolute or climbing) or by moving and
+// deleting the folders where they would be by default; and that the index never indexes itself.
+func TestServeHomeFolder(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	for name, content := range map[string]string{
+		"notes/todo.md":                "# Todo\nwater the plants\n",
+		"Documents/report.md":          "# Report\nquarterly numbers\n",
+		".cache/other-app/data.json":   `{"k": 1}`,
+		".cache/packfs-mcp/planted.md": "planted by someone else\n",
+	} {
+		p := filepath.Join(home, filepath.FromSlash(name))
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte(content), 0o644))
+	}
+	env := homeEnv(home)
+	rows := doctorRows(t, env, "--root", home, "--allow-write")
+	indexDir := strings.Fields(rows["index"])[0]
+	backupDir := rows["backups"]
+	resolvedHome, err := filepath.EvalSymlinks(home)
+	must(t, err)
+	for what, dir := range map[string]string{"index": indexDir, "backups": backupDir} {
+		if !filepath.IsAbs(dir) || within(dir, resolvedHome) || within(dir, home) {
+			t.Fatalf("doctor places the %s at %q: want an absolute folder outside the root %s", what, dir, home)
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+	}
+
+	tr := transport.NewStdio(binPath, env, "serve", "--root", home, "--allow-write")
+	c := client.NewClient(tr)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	must(t, c.Start(context.Background()))
+	t.Cleanup(func() { c.Close() })
+	req := mcp.InitializeRequest{}
+	req.Params.ClientInfo = mcp.Implementation{Name: "home", Version: "1"}
+	if _, err := c.Initialize(ctx, req); err != nil {
+		t.Fatalf("a home folder as root with the default flags: initialize: %v", err)
+	}
+	s := &session{t: t, c: c, f: &fixture{dir: home, root: home, outside: indexDir, pwned: backupDir}, schemas: map[string]*jsonschema.Schema{}}
+	list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		b, _ := io.ReadAll(tr.Stderr())
+		t.Fatalf("tools/list: %v\n%s", err, b)
+	}
+	for _, tool := range list.Tools {
+		raw, err := json.Marshal(tool.OutputSchema)
+		if len(tool.RawOutputSchema) > 0 {
+			raw = tool.RawOutputSchema
+		}
+		must(t, err)
+		s.schemas[tool.Name] = compileSchema(t, raw)
+	}
+
+	// The index is built, of the home folder's own files only.
+	waitIndexed(t, s)
+	res, _ := s.call(searcher, map[string]any{"purpose": "search_semantic", "target": map[string]any{"path": ".", "query": "water the plants"}})
+	if files, _ := res["files"].([]any); len(files) == 0 || files[0].(map[string]any)["path"] != "notes/todo.md" {
+		t.Errorf("search_semantic in the home folder: want notes/todo.md first, got %v", res)
+	}
+	entries, err := os.ReadDir(filepath.Join(indexDir, "bleve"))
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("the index folder %s holds nothing after the build (%v)", indexDir, err)
+	}
+
+	// Links to the index and the backups, absolute and climbing, are refused by every tool.
+	relIndex, err := filepath.Rel(home, indexDir)
+	must(t, err)
+	relBackups, err := filepath.Rel(home, backupDir)
+	must(t, err)
+	for name, target := range map[string]string{"idx-abs": indexDir, "idx-rel": relIndex, "bak-abs": backupDir, "bak-rel": relBackups} {
+		must(t, os.Symlink(target, filepath.Join(home, name)))
+	}
+	for _, link := range []string{"idx-abs", "idx-rel", "bak-abs", "bak-rel"} {
+		inner := link + "/bleve/index_meta.json"
+		if strings.HasPrefix(link, "bak") {
+			inner = link + "/notes/todo.md"
+		}
+		for _, tc := range []struct {
+			tool string
+			args map[string]any
+		}{
+			{reader, map[string]any{"purpose": "read", "target": map[string]any{"path": inner}}},
+			{reader, map[string]any{"purpose": "metadata", "target": map[string]any{"path": link}}},
+			{searcher, map[string]any{"purpose": "list", "target": map[string]any{"path": link}}},
+			{searcher, map[string]any{"purpose": "search_content", "target": map[string]any{"path": link, "query": "scorch"}}},
+			{searcher, map[string]any{"purpose": "search_semantic", "target": map[string]any{"path": link, "query": "scorch"}}},
+			{writer, map[string]any{"purpose": "create", "target": map[string]any{"path": link + "/planted.md"}, "content": "x"}},
+			{writer, map[string]any{"purpose": "delete", "target": map[string]any{"path": inner}}},
+			{writer, map[string]any{"purpose": "move", "target": map[string]any{"path": inner}, "destination": "stolen.json"}},
+		} {
+			res, isErr := s.call(tc.tool, tc.args)
+			if !isErr || res["code"] != "PATH_OUTSIDE_ROOT" {
+				t.Errorf("%s %s on %s: want PATH_OUTSIDE_ROOT, got %v", tc.tool, tc.args["purpose"], link, res)
+			}
+		}
+	}
+
+	// Nothing of the index shows in a listing or a search of the whole home folder.
+	res, _ = s.call(searcher, map[string]any{"purpose": "list", "target": map[string]any{"path": "."}, "options": map[string]any{"recursive": true}})
+	for _, f := range res["files"].([]any) {
+		if p := f.(map[string]any)["path"].(string); strings.Contains(p, "bleve") || strings.Contains(p, "index_meta") {
+			t.Errorf("a listing of the home folder shows %s", p)
+		}
+	}
+	for _, q := range []string{"scorch", "index_type"} {
+		res, _ = s.call(searcher, map[string]any{"purpose": "search_content", "target": map[string]any{"path": ".", "query": q}})
+		if n, _ := res["totalFound"].(float64); n != 0 {
+			t.Errorf("search_content %q in the home folder finds %v: the index's own files", q, res["files"])
+		}
+	}
+
+	// Writes work, with backups, and moving or deleting the folder where the cache would be by
+	// default leaves the index and the backups alone.
+	write := func(purpose string, args map[string]any) {
+		t.Helper()
+		args["purpose"] = purpose
+		if res, isErr := s.call(writer, args); isErr {
+			t.Fatalf("%s: %v", purpose, res)
+		}
+	}
+	write("update", map[string]any{"target": map[string]any{"path": "notes/todo.md"}, "content": "# Todo\nrepot the fern\n", "options": map[string]any{"backup": true}})
+	write("move", map[string]any{"target": map[string]any{"path": ".cache"}, "destination": "old-cache"})
+	write("delete", map[string]any{"target": map[string]any{"path": "old-cache"}, "options": map[string]any{"recursive": true}})
+	for _, dir := range []string{filepath.Join(indexDir, "bleve"), backupDir} {
+		if entries, err := os.ReadDir(dir); err != nil || len(entries) == 0 {
+			t.Errorf("%s is gone or empty after the home folder's cache was moved and deleted (%v)", dir, err)
+		}
+	}
+	backups, err := os.ReadDir(filepath.Join(backupDir, "notes"))
+	if err != nil || len(backups) == 0 {
+		t.Errorf("options.backup kept nothing in %s (%v)", backupDir, err)
+	}
+	res, _ = s.call(searcher, map[string]any{"purpose": "search_semantic", "target": map[string]any{"path": ".", "query": "repot the fern"}})
+	if files, _ := res["files"].([]any); len(files) == 0 {
+		t.Errorf("an update is not searchable: %v", res)
+	}
+
+	// The server never put anything of its own in the home folder.
+	filepath.WalkDir(home, func(p string, d os.DirEntry, err error) error {
+		if err == nil && (strings.Contains(d.Name(), "bleve") || d.Name() == "index_meta.json") {
+			t.Errorf("the server left %s in the root", p)
+		}
+		return nil
+	})
+	s.checkNoLeak()
+}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/packfs/packfs-mcp/fsroot"
+)
+
+// The server keeps two things of its own beside a root: the search index and the backups. Both
+// must lie outside the root, where no tool can list, read, search, change or index them: the
+// root's os.Root is the one boundary the tools cannot cross, by any name, link or rename. When the
+// user's cache folder is inside the root (a home folder served as the root), they go to the first
+// of the fallback folders that is outside it; when every candidate is inside (the root is /), the
+// index stays in memory and backups are off.
+
+// stateKind names what a state folder holds.
+type stateKind string
+
+const (
+	stateIndex   stateKind = "index"
+	stateBackups stateKind = "backups"
+)
+
+// stateBase is a folder packfs-mcp may keep state under.
+type stateBase struct {
+	dir string
+	// shared says the parent folder is writable by every user (/var/tmp, /tmp), so dir must be
+	// made, or found, private to this user before anything is kept in it.
+	shared bool
+}
+
+// stateBases lists, in order of preference, the folders where packfs-mcp keeps state: the user's
+// cache folder, then /var/tmp (on disk and kept across reboots, unlike a /tmp that is often in
+// memory), then the temporary folder. A candidate whose parent does not exist is left out.
+func stateBases() []stateBase {
+	var out []stateBase
+	if cache, err := os.UserCacheDir(); err == nil && filepath.IsAbs(cache) {
+		out = append(out, stateBase{dir: filepath.Join(cache, "packfs-mcp")})
+	}
+	user := "packfs-mcp-" + strconv.Itoa(os.Geteuid())
+	for _, tmp := range []string{"/var/tmp", os.TempDir()} {
+		if filepath.IsAbs(tmp) {
+			out = append(out, stateBase{dir: filepath.Join(tmp, user), shared: true})
+		}
+	}
+	return out
+}
+
+// statePlace is where one kind of state lives for a root.
+type statePlace struct {
+	// Dir is the folder, or "" when no candidate lies outside the root.
+	Dir    string
+	base   stateBase
+	chosen bool // the operator named Dir (--index-dir, --backup-dir)
+}
+
+// String describes the place for the startup log and doctor.
+func (p statePlace) String() string {
+	if p.Dir == "" {
+		return "none outside the root"
+	}
+	return p.Dir
+}
+
+// placeState decides where kind lives for root: configured (the operator's folder, which must be
+// outside the root), or the first base outside the root, in a folder keyed by the root's resolved
+// path so two roots never share one. It creates nothing.
+func placeState(kind stateKind, configured string, root *fsroot.Root) (statePlace, error) {
+	if configured != "" {
+		abs, err := filepath.Abs(configured)
+		if err != nil {
+			return statePlace{}, err
+		}
+		if within(resolveHost(abs), root.ResolvedDir()) {
+			return statePlace{}, fmt.Errorf("the %s directory %s is inside the root, where the tools could reach it: choose one outside it with --%s-dir, or leave the flag out", kind, configured, flagKind(kind))
+		}
+		return statePlace{Dir: abs, chosen: true}, nil
+	}
+	sum := sha256.Sum256([]byte(root.ResolvedDir()))
+	for _, b := range stateBases() {
+		if _, ok := fsroot.ResolveHost(filepath.Dir(b.dir)); !ok {
+			continue
+		}
+		dir := filepath.Join(b.dir, string(kind), hex.EncodeToString(sum[:8]))
+		if !within(resolveHost(dir), root.ResolvedDir()) {
+			return statePlace{Dir: dir, base: b}, nil
+		}
+	}
+	return statePlace{}, nil
+}
+
+func flagKind(kind stateKind) string {
+	if kind == stateBackups {
+		return "backup"
+	}
+	return string(kind)
+}
+
+// make creates the place's folder (mode 0700), making a shared base private first, and checks
+// again, with every link now resolved, that it is outside the root.
+func (p statePlace) make(root *fsroot.Root) error {
+	if p.Dir == "" {
+		return errors.New("no folder outside the root")
+	}
+	if p.base.shared {
+		if err := fsroot.PrivateDir(p.base.dir); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(p.Dir, 0o700); err != nil {
+		return err
+	}
+	if within(resolveHost(p.Dir), root.ResolvedDir()) {
+		return fmt.Errorf("%s is inside the root, where the tools could reach it", p.Dir)
+	}
+	return nil
+}
+
+// resolveHost is [fsroot.ResolveHost] without the existence.
+func resolveHost(p string) string {
+	r, _ := fsroot.ResolveHost(p)
+	return r
+}

@@ -1,0 +1,64 @@
+package fsroot
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// ErrNotPrivate is returned by [PrivateDir] when the folder exists but another user could have put
+// it there or can change it.
+var ErrNotPrivate = errors.New("not a private folder of this user")
+
+// PrivateDir makes sure dir is a folder that only this process's user controls, creating it with
+// mode 0700 if it is missing (its parent must exist). An existing dir must be a directory, not a
+// symbolic link, owned by this process's effective user and writable by no one else; otherwise
+// the error matches [ErrNotPrivate]. It is for folders named in a parent every user can write,
+// such as /var/tmp, where another user could plant a folder or a link under a predictable name.
+// Unlike the methods of [Root], it takes a host path, since the operator's environment names it.
+func PrivateDir(dir string) error {
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s: %w (it is not a directory)", dir, ErrNotPrivate)
+	}
+	if fi.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("%s: %w (others can write to it: mode %v)", dir, ErrNotPrivate, fi.Mode().Perm())
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+		return fmt.Errorf("%s: %w (it belongs to user %d)", dir, ErrNotPrivate, st.Uid)
+	}
+	return nil
+}
+
+// ResolveHost returns the absolute host path p with the symbolic links of its longest existing
+// prefix resolved, so a folder not made yet is judged by where it would land, and reports whether
+// p exists. Like [PrivateDir], it is for folders the operator's environment names, outside any
+// root.
+func ResolveHost(p string) (string, bool) {
+	p, err := filepath.Abs(p)
+	if err != nil {
+		return p, false
+	}
+	rest := ""
+	for {
+		r, err := filepath.EvalSymlinks(p)
+		if err == nil {
+			return filepath.Join(r, rest), rest == ""
+		}
+		parent := filepath.Dir(p)
+		if !errors.Is(err, fs.ErrNotExist) || parent == p {
+			return filepath.Join(p, rest), false
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
+}
