@@ -48,9 +48,45 @@ type Options struct {
 
 // Progress says how far the index build has come.
 type Progress struct {
-	Done     int  // files handled so far
-	Total    int  // files found by the walk (0 until the walk ends)
+	Phase    Phase
+	Done     int  // files handled so far, the reused ones included
+	Total    int  // files found by the walk; while Phase is PhaseCounting, those found so far
+	Reused   int  // files the index on disk already held unchanged, not read again
 	Complete bool // the index and the graph reflect every file found
+	// Left estimates the time until the index is complete, from the pace so far; 0 when it cannot
+	// be told yet.
+	Left time.Duration
+}
+
+// Phase is a step of the index build.
+type Phase string
+
+// The phases of a build, in order.
+const (
+	PhaseOpening  Phase = "opening"  // opening the index persisted on disk
+	PhaseCounting Phase = "counting" // walking the root to find the files
+	PhaseChecking Phase = "checking" // comparing the files with what the index on disk holds
+	PhaseIndexing Phase = "indexing" // reading and indexing new and changed files
+	PhaseComplete Phase = "complete"
+)
+
+// String describes the progress in a line for a log, such as "indexing: 1200 of 38405 files".
+func (p Progress) String() string {
+	switch p.Phase {
+	case PhaseOpening:
+		return "opening the search index on disk"
+	case PhaseCounting:
+		return fmt.Sprintf("counting files to index: %d so far", p.Total)
+	case PhaseChecking:
+		return fmt.Sprintf("checking %d files against the search index on disk", p.Total)
+	case PhaseComplete:
+		return fmt.Sprintf("search index complete: %d files", p.Total)
+	}
+	if p.Reused > 0 {
+		return fmt.Sprintf("indexing: %d of %d new or changed files read (%d unchanged, reused from disk)",
+			p.Done-p.Reused, p.Total-p.Reused, p.Reused)
+	}
+	return fmt.Sprintf("indexing: %d of %d files", p.Done, p.Total)
 }
 
 // Engine keeps the index and the relationship graph of the documents under the root, in step with
@@ -63,8 +99,14 @@ type Engine struct {
 	failed atomic.Pointer[error]
 
 	done, total atomic.Int64
+	reused      atomic.Int64
 	complete    atomic.Bool
-	buildMu     sync.Mutex // one build or reconcile at a time
+	phase       atomic.Pointer[Phase]
+	// pace is where the reading of files began, for [Progress.Left].
+	pace atomic.Pointer[pace]
+	// pending lists the files the build has still to index, for searches during the build.
+	pending atomic.Pointer[pendingFiles]
+	buildMu sync.Mutex // one build or reconcile at a time
 
 	mu     sync.Mutex
 	stamps map[string]Stamp // what the index holds, by path
@@ -142,10 +184,38 @@ func (e *Engine) Close() error {
 	return nil
 }
 
+// pace is a point of the build to measure its speed from.
+type pace struct {
+	at   time.Time
+	done int64
+}
+
+// pendingFiles are the files a build reads, in order; those from index base on are not yet indexed
+// while [Engine.Status] says Done is below base+len(files).
+type pendingFiles struct {
+	files []string
+	base  int64
+}
+
 // Status reports the build's progress.
 func (e *Engine) Status() Progress {
-	return Progress{Done: int(e.done.Load()), Total: int(e.total.Load()), Complete: e.complete.Load()}
+	p := Progress{Done: int(e.done.Load()), Total: int(e.total.Load()), Reused: int(e.reused.Load()),
+		Complete: e.complete.Load(), Phase: PhaseOpening}
+	if ph := e.phase.Load(); ph != nil {
+		p.Phase = *ph
+	}
+	if p.Complete {
+		p.Phase = PhaseComplete
+	}
+	if pc := e.pace.Load(); pc != nil && p.Phase == PhaseIndexing {
+		if n, d := int64(p.Done)-pc.done, time.Since(pc.at); n > 0 && d > 0 {
+			p.Left = time.Duration(float64(d) / float64(n) * float64(p.Total-p.Done))
+		}
+	}
+	return p
 }
+
+func (e *Engine) setPhase(ph Phase) { e.phase.Store(&ph) }
 
 // file is one indexable file found by a walk.
 type file struct {
@@ -154,7 +224,8 @@ type file struct {
 }
 
 // walk lists the files the policy allows, without following symbolic links or reading special files.
-func (e *Engine) walk(ctx context.Context, dir string) ([]file, error) {
+// When count is set, [Engine.Status] counts the files as they are found.
+func (e *Engine) walk(ctx context.Context, dir string, count bool) ([]file, error) {
 	var files []file
 	err := fs.WalkDir(e.opts.FS, dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -184,6 +255,9 @@ func (e *Engine) walk(ctx context.Context, dir string) ([]file, error) {
 			return nil
 		}
 		files = append(files, file{p, Stamp{Size: info.Size(), ModTime: info.ModTime()}})
+		if count {
+			e.total.Add(1)
+		}
 		return nil
 	})
 	return files, err
@@ -198,16 +272,21 @@ func (e *Engine) Build(ctx context.Context) error {
 	e.complete.Store(false)
 	e.done.Store(0)
 	e.total.Store(0)
+	e.reused.Store(0)
+	e.setPhase(PhaseOpening)
+	defer e.pending.Store(nil)
 	if e.index() == nil {
 		if err := e.open(); err != nil {
 			return err
 		}
 	}
-	files, err := e.walk(ctx, ".")
+	e.setPhase(PhaseCounting)
+	files, err := e.walk(ctx, ".", true)
 	if err != nil {
 		return err
 	}
 	e.total.Store(int64(len(files)))
+	e.setPhase(PhaseChecking)
 	stamps := e.snapshot()
 	// The graph of the documents the index holds comes back from their stored outlines, so a
 	// restart reads only the files that changed.
@@ -232,6 +311,10 @@ func (e *Engine) Build(ctx context.Context) error {
 	}
 	base := int64(len(files) - len(todo))
 	e.done.Store(base)
+	e.reused.Store(base)
+	e.pending.Store(&pendingFiles{files: todo, base: base})
+	e.pace.Store(&pace{at: time.Now(), done: base})
+	e.setPhase(PhaseIndexing)
 	if err := e.readAndPut(ctx, todo, func(n int) {
 		e.done.Store(base + int64(n))
 		if e.opts.Progress != nil {
@@ -385,7 +468,7 @@ func (e *Engine) Refresh(ctx context.Context, name string) error {
 		return err
 	}
 	if info.IsDir() {
-		files, err := e.walk(ctx, name)
+		files, err := e.walk(ctx, name, false)
 		if err != nil {
 			return err
 		}
@@ -491,8 +574,52 @@ type Results struct {
 	Related []RelatedHit
 	Total   int
 	// Unknown are the words of the query and its paraphrases that no indexed document
-	// contains (see [Index.UnknownWords]).
+	// contains (see [Index.UnknownWords]); only told once the index is complete, since a word
+	// may be in a file not indexed yet.
 	Unknown []string
+	// Coverage says how much of the tree the answer covers.
+	Coverage Coverage
+}
+
+// Search runs a ranked search. Every hit is checked again against the files and the policy before it
+// is returned, so a file deleted, replaced or newly blocked since it was indexed is never shown.
+// While the index is incomplete, the files it does not hold yet are read directly for up to
+// [ScanBudget] (see [Coverage]).
+func (e *Engine) Search(ctx context.Context, q Query, follow bool) (Results, error) {
+	want := q.Max
+	if want <= 0 {
+		want = 10
+	}
+	q.Max = want + want/2 + 2 // room for hits dropped by the re-check
+	st := e.Status()
+	var out Results
+	out.Coverage = Coverage{Complete: st.Complete, Indexed: st.Done, Total: st.Total,
+		Counting: st.Phase == PhaseOpening || st.Phase == PhaseCounting, Left: st.Left}
+	if ix := e.index(); ix != nil {
+		// Snippets are made only for the hits returned, after the re-check.
+		hits, total, err := ix.search(ctx, q, e.current, want)
+		if err != nil {
+			return Results{}, err
+		}
+		out.Hits, out.Total = hits, max(total, len(hits))
+		if st.Complete {
+			if out.Unknown, err = ix.UnknownWords(append([]string{q.Text}, q.Paraphrases...)...); err != nil {
+				return Results{}, err
+			}
+		}
+	} else if err := e.failed.Load(); err != nil {
+		return Results{}, fmt.Errorf("%w: %v", ErrIndexUnavailable, *err)
+	}
+	if !st.Complete {
+		scanned, n, exhausted := e.scanUnindexed(ctx, q, time.Now().Add(ScanBudget))
+		out.Coverage.Scanned, out.Coverage.Unread = n, !exhausted
+		out.Total += len(scanned)
+		out.Hits = mergeHits(out.Hits, scanned, want)
+	}
+	if follow {
+		out.Related = e.related(out.Hits)
+	}
+	return out, nil
 }
 
 // RelatedHit is a document one hop from the top hits through links, backlinks or frontmatter
@@ -502,37 +629,6 @@ type RelatedHit struct {
 	Via         string // link, backlink, parent, child or related
 	From        string // the hit it was reached from
 	Score       float64
-}
-
-// Search runs a ranked search. Every hit is checked again against the files and the policy before it
-// is returned, so a file deleted, replaced or newly blocked since it was indexed is never shown.
-func (e *Engine) Search(ctx context.Context, q Query, follow bool) (Results, error) {
-	want := q.Max
-	if want <= 0 {
-		want = 10
-	}
-	q.Max = want + want/2 + 2 // room for hits dropped by the re-check
-	ix := e.index()
-	if ix == nil {
-		if err := e.failed.Load(); err != nil {
-			return Results{}, fmt.Errorf("%w: %v", ErrIndexUnavailable, *err)
-		}
-		return Results{}, nil // still opening: the result says the index is incomplete
-	}
-	// Snippets are made only for the hits returned, after the re-check.
-	hits, total, err := ix.search(ctx, q, e.current, want)
-	if err != nil {
-		return Results{}, err
-	}
-	out := Results{Hits: hits}
-	out.Total = max(total, len(out.Hits))
-	if out.Unknown, err = ix.UnknownWords(append([]string{q.Text}, q.Paraphrases...)...); err != nil {
-		return Results{}, err
-	}
-	if follow {
-		out.Related = e.related(out.Hits)
-	}
-	return out, nil
 }
 
 // current reports whether path is still a regular file the policy allows.
@@ -584,7 +680,23 @@ func (e *Engine) related(hits []Hit) []RelatedHit {
 }
 
 // Relations returns one document's outline, links, backlinks, broken links, tags and relations.
-func (e *Engine) Relations(name string) (Relations, bool) { return e.graph.Relations(name) }
+// While the index is being built, a document the build has not reached is read now, so its own
+// outline and links are told; its backlinks, and the targets of its links, are then those of the
+// documents read so far.
+func (e *Engine) Relations(name string) (Relations, bool) {
+	if r, ok := e.graph.Relations(name); ok || e.complete.Load() {
+		return r, ok
+	}
+	if !e.opts.Allow(name, false) {
+		return Relations{}, false
+	}
+	d, ok := e.read(name)
+	if !ok {
+		return Relations{}, false
+	}
+	e.graph.Put(outline(d))
+	return e.graph.Relations(name)
+}
 
 // LinksTo returns the documents that link to name.
 func (e *Engine) LinksTo(name string) []Backlink { return e.graph.LinksTo(name) }
@@ -620,7 +732,7 @@ func (e *Engine) Reconcile(ctx context.Context) (changed int, err error) {
 	if !e.complete.Load() {
 		return 0, nil
 	}
-	files, err := e.walk(ctx, ".")
+	files, err := e.walk(ctx, ".", false)
 	if err != nil {
 		return 0, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"time"
 
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/intents"
@@ -45,6 +46,7 @@ type callError struct {
 	code  string
 	field string
 	msg   string
+	retry time.Duration // when to try again, if the failure is temporary
 }
 
 func (e *callError) Error() string { return e.msg }
@@ -68,6 +70,9 @@ func failure(err error, name string) Status {
 	switch {
 	case errors.As(err, &ce):
 		st.Code, st.Field, st.Error = ce.code, ce.field, ce.msg
+		if ce.retry > 0 {
+			st.RetryAfterMs = max(1, ce.retry.Milliseconds())
+		}
 	case errors.As(err, &fe):
 		st.Code, st.Field, st.Error = CodeInvalidArgument, fe.Field, fe.Message
 	case errors.As(err, &de):

@@ -10,7 +10,7 @@ type Status struct {
 	Error        string `json:"error,omitempty" jsonschema:"what went wrong and what to do instead (only when success is false)"`
 	Code         string `json:"code,omitempty" jsonschema:"stable error code such as NOT_FOUND, PATH_OUTSIDE_ROOT, PATH_BLOCKED, EXTENSION_NOT_ALLOWED, PERMISSION_DENIED, RATE_LIMITED, INVALID_ARGUMENT"`
 	Field        string `json:"field,omitempty" jsonschema:"the argument that was refused, as a JSON path such as target.path"`
-	RetryAfterMs int64  `json:"retryAfterMs,omitempty" jsonschema:"with RATE_LIMITED: milliseconds to wait before retrying"`
+	RetryAfterMs int64  `json:"retryAfterMs,omitempty" jsonschema:"with RATE_LIMITED, or while the search index is being built: milliseconds to wait before trying again"`
 }
 
 // Meta is the only nested object of a result: facts about the call rather than about the files.
@@ -89,7 +89,7 @@ type LinkEntry struct {
 	Target   string `json:"target" jsonschema:"the destination as written (without #fragment)"`
 	Fragment string `json:"fragment,omitempty" jsonschema:"the heading or block after #"`
 	Kind     string `json:"kind" validate:"required" jsonschema:"markdown, reference, autolink, wiki, embed or frontmatter"`
-	Status   string `json:"status" validate:"required" jsonschema:"internal, external or broken"`
+	Status   string `json:"status" validate:"required" jsonschema:"internal, external or broken; while the index is being built, unresolved: no file read so far answers to it"`
 	To       string `json:"to,omitempty" jsonschema:"internal links: the root-relative path of the target"`
 	Line     int    `json:"line,omitempty" jsonschema:"1-based line of the link"`
 	Text     string `json:"text,omitempty" jsonschema:"the link text or alias"`
@@ -117,7 +117,9 @@ type SearcherResult struct {
 	UnknownWords  []string       `json:"unknownWords,omitempty" jsonschema:"search_semantic: words of the query or its paraphrases that no indexed document contains; say them differently in queries, with the words the documents would use"`
 	IndexComplete *bool          `json:"indexComplete,omitempty" jsonschema:"search_semantic and relationships: false while the index is still being built, so results may be missing files"`
 	IndexedFiles  *int           `json:"indexedFiles,omitempty" jsonschema:"while the index is incomplete: files indexed so far"`
-	TotalFiles    *int           `json:"totalFiles,omitempty" jsonschema:"while the index is incomplete: files to index (0 while still counting)"`
+	TotalFiles    *int           `json:"totalFiles,omitempty" jsonschema:"while the index is incomplete: files to index (absent while they are still being counted)"`
+	ScannedFiles  *int           `json:"scannedFiles,omitempty" jsonschema:"search_semantic while the index is incomplete: files not yet indexed that this search read directly (ranked roughly)"`
+	Message       string         `json:"message,omitempty" jsonschema:"while the index is incomplete: what this answer covers, and when to search again for the complete ranking"`
 	// relationships
 	Title     string          `json:"title,omitempty" jsonschema:"relationships: the document's title"`
 	Outline   []HeadingEntry  `json:"outline,omitempty" jsonschema:"relationships: the document's headings"`

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/packfs/packfs-mcp/intents"
@@ -45,6 +46,9 @@ func (s *Server) searchSemantic(ctx context.Context, c *call, in intents.Discove
 		return nil, err
 	}
 	out := SearcherResult{Status: Status{Success: true}, TotalFound: res.Total, UnknownWords: res.Unknown}
+	if err := partial(&out, res.Coverage, len(res.Hits) > 0); err != nil {
+		return nil, err
+	}
 	hits := res.Hits
 	if in.Options.Offset < len(hits) {
 		hits = hits[in.Options.Offset:]
@@ -67,9 +71,61 @@ func (s *Server) searchSemantic(ctx context.Context, c *call, in intents.Discove
 	for _, r := range res.Related {
 		out.Related = append(out.Related, RelatedEntry{Path: r.Path, Title: r.Title, Via: r.Via, From: r.From})
 	}
-	s.indexState(&out)
 	out.Metadata = c.meta()
 	return out, nil
+}
+
+// partial says, on a search answered while the index is incomplete, what the answer covers and when
+// to search again. A search that found nothing while files remain unread fails with NOT_AVAILABLE
+// instead of answering "nothing found".
+func partial(out *SearcherResult, cv semantic.Coverage, found bool) error {
+	out.IndexComplete = ptr(cv.Complete)
+	if cv.Complete {
+		return nil
+	}
+	out.IndexedFiles, out.ScannedFiles = ptr(cv.Indexed), ptr(cv.Scanned)
+	progress := fmt.Sprintf("the search index is still being built: %d files indexed, the files still being counted (%d found so far)", cv.Indexed, cv.Total)
+	if !cv.Counting {
+		out.TotalFiles = ptr(cv.Total)
+		progress = fmt.Sprintf("the search index is still being built: %d of %d files indexed", cv.Indexed, cv.Total)
+	}
+	retry := retryAfter(cv.Left)
+	out.RetryAfterMs = retry.Milliseconds()
+	read := fmt.Sprintf("%d files not yet indexed were read directly and ranked roughly", cv.Scanned)
+	if !cv.Unread {
+		out.Message = fmt.Sprintf("%s; the other %s, so no file was left out. Search again in about %s for the complete ranking.", progress, read, roundUp(retry))
+		return nil
+	}
+	unread := "others were not read"
+	if !cv.Counting {
+		unread = fmt.Sprintf("%d were not read", max(0, cv.Total-cv.Indexed-cv.Scanned))
+	}
+	if !found {
+		return &callError{code: CodeNotAvailable, retry: retry, msg: fmt.Sprintf(
+			"nothing found yet, but not every file has been looked at: %s; %s, %s. Search again in about %s.", progress, read, unread, roundUp(retry))}
+	}
+	out.Message = fmt.Sprintf("partial answer: %s; %s, %s. Search again in about %s for the complete ranking.", progress, read, unread, roundUp(retry))
+	return nil
+}
+
+// Waits suggested while the index is being built: the build's own estimate, within bounds, so a
+// model neither polls in a tight loop nor waits minutes for a build about to end.
+const (
+	minRetry     = 500 * time.Millisecond
+	maxRetry     = 30 * time.Second
+	defaultRetry = 2 * time.Second // when the build cannot estimate yet
+)
+
+func retryAfter(left time.Duration) time.Duration {
+	if left <= 0 {
+		return defaultRetry
+	}
+	return min(max(left, minRetry), maxRetry)
+}
+
+// roundUp writes d in whole seconds, rounded up, such as "3 s".
+func roundUp(d time.Duration) string {
+	return fmt.Sprintf("%d s", int((d+time.Second-1)/time.Second))
 }
 
 func (s *Server) relationships(ctx context.Context, c *call, name string) (any, error) {
@@ -82,10 +138,8 @@ func (s *Server) relationships(ctx context.Context, c *call, name string) (any, 
 	}
 	s.notifyIndexProgress(ctx, c)
 	rel, ok := e.Relations(name)
+	st := e.Status()
 	if !ok {
-		if !e.Status().Complete {
-			return nil, newError(CodeNotAvailable, "%q is not indexed yet: the index is still being built; try again in a few seconds", name)
-		}
 		return nil, newError(CodeNotFound, "%q is not an indexed document (too large, binary, or not text)", name)
 	}
 	out := SearcherResult{Status: Status{Success: true}, Title: rel.Title, Tags: rel.Tags, Aliases: rel.Aliases,
@@ -94,10 +148,16 @@ func (s *Server) relationships(ctx context.Context, c *call, name string) (any, 
 		out.Outline = append(out.Outline, HeadingEntry{Level: h.Level, Text: h.Text, Anchor: h.Anchor, Line: h.Line})
 	}
 	for _, l := range rel.Links {
-		out.Links = append(out.Links, linkEntry(l))
+		le := linkEntry(l)
+		if !st.Complete && l.Status == semantic.StatusBroken {
+			le.Status = statusUnresolved // its target may be a file not indexed yet
+		}
+		out.Links = append(out.Links, le)
 	}
-	for _, l := range rel.Broken {
-		out.Broken = append(out.Broken, linkEntry(l))
+	if st.Complete {
+		for _, l := range rel.Broken {
+			out.Broken = append(out.Broken, linkEntry(l))
+		}
 	}
 	for _, b := range rel.Backlinks {
 		out.Backlinks = append(out.Backlinks, BacklinkEntry{Path: b.From, Line: b.Line, Kind: string(b.Kind), Text: b.Text})
@@ -106,9 +166,33 @@ func (s *Server) relationships(ctx context.Context, c *call, name string) (any, 
 		out.Related = append(out.Related, RelatedEntry{Path: r, Via: "related", From: name})
 	}
 	out.TotalFound = len(out.Links)
-	s.indexState(&out)
+	relationsState(&out, st)
 	out.Metadata = c.meta()
 	return out, nil
+}
+
+// statusUnresolved marks, while the index is being built, a link whose target no document read so
+// far answers to: it may be broken, or lead to a file not indexed yet.
+const statusUnresolved = "unresolved"
+
+// relationsState says, on a relationships result, whether the index is complete and, while it is
+// not, what the answer lacks and when to ask again.
+func relationsState(out *SearcherResult, st semantic.Progress) {
+	out.IndexComplete = ptr(st.Complete)
+	if st.Complete {
+		return
+	}
+	out.IndexedFiles = ptr(st.Done)
+	counted := fmt.Sprintf("the %d files read so far (the files are still being counted)", st.Done)
+	if st.Phase != semantic.PhaseOpening && st.Phase != semantic.PhaseCounting {
+		out.TotalFiles = ptr(st.Total)
+		counted = fmt.Sprintf("the %d of %d files read so far", st.Done, st.Total)
+	}
+	retry := retryAfter(st.Left)
+	out.RetryAfterMs = retry.Milliseconds()
+	out.Message = fmt.Sprintf("partial answer: the search index is still being built; backlinks and link targets come from %s, "+
+		"so backlinks may be missing, and links no file read so far answers to are \"unresolved\" rather than broken. "+
+		"Ask again in about %s for the complete answer.", counted, roundUp(retry))
 }
 
 func linkEntry(l semantic.Resolved) LinkEntry {
@@ -117,15 +201,6 @@ func linkEntry(l semantic.Resolved) LinkEntry {
 		e.To = l.To
 	}
 	return e
-}
-
-// indexState says, on a result, whether the index is complete and how far along it is.
-func (s *Server) indexState(out *SearcherResult) {
-	st := s.cfg.Engine.Status()
-	out.IndexComplete = ptr(st.Complete)
-	if !st.Complete {
-		out.IndexedFiles, out.TotalFiles = ptr(st.Done), ptr(st.Total)
-	}
 }
 
 func noIndex() error {

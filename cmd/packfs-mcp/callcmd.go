@@ -139,7 +139,7 @@ Flags (the same as serve's):
 		a.buildIndex(ctx, progressEvery, func(st semantic.Progress) {
 			if a.cfg.progress != nil {
 				a.cfg.progress(tools.Progress{Done: st.Done, Total: st.Total,
-					Message: fmt.Sprintf("indexing: %d of %d files", st.Done, st.Total)})
+					Message: st.String()})
 			}
 		})
 	}

@@ -186,7 +186,11 @@ func (a *app) buildIndex(ctx context.Context, every time.Duration, report func(s
 				return false
 			}
 			st := a.engine.Status()
-			a.log.Printf("search index ready: %d files in %v", st.Total, time.Since(t0).Round(time.Millisecond))
+			reused := ""
+			if st.Reused > 0 {
+				reused = fmt.Sprintf(" (%d unchanged, reused from disk)", st.Reused)
+			}
+			a.log.Printf("search index ready: %d files%s in %v", st.Total, reused, time.Since(t0).Round(time.Millisecond))
 			return true
 		case <-tick.C:
 			report(a.engine.Status())
@@ -200,7 +204,7 @@ func (a *app) indexInBackground(ctx context.Context) {
 	if a.engine == nil {
 		return
 	}
-	logProgress := func(st semantic.Progress) { a.log.Printf("indexing: %d of %d files", st.Done, st.Total) }
+	logProgress := func(st semantic.Progress) { a.log.Print(st) }
 	if !a.buildIndex(ctx, 2*time.Second, logProgress) {
 		return
 	}

@@ -1,0 +1,356 @@
+package semantic
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"io/fs"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+)
+
+// While the index is being built, a search must not answer "nothing found" for files it has not
+// looked at. It ranks what is indexed as usual, and reads the files not yet indexed directly,
+// for as long as [ScanBudget] allows, scoring them roughly: by the share of each phrasing's
+// terms they contain (analysed as the index analyses them), with a bonus for the title and the
+// file name. [Coverage] says how much of the tree the answer covers.
+
+// ScanBudget bounds the time one search spends reading files the index does not hold yet: long
+// enough to read thousands of small files, short enough that an agent gets an answer at once
+// and can search again when the index is complete.
+const ScanBudget = time.Second
+
+// scanTitleBonus weighs a phrasing's terms found in a scanned file's title or name against the
+// share found anywhere in it (which counts 1).
+const scanTitleBonus = 0.5
+
+// Coverage says how much of the tree a search's answer covers.
+type Coverage struct {
+	// Complete says the index held every file: the ranking is the full one.
+	Complete bool
+	// Indexed and Total are the build's progress when the search ran (see [Progress]); Total is
+	// the count so far while Counting.
+	Indexed, Total int
+	Counting       bool
+	// Scanned counts the files not yet indexed that the search read directly.
+	Scanned int
+	// Unread says some files were neither indexed nor read by the search: it may miss them.
+	Unread bool
+	// Left estimates the time until the index is complete; 0 when unknown.
+	Left time.Duration
+}
+
+// analyzers returns the index's text and words analyzers, which work without an open index.
+var analyzers = sync.OnceValues(func() (text, words analysis.Analyzer) {
+	m, err := newMapping()
+	if err != nil {
+		panic("semantic: the index mapping is invalid: " + err.Error()) // a bug, not input
+	}
+	return m.AnalyzerNamed(textAnalyzer), m.AnalyzerNamed(wordsAnalyzer)
+})
+
+func analyzer() analysis.Analyzer {
+	text, _ := analyzers()
+	return text
+}
+
+// queryTerms is [Index.QueryTerms] without an index: the analysed terms of text, question words
+// left out.
+func queryTerms(text string) []string {
+	_, words := analyzers()
+	var kept []string
+	for _, tok := range words.Analyze([]byte(text)) {
+		if w := string(tok.Term); !questionWords[w] {
+			kept = append(kept, w)
+		}
+	}
+	if len(kept) > 0 {
+		text = strings.Join(kept, " ")
+	}
+	return analyzed(text)
+}
+
+// analyzed returns the distinct terms of text, as the index analyses its text field.
+func analyzed(text string) []string {
+	var out []string
+	for _, tok := range analyzer().Analyze([]byte(text)) {
+		if t := string(tok.Term); !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// scanQuery is a query prepared for reading files directly.
+type scanQuery struct {
+	q         Query
+	phrasings [][]string      // the analysed terms of each phrasing
+	all       map[string]bool // every term of every phrasing
+	needles   [][]byte        // the terms, for a cheap look before analysing a file
+}
+
+func newScanQuery(q Query) *scanQuery {
+	sq := &scanQuery{q: q, all: map[string]bool{}}
+	for _, p := range append([]string{q.Text}, q.Paraphrases...) {
+		terms := queryTerms(p)
+		if len(terms) == 0 {
+			continue
+		}
+		sq.phrasings = append(sq.phrasings, terms)
+		for _, t := range terms {
+			if !sq.all[t] {
+				sq.all[t] = true
+				sq.needles = append(sq.needles, []byte(t))
+			}
+		}
+	}
+	return sq
+}
+
+// scanUnindexed reads the files the index does not hold yet, until the deadline, and returns those
+// that match q, best first. exhausted reports that it read every such file.
+func (e *Engine) scanUnindexed(ctx context.Context, q Query, deadline time.Time) (hits []Hit, scanned int, exhausted bool) {
+	sq := newScanQuery(q)
+	if len(sq.phrasings) == 0 {
+		return nil, 0, true
+	}
+	visit := func(name string) bool {
+		if ctx.Err() != nil || time.Now().After(deadline) {
+			return false
+		}
+		scanned++
+		if h, ok := e.scanFile(name, sq); ok {
+			hits = append(hits, h)
+		}
+		return true
+	}
+	exhausted = e.eachUnindexed(ctx, sq, visit)
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
+	return hits, scanned, exhausted
+}
+
+// eachUnindexed calls visit for each file under prefix that the index does not hold yet, until
+// visit returns false; it reports whether it went through them all. Files whose name holds a term
+// of the query come first, since a page the agent names is the one it most wants. During the
+// build's indexing phase the files are those the build has not reached; before it, a walk finds
+// them.
+func (e *Engine) eachUnindexed(ctx context.Context, sq *scanQuery, visit func(string) bool) bool {
+	prefix := sq.q.Prefix
+	under := func(p string) bool {
+		return prefix == "" || prefix == "." || p == prefix || strings.HasPrefix(p, prefix+"/")
+	}
+	var later []string // files whose name holds no query term, visited after the others
+	first := func(p string) bool {
+		if !sq.named(p) {
+			later = append(later, p)
+			return true
+		}
+		return visit(p)
+	}
+	rest := func() bool {
+		for _, p := range later {
+			if !visit(p) {
+				return false
+			}
+		}
+		return ctx.Err() == nil
+	}
+	if pf := e.pending.Load(); pf != nil {
+		from := int(e.done.Load() - pf.base)
+		for _, p := range pf.files[min(max(from, 0), len(pf.files)):] {
+			if under(p) && !first(p) {
+				return false
+			}
+		}
+		return rest()
+	}
+	e.mu.Lock()
+	held := len(e.stamps) > 0
+	e.mu.Unlock()
+	dir := "."
+	if prefix != "" {
+		dir = prefix
+	}
+	stopped := false
+	fs.WalkDir(e.opts.FS, dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			stopped = true
+			return fs.SkipAll
+		}
+		if d.IsDir() {
+			if p != "." && !e.opts.Allow(p, true) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || !e.opts.Allow(p, false) {
+			return nil
+		}
+		if held {
+			e.mu.Lock()
+			_, in := e.stamps[p]
+			e.mu.Unlock()
+			if in {
+				return nil
+			}
+		}
+		if !first(p) {
+			stopped = true
+			return fs.SkipAll
+		}
+		return nil
+	})
+	return !stopped && rest()
+}
+
+// named reports whether the file name of p (without its extension) holds a term of the query: a
+// word of the name that the term starts, as a stem starts the words made from it.
+func (sq *scanQuery) named(p string) bool {
+	base := strings.ToLower(path.Base(p))
+	base = strings.TrimSuffix(base, path.Ext(base))
+	for _, w := range strings.FieldsFunc(base, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		for t := range sq.all {
+			if strings.HasPrefix(w, t) && len(w)-len(t) <= maxSuffix {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// maxSuffix is the longest ending a stemmer takes off an English word ("-ation" → "-ate" aside):
+// "archives" is "archiv" and 2 more bytes.
+const maxSuffix = 4
+
+// scanFile reads name and scores it against sq; ok is false when it does not match or cannot be
+// read as text.
+func (e *Engine) scanFile(name string, sq *scanQuery) (Hit, bool) {
+	f, err := e.opts.FS.Open(name)
+	if err != nil {
+		return Hit{}, false
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() || info.Size() > e.opts.MaxFileBytes || !sq.admits(name, info) {
+		return Hit{}, false
+	}
+	src, err := io.ReadAll(io.LimitReader(f, e.opts.MaxFileBytes+1))
+	if err != nil || int64(len(src)) > e.opts.MaxFileBytes || !isText(src) {
+		return Hit{}, false
+	}
+	lower := bytes.ToLower(src)
+	if !slices.ContainsFunc(sq.needles, func(n []byte) bool { return bytes.Contains(lower, n) }) {
+		return Hit{}, false // a stemmed term is a prefix of its words: none is here
+	}
+	d := Parse(name, src, info.ModTime())
+	if len(sq.q.Tags) > 0 && !hasTags(d.Tags, sq.q.Tags) {
+		return Hit{}, false
+	}
+	return sq.score(d)
+}
+
+// admits applies the query's folder, extension, time and size criteria.
+func (sq *scanQuery) admits(name string, info fs.FileInfo) bool {
+	q := sq.q
+	if len(q.Extensions) > 0 && !slices.Contains(q.Extensions, strings.ToLower(path.Ext(name))) {
+		return false
+	}
+	if q.After != nil && info.ModTime().Before(*q.After) || q.Before != nil && !info.ModTime().Before(*q.Before) {
+		return false
+	}
+	if q.MinSize != nil && info.Size() < *q.MinSize || q.MaxSize != nil && info.Size() > *q.MaxSize {
+		return false
+	}
+	return true
+}
+
+// hasTags reports whether have holds every tag of want, case-insensitively.
+func hasTags(have, want []string) bool {
+	for _, w := range want {
+		if !slices.ContainsFunc(have, func(h string) bool { return strings.EqualFold(h, w) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// score rates d: for the phrasing it matches best, the share of its terms found anywhere in d
+// plus scanTitleBonus times the share found in its title or file name, scaled to at most 1. The
+// hit shows the section that holds the most terms.
+func (sq *scanQuery) score(d Doc) (Hit, bool) {
+	found := map[string]bool{}
+	best, bestN := -1, 0
+	for i, s := range d.Sections {
+		n := 0
+		for _, t := range analyzed(s.Heading + "\n" + s.Text) {
+			if sq.all[t] {
+				n++
+				found[t] = true
+			}
+		}
+		if n > bestN {
+			best, bestN = i, n
+		}
+	}
+	if best < 0 {
+		return Hit{}, false
+	}
+	title := map[string]bool{}
+	for _, t := range analyzed(d.Title + " " + strings.TrimSuffix(path.Base(d.Path), path.Ext(d.Path))) {
+		title[t] = true
+	}
+	score := 0.0
+	for _, terms := range sq.phrasings {
+		in, inTitle := 0, 0
+		for _, t := range terms {
+			if found[t] || title[t] {
+				in++
+			}
+			if title[t] {
+				inTitle++
+			}
+		}
+		n := float64(len(terms))
+		score = max(score, (float64(in)/n+scanTitleBonus*float64(inTitle)/n)/(1+scanTitleBonus))
+	}
+	s := d.Sections[best]
+	var spans []span
+	for _, tok := range analyzer().Analyze([]byte(s.Text)) {
+		if sq.all[string(tok.Term)] {
+			spans = append(spans, span{tok.Start, tok.End})
+		}
+	}
+	return Hit{Path: d.Path, Title: d.Title, Score: score, Heading: s.Heading, Line: s.Line,
+		Snippet: makeSnippet(s.Text, spans, snippetMax)}, true
+}
+
+// mergeHits merges the index's hits with those of a scan, best first by score, each path once
+// (the index's hit wins), at most want of them.
+func mergeHits(indexed, scanned []Hit, want int) []Hit {
+	seen := make(map[string]bool, len(indexed))
+	out := slices.Clone(indexed)
+	for _, h := range indexed {
+		seen[h.Path] = true
+	}
+	for _, h := range scanned {
+		if !seen[h.Path] {
+			seen[h.Path] = true
+			out = append(out, h)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
+	if len(out) > want {
+		out = out[:want]
+	}
+	return out
+}
