@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -249,7 +250,7 @@ func (e *Engine) scanFile(name string, sq *scanQuery) (Hit, bool) {
 		return Hit{}, false
 	}
 	lower := bytes.ToLower(src)
-	if !slices.ContainsFunc(sq.needles, func(n []byte) bool { return bytes.Contains(lower, n) }) {
+	if !sq.named(name) && !slices.ContainsFunc(sq.needles, func(n []byte) bool { return bytes.Contains(lower, n) }) {
 		return Hit{}, false // a stemmed term is a prefix of its words: none is here
 	}
 	d := Parse(name, src, info.ModTime())
@@ -302,12 +303,15 @@ func (sq *scanQuery) score(d Doc) (Hit, bool) {
 			best, bestN = i, n
 		}
 	}
-	if best < 0 {
-		return Hit{}, false
-	}
 	title := map[string]bool{}
 	for _, t := range analyzed(d.Title + " " + strings.TrimSuffix(path.Base(d.Path), path.Ext(d.Path))) {
 		title[t] = true
+	}
+	if best < 0 {
+		if !slices.ContainsFunc(slices.Collect(maps.Keys(title)), func(t string) bool { return sq.all[t] }) || len(d.Sections) == 0 {
+			return Hit{}, false
+		}
+		best = 0 // only the title or the name matches: show the start
 	}
 	score := 0.0
 	for _, terms := range sq.phrasings {

@@ -72,31 +72,7 @@ func TestServeHomeFolder(t *testing.T) {
 		t.Cleanup(func() { os.RemoveAll(dir) })
 	}
 
-	tr := transport.NewStdio(binPath, env, "serve", "--root", home, "--allow-write")
-	c := client.NewClient(tr)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	must(t, c.Start(context.Background()))
-	t.Cleanup(func() { c.Close() })
-	req := mcp.InitializeRequest{}
-	req.Params.ClientInfo = mcp.Implementation{Name: "home", Version: "1"}
-	if _, err := c.Initialize(ctx, req); err != nil {
-		t.Fatalf("a home folder as root with the default flags: initialize: %v", err)
-	}
-	s := &session{t: t, c: c, f: &fixture{dir: home, root: home, outside: indexDir, pwned: backupDir}, schemas: map[string]*jsonschema.Schema{}}
-	list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
-	if err != nil {
-		b, _ := io.ReadAll(tr.Stderr())
-		t.Fatalf("tools/list: %v\n%s", err, b)
-	}
-	for _, tool := range list.Tools {
-		raw, err := json.Marshal(tool.OutputSchema)
-		if len(tool.RawOutputSchema) > 0 {
-			raw = tool.RawOutputSchema
-		}
-		must(t, err)
-		s.schemas[tool.Name] = compileSchema(t, raw)
-	}
+	s := startOn(t, &fixture{dir: home, root: home, outside: indexDir, pwned: backupDir}, env, "--allow-write")
 
 	// The index is built, of the home folder's own files only.
 	waitIndexed(t, s)
@@ -190,4 +166,35 @@ func TestServeHomeFolder(t *testing.T) {
 		return nil
 	})
 	s.checkNoLeak()
+}
+
+// startOn starts the binary serving f.root with env added to the environment, and connects a client.
+func startOn(t *testing.T, f *fixture, env []string, args ...string) *session {
+	t.Helper()
+	tr := transport.NewStdio(binPath, env, append([]string{"serve", "--root", f.root}, args...)...)
+	c := client.NewClient(tr)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	must(t, c.Start(context.Background()))
+	t.Cleanup(func() { c.Close() })
+	req := mcp.InitializeRequest{}
+	req.Params.ClientInfo = mcp.Implementation{Name: "e2e", Version: "1"}
+	if _, err := c.Initialize(ctx, req); err != nil {
+		t.Fatalf("serving %s: initialize: %v", f.root, err)
+	}
+	s := &session{t: t, c: c, f: f, schemas: map[string]*jsonschema.Schema{}}
+	list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		b, _ := io.ReadAll(tr.Stderr())
+		t.Fatalf("tools/list: %v\n%s", err, b)
+	}
+	for _, tool := range list.Tools {
+		raw, err := json.Marshal(tool.OutputSchema)
+		if len(tool.RawOutputSchema) > 0 {
+			raw = tool.RawOutputSchema
+		}
+		must(t, err)
+		s.schemas[tool.Name] = compileSchema(t, raw)
+	}
+	return s
 }

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// buildTreeFiles is the size of the tree TestSearchWhileIndexing serves: big enough that the
+// build takes seconds on two cores, so the first searches arrive while it runs.
+const buildTreeFiles = 20_000
+
+// TestSearchWhileIndexing serves a tree of 20,000 files through the built binary and searches right
+// after initialize, while the index is being built. Every answer must be honest: hits from what is
+// indexed and from files read directly, with what it covers and when to search again; never a
+// success with no hits while files remain unread; no unknown words until the index is complete.
+// relationships of a document the build has not reached answers from the file itself.
+func TestSearchWhileIndexing(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "root")
+	for i := range buildTreeFiles {
+		p := filepath.Join(root, fmt.Sprintf("d%03d", i/100), fmt.Sprintf("page%05d.md", i))
+		if i%100 == 0 {
+			must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		}
+		must(t, os.WriteFile(p, []byte(fmt.Sprintf("# Page %d\nfiller text about topic %d\n", i, i%97)), 0o644))
+	}
+	// The document sought lies last in walk order, named by the query.
+	must(t, os.MkdirAll(filepath.Join(root, "zz"), 0o755))
+	must(t, os.WriteFile(filepath.Join(root, "zz", "wombat.md"), []byte("# Wombats\nWombats dig burrows. See [[page00001]].\n"), 0o644))
+	s := startOn(t, &fixture{dir: dir, root: root, outside: filepath.Join(dir, "none"), pwned: filepath.Join(dir, "none")},
+		[]string{"HOME=" + dir}, "--index-dir", filepath.Join(dir, "index"))
+
+	incomplete := 0
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		for _, q := range []string{"wombat burrows xylograph", "qqzzyx"} {
+			res, isErr := s.call(searcher, map[string]any{"purpose": "search_semantic", "target": map[string]any{"path": ".", "query": q}})
+			complete, _ := res["indexComplete"].(bool)
+			files, _ := res["files"].([]any)
+			switch {
+			case isErr:
+				if res["code"] != "NOT_AVAILABLE" || res["retryAfterMs"] == nil || !strings.Contains(res["error"].(string), "not every file") {
+					t.Fatalf("%q: an error other than a build in progress: %v", q, res)
+				}
+				incomplete++
+				continue
+			case complete:
+				if msg, _ := res["message"].(string); msg != "" {
+					t.Errorf("%q: a complete index still says %q", q, msg)
+				}
+				continue
+			}
+			incomplete++
+			if res["unknownWords"] != nil {
+				t.Errorf("%q: unknown words %v told while the index is incomplete", q, res["unknownWords"])
+			}
+			msg, _ := res["message"].(string)
+			if res["retryAfterMs"] == nil || res["scannedFiles"] == nil || msg == "" {
+				t.Errorf("%q: a partial answer without retryAfterMs, scannedFiles and a message: %v", q, res)
+			}
+			if len(files) == 0 && !strings.Contains(msg, "no file was left out") {
+				t.Errorf("%q: success with no hits while files remain unread: %v", q, res)
+			}
+			if q != "qqzzyx" && (len(files) == 0 || files[0].(map[string]any)["path"] != "zz/wombat.md") {
+				t.Errorf("%q during the build: want zz/wombat.md first (its name is in the query), got %v", q, res)
+			}
+		}
+		rel, isErr := s.call(searcher, map[string]any{"purpose": "relationships", "target": map[string]any{"path": "zz/wombat.md"}})
+		if isErr || rel["title"] != "Wombats" {
+			t.Errorf("relationships of a document during the build: %v", rel)
+		}
+		if rel["indexComplete"] == true {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the index did not complete in 2 minutes")
+		}
+	}
+	if incomplete == 0 {
+		t.Fatal("no search ran while the index was being built: the tree is too small to test this")
+	}
+	res, _ := s.call(searcher, map[string]any{"purpose": "search_semantic", "target": map[string]any{"path": ".", "query": "wombat burrows xylograph"}})
+	if words, _ := res["unknownWords"].([]any); !slices.Equal(words, []any{"xylograph"}) {
+		t.Errorf("unknown words once complete = %v, want [xylograph]", res["unknownWords"])
+	}
+	t.Logf("%d searches answered while the index was being built", incomplete)
+	s.checkNoLeak()
+}

@@ -1,0 +1,212 @@
+package semantic
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"slices"
+	"testing"
+	"testing/fstest"
+	"time"
+)
+
+// gatedFS is an fs.FS whose files under gate/ open only once release is closed, so a test can hold
+// a build half way.
+type gatedFS struct {
+	fstest.MapFS
+	release chan struct{}
+	reached chan struct{} // closed when the build first waits at the gate
+}
+
+func (g *gatedFS) Open(name string) (fs.File, error) {
+	if len(name) > 5 && name[:5] == "gate/" {
+		select {
+		case <-g.reached:
+		default:
+			close(g.reached)
+		}
+		<-g.release
+	}
+	return g.MapFS.Open(name)
+}
+
+// TestSearchBeforeTheIndex checks a search before the index is open: it reads the files directly,
+// finds the document, says it covers them all, and tells no unknown words.
+func TestSearchBeforeTheIndex(t *testing.T) {
+	e := New(Options{FS: vault(), Allow: allow})
+	defer e.Close()
+	res, err := e.Search(context.Background(), Query{Text: "badgers and zebras"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := paths(res.Hits); !slices.Equal(got, []string{"sub/beta.md"}) {
+		t.Errorf("hits = %v, want sub/beta.md, read directly", got)
+	}
+	cv := res.Coverage
+	if cv.Complete || !cv.Counting || cv.Unread || cv.Scanned != 5 {
+		t.Errorf("coverage = %+v, want incomplete, counting, 5 files scanned (every allowed file), none unread", cv)
+	}
+	if res.Unknown != nil {
+		t.Errorf("unknown words %v from an incomplete index: want none told", res.Unknown)
+	}
+	res, err = e.Search(context.Background(), Query{Text: "aardvark secret"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range res.Hits {
+		if h.Path != "alpha.md" {
+			t.Errorf("a scan found %s, which the policy hides or is not text", h.Path)
+		}
+	}
+}
+
+// TestSearchDuringTheBuild holds a build half way and checks that a search ranks what is indexed
+// and reads what is not, that it says so, and that a file the agent names comes first.
+func TestSearchDuringTheBuild(t *testing.T) {
+	m := fstest.MapFS{}
+	for i := range buildBatch {
+		m[fmt.Sprintf("a/%04d.md", i)] = &fstest.MapFile{Data: []byte(fmt.Sprintf("# Page %d\nsome filler words\n", i)), ModTime: t0}
+	}
+	m["a/0007.md"] = &fstest.MapFile{Data: []byte("# Seven\nwombats eat roots\n"), ModTime: t0}
+	m["gate/x.md"] = &fstest.MapFile{Data: []byte("# X\nfiller\n"), ModTime: t0}
+	m["z/notes.md"] = &fstest.MapFile{Data: []byte("# Notes\nwombats dig burrows\n"), ModTime: t0}
+	m["z/wombat.md"] = &fstest.MapFile{Data: []byte("# Marsupials\nthey dig\n"), ModTime: t0}
+	g := &gatedFS{MapFS: m, release: make(chan struct{}), reached: make(chan struct{})}
+	e := New(Options{FS: g, Allow: allow})
+	defer e.Close()
+	done := make(chan error, 1)
+	go func() { done <- e.Build(context.Background()) }()
+	<-g.reached
+	// The first batch (a/) is indexed once its put returns; the gate holds the second.
+	deadline := time.Now().Add(10 * time.Second)
+	for e.Status().Done < buildBatch && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	st := e.Status()
+	if st.Phase != PhaseIndexing || st.Done != buildBatch || st.Total != len(m) {
+		t.Fatalf("status while held = %+v, want indexing, %d of %d", st, buildBatch, len(m))
+	}
+	res, err := e.Search(context.Background(), Query{Text: "wombats", Prefix: "a"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := paths(res.Hits); !slices.Equal(got, []string{"a/0007.md"}) {
+		t.Errorf("indexed hits = %v, want a/0007.md", got)
+	}
+	res, err = e.Search(context.Background(), Query{Text: "wombat", Prefix: "z"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := paths(res.Hits); !slices.Equal(got, []string{"z/wombat.md", "z/notes.md"}) {
+		t.Errorf("hits from files not yet indexed = %v, want z/wombat.md (named) first, then z/notes.md", got)
+	}
+	cv := res.Coverage
+	if cv.Complete || cv.Counting || cv.Indexed != buildBatch || cv.Total != len(m) || cv.Scanned != 2 || cv.Unread {
+		t.Errorf("coverage = %+v, want %d of %d indexed, 2 scanned under z/, none unread", cv, buildBatch, len(m))
+	}
+	if res.Unknown != nil {
+		t.Errorf("unknown words %v during the build", res.Unknown)
+	}
+	close(g.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	res, err = e.Search(context.Background(), Query{Text: "wombat zebra"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Coverage.Complete || res.Coverage.Scanned != 0 || !slices.Equal(res.Unknown, []string{"zebra"}) {
+		t.Errorf("after the build: coverage %+v, unknown %v; want complete, nothing scanned, [zebra]", res.Coverage, res.Unknown)
+	}
+}
+
+// TestScanOrderAndBudget checks that files whose name holds a query term are read first, and
+// that a scan out of time says files were left unread.
+func TestScanOrderAndBudget(t *testing.T) {
+	m := fstest.MapFS{
+		"a.md":            {Data: []byte("tar and gzip\n"), ModTime: t0},
+		"b/archives.md":   {Data: []byte("nothing here\n"), ModTime: t0},
+		"c.md":            {Data: []byte("extract\n"), ModTime: t0},
+		"d/tar.md":        {Data: []byte("# tar\n"), ModTime: t0},
+		"startup.md":      {Data: []byte("start\n"), ModTime: t0},
+		"image-notes.txt": {Data: []byte("text\n"), ModTime: t0},
+	}
+	e := New(Options{FS: m})
+	sq := newScanQuery(Query{Text: "how do I extract a tar archive"})
+	var order []string
+	if !e.eachUnindexed(context.Background(), sq, func(p string) bool { order = append(order, p); return true }) {
+		t.Fatal("eachUnindexed stopped early")
+	}
+	want := []string{"b/archives.md", "d/tar.md", "a.md", "c.md", "image-notes.txt", "startup.md"}
+	if !slices.Equal(order, want) {
+		t.Errorf("order = %v, want named files first: %v", order, want)
+	}
+	hits, scanned, exhausted := e.scanUnindexed(context.Background(), Query{Text: "tar"}, time.Now().Add(-time.Second))
+	if len(hits) != 0 || scanned != 0 || exhausted {
+		t.Errorf("a scan out of time: %v, %d scanned, exhausted %v; want nothing read and files left unread", hits, scanned, exhausted)
+	}
+}
+
+// TestScanCriteria checks that a scan applies the query's folder, extension, size and tag criteria.
+func TestScanCriteria(t *testing.T) {
+	m := fstest.MapFS{
+		"notes/a.md":  {Data: []byte("---\ntags: [farm]\n---\nllamas graze\n"), ModTime: t0},
+		"notes/b.txt": {Data: []byte("llamas spit\n"), ModTime: t0},
+		"other/c.md":  {Data: []byte("llamas hum\n"), ModTime: t0},
+	}
+	e := New(Options{FS: m})
+	big := int64(13)
+	tests := []struct {
+		name string
+		q    Query
+		want []string
+	}{
+		{"all", Query{Text: "llamas"}, []string{"notes/a.md", "notes/b.txt", "other/c.md"}},
+		{"folder", Query{Text: "llamas", Prefix: "notes"}, []string{"notes/a.md", "notes/b.txt"}},
+		{"extension", Query{Text: "llamas", Extensions: []string{".txt"}}, []string{"notes/b.txt"}},
+		{"size", Query{Text: "llamas", MaxSize: &big}, []string{"notes/b.txt", "other/c.md"}},
+		{"tags", Query{Text: "llamas", Tags: []string{"FARM"}}, []string{"notes/a.md"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			hits, _, exhausted := e.scanUnindexed(context.Background(), tc.q, time.Now().Add(time.Minute))
+			got := paths(hits)
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) || !exhausted {
+				t.Errorf("got %v (exhausted %v), want %v", got, exhausted, tc.want)
+			}
+		})
+	}
+}
+
+// TestRelationsDuringTheBuild checks that a document the build has not reached is read on demand.
+func TestRelationsDuringTheBuild(t *testing.T) {
+	e := New(Options{FS: vault(), Allow: allow})
+	defer e.Close()
+	r, ok := e.Relations("index.md")
+	if !ok || r.Title != "Index" || len(r.Links) != 2 {
+		t.Errorf("relations before the build = %+v, %v; want the document read on demand with its 2 links", r, ok)
+	}
+	if _, ok := e.Relations(".git/config"); ok {
+		t.Error("relations of a blocked document were told")
+	}
+}
+
+func TestProgressString(t *testing.T) {
+	tests := []struct {
+		p    Progress
+		want string
+	}{
+		{Progress{Phase: PhaseOpening}, "opening the search index on disk"},
+		{Progress{Phase: PhaseCounting, Total: 1200}, "counting files to index: 1200 so far"},
+		{Progress{Phase: PhaseChecking, Total: 38405}, "checking 38405 files against the search index on disk"},
+		{Progress{Phase: PhaseIndexing, Done: 1200, Total: 38405}, "indexing: 1200 of 38405 files"},
+		{Progress{Phase: PhaseIndexing, Done: 38000, Total: 38405, Reused: 37900}, "indexing: 100 of 505 new or changed files read (37900 unchanged, reused from disk)"},
+		{Progress{Phase: PhaseComplete, Done: 38405, Total: 38405, Complete: true}, "search index complete: 38405 files"},
+	}
+	for _, tc := range tests {
+		if got := tc.p.String(); got != tc.want {
+			t.Errorf("%+v: got %q, want %q", tc.p, got, tc.want)
+		}
+	}
+}

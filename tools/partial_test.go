@@ -1,0 +1,66 @@
+package tools
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/packfs/packfs-mcp/semantic"
+)
+
+// TestPartial checks what a search answered during the index build tells the model: what it covers,
+// when to search again, and never an empty success while files remain unread.
+func TestPartial(t *testing.T) {
+	tests := []struct {
+		name      string
+		cv        semantic.Coverage
+		found     bool
+		wantCode  string // "" for success
+		wantRetry int64
+		wantTotal bool // totalFiles is told
+		wantText  []string
+	}{
+		{name: "complete", cv: semantic.Coverage{Complete: true}, found: false},
+		{name: "hits, files unread", cv: semantic.Coverage{Indexed: 100, Total: 1000, Scanned: 50, Unread: true, Left: 3 * time.Second},
+			found: true, wantRetry: 3000, wantTotal: true, wantText: []string{"partial answer", "100 of 1000 files indexed", "50 files", "850 were not read", "about 3 s"}},
+		{name: "no hits, files unread", cv: semantic.Coverage{Indexed: 100, Total: 1000, Scanned: 50, Unread: true},
+			found: false, wantCode: CodeNotAvailable, wantRetry: 2000, wantText: []string{"nothing found yet", "850 were not read"}},
+		{name: "no hits, every file looked at", cv: semantic.Coverage{Indexed: 900, Total: 1000, Scanned: 100, Left: time.Hour},
+			found: false, wantRetry: 30000, wantTotal: true, wantText: []string{"no file was left out", "about 30 s"}},
+		{name: "still counting", cv: semantic.Coverage{Counting: true, Total: 40, Scanned: 10, Unread: true, Left: time.Millisecond},
+			found: true, wantRetry: 500, wantText: []string{"still being counted (40 found so far)", "others were not read"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out SearcherResult
+			err := partial(&out, tc.cv, tc.found)
+			if tc.wantCode != "" {
+				var ce *callError
+				if !errors.As(err, &ce) || ce.code != tc.wantCode || ce.retry.Milliseconds() != tc.wantRetry {
+					t.Fatalf("got %v; want %s with a retry of %d ms", err, tc.wantCode, tc.wantRetry)
+				}
+				for _, w := range tc.wantText {
+					if !strings.Contains(ce.msg, w) {
+						t.Errorf("message %q lacks %q", ce.msg, w)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *out.IndexComplete != tc.cv.Complete || out.RetryAfterMs != tc.wantRetry || (out.TotalFiles != nil) != tc.wantTotal {
+				t.Errorf("got complete %v, retry %d ms, totalFiles %v", *out.IndexComplete, out.RetryAfterMs, out.TotalFiles)
+			}
+			if tc.cv.Complete && (out.Message != "" || out.ScannedFiles != nil) {
+				t.Errorf("a complete answer says %q, scanned %v", out.Message, out.ScannedFiles)
+			}
+			for _, w := range tc.wantText {
+				if !strings.Contains(out.Message, w) {
+					t.Errorf("message %q lacks %q", out.Message, w)
+				}
+			}
+		})
+	}
+}
