@@ -45,7 +45,7 @@ const callShapes = `  MCP        {"name": "packfs-file-reader", "arguments": {"p
 // server, and prints the result in the shape the call came in. It exits 0 when the tool succeeded,
 // 1 when it answered an error (the result is still printed), and 2 for bad flags or input.
 func callCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f := newServerFlags("call", stderr)
+	f := newServerFlags("call", stdout)
 	f.fs.Usage = func() {
 		fmt.Fprint(f.fs.Output(), `Usage: packfs-mcp call --root DIR [flags] < call.json
 

@@ -459,13 +459,13 @@ func TestCallWrite(t *testing.T) {
 
 func TestCallHelp(t *testing.T) {
 	code, out, stderr := callOut(t, "", "--help")
-	if code != 0 || len(out) != 0 {
-		t.Fatalf("exit %d, stdout %q", code, out)
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q: help goes to stdout", code, stderr)
 	}
 	for _, want := range []string{"Usage: packfs-mcp call --root DIR", "Example:", `"type": "tool_use"`, `"tool_call_id"`,
 		`"function_call_output"`, "Exit status", "-allow-write"} {
-		if !strings.Contains(stderr, want) {
-			t.Errorf("help lacks %q:\n%s", want, stderr)
+		if !strings.Contains(string(out), want) {
+			t.Errorf("help lacks %q:\n%s", want, out)
 		}
 	}
 }

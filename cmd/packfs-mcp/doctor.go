@@ -30,7 +30,7 @@ const (
 // doctorCmd prints the effective configuration of a server on the given flags and checks that its
 // root is usable. It exits 0 when every check passes, 1 when one fails, 2 on bad flags.
 func doctorCmd(args []string, stdout, stderr io.Writer) int {
-	f := newServerFlags("doctor", stderr)
+	f := newServerFlags("doctor", stdout)
 	f.fs.Usage = func() {
 		fmt.Fprint(f.fs.Output(), `Usage: packfs-mcp doctor --root DIR [server flags]
 

@@ -90,7 +90,7 @@ func TestDoctorUsage(t *testing.T) {
 	tests := []struct {
 		args []string
 		code int
-		want string
+		want string // in stderr, or in stdout when the exit status is 0
 	}{
 		{[]string{"doctor", "--help"}, 0, "Usage: packfs-mcp doctor --root DIR"},
 		{[]string{"doctor"}, 2, "no root: pass --root DIR"},
@@ -102,8 +102,12 @@ func TestDoctorUsage(t *testing.T) {
 		if code := run(tt.args, strings.NewReader(""), &out, &errb); code != tt.code {
 			t.Errorf("%v: exit %d, want %d (%s)", tt.args, code, tt.code, errb.String())
 		}
-		if !strings.Contains(errb.String(), tt.want) {
-			t.Errorf("%v: stderr %q lacks %q", tt.args, errb.String(), tt.want)
+		stream := errb.String()
+		if tt.code == 0 {
+			stream = out.String()
+		}
+		if !strings.Contains(stream, tt.want) {
+			t.Errorf("%v: stdout %q, stderr %q: lacks %q", tt.args, out.String(), errb.String(), tt.want)
 		}
 	}
 }

@@ -69,13 +69,19 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "packfs-mcp %s\n", version)
 		return 0
 	case "help":
-		usage(stderr)
+		usage(stdout)
 		return 0
 	}
-	fmt.Fprintf(stderr, "packfs-mcp: unknown command %q\n\n", cmd)
-	usage(stderr)
+	hint := ""
+	if near := nearest(cmd, commands); near != "" {
+		hint = ": did you mean " + near + "?"
+	}
+	fmt.Fprintf(stderr, "packfs-mcp: unknown command %q%s (packfs-mcp --help lists the commands)\n", cmd, hint)
 	return 2
 }
+
+// commands are the subcommands run dispatches, for the suggestion made when one is mistyped.
+var commands = []string{"serve", "tools", "call", "doctor", "journal", "version", "help"}
 
 func usage(w io.Writer) {
 	fmt.Fprint(w, `packfs-mcp: a sandboxed filesystem server for AI agents, over MCP (stdio or HTTP).
@@ -98,7 +104,7 @@ Reading, listing and searching are on by default; writing is off until --allow-w
 
 func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	logger := log.New(stderr, "packfs-mcp: ", 0)
-	opts, err := parseServe(args, stderr)
+	opts, err := parseServe(args, stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
