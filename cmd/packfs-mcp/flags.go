@@ -98,7 +98,7 @@ func (p permissionFlags) apply(c *Config, set map[string]bool) {
 
 // permissionsOf returns the permissions a server on c works with: c's, or read, search and list when
 // it names none, without write when c is read-only. It is build's rule, for the tools subcommand,
-// which opens no root; TestToolsCmdAgrees holds the two together.
+// which opens no root; TestToolsCmdMatchesServer holds the two together.
 func permissionsOf(c Config) (security.Permissions, error) {
 	p := security.DefaultPermissions()
 	if len(c.Permissions) > 0 {
