@@ -89,6 +89,9 @@ Flags (the same as serve's):
 	errw := &gatedWriter{w: stderr}
 	defer errw.close()
 	logger := log.New(errw, "packfs-mcp: ", 0)
+	if err == nil {
+		err = checkRoot(cfg.RootPath)
+	}
 	if err != nil {
 		logger.Print(err)
 		return 2

@@ -89,7 +89,7 @@ func TestRun(t *testing.T) {
 	}{
 		{name: "version", args: []string{"version"}, code: 0, stdout: "packfs-mcp " + version + "\n"},
 		{name: "unknown command", args: []string{"frobnicate"}, code: 2, stderrHas: `unknown command "frobnicate"`, stdoutNone: true},
-		{name: "missing root", args: []string{"serve", "--root", filepath.Join(root, "absent")}, code: 2, stderrHas: "cannot serve", stdoutNone: true},
+		{name: "missing root", args: []string{"serve", "--root", filepath.Join(root, "absent")}, code: 2, stderrHas: "absent does not exist: pass an existing folder", stdoutNone: true},
 		{name: "serve help", args: []string{"serve", "--help"}, code: 0, stdoutHas: "-allow-write"},
 		{name: "help lists the commands", args: []string{"--help"}, code: 0, stdoutHas: "packfs-mcp doctor --root DIR"},
 		{name: "help command", args: []string{"help"}, code: 0, stdoutHas: "packfs-mcp journal [--json] FILE"},

@@ -52,6 +52,18 @@ func TestDoctor(t *testing.T) {
 			"tools        packfs-file-reader, (disabled: packfs-file-searcher)",
 		}},
 		{name: "no index", args: []string{"--root", root, "--no-index"}, code: 0, want: []string{"index        off (--no-index)"}},
+		{name: "missing root", args: []string{"--root", filepath.Join(dir, "absent"), "--allow-write"}, code: 1, want: []string{
+			"root         " + filepath.Join(dir, "absent") + " (cannot be opened: see the checks)",
+			"permissions  read,write,search,list\n",
+			"tools        packfs-file-reader, packfs-file-searcher, packfs-file-writer\n",
+			"index        not opened: there is no root",
+			"backups      not opened: there is no root",
+			"ok    go",
+			"FAIL  root " + filepath.Join(dir, "absent") + " does not exist: pass an existing folder with --root",
+		}, notWant: []string{"writing works"}},
+		{name: "root is a file", args: []string{"--root", filepath.Join(root, "notes", "a.md")}, code: 1, want: []string{
+			"FAIL  root " + filepath.Join(root, "notes", "a.md") + " is not a folder",
+		}},
 		{name: "nothing to serve", args: []string{"--root", secrets}, code: 1, want: []string{
 			"FAIL  2 files seen: 0 open to the tools",
 			"nothing to serve: check --root and --allowed-extensions",
@@ -94,7 +106,6 @@ func TestDoctorUsage(t *testing.T) {
 	}{
 		{[]string{"doctor", "--help"}, 0, "Usage: packfs-mcp doctor --root DIR"},
 		{[]string{"doctor"}, 2, "no root: pass --root DIR"},
-		{[]string{"doctor", "--root", "/nonexistent/packfs"}, 2, "cannot serve /nonexistent/packfs"},
 		{[]string{"doctor", "--root", ".", "--disable-tool", "writer"}, 2, "setting disabledTools[0] must be one of"},
 	}
 	for _, tt := range tests {

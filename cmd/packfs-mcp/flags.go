@@ -5,9 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
+	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/security"
 )
 
@@ -227,6 +231,47 @@ func parseServe(args []string, stdout io.Writer) (Config, error) {
 		return c, err
 	}
 	return c, c.HTTP.check()
+}
+
+// checkRoot opens dir as the root would be opened, and closes it. Its error says why dir cannot be
+// served and what to pass instead, naming dir only as it was given: a relative root is found from
+// the folder packfs-mcp was started in, which an MCP client chooses (Claude Desktop starts servers
+// in /), so the folder it looked in is the client's business, not the user's, and is not printed.
+func checkRoot(dir string) error {
+	r, err := fsroot.Open(dir, fsroot.Options{})
+	if err == nil {
+		r.Close()
+		return nil
+	}
+	notExist := errors.Is(err, fs.ErrNotExist)
+	switch {
+	case notExist && strings.HasPrefix(dir, "~"):
+		return fmt.Errorf("root %q does not exist: ~ is expanded only by a shell, and MCP clients pass arguments as they are: "+
+			"write the folder's full path (what `echo %s` prints in a terminal)", dir, dir)
+	case notExist && !filepath.IsAbs(dir):
+		return fmt.Errorf("root %q does not exist: it is a relative path, found from the folder packfs-mcp was started in, "+
+			"which MCP clients choose (Claude Desktop starts servers in /): pass the folder's absolute path "+
+			"(what `cd %s && pwd` prints in a terminal)", dir, dir)
+	case notExist:
+		return fmt.Errorf("root %s does not exist: pass an existing folder with --root (or rootPath in the config file)", dir)
+	case errors.Is(err, fsroot.ErrNotDir) || errors.Is(err, syscall.ENOTDIR) || notFolder(dir):
+		return fmt.Errorf("root %s is not a folder: pass the folder that holds the files to serve", dir)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("root %s cannot be opened: permission denied; give the user that runs packfs-mcp access to it, or choose another folder", dir)
+	}
+	return fmt.Errorf("cannot serve %s: %w", dir, err)
+}
+
+// notFolder reports whether dir names something other than a folder, asked of its parent folder:
+// os.OpenRoot says so of a file only in words, with no error value to test.
+func notFolder(dir string) bool {
+	parent, err := fsroot.Open(filepath.Dir(dir), fsroot.Options{})
+	if err != nil {
+		return false
+	}
+	defer parent.Close()
+	info, err := parent.Stat(filepath.Base(dir))
+	return err == nil && info.Type != fsroot.TypeDir
 }
 
 // tokenEnv is the environment variable that holds the HTTP bearer token.

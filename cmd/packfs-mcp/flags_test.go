@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -12,7 +14,15 @@ import (
 // stdout and stderr.
 func runBinary(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	return runBinaryIn(t, "", args...)
+}
+
+// runBinaryIn is [runBinary] started in the folder dir, as an MCP client starts a server in a folder
+// of its choosing ("" for the test's own).
+func runBinaryIn(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
 	cmd := exec.Command(binPath, args...)
+	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader("")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -107,6 +117,56 @@ func TestFlagsNearest(t *testing.T) {
 	for _, tt := range tests {
 		if got := nearest(tt.word, flags); got != tt.want {
 			t.Errorf("nearest(%q) = %q, want %q", tt.word, got, tt.want)
+		}
+	}
+}
+
+// TestFlagsRootErrors checks, through the binary, what serve, call and doctor say about a root that
+// cannot be opened: a relative root started from / (as Claude Desktop starts servers), a ~ no shell
+// expanded, a missing folder, a file. Each says what to pass instead and names the root only as it
+// was given, never the folder the binary was started in nor a path resolved from it.
+func TestFlagsRootErrors(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.md")
+	must(t, os.WriteFile(file, []byte("# A\n"), 0o644))
+	tests := []struct {
+		name, cwd, root string
+		want            []string
+	}{
+		{name: "relative from /", cwd: "/", root: "examples/workspace", want: []string{`root "examples/workspace" does not exist: it is a relative path`, "absolute path", "cd examples/workspace && pwd"}},
+		{name: "relative from elsewhere", cwd: dir, root: "notes", want: []string{`root "notes" does not exist: it is a relative path`, "absolute path"}},
+		{name: "tilde", cwd: dir, root: "~/notes", want: []string{`root "~/notes" does not exist: ~ is expanded only by a shell`, "full path"}},
+		{name: "missing", cwd: dir, root: filepath.Join(dir, "absent"), want: []string{"root " + filepath.Join(dir, "absent") + " does not exist: pass an existing folder"}},
+		{name: "file", cwd: dir, root: file, want: []string{"root " + file + " is not a folder"}},
+	}
+	for _, tt := range tests {
+		for _, cmd := range []string{"serve", "call", "doctor"} {
+			t.Run(tt.name+"/"+cmd, func(t *testing.T) {
+				code, stdout, stderr := runBinaryIn(t, tt.cwd, cmd, "--root", tt.root)
+				said, wantCode := stderr, 2
+				if cmd == "doctor" {
+					// doctor prints its report, the root check failed, and exits 1.
+					said, wantCode = stdout, 1
+					if !strings.Contains(stdout, "FAIL  root ") || !strings.Contains(stdout, "permissions  read,search,list") {
+						t.Errorf("doctor's report lacks the failed root check or the policy:\n%s", stdout)
+					}
+				} else if stdout != "" {
+					t.Errorf("stdout = %q, want nothing", stdout)
+				}
+				if code != wantCode {
+					t.Fatalf("exit %d, want %d; stdout %q; stderr %q", code, wantCode, stdout, stderr)
+				}
+				for _, w := range tt.want {
+					if !strings.Contains(said, w) {
+						t.Errorf("%q lacks %q", said, w)
+					}
+				}
+				for _, leak := range []string{"lstat", "/" + tt.root, filepath.Join(tt.cwd, tt.root)} {
+					if tt.cwd != "" && !filepath.IsAbs(tt.root) && strings.Contains(stdout+stderr, leak) {
+						t.Errorf("output names %q, a path the user did not type:\n%s%s", leak, stdout, stderr)
+					}
+				}
+			})
 		}
 	}
 }
