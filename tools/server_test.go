@@ -76,3 +76,48 @@ func TestHungCallTimesOut(t *testing.T) {
 		t.Fatal("the hung call never answered")
 	}
 }
+
+// TestRefusal checks that the stand-in for a tool not offered answers any call with a
+// PERMISSION_DENIED error result, in the tool's result shape, carrying the reason it was given.
+func TestRefusal(t *testing.T) {
+	s := New(Config{})
+	const why = "writing is off: restart the server with --allow-write"
+	tests := []struct {
+		name string
+		ok   bool
+	}{
+		{ReaderName, true},
+		{SearcherName, true},
+		{WriterName, true},
+		{"read_file", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tool, ok := s.Refusal(tt.name, why)
+			if ok != tt.ok {
+				t.Fatalf("ok = %v, want %v", ok, tt.ok)
+			}
+			if !ok {
+				return
+			}
+			if tool.Tool.Name != tt.name || len(tool.Tool.RawInputSchema) == 0 {
+				t.Errorf("definition = %+v, want the tool's own", tool.Tool)
+			}
+			req := mcp.CallToolRequest{}
+			req.Params.Name = tt.name
+			req.Params.Arguments = map[string]any{"purpose": "create", "target": map[string]any{"path": "a.md"}}
+			res, err := tool.Handler(context.Background(), req)
+			if err != nil {
+				t.Fatalf("err = %v, want a tool result", err)
+			}
+			var out map[string]any
+			if err := json.Unmarshal(res.StructuredContent.(json.RawMessage), &out); err != nil {
+				t.Fatal(err)
+			}
+			meta, _ := out["metadata"].(map[string]any)
+			if !res.IsError || out["success"] != false || out["code"] != CodePermissionDenied || out["error"] != why || meta["tool"] != tt.name {
+				t.Errorf("result = %v (isError %v)", out, res.IsError)
+			}
+		})
+	}
+}

@@ -45,7 +45,7 @@ const callShapes = `  MCP        {"name": "packfs-file-reader", "arguments": {"p
 // server, and prints the result in the shape the call came in. It exits 0 when the tool succeeded,
 // 1 when it answered an error (the result is still printed), and 2 for bad flags or input.
 func callCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f := newServerFlags("call", stderr)
+	f := newServerFlags("call", stdout)
 	f.fs.Usage = func() {
 		fmt.Fprint(f.fs.Output(), `Usage: packfs-mcp call --root DIR [flags] < call.json
 
@@ -68,7 +68,9 @@ search_semantic, relationships, move and delete, call brings the search index up
 kept between runs, so only changed files are read again) and shows its progress on stderr.
 
 Exit status: 0 when the tool succeeded; 1 when it answered an error (the result, with its error
-code, is still printed); 2 when the flags or the input are wrong (the reason goes to stderr).
+code, is still printed; a tool the flags do not offer, such as the writer without --allow-write,
+answers PERMISSION_DENIED this way); 2 when the flags or the input are wrong (the reason goes to
+stderr).
 
 Example:
   echo '{"name": "packfs-file-searcher", "arguments": {"purpose": "search_content", "target": {"path": ".", "query": "TODO"}}}' |
@@ -87,6 +89,9 @@ Flags (the same as serve's):
 	errw := &gatedWriter{w: stderr}
 	defer errw.close()
 	logger := log.New(errw, "packfs-mcp: ", 0)
+	if err == nil {
+		err = checkRoot(cfg.RootPath)
+	}
 	if err != nil {
 		logger.Print(err)
 		return 2
@@ -122,10 +127,12 @@ Flags (the same as serve's):
 		return 2
 	}
 	defer a.close()
-	tool, ok := findTool(a.tools.Tools(), c.name)
-	if !ok {
-		logger.Print(notOffered(a, c.name))
-		return 2
+	// A tool the flags do not offer answers like any failed call, in the caller's shape, so a
+	// framework has a result to hand back to the model: the error says what is off and how to turn
+	// it on.
+	tool, offered := findTool(a.tools.Tools(), c.name)
+	if !offered {
+		tool, _ = a.tools.Refusal(c.name, notOffered(a, c.name))
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -135,7 +142,7 @@ Flags (the same as serve's):
 		logger.Print(err)
 		return 2
 	}
-	if a.engine != nil && needsIndex(c.name, tools.Purpose(c.args)) {
+	if offered && a.engine != nil && needsIndex(c.name, tools.Purpose(c.args)) {
 		a.buildIndex(ctx, progressEvery, func(st semantic.Progress) {
 			if a.cfg.progress != nil {
 				a.cfg.progress(tools.Progress{Done: st.Done, Total: st.Total,
@@ -206,11 +213,9 @@ func findTool(list []server.ServerTool, name string) (server.ServerTool, bool) {
 	return server.ServerTool{}, false
 }
 
-// notOffered explains why a known tool is not offered under a's configuration, and how to get it.
+// notOffered explains, to the model and to the user, why a known tool is not offered under a's
+// configuration and how the user turns it on. It names flags and settings only, never a path.
 func notOffered(a *app, name string) string {
-	if slices.Contains(a.cfg.DisabledTools, name) {
-		return fmt.Sprintf("%s is disabled (--disable-tool or disabledTools in the config file)", name)
-	}
 	var offered []string
 	for _, t := range a.tools.Tools() {
 		offered = append(offered, t.Tool.Name)
@@ -218,14 +223,23 @@ func notOffered(a *app, name string) string {
 	if len(offered) == 0 {
 		offered = []string{"none"}
 	}
-	hint := ""
+	others := fmt.Sprintf(" The tools offered are: %s.", strings.Join(offered, ", "))
 	switch {
+	case slices.Contains(a.cfg.DisabledTools, name):
+		return fmt.Sprintf("%s is disabled on this server (--disable-tool, or disabledTools in its config file): to use it, take it out of that list and restart the server.%s", name, others)
 	case name == tools.WriterName && a.cfg.ReadOnly:
-		hint = ": writing is off because of --read-only (or readOnly in the config file)"
+		return "writing is off: the server runs with --read-only (or readOnly in its config file), which wins over --allow-write and the permissions; " +
+			"to write, restart it without --read-only." + others
 	case name == tools.WriterName:
-		hint = ": writing is off; pass --allow-write to allow it"
+		return fmt.Sprintf("writing is off: the server's permissions are %s; to write, restart it with --allow-write "+
+			"(or add write to --permissions, or to permissions in its config file).%s", a.perms, others)
 	}
-	return fmt.Sprintf("%s is not offered with permissions %q%s (offered: %s)", name, a.perms.String(), hint, strings.Join(offered, ", "))
+	need := "read"
+	if name == tools.SearcherName {
+		need = "list or search"
+	}
+	return fmt.Sprintf("%s is not offered: the server's permissions are %s, without %s; to use it, restart the server with %s in --permissions.%s",
+		name, a.perms, need, need, others)
 }
 
 // needsIndex reports whether a call's answer depends on the search index, so call brings it up to

@@ -350,12 +350,6 @@ func TestCallMalformed(t *testing.T) {
 		{name: "jsonrpc no params", stdin: `{"jsonrpc": "2.0", "id": 1, "method": "tools/call"}`, stderrHas: []string{`needs "params"`}},
 		{name: "jsonrpc wrong version", stdin: `{"jsonrpc": "1.0", "id": 1, "method": "tools/call", "params": {"name": "packfs-file-reader"}}`, stderrHas: []string{`"jsonrpc": "2.0"`}},
 		{name: "unknown tool", stdin: `{"name": "read_file", "arguments": {}}`, stderrHas: []string{`unknown tool "read_file"`, "packfs-file-reader, packfs-file-searcher, packfs-file-writer"}},
-		{name: "writer without write permission", stdin: `{"name": "packfs-file-writer", "arguments": {"purpose": "mkdir", "target": {"path": "x"}}}`,
-			stderrHas: []string{"packfs-file-writer is not offered", "--allow-write"}},
-		{name: "writer when read-only", stdin: `{"name": "packfs-file-writer", "arguments": {"purpose": "mkdir", "target": {"path": "x"}}}`,
-			flags: []string{"--allow-write", "--read-only"}, stderrHas: []string{"packfs-file-writer is not offered", "--read-only"}},
-		{name: "disabled tool", stdin: `{"name": "packfs-file-reader", "arguments": ` + readArgs + `}`, flags: []string{"--disable-tool", "packfs-file-reader"},
-			stderrHas: []string{"packfs-file-reader is disabled"}},
 		{name: "no root", stdin: `{"name": "packfs-file-reader", "arguments": ` + readArgs + `}`, noRoot: true, stderrHas: []string{"no root: pass --root DIR"}},
 	}
 	for _, tt := range tests {
@@ -377,6 +371,60 @@ func TestCallMalformed(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCallRefused checks that a call to a tool the flags do not offer is answered like any failed
+// call: in the caller's shape, with the PERMISSION_DENIED result and a reason that says how to turn
+// the tool on, exit status 1, and nothing done.
+func TestCallRefused(t *testing.T) {
+	root, flags := callRoot(t)
+	mkdir := `{"purpose": "mkdir", "target": {"path": "made"}}`
+	read := `{"purpose": "read", "target": {"path": "notes/a.md"}}`
+	tests := []struct {
+		name, tool, args string
+		flags            []string
+		errorHas         []string
+	}{
+		{name: "writing off", tool: writer, args: mkdir, errorHas: []string{"writing is off", "--allow-write"}},
+		{name: "read-only", tool: writer, args: mkdir, flags: []string{"--allow-write", "--read-only"}, errorHas: []string{"writing is off", "--read-only"}},
+		{name: "disabled", tool: reader, args: read, flags: []string{"--disable-tool", reader}, errorHas: []string{"packfs-file-reader is disabled", "--disable-tool"}},
+		{name: "no read permission", tool: reader, args: read, flags: []string{"--permissions", "list"}, errorHas: []string{"without read", "--permissions"}},
+	}
+	for _, tt := range tests {
+		for _, shape := range callShapeNames {
+			t.Run(tt.name+"/"+shape, func(t *testing.T) {
+				id := idFor(shape)
+				code, out, stderr := callOut(t, inShape(t, shape, id, tt.tool, tt.args), append(slices.Clone(tt.flags), flags...)...)
+				if code != 1 {
+					t.Fatalf("exit %d, want 1; stdout %s; stderr %s", code, out, stderr)
+				}
+				d := decodeAnswer(t, shape, out)
+				if !d.isError {
+					t.Errorf("isError false: %s", out)
+				}
+				if shape != "mcp" && shape != "mcp string arguments" && d.id != id && d.id != `"`+id+`"` {
+					t.Errorf("id = %s, want %s", d.id, id)
+				}
+				var res map[string]any
+				must(t, json.Unmarshal([]byte(d.text), &res))
+				if res["success"] != false || res["code"] != "PERMISSION_DENIED" {
+					t.Errorf("result = %v, want PERMISSION_DENIED", res)
+				}
+				msg, _ := res["error"].(string)
+				for _, want := range tt.errorHas {
+					if !strings.Contains(msg, want) {
+						t.Errorf("error %q lacks %q", msg, want)
+					}
+				}
+				if strings.Contains(msg, root) {
+					t.Errorf("error names the root's host path: %q", msg)
+				}
+			})
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "made")); err == nil {
+		t.Errorf("a refused mkdir made the folder")
 	}
 }
 
@@ -459,13 +507,13 @@ func TestCallWrite(t *testing.T) {
 
 func TestCallHelp(t *testing.T) {
 	code, out, stderr := callOut(t, "", "--help")
-	if code != 0 || len(out) != 0 {
-		t.Fatalf("exit %d, stdout %q", code, out)
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q: help goes to stdout", code, stderr)
 	}
 	for _, want := range []string{"Usage: packfs-mcp call --root DIR", "Example:", `"type": "tool_use"`, `"tool_call_id"`,
 		`"function_call_output"`, "Exit status", "-allow-write"} {
-		if !strings.Contains(stderr, want) {
-			t.Errorf("help lacks %q:\n%s", want, stderr)
+		if !strings.Contains(string(out), want) {
+			t.Errorf("help lacks %q:\n%s", want, out)
 		}
 	}
 }
@@ -485,6 +533,8 @@ func TestCallBinary(t *testing.T) {
 			code: 0, stdoutHas: `"id":"r1"`, stderrHas: "search index ready"},
 		{name: "tool error", stdin: inShape(t, "anthropic", "toolu_x", reader, `{"purpose": "read", "target": {"path": "nope.md"}}`),
 			code: 1, stdoutHas: `NOT_FOUND`},
+		{name: "writing off", stdin: inShape(t, "openai", "call_w", writer, `{"purpose": "mkdir", "target": {"path": "made"}}`),
+			code: 1, stdoutHas: `PERMISSION_DENIED`},
 		{name: "bad input", stdin: "{", code: 2, stderrHas: "stdin is not JSON"},
 	}
 	for _, tt := range tests {

@@ -83,15 +83,16 @@ func TestRun(t *testing.T) {
 		args       []string
 		code       int
 		stdout     string
+		stdoutHas  string
 		stderrHas  string
 		stdoutNone bool
 	}{
 		{name: "version", args: []string{"version"}, code: 0, stdout: "packfs-mcp " + version + "\n"},
 		{name: "unknown command", args: []string{"frobnicate"}, code: 2, stderrHas: `unknown command "frobnicate"`, stdoutNone: true},
-		{name: "missing root", args: []string{"serve", "--root", filepath.Join(root, "absent")}, code: 2, stderrHas: "cannot serve", stdoutNone: true},
-		{name: "serve help", args: []string{"serve", "--help"}, code: 0, stderrHas: "-allow-write", stdoutNone: true},
-		{name: "help lists the commands", args: []string{"--help"}, code: 0, stderrHas: "packfs-mcp doctor --root DIR", stdoutNone: true},
-		{name: "help command", args: []string{"help"}, code: 0, stderrHas: "packfs-mcp journal [--json] FILE", stdoutNone: true},
+		{name: "missing root", args: []string{"serve", "--root", filepath.Join(root, "absent")}, code: 2, stderrHas: "absent does not exist: pass an existing folder", stdoutNone: true},
+		{name: "serve help", args: []string{"serve", "--help"}, code: 0, stdoutHas: "-allow-write"},
+		{name: "help lists the commands", args: []string{"--help"}, code: 0, stdoutHas: "packfs-mcp doctor --root DIR"},
+		{name: "help command", args: []string{"help"}, code: 0, stdoutHas: "packfs-mcp journal [--json] FILE"},
 		{name: "serve until stdin closes", args: []string{"--root", root}, code: 0, stderrHas: "serving " + root, stdoutNone: true},
 		{name: "index inside the root", args: []string{"--root", root, "--index-dir", filepath.Join(root, "idx")}, code: 2, stderrHas: "inside the root", stdoutNone: true},
 		{name: "backups inside the root", args: []string{"--root", root, "--allow-write", "--no-index", "--backup-dir", filepath.Join(root, "bak")}, code: 0, stderrHas: "backups are off", stdoutNone: true},
@@ -105,6 +106,9 @@ func TestRun(t *testing.T) {
 			}
 			if tt.stdout != "" && stdout.String() != tt.stdout {
 				t.Errorf("stdout = %q, want %q", stdout.String(), tt.stdout)
+			}
+			if !strings.Contains(stdout.String(), tt.stdoutHas) {
+				t.Errorf("stdout = %q, want it to contain %q", stdout.String(), tt.stdoutHas)
 			}
 			if tt.stdoutNone && stdout.Len() != 0 {
 				t.Errorf("stdout must carry only the protocol, got %q", stdout.String())

@@ -30,14 +30,15 @@ const (
 // doctorCmd prints the effective configuration of a server on the given flags and checks that its
 // root is usable. It exits 0 when every check passes, 1 when one fails, 2 on bad flags.
 func doctorCmd(args []string, stdout, stderr io.Writer) int {
-	f := newServerFlags("doctor", stderr)
+	f := newServerFlags("doctor", stdout)
 	f.fs.Usage = func() {
 		fmt.Fprint(f.fs.Output(), `Usage: packfs-mcp doctor --root DIR [server flags]
 
 Print what a server started with the same flags would do: its permissions and tools, the file
 types it opens and the paths it blocks, its limits, and where its index, backups and journal live.
 Then check that it can work: the Go runtime, the root, writing (when allowed), and what the
-policy hides. Exit status 0 when every check passes, 1 when one fails.
+policy hides. Exit status 0 when every check passes, 1 when one fails (a root that cannot be
+opened is a failed check, reported with the rest), 2 when the flags are wrong.
 
 Example:
   packfs-mcp doctor --root ~/notes --allow-write
@@ -55,6 +56,17 @@ Flags (the same as serve's):
 		logger.Print(err)
 		return 2
 	}
+	if rootErr := checkRoot(cfg.RootPath); rootErr != nil {
+		// No server can be built without its root, but the report still shows what one on these
+		// flags would do, with the root check failed and the reason.
+		a, err := unrooted(cfg)
+		if err != nil {
+			logger.Print(err)
+			return 2
+		}
+		a.describe(stdout)
+		return report(stdout, []check{checkRuntime(runtime.Version()), {false, rootErr.Error()}})
+	}
 	a, err := build(cfg, logger)
 	if err != nil {
 		logger.Print(err)
@@ -62,14 +74,19 @@ Flags (the same as serve's):
 	}
 	defer a.close()
 	a.describe(stdout)
-	fmt.Fprintln(stdout, "\nchecks")
+	return report(stdout, a.checks())
+}
+
+// report prints the checks and returns doctor's exit status: 1 when one failed, else 0.
+func report(w io.Writer, checks []check) int {
+	fmt.Fprintln(w, "\nchecks")
 	failed := false
-	for _, c := range a.checks() {
+	for _, c := range checks {
 		mark := "ok  "
 		if !c.ok {
 			mark, failed = "FAIL", true
 		}
-		fmt.Fprintf(stdout, "  %s  %s\n", mark, c.text)
+		fmt.Fprintf(w, "  %s  %s\n", mark, c.text)
 	}
 	if failed {
 		return 1
@@ -77,11 +94,39 @@ Flags (the same as serve's):
 	return 0
 }
 
+// unrooted returns what cfg configures besides the root (permissions, tools, policy, limits), for
+// the report on a root that cannot be opened; its root, index and backups are nil.
+func unrooted(cfg Config) (*app, error) {
+	perms, err := permissionsOf(cfg)
+	if err != nil {
+		return nil, err
+	}
+	policy, err := security.NewPolicy(security.PolicyConfig{
+		AllowedExtensions: cfg.Security.AllowedExtensions,
+		BlockedPaths:      cfg.Security.BlockedPaths,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("setting security: %w", err)
+	}
+	return &app{
+		cfg:    cfg,
+		perms:  perms,
+		policy: policy,
+		limiter: security.NewLimiter(security.LimitConfig{
+			MaxRequests: cfg.Security.RateLimiting.MaxRequests,
+			Window:      time.Duration(cfg.Security.RateLimiting.WindowMs) * time.Millisecond,
+		}),
+		tools: tools.New(tools.Config{Permissions: perms, Disabled: cfg.DisabledTools}),
+	}, nil
+}
+
 // describe prints the effective policy, one setting per line.
 func (a *app) describe(w io.Writer) {
 	row := func(k, format string, args ...any) { fmt.Fprintf(w, "%-12s %s\n", k, fmt.Sprintf(format, args...)) }
 	fmt.Fprintf(w, "packfs-mcp %s (%s, %s/%s)\n\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	if a.root.ResolvedDir() != a.root.Dir() {
+	if a.root == nil {
+		row("root", "%s (cannot be opened: see the checks)", a.cfg.RootPath)
+	} else if a.root.ResolvedDir() != a.root.Dir() {
 		row("root", "%s (resolves to %s)", a.root.Dir(), a.root.ResolvedDir())
 	} else {
 		row("root", "%s", a.root.Dir())
@@ -112,9 +157,15 @@ func (a *app) describe(w io.Writer) {
 		timeout = tools.DefaultTimeout
 	}
 	row("limits", "max file %d bytes; %s; call timeout %v", maxFile(a.cfg), a.limiter.Summary(), timeout)
-	row("index", "%s", a.indexState())
+	if a.root == nil {
+		row("index", "not opened: there is no root")
+	} else {
+		row("index", "%s", a.indexState())
+	}
 	backups := "off (writing is off)"
-	if a.backups != nil {
+	if a.root == nil && a.perms.Has(security.PermWrite) {
+		backups = "not opened: there is no root"
+	} else if a.backups != nil {
 		backups = a.backups.Dir()
 	} else if a.perms.Has(security.PermWrite) {
 		backups = "off: no usable backup folder (set --backup-dir); options.backup is refused"

@@ -52,6 +52,18 @@ func TestDoctor(t *testing.T) {
 			"tools        packfs-file-reader, (disabled: packfs-file-searcher)",
 		}},
 		{name: "no index", args: []string{"--root", root, "--no-index"}, code: 0, want: []string{"index        off (--no-index)"}},
+		{name: "missing root", args: []string{"--root", filepath.Join(dir, "absent"), "--allow-write"}, code: 1, want: []string{
+			"root         " + filepath.Join(dir, "absent") + " (cannot be opened: see the checks)",
+			"permissions  read,write,search,list\n",
+			"tools        packfs-file-reader, packfs-file-searcher, packfs-file-writer\n",
+			"index        not opened: there is no root",
+			"backups      not opened: there is no root",
+			"ok    go",
+			"FAIL  root " + filepath.Join(dir, "absent") + " does not exist: pass an existing folder with --root",
+		}, notWant: []string{"writing works"}},
+		{name: "root is a file", args: []string{"--root", filepath.Join(root, "notes", "a.md")}, code: 1, want: []string{
+			"FAIL  root " + filepath.Join(root, "notes", "a.md") + " is not a folder",
+		}},
 		{name: "nothing to serve", args: []string{"--root", secrets}, code: 1, want: []string{
 			"FAIL  2 files seen: 0 open to the tools",
 			"nothing to serve: check --root and --allowed-extensions",
@@ -90,11 +102,10 @@ func TestDoctorUsage(t *testing.T) {
 	tests := []struct {
 		args []string
 		code int
-		want string
+		want string // in stderr, or in stdout when the exit status is 0
 	}{
 		{[]string{"doctor", "--help"}, 0, "Usage: packfs-mcp doctor --root DIR"},
 		{[]string{"doctor"}, 2, "no root: pass --root DIR"},
-		{[]string{"doctor", "--root", "/nonexistent/packfs"}, 2, "cannot serve /nonexistent/packfs"},
 		{[]string{"doctor", "--root", ".", "--disable-tool", "writer"}, 2, "setting disabledTools[0] must be one of"},
 	}
 	for _, tt := range tests {
@@ -102,8 +113,12 @@ func TestDoctorUsage(t *testing.T) {
 		if code := run(tt.args, strings.NewReader(""), &out, &errb); code != tt.code {
 			t.Errorf("%v: exit %d, want %d (%s)", tt.args, code, tt.code, errb.String())
 		}
-		if !strings.Contains(errb.String(), tt.want) {
-			t.Errorf("%v: stderr %q lacks %q", tt.args, errb.String(), tt.want)
+		stream := errb.String()
+		if tt.code == 0 {
+			stream = out.String()
+		}
+		if !strings.Contains(stream, tt.want) {
+			t.Errorf("%v: stdout %q, stderr %q: lacks %q", tt.args, out.String(), errb.String(), tt.want)
 		}
 	}
 }

@@ -44,9 +44,16 @@ func TestGoClientExample(t *testing.T) {
 		t.Fatalf("the sample workspace no longer contains %q; pick another query", query)
 	}
 
+	// The README runs the example without -server, after go install: it must find the binary in
+	// go install's folder when that is not on $PATH.
+	goBin, err := exec.LookPath("go")
+	must(t, err)
+	onlyGo := "PATH=" + filepath.Dir(goBin)
 	cases := []struct {
 		name     string
 		args     []string
+		env      []string // added to the environment; with it the example gets no -server
+		noStart  bool     // the example finds no server to start
 		wantExit int
 		wantOut  []string // lines stdout must contain
 		notOut   []string // text stdout must not contain
@@ -63,6 +70,19 @@ func TestGoClientExample(t *testing.T) {
 			notOut: []string{"packfs-file-writer"}, // the server is read-only unless told otherwise
 		},
 		{
+			name:    "found where go install puts it",
+			args:    []string{"-read", "notes/glossary.md", "-query", query},
+			env:     []string{onlyGo, "GOBIN=" + filepath.Dir(binPath)},
+			wantOut: []string{"tool: packfs-file-reader: "},
+		},
+		{
+			name:     "not installed",
+			env:      []string{onlyGo, "GOBIN=", "GOPATH=" + t.TempDir()},
+			noStart:  true,
+			wantExit: 1,
+			wantErr:  "run go install ./cmd/packfs-mcp",
+		},
+		{
 			name:     "refused read",
 			args:     []string{"-read", "../outside/secret.md"},
 			wantExit: 1,
@@ -72,11 +92,14 @@ func TestGoClientExample(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string{"-server", binPath, "-root", f.root}, tc.args...)
+			args := append([]string{"-root", f.root}, tc.args...)
+			if tc.env == nil {
+				args = append([]string{"-server", binPath}, args...)
+			}
 			// Arguments after -- go to packfs-mcp serve as they are.
 			args = append(args, "--", "--no-index")
 			cmd := exec.CommandContext(ctx, exe, args...)
-			cmd.Env = append(os.Environ(), "HOME="+f.dir)
+			cmd.Env = append(append(os.Environ(), "HOME="+f.dir), tc.env...)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			err := cmd.Run()
@@ -90,7 +113,7 @@ func TestGoClientExample(t *testing.T) {
 			if exit != tc.wantExit {
 				t.Fatalf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", exit, tc.wantExit, out, stderr.String())
 			}
-			if !strings.HasPrefix(out, "server: packfs-mcp ") {
+			if !tc.noStart && !strings.HasPrefix(out, "server: packfs-mcp ") {
 				t.Errorf("stdout does not start with the server's name:\n%s", out)
 			}
 			lines := strings.Split(out, "\n")
@@ -227,6 +250,50 @@ func TestPythonExamplesCompile(t *testing.T) {
 		cmd.Env = append(os.Environ(), "PYTHONPYCACHEPREFIX="+t.TempDir())
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("%s: %v\n%s", file, err, out)
+		}
+	}
+}
+
+// TestInstallSteps follows the README's setup for a client such as Claude Desktop, as a user
+// without root rights would: go install into a folder of the user's (no sudo, no /usr/local/bin),
+// find the binary on PATH as `which packfs-mcp` does, then run doctor and serve with an absolute root
+// from /, the folder Claude Desktop starts servers in. It also checks that the READMEs say so.
+func TestInstallSteps(t *testing.T) {
+	for _, doc := range []string{"../../README.md", filepath.Join(agentConfigDir, "README.md")} {
+		b, err := os.ReadFile(doc)
+		must(t, err)
+		for _, want := range []string{"go install ./cmd/packfs-mcp", "which packfs-mcp", "absolute path"} {
+			if !strings.Contains(string(b), want) {
+				t.Errorf("%s lacks %q", doc, want)
+			}
+		}
+		for _, bad := range []string{"sudo", "/usr/local/bin"} {
+			if strings.Contains(string(b), bad) {
+				t.Errorf("%s says %q: the setup must work without root rights", doc, bad)
+			}
+		}
+	}
+
+	gobin := t.TempDir()
+	install := exec.Command("go", "install", "./cmd/packfs-mcp")
+	install.Dir = filepath.Join("..", "..")
+	install.Env = append(os.Environ(), "GOBIN="+gobin)
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("go install: %v\n%s", err, out)
+	}
+	t.Setenv("PATH", gobin+string(filepath.ListSeparator)+os.Getenv("PATH"))
+	bin, err := exec.LookPath("packfs-mcp") // which packfs-mcp
+	if err != nil || filepath.Dir(bin) != gobin {
+		t.Fatalf("which packfs-mcp = %q, %v: want the installed binary in %s", bin, err, gobin)
+	}
+	root := workspace(t).root
+	for _, args := range [][]string{{"doctor", "--root", root}, {"serve", "--root", root}} {
+		cmd := exec.Command(bin, args...) // stdin is empty: serve starts, then ends at EOF
+		cmd.Dir = "/"
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Errorf("packfs-mcp %s, started in /: %v\n%s%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
 		}
 	}
 }

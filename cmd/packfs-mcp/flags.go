@@ -1,11 +1,18 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
+
+	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/security"
 )
 
 // serverFlags are the flags that configure a server, shared by serve, call and doctor so the three
@@ -14,10 +21,7 @@ type serverFlags struct {
 	fs         *flag.FlagSet
 	root       *string
 	configFile *string
-	perms      *string
-	allowWrite *bool
-	readOnly   *bool
-	disable    *string
+	permissionFlags
 	maxSize    *int64
 	exts       *string
 	blocked    *string
@@ -32,31 +36,92 @@ type serverFlags struct {
 	journalMax *int
 }
 
-// newServerFlags registers the server's flags on a new flag set named name.
-func newServerFlags(name string, stderr io.Writer) *serverFlags {
+// newServerFlags registers the server's flags on a new flag set named name, whose help goes to
+// stdout.
+func newServerFlags(name string, stdout io.Writer) *serverFlags {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(stdout)
 	return &serverFlags{
-		fs:         fs,
-		root:       fs.String("root", "", "the folder to serve, `DIR` (required; also rootPath in the config file)"),
-		configFile: fs.String("config", "", "a JSON or YAML config `FILE` with PackFS setting names (rootPath, permissions, security.*, semantic.*)"),
+		fs:              fs,
+		root:            fs.String("root", "", "the folder to serve, `DIR` (required; also rootPath in the config file)"),
+		configFile:      fs.String("config", "", "a JSON or YAML config `FILE` with PackFS setting names (rootPath, permissions, security.*, semantic.*)"),
+		permissionFlags: addPermissionFlags(fs),
+		maxSize:         fs.Int64("max-file-size", 0, "largest file read or written, in `BYTES` (default 10485760)"),
+		exts:            fs.String("allowed-extensions", "", "comma-separated `EXTENSIONS` that may be opened, such as .md,.txt; * allows any (default: common text, document, data and source types)"),
+		blocked:         fs.String("blocked-paths", "", "comma-separated `PATTERNS`: path components never reached, such as .git,*.pem (default: version control, secrets and keys)"),
+		hardLinks:       fs.Bool("allow-hard-links", false, "allow files with more than one hard link (they can alias files outside the root)"),
+		rateMax:         fs.Int("rate-limit", 0, "`N` requests allowed per window, overall; each tool gets half (default 3000)"),
+		rateWindow:      fs.Duration("rate-window", 0, "the rate limit's window, a `DURATION` such as 1m (default 1m)"),
+		backupDir:       fs.String("backup-dir", "", "the `DIR` where options.backup keeps previous versions; must be outside the root (default: the user cache directory)"),
+		timeout:         fs.Duration("timeout", 0, "deadline of each tool call, a `DURATION` such as 30s (default 30s)"),
+		indexDir:        fs.String("index-dir", "", "the `DIR` where the search index persists; must be outside the root (default: the user cache directory)"),
+		noIndex:         fs.Bool("no-index", false, "do not build the search index (search_semantic and relationships are then unavailable)"),
+		journal:         fs.String("journal", "", "append one JSON line per tool call to `FILE`, outside the root (an audit journal; read it with packfs-mcp journal FILE)"),
+		journalMax:      fs.Int("journal-max-content", 0, "record file contents in the journal only up to this many `BYTES` each (default 4096; -1 records none)"),
+	}
+}
+
+// permissionFlags are the flags that decide which tools are offered. serve, call, doctor and tools
+// share them, so that tools prints the tools the others offer under the same flags.
+type permissionFlags struct {
+	perms      *string
+	allowWrite *bool
+	readOnly   *bool
+	disable    *string
+}
+
+// addPermissionFlags registers the permission flags on fs.
+func addPermissionFlags(fs *flag.FlagSet) permissionFlags {
+	return permissionFlags{
 		perms:      fs.String("permissions", "", "comma-separated `PERMISSIONS`: read, write, search, list (default read,search,list)"),
-		allowWrite: fs.Bool("allow-write", false, "also allow writing (adds the write permission)"),
+		allowWrite: fs.Bool("allow-write", false, "also allow writing (adds the write permission and the writer tool)"),
 		readOnly:   fs.Bool("read-only", false, "never write, whatever the permissions or the config file say (removes the writer tool)"),
 		disable:    fs.String("disable-tool", "", "comma-separated `TOOLS` not to offer: "+strings.Join(toolNames, ", ")),
-		maxSize:    fs.Int64("max-file-size", 0, "largest file read or written, in `BYTES` (default 10485760)"),
-		exts:       fs.String("allowed-extensions", "", "comma-separated `EXTENSIONS` that may be opened, such as .md,.txt; * allows any (default: common text, document, data and source types)"),
-		blocked:    fs.String("blocked-paths", "", "comma-separated `PATTERNS`: path components never reached, such as .git,*.pem (default: version control, secrets and keys)"),
-		hardLinks:  fs.Bool("allow-hard-links", false, "allow files with more than one hard link (they can alias files outside the root)"),
-		rateMax:    fs.Int("rate-limit", 0, "`N` requests allowed per window, overall; each tool gets half (default 3000)"),
-		rateWindow: fs.Duration("rate-window", 0, "the rate limit's window, a `DURATION` such as 1m (default 1m)"),
-		backupDir:  fs.String("backup-dir", "", "the `DIR` where options.backup keeps previous versions; must be outside the root (default: the user cache directory)"),
-		timeout:    fs.Duration("timeout", 0, "deadline of each tool call, a `DURATION` such as 30s (default 30s)"),
-		indexDir:   fs.String("index-dir", "", "the `DIR` where the search index persists; must be outside the root (default: the user cache directory)"),
-		noIndex:    fs.Bool("no-index", false, "do not build the search index (search_semantic and relationships are then unavailable)"),
-		journal:    fs.String("journal", "", "append one JSON line per tool call to `FILE`, outside the root (an audit journal; read it with packfs-mcp journal FILE)"),
-		journalMax: fs.Int("journal-max-content", 0, "record file contents in the journal only up to this many `BYTES` each (default 4096; -1 records none)"),
 	}
+}
+
+// apply sets c's permissions, read-only switch and disabled tools from the flags that were set (set
+// holds their names), over what the config file said.
+func (p permissionFlags) apply(c *Config, set map[string]bool) {
+	if set["permissions"] {
+		c.Permissions = splitList(*p.perms)
+	}
+	if *p.allowWrite {
+		if len(c.Permissions) == 0 {
+			c.Permissions = []string{"read", "search", "list"}
+		}
+		c.Permissions = append(c.Permissions, "write")
+	}
+	if set["read-only"] {
+		c.ReadOnly = *p.readOnly
+	}
+	if set["disable-tool"] {
+		c.DisabledTools = splitList(*p.disable)
+	}
+}
+
+// permissionsOf returns the permissions a server on c works with: c's, or read, search and list when
+// it names none, without write when c is read-only. It is build's rule, for the tools subcommand,
+// which opens no root; TestToolsCmdMatchesServer holds the two together.
+func permissionsOf(c Config) (security.Permissions, error) {
+	p := security.DefaultPermissions()
+	if len(c.Permissions) > 0 {
+		var err error
+		if p, err = security.ParsePermissions(c.Permissions); err != nil {
+			return p, fmt.Errorf("setting permissions: %w", err)
+		}
+	}
+	if c.ReadOnly {
+		p = p.Without(security.PermWrite)
+	}
+	return p, nil
+}
+
+// visited returns the names of the flags of fs that were set.
+func visited(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	return set
 }
 
 // toolNames are the tools --disable-tool accepts.
@@ -65,7 +130,7 @@ var toolNames = []string{"packfs-file-reader", "packfs-file-searcher", "packfs-f
 // parse reads args, then builds the configuration: a flag that was set wins over the config file,
 // and the file wins over the defaults. A single argument is the root.
 func (f *serverFlags) parse(args []string) (Config, error) {
-	if err := f.fs.Parse(args); err != nil {
+	if err := parseArgs(f.fs, args); err != nil {
 		return Config{}, err
 	}
 	if f.fs.NArg() == 1 && *f.root == "" {
@@ -85,26 +150,11 @@ func (f *serverFlags) config() (Config, error) {
 			return c, err
 		}
 	}
-	set := map[string]bool{}
-	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	set := visited(f.fs)
 	if set["root"] || *f.root != "" {
 		c.RootPath = *f.root
 	}
-	if set["permissions"] {
-		c.Permissions = splitList(*f.perms)
-	}
-	if *f.allowWrite {
-		if len(c.Permissions) == 0 {
-			c.Permissions = []string{"read", "search", "list"}
-		}
-		c.Permissions = append(c.Permissions, "write")
-	}
-	if set["read-only"] {
-		c.ReadOnly = *f.readOnly
-	}
-	if set["disable-tool"] {
-		c.DisabledTools = splitList(*f.disable)
-	}
+	f.apply(&c, set)
 	if set["max-file-size"] {
 		c.Security.MaxFileSize = *f.maxSize
 	}
@@ -144,9 +194,9 @@ func (f *serverFlags) config() (Config, error) {
 	return c, c.validate()
 }
 
-// parseServe reads serve's flags: the server's, plus the transport.
-func parseServe(args []string, stderr io.Writer) (Config, error) {
-	f := newServerFlags("serve", stderr)
+// parseServe reads serve's flags: the server's, plus the transport. Its help goes to stdout.
+func parseServe(args []string, stdout io.Writer) (Config, error) {
+	f := newServerFlags("serve", stdout)
 	httpAddr := f.fs.String("http", "", "serve MCP over streamable HTTP at http://`ADDR`/mcp (such as 127.0.0.1:8080) instead of stdio; "+
 		"a bearer token from $"+tokenEnv+" or --http-token-file is required unless ADDR is loopback")
 	tokenFile := f.fs.String("http-token-file", "", "a `FILE` holding the bearer token HTTP clients must send (instead of $"+tokenEnv+"); at least 16 characters, surrounding whitespace ignored")
@@ -161,8 +211,7 @@ func parseServe(args []string, stderr io.Writer) (Config, error) {
 	if err != nil {
 		return c, err
 	}
-	set := map[string]bool{}
-	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	set := visited(f.fs)
 	if set["http"] {
 		c.HTTP.Addr = *httpAddr
 	}
@@ -184,8 +233,132 @@ func parseServe(args []string, stderr io.Writer) (Config, error) {
 	return c, c.HTTP.check()
 }
 
+// checkRoot opens dir as the root would be opened, and closes it. Its error says why dir cannot be
+// served and what to pass instead, naming dir only as it was given: a relative root is found from
+// the folder packfs-mcp was started in, which an MCP client chooses (Claude Desktop starts servers
+// in /), so the folder it looked in is the client's business, not the user's, and is not printed.
+func checkRoot(dir string) error {
+	r, err := fsroot.Open(dir, fsroot.Options{})
+	if err == nil {
+		r.Close()
+		return nil
+	}
+	notExist := errors.Is(err, fs.ErrNotExist)
+	switch {
+	case notExist && strings.HasPrefix(dir, "~"):
+		return fmt.Errorf("root %q does not exist: ~ is expanded only by a shell, and MCP clients pass arguments as they are: "+
+			"write the folder's full path (what `echo %s` prints in a terminal)", dir, dir)
+	case notExist && !filepath.IsAbs(dir):
+		return fmt.Errorf("root %q does not exist: it is a relative path, found from the folder packfs-mcp was started in, "+
+			"which MCP clients choose (Claude Desktop starts servers in /): pass the folder's absolute path "+
+			"(what `cd %s && pwd` prints in a terminal)", dir, dir)
+	case notExist:
+		return fmt.Errorf("root %s does not exist: pass an existing folder with --root (or rootPath in the config file)", dir)
+	case errors.Is(err, fsroot.ErrNotDir) || errors.Is(err, syscall.ENOTDIR) || notFolder(dir):
+		return fmt.Errorf("root %s is not a folder: pass the folder that holds the files to serve", dir)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("root %s cannot be opened: permission denied; give the user that runs packfs-mcp access to it, or choose another folder", dir)
+	}
+	return fmt.Errorf("cannot serve %s: %w", dir, err)
+}
+
+// notFolder reports whether dir names something other than a folder, asked of its parent folder:
+// os.OpenRoot says so of a file only in words, with no error value to test.
+func notFolder(dir string) bool {
+	parent, err := fsroot.Open(filepath.Dir(dir), fsroot.Options{})
+	if err != nil {
+		return false
+	}
+	defer parent.Close()
+	info, err := parent.Stat(filepath.Base(dir))
+	return err == nil && info.Type != fsroot.TypeDir
+}
+
 // tokenEnv is the environment variable that holds the HTTP bearer token.
 const tokenEnv = "PACKFS_MCP_TOKEN"
+
+// parseArgs parses args into fs. Asked for help (-h, --help), it prints fs's usage on fs's output
+// (stdout) and returns [flag.ErrHelp]. On a mistake it prints nothing and returns one line that names
+// the mistake, the nearest flag when one is close to a mistyped name, and where the flags are listed,
+// for the caller to print on stderr: not the whole usage, which would bury the mistake.
+func parseArgs(fs *flag.FlagSet, args []string) error {
+	out, usage := fs.Output(), fs.Usage
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	fs.Usage = usage
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		if usage == nil {
+			fmt.Fprintf(out, "Usage of %s:\n", fs.Name())
+			fs.PrintDefaults()
+		} else {
+			usage()
+		}
+		return err
+	case err == nil:
+		return nil
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, undefinedFlag); ok {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		if near := nearest(strings.TrimLeft(name, "-"), names); near != "" {
+			msg += ": did you mean --" + near + "?"
+		}
+	}
+	return fmt.Errorf("%s (packfs-mcp %s --help lists the flags)", msg, fs.Name())
+}
+
+// undefinedFlag begins the flag package's error for a flag the set does not define; the name follows.
+const undefinedFlag = "flag provided but not defined: -"
+
+// nearest returns the candidate closest to word, a likely meant name for a mistyped one: within a
+// few edits (a third of the word, at least two), or the only candidate that contains word or that
+// word contains. It returns "" when none is close.
+func nearest(word string, candidates []string) string {
+	best, bestD := "", -1
+	for _, c := range candidates {
+		if d := editDistance(word, c); bestD < 0 || d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if bestD >= 0 && bestD <= max(2, len(word)/3) {
+		return best
+	}
+	var contains []string
+	for _, c := range candidates {
+		if len(word) >= 4 && (strings.Contains(c, word) || strings.Contains(word, c)) {
+			contains = append(contains, c)
+		}
+	}
+	if len(contains) == 1 {
+		return contains[0]
+	}
+	return ""
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
 
 func splitList(s string) []string {
 	var out []string

@@ -25,6 +25,8 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -69,13 +71,19 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "packfs-mcp %s\n", version)
 		return 0
 	case "help":
-		usage(stderr)
+		usage(stdout)
 		return 0
 	}
-	fmt.Fprintf(stderr, "packfs-mcp: unknown command %q\n\n", cmd)
-	usage(stderr)
+	hint := ""
+	if near := nearest(cmd, commands); near != "" {
+		hint = ": did you mean " + near + "?"
+	}
+	fmt.Fprintf(stderr, "packfs-mcp: unknown command %q%s (packfs-mcp --help lists the commands)\n", cmd, hint)
 	return 2
 }
+
+// commands are the subcommands run dispatches, for the suggestion made when one is mistyped.
+var commands = []string{"serve", "tools", "call", "doctor", "journal", "version", "help"}
 
 func usage(w io.Writer) {
 	fmt.Fprint(w, `packfs-mcp: a sandboxed filesystem server for AI agents, over MCP (stdio or HTTP).
@@ -98,9 +106,12 @@ Reading, listing and searching are on by default; writing is off until --allow-w
 
 func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	logger := log.New(stderr, "packfs-mcp: ", 0)
-	opts, err := parseServe(args, stderr)
+	opts, err := parseServe(args, stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
+	}
+	if err == nil {
+		err = checkRoot(opts.RootPath)
 	}
 	if err != nil {
 		logger.Print(err)
@@ -112,6 +123,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer srv.close()
+	srv.refuseUnoffered()
 	logger.Print(srv.banner())
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -143,4 +155,42 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// refuseUnoffered registers, for each tool a's configuration does not offer, the stand-in of
+// [tools.Server.Refusal], and keeps the stand-ins out of tools/list. A client is offered only what it
+// may use, and a call to anything else (the writer, with writing off) gets an error result saying
+// what is off and how to turn it on, instead of mcp-go's "tool not found", which a model cannot act
+// on. A name that is none of the tools still gets that protocol error.
+func (a *app) refuseUnoffered() {
+	hooks := a.mcp.GetHooks()
+	if hooks == nil {
+		return // build always sets hooks; without them a stand-in could not be hidden
+	}
+	offered := map[string]bool{}
+	for _, t := range a.tools.Tools() {
+		offered[t.Tool.Name] = true
+	}
+	hidden := map[string]bool{}
+	for _, name := range toolNames {
+		if offered[name] {
+			continue
+		}
+		if t, ok := a.tools.Refusal(name, notOffered(a, name)); ok {
+			a.mcp.AddTool(t.Tool, t.Handler)
+			hidden[name] = true
+		}
+	}
+	if len(hidden) == 0 {
+		return
+	}
+	hooks.AddAfterListTools(func(_ context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
+		listed := make([]mcp.Tool, 0, len(res.Tools))
+		for _, t := range res.Tools {
+			if !hidden[t.Name] {
+				listed = append(listed, t)
+			}
+		}
+		res.Tools = listed
+	})
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/tools"
 )
 
@@ -20,23 +19,25 @@ var toolFormats = []string{"mcp", "openai", "openai-responses", "anthropic", "js
 
 // toolsCmd prints the definitions of the tools a server would offer, in the shape a framework that
 // registers tools itself expects. The definitions come from the same [tools.Server] the server
-// registers, so the schemas printed are exactly the schemas served. It exits 0, or 2 on bad flags.
+// registers, so the schemas printed are exactly the schemas served, and the permission flags (and a
+// config file's permissions) leave out the same tools as for serve and call: by default the reader
+// and the searcher, the writer only with --allow-write. It exits 0, or 2 on bad flags.
 func toolsCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("tools", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(stdout)
 	format := fs.String("format", "mcp", "the shape to print: "+strings.Join(toolFormats, ", "))
-	perms := fs.String("permissions", "", "only the tools these comma-separated permissions allow: read, write, search, list (default: all, so all three tools)")
-	allowWrite := fs.Bool("allow-write", false, "add the write permission (the writer tool) to --permissions")
-	readOnly := fs.Bool("read-only", false, "leave out the writer tool, as a server started with --read-only does")
-	disable := fs.String("disable-tool", "", "comma-separated tools to leave out: "+strings.Join(toolNames, ", "))
+	configFile := fs.String("config", "", "a JSON or YAML config `FILE`, as for serve: its permissions, readOnly and disabledTools apply")
+	pf := addPermissionFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: packfs-mcp tools [--format FORMAT] [flags]
 
 Print the definitions of packfs-mcp's tools (name, description, input and output JSON Schemas) for
 agent frameworks that register tools themselves and run the calls elsewhere, for instance with
 packfs-mcp call. They come from the same Go types the server uses, so they never drift from what
-an MCP client sees in tools/list. No root is needed. Without flags, all three tools are printed;
---permissions, --read-only and --disable-tool leave tools out as they do for serve.
+an MCP client sees in tools/list. No root is needed. The permission flags are serve's and call's,
+with the same defaults: the reader and the searcher are printed, and the writer only with
+--allow-write (or write in --permissions). Pass tools the flags you pass call, so the model is
+offered exactly the tools call runs.
 
 Formats:
   mcp               the "tools" array of an MCP tools/list answer, exactly as the server sends it
@@ -47,49 +48,45 @@ Formats:
 
 Examples:
   packfs-mcp tools --format openai > tools.json
-  packfs-mcp tools --format anthropic --read-only
+  packfs-mcp tools --format anthropic --allow-write
 
 Flags:
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "packfs-mcp tools: %v\n", err)
+		return 2
+	}
+	if err := parseArgs(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
-		return 2
+		return fail(err)
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "packfs-mcp tools: unexpected argument %q; see packfs-mcp tools --help\n", fs.Arg(0))
-		return 2
+		return fail(fmt.Errorf("unexpected argument %q; see packfs-mcp tools --help", fs.Arg(0)))
 	}
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-	p := security.AllPermissions()
-	if set["permissions"] {
+	var c Config
+	if *configFile != "" {
 		var err error
-		if p, err = security.ParsePermissions(splitList(*perms)); err != nil {
-			fmt.Fprintf(stderr, "packfs-mcp tools: %v\n", err)
-			return 2
+		if c, err = loadConfig(*configFile); err != nil {
+			return fail(err)
 		}
 	}
-	if *allowWrite {
-		p = p.With(security.PermWrite)
-	}
-	if *readOnly {
-		p = p.Without(security.PermWrite)
-	}
-	disabled := splitList(*disable)
-	for _, name := range disabled {
-		if !slices.Contains(toolNames, name) {
-			fmt.Fprintf(stderr, "packfs-mcp tools: unknown tool %q in --disable-tool: the tools are %s\n", name, strings.Join(toolNames, ", "))
-			return 2
-		}
-	}
-	defs, err := toolDefinitions(tools.New(tools.Config{Permissions: p, Disabled: disabled}), *format)
+	pf.apply(&c, visited(fs))
+	p, err := permissionsOf(c)
 	if err != nil {
-		fmt.Fprintf(stderr, "packfs-mcp tools: %v\n", err)
-		return 2
+		return fail(err)
+	}
+	for _, name := range c.DisabledTools {
+		if !slices.Contains(toolNames, name) {
+			return fail(fmt.Errorf("unknown tool %q in --disable-tool: the tools are %s", name, strings.Join(toolNames, ", ")))
+		}
+	}
+	defs, err := toolDefinitions(tools.New(tools.Config{Permissions: p, Disabled: c.DisabledTools}), *format)
+	if err != nil {
+		return fail(err)
 	}
 	out, err := json.MarshalIndent(defs, "", "  ")
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -81,7 +83,7 @@ func schemasByName(t *testing.T, format string, out []byte) (in, outSchemas map[
 func TestToolsCmdFormats(t *testing.T) {
 	for _, format := range toolFormats {
 		t.Run(format, func(t *testing.T) {
-			code, out, stderr := toolsOut(t, "--format", format)
+			code, out, stderr := toolsOut(t, "--format", format, "--allow-write")
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
@@ -146,14 +148,17 @@ func listTools(t *testing.T, args ...string) []any {
 // TestToolsCmdMatchesServer checks that every format carries exactly the schemas a running server
 // returns in tools/list under the same flags, and that the mcp format is that tools array.
 func TestToolsCmdMatchesServer(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "packfs.json")
+	must(t, os.WriteFile(cfg, []byte(`{"rootPath": "/unused", "permissions": ["read", "write"], "disabledTools": ["packfs-file-reader"]}`), 0o644))
 	tests := []struct {
 		name        string
 		serve, tool []string
 	}{
-		// The server needs --allow-write for the writer; tools prints all three by default.
-		{name: "all tools", serve: []string{"--allow-write"}, tool: nil},
+		{name: "defaults", serve: nil, tool: nil},
+		{name: "all tools", serve: []string{"--allow-write"}, tool: []string{"--allow-write"}},
 		{name: "read-only", serve: []string{"--allow-write", "--read-only"}, tool: []string{"--read-only"}},
 		{name: "permissions", serve: []string{"--permissions", "read,write"}, tool: []string{"--permissions", "read,write"}},
+		{name: "config file", serve: []string{"--config", cfg}, tool: []string{"--config", cfg}},
 		{name: "disabled tool", serve: []string{"--disable-tool", "packfs-file-reader"}, tool: []string{"--allow-write", "--read-only", "--disable-tool", "packfs-file-reader"}},
 	}
 	for _, tt := range tests {
@@ -198,14 +203,14 @@ func TestToolsCmdFlags(t *testing.T) {
 		tools     []string
 		stderrHas string
 	}{
-		{name: "default", code: 0, tools: []string{reader, searcher, writer}},
+		{name: "default is serve's", code: 0, tools: []string{reader, searcher}},
+		{name: "allow write", args: []string{"--allow-write"}, tools: []string{reader, searcher, writer}},
 		{name: "read only", args: []string{"--read-only"}, tools: []string{reader, searcher}},
 		{name: "read permission", args: []string{"--permissions", "read"}, tools: []string{reader}},
 		{name: "list permission", args: []string{"--permissions", "list"}, tools: []string{searcher}},
 		{name: "allow write adds to permissions", args: []string{"--permissions", "read", "--allow-write"}, tools: []string{reader, writer}},
 		{name: "read only wins", args: []string{"--permissions", "write", "--read-only"}, tools: []string{}},
 		{name: "disable two", args: []string{"--disable-tool", "packfs-file-reader, packfs-file-writer"}, tools: []string{searcher}},
-		{name: "help", args: []string{"--help"}, code: 0, stderrHas: "Usage: packfs-mcp tools"},
 		{name: "unknown format", args: []string{"--format", "yaml"}, code: 2, stderrHas: `unknown format "yaml": choose one of mcp, openai`},
 		{name: "unknown permission", args: []string{"--permissions", "read,admin"}, code: 2, stderrHas: `unknown permission "admin"`},
 		{name: "unknown tool", args: []string{"--disable-tool", "packfs-file-deleter"}, code: 2, stderrHas: `unknown tool "packfs-file-deleter"`},
@@ -242,10 +247,13 @@ func TestToolsCmdFlags(t *testing.T) {
 
 // TestToolsCmdHelp checks that the help names every format and shows an example.
 func TestToolsCmdHelp(t *testing.T) {
-	_, _, stderr := toolsOut(t, "--help")
-	for _, want := range append([]string{"Examples:", "packfs-mcp tools --format openai", "-disable-tool"}, toolFormats...) {
-		if !strings.Contains(stderr, want) {
-			t.Errorf("help lacks %q:\n%s", want, stderr)
+	code, out, stderr := toolsOut(t, "--help")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q: help goes to stdout", code, stderr)
+	}
+	for _, want := range append([]string{"Usage: packfs-mcp tools", "Examples:", "packfs-mcp tools --format openai", "-disable-tool", "-allow-write", "-config"}, toolFormats...) {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("help lacks %q:\n%s", want, out)
 		}
 	}
 }

@@ -1,7 +1,7 @@
 """A LangChain agent with packfs-mcp's tools, through langchain-mcp-adapters' MultiServerMCPClient.
 
     pip install langchain-mcp-adapters langchain langchain-anthropic
-    PACKFS_MCP_BIN=/usr/local/bin/packfs-mcp PACKFS_ROOT=/home/you/notes python langchain_mcp.py
+    PACKFS_MCP_BIN="$(which packfs-mcp)" PACKFS_ROOT=/home/you/notes python langchain_mcp.py
 
 MultiServerMCPClient starts a new server for every tool call by default; this example keeps one
 session open instead (client.session), so the server and its search index stay up for the whole
@@ -16,7 +16,7 @@ from langchain.agents import create_agent
 from langchain_mcp_adapters.client import MultiServerMCPClient
 from langchain_mcp_adapters.tools import load_mcp_tools
 
-PACKFS_MCP_BIN = os.environ.get("PACKFS_MCP_BIN", "/usr/local/bin/packfs-mcp")
+PACKFS_MCP_BIN = os.environ.get("PACKFS_MCP_BIN", "packfs-mcp")
 PACKFS_ROOT = os.environ.get("PACKFS_ROOT", "/home/you/notes")
 
 client = MultiServerMCPClient(

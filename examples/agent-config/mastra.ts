@@ -1,7 +1,7 @@
 // A Mastra agent with packfs-mcp's tools, through MCPClient from @mastra/mcp.
 //
 //   npm install @mastra/core @mastra/mcp
-//   PACKFS_MCP_BIN=/usr/local/bin/packfs-mcp PACKFS_ROOT=/home/you/notes OPENAI_API_KEY=... npx tsx mastra.ts
+//   PACKFS_MCP_BIN="$(which packfs-mcp)" PACKFS_ROOT=/home/you/notes OPENAI_API_KEY=... npx tsx mastra.ts
 //
 // MCPClient starts the server over stdio (a server entry with a command) and lists its tools;
 // listTools() names them serverName_toolName, here packfs_packfs-file-reader and so on. Writing is
@@ -13,7 +13,7 @@ export const packfs = new MCPClient({
   id: 'packfs',
   servers: {
     packfs: {
-      command: process.env.PACKFS_MCP_BIN ?? '/usr/local/bin/packfs-mcp',
+      command: process.env.PACKFS_MCP_BIN ?? 'packfs-mcp',
       args: ['serve', '--root', process.env.PACKFS_ROOT ?? '/home/you/notes'],
     },
   },

@@ -1,7 +1,7 @@
 """An OpenAI Agents SDK agent with packfs-mcp's tools, through MCPServerStdio.
 
     pip install openai-agents
-    PACKFS_MCP_BIN=/usr/local/bin/packfs-mcp PACKFS_ROOT=/home/you/notes python openai_agents.py
+    PACKFS_MCP_BIN="$(which packfs-mcp)" PACKFS_ROOT=/home/you/notes python openai_agents.py
 
 It starts the server over stdio, lists the tools and makes one direct call, which needs no API key.
 With OPENAI_API_KEY set, it also asks an agent a question that the agent answers with the tools.
@@ -15,7 +15,7 @@ import os
 from agents import Agent, Runner
 from agents.mcp import MCPServerStdio
 
-PACKFS_MCP_BIN = os.environ.get("PACKFS_MCP_BIN", "/usr/local/bin/packfs-mcp")
+PACKFS_MCP_BIN = os.environ.get("PACKFS_MCP_BIN", "packfs-mcp")
 PACKFS_ROOT = os.environ.get("PACKFS_ROOT", "/home/you/notes")
 
 

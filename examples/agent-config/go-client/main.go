@@ -2,7 +2,11 @@
 // the server binary over stdio, initializes, lists the tools, reads one file and searches the
 // folder for a word, and prints what came back.
 //
-//	go run ./examples/agent-config/go-client -server /usr/local/bin/packfs-mcp -root examples/workspace
+//	go install ./cmd/packfs-mcp
+//	go run ./examples/agent-config/go-client -root examples/workspace
+//
+// Without -server it runs packfs-mcp from $PATH or, failing that, from the folder go install puts it
+// in ($GOBIN, or the bin folder of $GOPATH, ~/go/bin by default), which is often not on $PATH.
 //
 // Arguments after the flags are passed to `packfs-mcp serve` as they are, such as --no-index or
 // --allow-write:
@@ -21,6 +25,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -40,12 +47,19 @@ func main() {
 
 func run(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("go-client", flag.ContinueOnError)
-	server := fs.String("server", "packfs-mcp", "the packfs-mcp binary (a path, or a name on $PATH)")
+	server := fs.String("server", "", "the packfs-mcp binary, a path (default: packfs-mcp on $PATH, or where go install puts it)")
 	root := fs.String("root", "examples/workspace", "the folder the server serves")
 	read := fs.String("read", "README.md", "the file to read, relative to the root")
 	query := fs.String("query", "os.Root", "the text to search for")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+
+	if *server == "" {
+		var err error
+		if *server, err = findServer(); err != nil {
+			return err
+		}
 	}
 
 	// NewStdioMCPClient starts the server at once; the server's log goes to its stderr, which the
@@ -116,6 +130,36 @@ func run(args []string, stdout io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// findServer returns the packfs-mcp binary: the one on $PATH, or else the one go install left in
+// $GOBIN or in $GOPATH's bin folder, as the go command reports them.
+func findServer() (string, error) {
+	if p, err := exec.LookPath("packfs-mcp"); err == nil {
+		return p, nil
+	}
+	// go env prints one line per variable, empty when unset: GOBIN, then GOPATH.
+	if out, err := exec.Command("go", "env", "GOBIN", "GOPATH").Output(); err == nil {
+		lines := strings.Split(string(out), "\n")
+		var dir string
+		switch {
+		case strings.TrimSpace(lines[0]) != "":
+			dir = strings.TrimSpace(lines[0])
+		case len(lines) > 1 && strings.TrimSpace(lines[1]) != "":
+			dir = filepath.Join(filepath.SplitList(strings.TrimSpace(lines[1]))[0], "bin")
+		}
+		if dir != "" {
+			p := filepath.Join(dir, "packfs-mcp")
+			if runtime.GOOS == "windows" {
+				p += ".exe"
+			}
+			if _, err := os.Stat(p); err == nil {
+				return p, nil
+			}
+		}
+	}
+	return "", errors.New("packfs-mcp is neither on $PATH nor where go install puts it: run go install ./cmd/packfs-mcp " +
+		"in this repository first, or pass the binary's path with -server")
 }
 
 // call runs one tool call and returns its flat result, or an error carrying the server's code

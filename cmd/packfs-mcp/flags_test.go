@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runBinary runs the built binary with args and an empty stdin, and returns its exit status,
+// stdout and stderr.
+func runBinary(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	return runBinaryIn(t, "", args...)
+}
+
+// runBinaryIn is [runBinary] started in the folder dir, as an MCP client starts a server in a folder
+// of its choosing ("" for the test's own).
+func runBinaryIn(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(binPath, args...)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader("")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		return exit.ExitCode(), stdout.String(), stderr.String()
+	case err != nil:
+		t.Fatal(err)
+	}
+	return 0, stdout.String(), stderr.String()
+}
+
+// TestFlagsHelp checks, through the binary, that every command's help goes to stdout with exit
+// status 0, so `packfs-mcp serve --help | less` shows it.
+func TestFlagsHelp(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--help"}, "packfs-mcp call --root DIR < call.json"},
+		{[]string{"-h"}, "packfs-mcp call --root DIR < call.json"},
+		{[]string{"help"}, "packfs-mcp doctor --root DIR"},
+		{[]string{"serve", "--help"}, "Usage: packfs-mcp serve --root DIR"},
+		{[]string{"serve", "-h"}, "-allow-write"},
+		{[]string{"call", "--help"}, "Usage: packfs-mcp call --root DIR"},
+		{[]string{"doctor", "--help"}, "Usage: packfs-mcp doctor --root DIR"},
+		{[]string{"tools", "--help"}, "Usage: packfs-mcp tools"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, stdout, stderr := runBinary(t, tt.args...)
+			if code != 0 || stderr != "" {
+				t.Fatalf("exit %d, stderr %q: want 0 and nothing on stderr", code, stderr)
+			}
+			if !strings.Contains(stdout, tt.want) {
+				t.Errorf("stdout lacks %q:\n%s", tt.want, stdout)
+			}
+		})
+	}
+}
+
+// TestFlagsMistyped checks, through the binary, that a mistyped flag or command gets one line on
+// stderr naming the mistake and the nearest name, not the whole usage, and exit status 2.
+func TestFlagsMistyped(t *testing.T) {
+	root := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		want string // in the one line on stderr
+	}{
+		{"serve", []string{"serve", "--root", root, "--alow-write"}, "flag provided but not defined: -alow-write: did you mean --allow-write?"},
+		{"serve without the command", []string{"--root", root, "--readonly"}, "did you mean --read-only?"},
+		{"call", []string{"call", "--root", root, "--no-indx"}, "did you mean --no-index?"},
+		{"doctor", []string{"doctor", "--rot", root}, "did you mean --root?"},
+		{"tools", []string{"tools", "--fromat", "openai"}, "did you mean --format?"},
+		{"tools has no root", []string{"tools", "--root", root}, "flag provided but not defined: -root (packfs-mcp tools --help lists the flags)"},
+		{"bad value", []string{"serve", "--root", root, "--timeout", "soon"}, `invalid value "soon" for flag -timeout`},
+		{"command", []string{"serv", "--root", root}, `unknown command "serv": did you mean serve?`},
+		{"far command", []string{"frobnicate"}, `unknown command "frobnicate" (packfs-mcp --help lists the commands)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runBinary(t, tt.args...)
+			if code != 2 || stdout != "" {
+				t.Fatalf("exit %d, stdout %q: want 2 and nothing on stdout", code, stdout)
+			}
+			if !strings.Contains(stderr, tt.want) {
+				t.Errorf("stderr = %q, want it to contain %q", stderr, tt.want)
+			}
+			if n := strings.Count(stderr, "\n"); n != 1 {
+				t.Errorf("stderr has %d lines, want one:\n%s", n, stderr)
+			}
+		})
+	}
+}
+
+func TestFlagsNearest(t *testing.T) {
+	flags := []string{"allow-hard-links", "allow-write", "index-dir", "no-index", "read-only", "root"}
+	tests := []struct{ word, want string }{
+		{"allow-write", "allow-write"},
+		{"alow-write", "allow-write"},
+		{"allowwrite", "allow-write"},
+		{"readonly", "read-only"},
+		{"rot", "root"},
+		{"root-dir", "root"}, // contains exactly one name
+		{"index", ""},        // two names contain it: no guess
+		{"frobnicate", ""},   // nothing near
+		{"x", ""},            // too short to guess
+	}
+	for _, tt := range tests {
+		if got := nearest(tt.word, flags); got != tt.want {
+			t.Errorf("nearest(%q) = %q, want %q", tt.word, got, tt.want)
+		}
+	}
+}
+
+// TestFlagsRootErrors checks, through the binary, what serve, call and doctor say about a root that
+// cannot be opened: a relative root started from / (as Claude Desktop starts servers), a ~ no shell
+// expanded, a missing folder, a file. Each says what to pass instead and names the root only as it
+// was given, never the folder the binary was started in nor a path resolved from it.
+func TestFlagsRootErrors(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.md")
+	must(t, os.WriteFile(file, []byte("# A\n"), 0o644))
+	tests := []struct {
+		name, cwd, root string
+		want            []string
+	}{
+		{name: "relative from /", cwd: "/", root: "examples/workspace", want: []string{`root "examples/workspace" does not exist: it is a relative path`, "absolute path", "cd examples/workspace && pwd"}},
+		{name: "relative from elsewhere", cwd: dir, root: "notes", want: []string{`root "notes" does not exist: it is a relative path`, "absolute path"}},
+		{name: "tilde", cwd: dir, root: "~/notes", want: []string{`root "~/notes" does not exist: ~ is expanded only by a shell`, "full path"}},
+		{name: "missing", cwd: dir, root: filepath.Join(dir, "absent"), want: []string{"root " + filepath.Join(dir, "absent") + " does not exist: pass an existing folder"}},
+		{name: "file", cwd: dir, root: file, want: []string{"root " + file + " is not a folder"}},
+	}
+	for _, tt := range tests {
+		for _, cmd := range []string{"serve", "call", "doctor"} {
+			t.Run(tt.name+"/"+cmd, func(t *testing.T) {
+				code, stdout, stderr := runBinaryIn(t, tt.cwd, cmd, "--root", tt.root)
+				said, wantCode := stderr, 2
+				if cmd == "doctor" {
+					// doctor prints its report, the root check failed, and exits 1.
+					said, wantCode = stdout, 1
+					if !strings.Contains(stdout, "FAIL  root ") || !strings.Contains(stdout, "permissions  read,search,list") {
+						t.Errorf("doctor's report lacks the failed root check or the policy:\n%s", stdout)
+					}
+				} else if stdout != "" {
+					t.Errorf("stdout = %q, want nothing", stdout)
+				}
+				if code != wantCode {
+					t.Fatalf("exit %d, want %d; stdout %q; stderr %q", code, wantCode, stdout, stderr)
+				}
+				for _, w := range tt.want {
+					if !strings.Contains(said, w) {
+						t.Errorf("%q lacks %q", said, w)
+					}
+				}
+				for _, leak := range []string{"lstat", "/" + tt.root, filepath.Join(tt.cwd, tt.root)} {
+					if tt.cwd != "" && !filepath.IsAbs(tt.root) && strings.Contains(stdout+stderr, leak) {
+						t.Errorf("output names %q, a path the user did not type:\n%s%s", leak, stdout, stderr)
+					}
+				}
+			})
+		}
+	}
+}

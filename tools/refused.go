@@ -1,0 +1,33 @@
+package tools
+
+import (
+	"context"
+
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Refusal returns a stand-in for the tool named name, for a server that does not offer it (writing
+// off, a permission missing, the tool disabled). The stand-in has the tool's definition, so a call's
+// arguments decode as usual, and answers every call with a PERMISSION_DENIED error result in the
+// tool's own result shape, whose error is why: what is off and how the user turns it on. A client
+// that calls a tool it was not offered (a model that remembers the writer from another session, or a
+// framework that registered it) so gets an answer to hand back to the model, where MCP's unknown-tool
+// error says only "not found". The caller keeps the stand-in out of tools/list. Refusal reports false
+// for a name that is not one of the three tools.
+func (s *Server) Refusal(name, why string) (server.ServerTool, bool) {
+	var t server.ServerTool
+	switch name {
+	case ReaderName:
+		t.Tool = readerTool()
+	case SearcherName:
+		t.Tool = searcherTool()
+	case WriterName:
+		t.Tool = writerTool()
+	default:
+		return t, false
+	}
+	t.Handler = s.adapt(name, func(context.Context, *call) (any, error) {
+		return nil, newError(CodePermissionDenied, "%s", why)
+	})
+	return t, true
+}
