@@ -261,9 +261,14 @@ func (e *Engine) Build(ctx context.Context) error {
 }
 
 // readAndPut reads and parses names, puts each document in the graph (calling found for it) and
-// indexes them in batches of buildBatch. Files are parsed by one worker per CPU, and each batch
-// is indexed while the next one is parsed, so reading, parsing and bleve's analysis keep every
-// core busy. progress gets the count of names handled after each batch.
+// indexes them in batches of at most buildBatch files and about maxBatchBytes of text. Files are
+// parsed by one worker per CPU, and each batch is indexed while the next one is parsed, so reading,
+// parsing and bleve's analysis keep every core busy. progress gets the count of names handled
+// after each batch.
+//
+// The build's memory is that of two batches (one parsed, one being analysed) and what bleve keeps
+// of them, so a batch is bounded by the bytes it holds and not only by its files: 500 files of
+// the Linux tree's C sources are ten times the text of 500 tldr pages.
 func (e *Engine) readAndPut(ctx context.Context, names []string, progress func(int), found func(Doc)) error {
 	workers := max(1, min(runtime.GOMAXPROCS(0), maxParseWorkers))
 	var pending chan error // the batch being indexed, if any
@@ -275,38 +280,49 @@ func (e *Engine) readAndPut(ctx context.Context, names []string, progress func(i
 		pending = nil
 		return err
 	}
-	for start := 0; start < len(names); start += buildBatch {
+	docs := make([]Doc, buildBatch)
+	ok := make([]bool, buildBatch)
+	for start := 0; start < len(names); {
 		if err := ctx.Err(); err != nil {
 			wait()
 			return err
 		}
 		chunk := names[start:min(start+buildBatch, len(names))]
-		docs := make([]Doc, len(chunk))
-		ok := make([]bool, len(chunk))
+		// Workers claim files in order and stop claiming once the batch holds maxBatchBytes, so
+		// the files claimed are a prefix of chunk.
 		var next atomic.Int64
+		var held atomic.Int64
 		var wg sync.WaitGroup
 		for range workers {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				for i := int(next.Add(1) - 1); i < len(chunk); i = int(next.Add(1) - 1) {
+				for held.Load() < maxBatchBytes {
+					i := int(next.Add(1) - 1)
+					if i >= len(chunk) {
+						return
+					}
 					docs[i], ok[i] = e.read(chunk[i])
+					held.Add(docs[i].Size)
 				}
 			}()
 		}
 		wg.Wait()
-		batch := make([]Doc, 0, len(chunk))
-		for i, d := range docs {
+		n := min(int(next.Load()), len(chunk))
+		batch := make([]Doc, 0, n)
+		for i := range n {
 			if ok[i] {
-				e.graph.Put(outline(d))
-				found(d)
-				batch = append(batch, d)
+				e.graph.Put(outline(docs[i]))
+				found(docs[i])
+				batch = append(batch, docs[i])
 			}
+			docs[i], ok[i] = Doc{}, false // the batch holds them now; the next one reuses the slots
 		}
 		if err := wait(); err != nil {
 			return err
 		}
-		done := start + len(chunk)
+		start += n
+		done := start
 		pending = make(chan error, 1)
 		go func() {
 			err := e.put(batch...)
@@ -318,6 +334,12 @@ func (e *Engine) readAndPut(ctx context.Context, names []string, progress func(i
 	}
 	return wait()
 }
+
+// maxBatchBytes bounds the text of one build batch (see readAndPut). The tldr pages average 4 KB,
+// so their batches stay at buildBatch files; a tree of large source files gets smaller batches.
+// Each byte of a batch costs bleve some tens of bytes while it analyses and builds the batch's
+// segment, so a few MB keep the build's memory well under the server's soft limit.
+const maxBatchBytes = 4 << 20
 
 // maxParseWorkers bounds the goroutines that read and parse files during a build: beyond a few,
 // bleve's indexing, not parsing, is what the build waits for.
