@@ -322,3 +322,26 @@ func froms(bl []Backlink) []string {
 	}
 	return out
 }
+
+// TestGraphDocOutline checks what the graph keeps of a document: its outline, not its text, size
+// or time, which live in the index.
+func TestGraphDocOutline(t *testing.T) {
+	links := make([]Link, 1, 8) // spare capacity, as the parser leaves it
+	links[0] = Link{Kind: KindWiki, Target: "b", Line: 3}
+	in := Doc{Path: "a.md", Title: "A", Markdown: true, Headings: []Heading{{Level: 1, Text: "A", Line: 1}},
+		Sections: []Section{{Text: "body"}}, Links: links, Tags: []string{"t"}, Aliases: []string{"alpha"},
+		Size: 10, ModTime: time.Unix(1, 0), Frontmatter: true}
+	want := Doc{Path: "a.md", Title: "A", Headings: in.Headings, Links: links, Tags: in.Tags, Aliases: in.Aliases}
+	g := NewGraph()
+	g.Put(in)
+	got, ok := g.Doc("a.md")
+	if diff := cmp.Diff(want, got); !ok || diff != "" {
+		t.Errorf("Doc (-want +got):\n%s", diff)
+	}
+	if cap(got.Links) != len(got.Links) {
+		t.Errorf("links kept with capacity %d for %d", cap(got.Links), len(got.Links))
+	}
+	if _, ok := g.Doc("b.md"); ok {
+		t.Error("Doc of a missing document reports ok")
+	}
+}
