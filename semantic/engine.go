@@ -66,8 +66,7 @@ type Engine struct {
 	complete    atomic.Bool
 	buildMu     sync.Mutex // one build or reconcile at a time
 
-	mu     sync.Mutex
-	stamps map[string]Stamp // what the index holds, by path
+	mu sync.Mutex
 
 	indexed atomic.Int64 // documents (re)indexed since Open, for tests and logs
 	reads   atomic.Int64 // files read since Open
@@ -91,7 +90,7 @@ func New(opts Options) *Engine {
 	if opts.Allow == nil {
 		opts.Allow = func(string, bool) bool { return true }
 	}
-	return &Engine{opts: opts, graph: NewGraph(), stamps: map[string]Stamp{}, scan: map[string]bool{}}
+	return &Engine{opts: opts, graph: NewGraph(), scan: map[string]bool{}}
 }
 
 // Open returns an engine whose index is open now; the graph is empty until [Engine.Build].
@@ -103,7 +102,8 @@ func Open(opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// open opens (or creates) the index and loads the stamps of what it holds.
+// open opens (or creates) the index, which loads the stamps of what it holds. The engine keeps no
+// copy of them: the index's are the one record of what it holds, by path.
 func (e *Engine) open() error {
 	opts := e.opts.Index
 	ix, err := OpenIndex(opts)
@@ -116,15 +116,6 @@ func (e *Engine) open() error {
 		e.failed.Store(&err)
 		return err
 	}
-	stamps, err := ix.Stamps()
-	if err != nil {
-		ix.Close()
-		e.failed.Store(&err)
-		return err
-	}
-	e.mu.Lock()
-	e.stamps = stamps
-	e.mu.Unlock()
 	e.ixp.Store(ix)
 	return nil
 }
@@ -433,12 +424,11 @@ func (e *Engine) Refresh(ctx context.Context, name string) error {
 
 // snapshot copies the stamps of what the index holds.
 func (e *Engine) snapshot() map[string]Stamp {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	out := make(map[string]Stamp, len(e.stamps))
-	for p, s := range e.stamps {
-		out[p] = s
+	ix := e.index()
+	if ix == nil {
+		return map[string]Stamp{}
 	}
+	out, _ := ix.Stamps()
 	return out
 }
 
@@ -460,11 +450,6 @@ func (e *Engine) put(docs ...Doc) error {
 	if err != nil {
 		return err
 	}
-	e.mu.Lock()
-	for _, d := range docs {
-		e.stamps[d.Path] = Stamp{Size: d.Size, ModTime: d.ModTime}
-	}
-	e.mu.Unlock()
 	e.indexed.Add(int64(len(docs)))
 	return nil
 }
@@ -486,7 +471,6 @@ func (e *Engine) drop(paths ...string) error {
 	}
 	e.mu.Lock()
 	for _, p := range paths {
-		delete(e.stamps, p)
 		delete(e.scan, p)
 	}
 	e.mu.Unlock()
@@ -495,14 +479,7 @@ func (e *Engine) drop(paths ...string) error {
 
 // Remove drops name, and everything below it when it is a folder, from the index and the graph.
 func (e *Engine) Remove(name string) error {
-	var gone []string
-	e.mu.Lock()
-	for p := range e.stamps {
-		if p == name || strings.HasPrefix(p, name+"/") || name == "." {
-			gone = append(gone, p)
-		}
-	}
-	e.mu.Unlock()
+	gone := e.under(name)
 	e.graph.Delete(name)
 	return e.drop(gone...)
 }
@@ -689,14 +666,11 @@ func (e *Engine) MovedDocuments(name string) []string { return e.under(name) }
 
 // under lists the indexed documents at or below name, sorted.
 func (e *Engine) under(name string) []string {
-	e.mu.Lock()
-	var out []string
-	for p := range e.stamps {
-		if p == name || strings.HasPrefix(p, name+"/") || name == "." {
-			out = append(out, p)
-		}
+	ix := e.index()
+	if ix == nil {
+		return nil
 	}
-	e.mu.Unlock()
+	out := ix.under(name)
 	sort.Strings(out)
 	return out
 }

@@ -597,6 +597,19 @@ func (ix *Index) Stamps() (map[string]Stamp, error) {
 	return m, nil
 }
 
+// under returns the paths of the indexed documents at or below name ("." for all), unsorted.
+func (ix *Index) under(name string) []string {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	var out []string
+	for p := range ix.docs {
+		if p == name || strings.HasPrefix(p, name+"/") || name == "." {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // Count returns the number of indexed documents (not units).
 func (ix *Index) Count() (int, error) {
 	ix.mu.Lock()
