@@ -44,9 +44,20 @@ type docOutline struct {
 }
 
 // outlineOf returns what the graph keeps of d, in slices no larger than they need to be: the
-// parser grows them by appending, which leaves up to half of each unused.
+// parser grows them by appending, which leaves up to half of each unused. A link whose text is
+// its target (an autolink, as every tldr page has one) keeps one copy of the string.
 func outlineOf(d Doc) docOutline {
-	return docOutline{Title: d.Title, Headings: exact(d.Headings), Links: exact(d.Links), Tags: exact(d.Tags), Aliases: exact(d.Aliases)}
+	links := exact(d.Links)
+	for i := range links {
+		if l := &links[i]; l.Text == l.Target && l.Text != "" {
+			if len(d.Links) > 0 && &links[0] == &d.Links[0] {
+				links = slices.Clone(links) // exact returned the parser's array: do not write to it
+				l = &links[i]
+			}
+			l.Text = l.Target
+		}
+	}
+	return docOutline{Title: d.Title, Headings: exact(d.Headings), Links: links, Tags: exact(d.Tags), Aliases: exact(d.Aliases)}
 }
 
 // exact returns s in an array of its length.
