@@ -139,6 +139,9 @@ type Index struct {
 
 	// persisting counts the batches searchable but not yet on disk (persistent index only).
 	persisting sync.WaitGroup
+	// unwritten holds a token for each batch searchable but not yet on disk, at most
+	// maxUnwritten (see batch).
+	unwritten  chan struct{}
 	persistent bool
 }
 
@@ -146,7 +149,8 @@ type Index struct {
 // creates it afresh, deleting the old one. It refuses, with [ErrNotIndex], to delete a
 // non-empty directory that is not an index.
 func OpenIndex(opts IndexOptions) (*Index, error) {
-	ix := &Index{chunk: opts.ChunkSize, overlap: opts.OverlapSize, docs: map[string]docState{}}
+	ix := &Index{chunk: opts.ChunkSize, overlap: opts.OverlapSize, docs: map[string]docState{},
+		unwritten: make(chan struct{}, maxUnwritten)}
 	if ix.chunk == 0 {
 		ix.chunk = DefaultChunkSize
 	}
@@ -475,6 +479,12 @@ func (ix *Index) Put(d Doc) error {
 
 // PutBatch does [Index.Put] for many documents in one batch.
 func (ix *Index) PutBatch(docs []Doc) error {
+	held := ix.reserve(len(docs) > maxIncrementalDocs)
+	defer func() {
+		if held { // not handed to batch: give the token back
+			<-ix.unwritten
+		}
+	}()
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	b := ix.bi.NewBatch()
@@ -507,7 +517,9 @@ func (ix *Index) PutBatch(docs []Doc) error {
 		next[d.Path] = st
 	}
 	from := ix.dfs.generation()
-	if err := ix.batch(b); err != nil {
+	handed := held
+	held = false // batch gives it back once the batch is written
+	if err := ix.batch(b, handed); err != nil {
 		return fmt.Errorf("index: batch: %w", err)
 	}
 	if len(docs) <= maxIncrementalDocs {
@@ -523,8 +535,45 @@ func (ix *Index) PutBatch(docs []Doc) error {
 // that misses it is read again at the next start.
 const persistWait = 10 * time.Second
 
-// batch applies b, counting it in ix.persisting until scorch has written it. Call with ix.mu held.
-func (ix *Index) batch(b *bleve.Batch) error {
+// maxUnwritten bounds the batches searchable but not yet written to disk. With unsafe_batch a
+// batch returns once it is in memory, and nothing in scorch stops the next ones when its writer
+// falls behind (on a loaded machine, or while it merges large segments): the segments waiting for
+// it then pile up in memory. A few keep analysis and writing overlapped.
+const maxUnwritten = 4
+
+// unwrittenWait bounds how long a batch waits for the writer to catch up; past it the batch goes
+// ahead, so a writer that stalls (or a callback that never comes) slows the build, never stops it.
+const unwrittenWait = 30 * time.Second
+
+// reserve takes a token of ix.unwritten for a batch about to be applied, and reports whether it
+// did. A large batch (a build's) waits for one at most unwrittenWait; a small one (a write through
+// the tools) never waits, so a write is not held up by a build's backlog.
+func (ix *Index) reserve(large bool) bool {
+	if !ix.persistent {
+		return false
+	}
+	if !large {
+		select {
+		case ix.unwritten <- struct{}{}:
+			return true
+		default:
+			return false
+		}
+	}
+	t := time.NewTimer(unwrittenWait)
+	defer t.Stop()
+	select {
+	case ix.unwritten <- struct{}{}:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// batch applies b, counting it in ix.persisting until scorch has written it; held says that
+// reserve took a token for it, given back once it is written. Call with ix.mu held, and reserve
+// before taking it: waiting for the writer must not block searches.
+func (ix *Index) batch(b *bleve.Batch, held bool) error {
 	// The statistics change with the batch: a new generation while it applies, and another once
 	// it is searchable, so none read meanwhile outlives it.
 	ix.dfs.invalidate()
@@ -533,7 +582,14 @@ func (ix *Index) batch(b *bleve.Batch) error {
 		return ix.bi.Batch(b)
 	}
 	var once sync.Once
-	done := func() { once.Do(ix.persisting.Done) }
+	done := func() {
+		once.Do(func() {
+			if held {
+				<-ix.unwritten
+			}
+			ix.persisting.Done()
+		})
+	}
 	ix.persisting.Add(1)
 	b.SetPersistedCallback(func(error) { done() })
 	err := ix.bi.Batch(b)
@@ -575,7 +631,7 @@ func (ix *Index) Delete(paths ...string) error {
 		return nil
 	}
 	from := ix.dfs.generation()
-	if err := ix.batch(b); err != nil {
+	if err := ix.batch(b, false); err != nil { // a delete adds no segment worth waiting for
 		return fmt.Errorf("index: delete: %w", err)
 	}
 	ix.wordList.advance(from, ix.dfs.generation(), nil)

@@ -399,3 +399,52 @@ func TestIndexRecordsStream(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexUnwrittenTokens checks that the build's batches give back their token once written,
+// so the bound on batches waiting for the disk never stalls a build that the writer keeps up
+// with, and that small writes and an in-memory index take none.
+func TestIndexUnwrittenTokens(t *testing.T) {
+	large := func(round int) []Doc {
+		var docs []Doc
+		for i := range maxIncrementalDocs + 1 {
+			docs = append(docs, textDoc(fmt.Sprintf("r%d/%d.md", round, i), "T", "some words"))
+		}
+		return docs
+	}
+	tests := []struct {
+		name       string
+		persistent bool
+		batches    int
+		small      bool
+	}{
+		{name: "build past the bound", persistent: true, batches: 3 * maxUnwritten},
+		{name: "small writes", persistent: true, batches: 3 * maxUnwritten, small: true},
+		{name: "in memory", batches: 3 * maxUnwritten},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := ""
+			if tt.persistent {
+				dir = t.TempDir() + "/index"
+			}
+			ix := newTestIndex(t, IndexOptions{Dir: dir})
+			start := time.Now()
+			for r := range tt.batches {
+				docs := large(r)
+				if tt.small {
+					docs = docs[:1]
+				}
+				if err := ix.PutBatch(docs); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if time.Since(start) >= unwrittenWait {
+				t.Errorf("the batches waited %v: tokens were not given back", time.Since(start))
+			}
+			waitTimeout(&ix.persisting, persistWait)
+			if n := len(ix.unwritten); n != 0 {
+				t.Errorf("%d tokens held after every batch was written", n)
+			}
+		})
+	}
+}
