@@ -39,8 +39,13 @@ func (ix *Index) Candidates(ctx context.Context, literal string) ([]string, bool
 	if err != nil {
 		return nil, false, err
 	}
+	over := ix.wordList.tooLarge()
 	var must []query.Query
 	for _, r := range runs {
+		if over {
+			must = append(must, containingRegexp(r))
+			continue
+		}
 		must = append(must, containing(words, r))
 	}
 	n, err := ix.Count()
@@ -67,9 +72,7 @@ func (ix *Index) Candidates(ctx context.Context, literal string) ([]string, bool
 func containing(words []string, run string) query.Query {
 	matched, ok := wordsContaining(words, run)
 	if !ok {
-		rq := query.NewRegexpQuery(".*" + run + ".*")
-		rq.SetField(fieldWords)
-		return rq
+		return containingRegexp(run)
 	}
 	if len(matched) == 0 {
 		return query.NewMatchNoneQuery()
@@ -81,6 +84,14 @@ func containing(words []string, run string) query.Query {
 		terms[i] = tq
 	}
 	return query.NewDisjunctionQuery(terms)
+}
+
+// containingRegexp matches the documents with a word containing run through the index's own
+// dictionary, for a run inside too many words or when the list of words is too large to hold.
+func containingRegexp(run string) query.Query {
+	rq := query.NewRegexpQuery(".*" + run + ".*")
+	rq.SetField(fieldWords)
+	return rq
 }
 
 // literalRuns returns the distinct lower-case runs of ASCII letters and digits of literal worth

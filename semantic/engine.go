@@ -108,8 +108,7 @@ type Engine struct {
 	pending atomic.Pointer[pendingFiles]
 	buildMu sync.Mutex // one build or reconcile at a time
 
-	mu     sync.Mutex
-	stamps map[string]Stamp // what the index holds, by path
+	mu sync.Mutex
 
 	indexed atomic.Int64 // documents (re)indexed since Open, for tests and logs
 	reads   atomic.Int64 // files read since Open
@@ -133,7 +132,7 @@ func New(opts Options) *Engine {
 	if opts.Allow == nil {
 		opts.Allow = func(string, bool) bool { return true }
 	}
-	return &Engine{opts: opts, graph: NewGraph(), stamps: map[string]Stamp{}, scan: map[string]bool{}}
+	return &Engine{opts: opts, graph: NewGraph(), scan: map[string]bool{}}
 }
 
 // Open returns an engine whose index is open now; the graph is empty until [Engine.Build].
@@ -145,7 +144,8 @@ func Open(opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// open opens (or creates) the index and loads the stamps of what it holds.
+// open opens (or creates) the index, which loads the stamps of what it holds. The engine keeps no
+// copy of them: the index's are the one record of what it holds, by path.
 func (e *Engine) open() error {
 	opts := e.opts.Index
 	ix, err := OpenIndex(opts)
@@ -158,15 +158,6 @@ func (e *Engine) open() error {
 		e.failed.Store(&err)
 		return err
 	}
-	stamps, err := ix.Stamps()
-	if err != nil {
-		ix.Close()
-		e.failed.Store(&err)
-		return err
-	}
-	e.mu.Lock()
-	e.stamps = stamps
-	e.mu.Unlock()
 	e.ixp.Store(ix)
 	return nil
 }
@@ -344,9 +335,14 @@ func (e *Engine) Build(ctx context.Context) error {
 }
 
 // readAndPut reads and parses names, puts each document in the graph (calling found for it) and
-// indexes them in batches of buildBatch. Files are parsed by one worker per CPU, and each batch
-// is indexed while the next one is parsed, so reading, parsing and bleve's analysis keep every
-// core busy. progress gets the count of names handled after each batch.
+// indexes them in batches of at most buildBatch files and about maxBatchBytes of text. Files are
+// parsed by one worker per CPU, and each batch is indexed while the next one is parsed, so reading,
+// parsing and bleve's analysis keep every core busy. progress gets the count of names handled
+// after each batch.
+//
+// The build's memory is that of two batches (one parsed, one being analysed) and what bleve keeps
+// of them, so a batch is bounded by the bytes it holds and not only by its files: 500 files of
+// the Linux tree's C sources are ten times the text of 500 tldr pages.
 func (e *Engine) readAndPut(ctx context.Context, names []string, progress func(int), found func(Doc)) error {
 	workers := max(1, min(runtime.GOMAXPROCS(0), maxParseWorkers))
 	var pending chan error // the batch being indexed, if any
@@ -358,38 +354,49 @@ func (e *Engine) readAndPut(ctx context.Context, names []string, progress func(i
 		pending = nil
 		return err
 	}
-	for start := 0; start < len(names); start += buildBatch {
+	docs := make([]Doc, buildBatch)
+	ok := make([]bool, buildBatch)
+	for start := 0; start < len(names); {
 		if err := ctx.Err(); err != nil {
 			wait()
 			return err
 		}
 		chunk := names[start:min(start+buildBatch, len(names))]
-		docs := make([]Doc, len(chunk))
-		ok := make([]bool, len(chunk))
+		// Workers claim files in order and stop claiming once the batch holds maxBatchBytes, so
+		// the files claimed are a prefix of chunk.
 		var next atomic.Int64
+		var held atomic.Int64
 		var wg sync.WaitGroup
 		for range workers {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				for i := int(next.Add(1) - 1); i < len(chunk); i = int(next.Add(1) - 1) {
+				for held.Load() < maxBatchBytes {
+					i := int(next.Add(1) - 1)
+					if i >= len(chunk) {
+						return
+					}
 					docs[i], ok[i] = e.read(chunk[i])
+					held.Add(docs[i].Size)
 				}
 			}()
 		}
 		wg.Wait()
-		batch := make([]Doc, 0, len(chunk))
-		for i, d := range docs {
+		n := min(int(next.Load()), len(chunk))
+		batch := make([]Doc, 0, n)
+		for i := range n {
 			if ok[i] {
-				e.graph.Put(outline(d))
-				found(d)
-				batch = append(batch, d)
+				e.graph.Put(outline(docs[i]))
+				found(docs[i])
+				batch = append(batch, docs[i])
 			}
+			docs[i], ok[i] = Doc{}, false // the batch holds them now; the next one reuses the slots
 		}
 		if err := wait(); err != nil {
 			return err
 		}
-		done := start + len(chunk)
+		start += n
+		done := start
 		pending = make(chan error, 1)
 		go func() {
 			err := e.put(batch...)
@@ -401,6 +408,12 @@ func (e *Engine) readAndPut(ctx context.Context, names []string, progress func(i
 	}
 	return wait()
 }
+
+// maxBatchBytes bounds the text of one build batch (see readAndPut). The tldr pages average 4 KB,
+// so their batches stay at buildBatch files; a tree of large source files gets smaller batches.
+// Each byte of a batch costs bleve some tens of bytes while it analyses and builds the batch's
+// segment, so a few MB keep the build's memory well under the server's soft limit.
+const maxBatchBytes = 4 << 20
 
 // maxParseWorkers bounds the goroutines that read and parse files during a build: beyond a few,
 // bleve's indexing, not parsing, is what the build waits for.
@@ -494,12 +507,11 @@ func (e *Engine) Refresh(ctx context.Context, name string) error {
 
 // snapshot copies the stamps of what the index holds.
 func (e *Engine) snapshot() map[string]Stamp {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	out := make(map[string]Stamp, len(e.stamps))
-	for p, s := range e.stamps {
-		out[p] = s
+	ix := e.index()
+	if ix == nil {
+		return map[string]Stamp{}
 	}
+	out, _ := ix.Stamps()
 	return out
 }
 
@@ -521,11 +533,6 @@ func (e *Engine) put(docs ...Doc) error {
 	if err != nil {
 		return err
 	}
-	e.mu.Lock()
-	for _, d := range docs {
-		e.stamps[d.Path] = Stamp{Size: d.Size, ModTime: d.ModTime}
-	}
-	e.mu.Unlock()
 	e.indexed.Add(int64(len(docs)))
 	return nil
 }
@@ -547,7 +554,6 @@ func (e *Engine) drop(paths ...string) error {
 	}
 	e.mu.Lock()
 	for _, p := range paths {
-		delete(e.stamps, p)
 		delete(e.scan, p)
 	}
 	e.mu.Unlock()
@@ -556,14 +562,7 @@ func (e *Engine) drop(paths ...string) error {
 
 // Remove drops name, and everything below it when it is a folder, from the index and the graph.
 func (e *Engine) Remove(name string) error {
-	var gone []string
-	e.mu.Lock()
-	for p := range e.stamps {
-		if p == name || strings.HasPrefix(p, name+"/") || name == "." {
-			gone = append(gone, p)
-		}
-	}
-	e.mu.Unlock()
+	gone := e.under(name)
 	e.graph.Delete(name)
 	return e.drop(gone...)
 }
@@ -779,14 +778,11 @@ func (e *Engine) MovedDocuments(name string) []string { return e.under(name) }
 
 // under lists the indexed documents at or below name, sorted.
 func (e *Engine) under(name string) []string {
-	e.mu.Lock()
-	var out []string
-	for p := range e.stamps {
-		if p == name || strings.HasPrefix(p, name+"/") || name == "." {
-			out = append(out, p)
-		}
+	ix := e.index()
+	if ix == nil {
+		return nil
 	}
-	e.mu.Unlock()
+	out := ix.under(name)
 	sort.Strings(out)
 	return out
 }

@@ -3,6 +3,8 @@ package semantic
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -205,5 +207,54 @@ func TestEngineBusyIndex(t *testing.T) {
 	}
 	if got := find(t, first, "badgers"); len(got) != 1 {
 		t.Errorf("the first index was damaged: %v", got)
+	}
+}
+
+// TestBuildBatchBytes checks that a build batch is bounded by its bytes, not only by its files: a
+// tree of large files is indexed in several batches, none holding much more than maxBatchBytes.
+func TestBuildBatchBytes(t *testing.T) {
+	const fileBytes = 1 << 20
+	tests := []struct {
+		name       string
+		files      int
+		minBatches int
+	}{
+		{name: "one small batch", files: 2, minBatches: 1},
+		{name: "large files split", files: 3 * maxBatchBytes / fileBytes, minBatches: 2}, // one batch without the bound
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fsys := fstest.MapFS{}
+			text := []byte(strings.Repeat("lorem ipsum dolor sit amet\n", fileBytes/27))
+			for i := range tt.files {
+				fsys[fmt.Sprintf("f%03d.txt", i)] = &fstest.MapFile{Data: text, ModTime: t0}
+			}
+			var steps []int
+			last := 0
+			e, err := Open(Options{FS: fsys, Progress: func(p Progress) {
+				if p.Done > last {
+					steps = append(steps, p.Done-last)
+					last = p.Done
+				}
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			if err := e.Build(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if len(steps) < tt.minBatches {
+				t.Errorf("%d batches %v, want at least %d", len(steps), steps, tt.minBatches)
+			}
+			for _, n := range steps {
+				if n*len(text) > maxBatchBytes+maxParseWorkers*len(text) {
+					t.Errorf("a batch of %d files of %d bytes: over %d bytes", n, len(text), maxBatchBytes)
+				}
+			}
+			if got := len(find(t, e, "lorem")); got == 0 || last != tt.files {
+				t.Errorf("after the build: %d hits, %d of %d files done", got, last, tt.files)
+			}
+		})
 	}
 }

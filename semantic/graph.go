@@ -1,7 +1,9 @@
 package semantic
 
 import (
+	"iter"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -19,15 +21,69 @@ type Graph struct {
 	mu      sync.RWMutex
 	docs    map[string]*node
 	names   *Names
-	back    map[string]map[string]struct{} // target path -> from paths
-	waiting map[string]map[string]struct{} // link key -> from paths
+	back    map[string]pathSet // target path -> from paths
+	waiting map[string]pathSet // link key -> from paths
 }
 
 // node is one document of the graph.
 type node struct {
-	doc  Doc
-	out  []Resolved
-	keys []string // where its links are filed in Graph.waiting
+	doc  docOutline
+	out  []linkEnd // where each of doc.Links leads, in the same order
+	keys []string  // where its links are filed in Graph.waiting
+}
+
+// docOutline is what the graph keeps of a document: what links, relationships and related hits
+// need. Its path is the key it is kept under; its size, time and text live in the index. Keeping
+// the whole [Doc] cost 128 bytes more for each of hundreds of thousands of documents.
+type docOutline struct {
+	Title    string
+	Headings []Heading
+	Links    []Link
+	Tags     []string
+	Aliases  []string
+}
+
+// outlineOf returns what the graph keeps of d, in slices no larger than they need to be: the
+// parser grows them by appending, which leaves up to half of each unused. A link whose text is
+// its target (an autolink, as every tldr page has one) keeps one copy of the string.
+func outlineOf(d Doc) docOutline {
+	links := exact(d.Links)
+	for i := range links {
+		if l := &links[i]; l.Text == l.Target && l.Text != "" {
+			if len(d.Links) > 0 && &links[0] == &d.Links[0] {
+				links = slices.Clone(links) // exact returned the parser's array: do not write to it
+				l = &links[i]
+			}
+			l.Text = l.Target
+		}
+	}
+	return docOutline{Title: d.Title, Headings: exact(d.Headings), Links: links, Tags: exact(d.Tags), Aliases: exact(d.Aliases)}
+}
+
+// exact returns s in an array of its length.
+func exact[T any](s []T) []T {
+	if cap(s) == len(s) {
+		return s
+	}
+	return append(make([]T, 0, len(s)), s...)
+}
+
+// linkEnd is where one link of a node leads: a [Resolved] without the [Link] the node's document
+// already holds, which a million links would otherwise keep twice.
+type linkEnd struct {
+	To     string
+	Status LinkStatus
+}
+
+// links yields the node's links, resolved.
+func (n *node) links() iter.Seq[Resolved] {
+	return func(yield func(Resolved) bool) {
+		for i, e := range n.out {
+			if !yield(Resolved{Link: n.doc.Links[i], To: e.To, Status: e.Status}) {
+				return
+			}
+		}
+	}
 }
 
 // NewGraph returns an empty graph.
@@ -35,8 +91,8 @@ func NewGraph() *Graph {
 	return &Graph{
 		docs:    map[string]*node{},
 		names:   NewNames(),
-		back:    map[string]map[string]struct{}{},
-		waiting: map[string]map[string]struct{}{},
+		back:    map[string]pathSet{},
+		waiting: map[string]pathSet{},
 	}
 }
 
@@ -52,7 +108,7 @@ func (g *Graph) Put(d Doc) {
 		g.unlink(d.Path, old)
 	}
 	g.names.Add(d.Path, d.Aliases)
-	n := &node{doc: d}
+	n := &node{doc: outlineOf(d)}
 	g.docs[d.Path] = n
 	g.link(d.Path, n)
 	g.revisit(keys, nil, d.Path)
@@ -70,7 +126,8 @@ func (g *Graph) Delete(p string) {
 	g.unlink(p, n)
 	delete(g.docs, p)
 	g.names.Remove(p)
-	g.revisit(docKeys(p, n.doc.Aliases), g.back[p], p)
+	back := g.back[p]
+	g.revisit(docKeys(p, n.doc.Aliases), back.clone(), p)
 }
 
 // Has reports whether the document at p is in the graph.
@@ -81,7 +138,9 @@ func (g *Graph) Has(p string) bool {
 	return ok
 }
 
-// Doc returns the document at p. Its slices are shared with the graph: do not modify them.
+// Doc returns the outline of the document at p: its path, title, headings, links, tags and
+// aliases (the graph keeps no more of it). Its slices are shared with the graph: do not modify
+// them.
 func (g *Graph) Doc(p string) (Doc, bool) {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
@@ -89,7 +148,8 @@ func (g *Graph) Doc(p string) (Doc, bool) {
 	if !ok {
 		return Doc{}, false
 	}
-	return n.doc, true
+	o := n.doc
+	return Doc{Path: p, Title: o.Title, Headings: o.Headings, Links: o.Links, Tags: o.Tags, Aliases: o.Aliases}, true
 }
 
 // Len returns the number of documents.
@@ -121,11 +181,11 @@ func (g *Graph) exists(p string) bool {
 
 // link resolves the links of n and files them in the indexes.
 func (g *Graph) link(from string, n *node) {
-	n.out = make([]Resolved, len(n.doc.Links))
+	n.out = make([]linkEnd, len(n.doc.Links))
 	seen := map[string]bool{}
 	for i, l := range n.doc.Links {
 		r := Resolve(from, l, g.names, g.exists)
-		n.out[i] = r
+		n.out[i] = linkEnd{To: r.To, Status: r.Status}
 		if r.Status == StatusInternal {
 			addTo(g.back, r.To, from)
 		}
@@ -169,14 +229,15 @@ func (g *Graph) unlink(from string, n *node) {
 }
 
 // revisit re-resolves the links of the documents filed under keys, and of extra, except skip.
-func (g *Graph) revisit(keys []string, extra map[string]struct{}, skip string) {
+func (g *Graph) revisit(keys []string, extra []string, skip string) {
 	froms := map[string]struct{}{}
 	for _, k := range keys {
-		for f := range g.waiting[k] {
+		set := g.waiting[k]
+		for f := range set.all() {
 			froms[f] = struct{}{}
 		}
 	}
-	for f := range extra {
+	for _, f := range extra {
 		froms[f] = struct{}{}
 	}
 	delete(froms, skip)
@@ -188,22 +249,105 @@ func (g *Graph) revisit(keys []string, extra map[string]struct{}, skip string) {
 	}
 }
 
-func addTo(m map[string]map[string]struct{}, k, v string) {
+func addTo(m map[string]pathSet, k, v string) {
 	set := m[k]
-	if set == nil {
-		set = map[string]struct{}{}
-		m[k] = set
-	}
-	set[v] = struct{}{}
+	set.add(v)
+	m[k] = set
 }
 
-func removeFrom(m map[string]map[string]struct{}, k, v string) {
-	if set := m[k]; set != nil {
-		delete(set, v)
-		if len(set) == 0 {
-			delete(m, k)
+func removeFrom(m map[string]pathSet, k, v string) {
+	set, ok := m[k]
+	if !ok {
+		return
+	}
+	set.remove(v)
+	if set.len() == 0 {
+		delete(m, k)
+		return
+	}
+	m[k] = set
+}
+
+// smallSet is the most paths a [pathSet] keeps in a slice. Almost every set of the graph's
+// indexes holds one to a few paths (the documents linking to one document, or answering to one
+// name); a map for each cost about ten times the slice, which on 384,050 documents was most of
+// the graph's memory. Past smallSet a map keeps adding and removing constant-time for hubs.
+const smallSet = 16
+
+// pathSet is a set of paths: a slice while it holds at most smallSet, else a map. The zero value
+// is an empty set. It is a value type, so that a map of them costs no allocation per key beyond
+// the slice: modify a copy and store it back.
+type pathSet struct {
+	few  []string
+	many map[string]struct{}
+}
+
+func (s *pathSet) add(p string) {
+	switch {
+	case s.many != nil:
+		s.many[p] = struct{}{}
+	case slices.Contains(s.few, p):
+	case len(s.few) < smallSet:
+		s.few = append(s.few, p)
+	default:
+		s.many = make(map[string]struct{}, 2*smallSet)
+		for _, q := range s.few {
+			s.many[q] = struct{}{}
+		}
+		s.many[p] = struct{}{}
+		s.few = nil
+	}
+}
+
+func (s *pathSet) remove(p string) {
+	if s.many != nil {
+		delete(s.many, p)
+		return
+	}
+	if i := slices.Index(s.few, p); i >= 0 {
+		last := len(s.few) - 1
+		s.few[i] = s.few[last]
+		s.few[last] = ""
+		s.few = s.few[:last]
+	}
+}
+
+func (s *pathSet) has(p string) bool {
+	if s.many != nil {
+		_, ok := s.many[p]
+		return ok
+	}
+	return slices.Contains(s.few, p)
+}
+
+func (s *pathSet) len() int { return len(s.few) + len(s.many) }
+
+// all yields the paths of the set, in no particular order.
+func (s *pathSet) all() iter.Seq[string] {
+	return func(yield func(string) bool) {
+		if s == nil {
+			return
+		}
+		for _, p := range s.few {
+			if !yield(p) {
+				return
+			}
+		}
+		for p := range s.many {
+			if !yield(p) {
+				return
+			}
 		}
 	}
+}
+
+// clone returns the paths of the set as a new slice, safe to hold while the set changes.
+func (s *pathSet) clone() []string {
+	out := make([]string, 0, s.len())
+	for p := range s.all() {
+		out = append(out, p)
+	}
+	return out
 }
 
 // Backlink is one link to a document from another.
@@ -243,12 +387,12 @@ func (g *Graph) Relations(p string) (Relations, bool) {
 		Path:      p,
 		Title:     n.doc.Title,
 		Outline:   n.doc.Headings,
-		Links:     append([]Resolved(nil), n.out...),
+		Links:     slices.Collect(n.links()),
 		Backlinks: g.linksTo(p),
 		Tags:      n.doc.Tags,
 		Aliases:   n.doc.Aliases,
 	}
-	for _, l := range n.out {
+	for l := range n.links() {
 		if l.Status == StatusBroken {
 			r.Broken = append(r.Broken, l)
 		}
@@ -262,10 +406,10 @@ func (g *Graph) Relations(p string) (Relations, bool) {
 func (g *Graph) family(p string, n *node) (parent, children, related map[string]struct{}) {
 	parent, children, related = map[string]struct{}{}, map[string]struct{}{}, map[string]struct{}{}
 	declared := false
-	for _, l := range n.out {
+	for l := range n.links() {
 		declared = declared || l.Kind == KindFrontmatter
 	}
-	for _, l := range n.out {
+	for l := range n.links() {
 		if l.Status != StatusInternal || l.To == p || (l.Kind == KindFrontmatter) != declared {
 			continue
 		}
@@ -306,11 +450,12 @@ func (g *Graph) LinksTo(p string) []Backlink {
 func (g *Graph) linksTo(p string) []Backlink {
 	var out []Backlink
 	if _, ok := g.docs[p]; ok {
-		for from := range g.back[p] {
+		back := g.back[p]
+		for from := range back.all() {
 			if from == p {
 				continue // a link within a document is not a backlink
 			}
-			for _, l := range g.docs[from].out {
+			for l := range g.docs[from].links() {
 				if l.Status == StatusInternal && l.To == p {
 					out = append(out, Backlink{From: from, Line: l.Line, Kind: l.Kind, Text: l.Text})
 				}
@@ -322,12 +467,13 @@ func (g *Graph) linksTo(p string) []Backlink {
 		froms := map[string]struct{}{}
 		for _, k := range keys {
 			want[k] = true
-			for f := range g.waiting[k] {
+			set := g.waiting[k]
+			for f := range set.all() {
 				froms[f] = struct{}{}
 			}
 		}
 		for from := range froms {
-			for _, l := range g.docs[from].out {
+			for l := range g.docs[from].links() {
 				if l.Status != StatusBroken {
 					continue
 				}
@@ -379,7 +525,7 @@ func (g *Graph) neighbours(p string) []Neighbour {
 		}
 	}
 	if n, ok := g.docs[p]; ok {
-		for _, l := range n.out {
+		for l := range n.links() {
 			if l.Status != StatusInternal {
 				continue
 			}
@@ -395,7 +541,8 @@ func (g *Graph) neighbours(p string) []Neighbour {
 			}
 		}
 	}
-	for from := range g.back[p] {
+	back := g.back[p]
+	for from := range back.all() {
 		add(from, "backlink")
 	}
 	out := make([]Neighbour, 0, len(via))

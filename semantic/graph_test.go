@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -207,5 +208,140 @@ func BenchmarkGraphPut40k(b *testing.B) {
 		for _, d := range docs {
 			g.Put(d)
 		}
+	}
+}
+
+// TestPathSet checks the set of paths the graph's indexes use, below and past the size at which
+// it turns from a slice into a map.
+func TestPathSet(t *testing.T) {
+	tests := []struct {
+		name   string
+		add    int // paths p0..p(add-1), each added twice
+		remove []int
+	}{
+		{name: "empty"},
+		{name: "one", add: 1},
+		{name: "small with removals", add: 5, remove: []int{0, 4, 2}},
+		{name: "at the limit", add: smallSet, remove: []int{smallSet - 1}},
+		{name: "past the limit", add: 3 * smallSet, remove: []int{0, smallSet, 3*smallSet - 1}},
+		{name: "remove all", add: smallSet + 1, remove: func() []int {
+			var all []int
+			for i := range smallSet + 1 {
+				all = append(all, i)
+			}
+			return all
+		}()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var s pathSet
+			want := map[string]bool{}
+			for i := range tt.add {
+				p := fmt.Sprintf("p%d", i)
+				s.add(p)
+				s.add(p)
+				want[p] = true
+			}
+			for _, i := range tt.remove {
+				p := fmt.Sprintf("p%d", i)
+				s.remove(p)
+				s.remove(p)
+				delete(want, p)
+			}
+			got := map[string]bool{}
+			for p := range s.all() {
+				if got[p] {
+					t.Errorf("%s yielded twice", p)
+				}
+				got[p] = true
+			}
+			if diff := cmp.Diff(want, got); diff != "" || s.len() != len(want) {
+				t.Errorf("set (-want +got):\n%s len %d, want %d", diff, s.len(), len(want))
+			}
+			for i := range tt.add + 1 {
+				p := fmt.Sprintf("p%d", i)
+				if s.has(p) != want[p] {
+					t.Errorf("has(%s) = %v, want %v", p, s.has(p), want[p])
+				}
+			}
+		})
+	}
+}
+
+// TestGraphSharedNames checks resolution and backlinks when many documents share a name and one
+// document is linked from many others, past the size at which the graph's sets become maps: a
+// wiki link goes to the nearest of the same-named documents, a deleted target's links go to the
+// next nearest, and the backlinks follow.
+func TestGraphSharedNames(t *testing.T) {
+	for _, copies := range []int{2, smallSet, 3 * smallSet} {
+		t.Run(fmt.Sprint(copies), func(t *testing.T) {
+			g := NewGraph()
+			for i := range copies {
+				g.Put(Doc{Path: fmt.Sprintf("c%02d/readme.md", i)})
+				g.Put(Doc{Path: fmt.Sprintf("c%02d/note.md", i), Links: []Link{{Kind: KindWiki, Target: "readme", Line: 1}}})
+			}
+			hub := Doc{Path: "hub.md"}
+			g.Put(hub)
+			for i := range copies {
+				g.Put(Doc{Path: fmt.Sprintf("c%02d/to-hub.md", i), Links: []Link{{Kind: KindMarkdown, Target: "../hub.md", Line: 1}}})
+			}
+			for i := range copies {
+				want := []string{fmt.Sprintf("c%02d/note.md", i)}
+				if got := froms(g.LinksTo(fmt.Sprintf("c%02d/readme.md", i))); !slices.Equal(got, want) {
+					t.Errorf("links to c%02d/readme.md = %v, want %v", i, got, want)
+				}
+			}
+			if got := len(g.LinksTo("hub.md")); got != copies || Backlinkers(g, "hub.md") != copies {
+				t.Errorf("hub backlinks = %d, backlinkers %d, want %d", got, Backlinkers(g, "hub.md"), copies)
+			}
+			// Deleting c00's readme sends c00's note to another readme (the first by path, as
+			// all share no folder with it); deleting the hub breaks its links.
+			g.Delete("c00/readme.md")
+			if r, _ := g.Relations("c00/note.md"); len(r.Links) != 1 || r.Links[0].To != "c01/readme.md" {
+				t.Errorf("after delete, c00/note.md links = %+v, want c01/readme.md", r.Links)
+			}
+			g.Delete("hub.md")
+			if got := len(g.LinksTo("hub.md")); got != copies {
+				t.Errorf("broken links to the deleted hub = %d, want %d", got, copies)
+			}
+			g.Put(hub)
+			if Backlinkers(g, "hub.md") != copies {
+				t.Errorf("hub backlinkers after it came back = %d, want %d", Backlinkers(g, "hub.md"), copies)
+			}
+			if !g.UniqueName("hub") || g.UniqueName("note") {
+				t.Errorf("UniqueName(hub) = %v, UniqueName(note) = %v", g.UniqueName("hub"), g.UniqueName("note"))
+			}
+		})
+	}
+}
+
+func froms(bl []Backlink) []string {
+	var out []string
+	for _, b := range bl {
+		out = append(out, b.From)
+	}
+	return out
+}
+
+// TestGraphDocOutline checks what the graph keeps of a document: its outline, not its text, size
+// or time, which live in the index.
+func TestGraphDocOutline(t *testing.T) {
+	links := make([]Link, 1, 8) // spare capacity, as the parser leaves it
+	links[0] = Link{Kind: KindWiki, Target: "b", Line: 3}
+	in := Doc{Path: "a.md", Title: "A", Markdown: true, Headings: []Heading{{Level: 1, Text: "A", Line: 1}},
+		Sections: []Section{{Text: "body"}}, Links: links, Tags: []string{"t"}, Aliases: []string{"alpha"},
+		Size: 10, ModTime: time.Unix(1, 0), Frontmatter: true}
+	want := Doc{Path: "a.md", Title: "A", Headings: in.Headings, Links: links, Tags: in.Tags, Aliases: in.Aliases}
+	g := NewGraph()
+	g.Put(in)
+	got, ok := g.Doc("a.md")
+	if diff := cmp.Diff(want, got); !ok || diff != "" {
+		t.Errorf("Doc (-want +got):\n%s", diff)
+	}
+	if cap(got.Links) != len(got.Links) {
+		t.Errorf("links kept with capacity %d for %d", cap(got.Links), len(got.Links))
+	}
+	if _, ok := g.Doc("b.md"); ok {
+		t.Error("Doc of a missing document reports ok")
 	}
 }

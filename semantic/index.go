@@ -26,8 +26,8 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
-	"github.com/blevesearch/bleve/v2/search/query"
 	bindex "github.com/blevesearch/bleve_index_api"
 	bolt "go.etcd.io/bbolt"
 )
@@ -139,6 +139,9 @@ type Index struct {
 
 	// persisting counts the batches searchable but not yet on disk (persistent index only).
 	persisting sync.WaitGroup
+	// unwritten holds a token for each batch searchable but not yet on disk, at most
+	// maxUnwritten (see batch).
+	unwritten  chan struct{}
 	persistent bool
 }
 
@@ -146,7 +149,8 @@ type Index struct {
 // creates it afresh, deleting the old one. It refuses, with [ErrNotIndex], to delete a
 // non-empty directory that is not an index.
 func OpenIndex(opts IndexOptions) (*Index, error) {
-	ix := &Index{chunk: opts.ChunkSize, overlap: opts.OverlapSize, docs: map[string]docState{}}
+	ix := &Index{chunk: opts.ChunkSize, overlap: opts.OverlapSize, docs: map[string]docState{},
+		unwritten: make(chan struct{}, maxUnwritten)}
 	if ix.chunk == 0 {
 		ix.chunk = DefaultChunkSize
 	}
@@ -362,30 +366,75 @@ func (ix *Index) reader() (bindex.IndexReader, error) {
 
 // load reads every meta record into ix.docs.
 func (ix *Index) load() error {
-	n, err := ix.bi.DocCount()
-	if err != nil {
-		return fmt.Errorf("index: %w", err)
-	}
-	if n == 0 {
-		return nil
-	}
-	q := query.NewTermQuery(kindMeta)
-	q.SetField(fieldKind)
-	req := bleve.NewSearchRequestOptions(q, int(n), 0, false)
-	req.Fields = []string{fieldPath, fieldStamp}
-	req.Score = "none"
-	res, err := ix.bi.Search(req)
-	if err != nil {
-		return fmt.Errorf("index: load stamps: %w", err)
-	}
-	for _, h := range res.Hits {
-		p, _ := h.Fields[fieldPath].(string)
-		s, _ := h.Fields[fieldStamp].(string)
-		st, ok := parseStamp(s)
+	return ix.eachMeta(false, func(p, stamp, _ string) {
+		st, ok := parseStamp(stamp)
 		if p == "" || !ok {
-			continue // unreadable record: the next reconcile re-indexes the file
+			return // unreadable record: the next reconcile re-indexes the file
 		}
 		ix.docs[p] = st
+	})
+}
+
+// eachMeta calls fn with the path, the stamp and, if outlines is set, the outline of every meta
+// record of a snapshot of the index, one record at a time.
+//
+// It walks each segment's postings of kind:meta and reads the stored fields of one record at a
+// time, so its memory is that of one record however many the index holds. A search for all of
+// them, as this used to be, built every hit with its fields before the first was used: on 384,050
+// documents that held over 1 GB at a restart and took 14 s before the first search could run.
+func (ix *Index) eachMeta(outlines bool, fn func(path, stamp, outline string)) error {
+	r, err := ix.reader()
+	if err != nil {
+		return fmt.Errorf("index: read records: %w", err)
+	}
+	defer r.Close()
+	snap, ok := r.(*scorch.IndexSnapshot)
+	if !ok {
+		return fmt.Errorf("index: read records: not a scorch index (%T)", r)
+	}
+	for _, ss := range snap.Segments() {
+		dict, err := ss.Segment().Dictionary(fieldKind)
+		if err != nil {
+			return fmt.Errorf("index: read records: %w", err)
+		}
+		if dict == nil {
+			continue
+		}
+		pl, err := dict.PostingsList([]byte(kindMeta), ss.Deleted(), nil)
+		if err != nil {
+			return fmt.Errorf("index: read records: %w", err)
+		}
+		if pl == nil {
+			continue
+		}
+		it := pl.Iterator(false, false, false, nil)
+		for {
+			post, err := it.Next()
+			if err != nil {
+				return fmt.Errorf("index: read records: %w", err)
+			}
+			if post == nil {
+				break
+			}
+			var p, stamp, outline string
+			err = ss.VisitDocument(post.Number(), func(field string, _ byte, value []byte, _ []uint64) bool {
+				switch field {
+				case fieldPath:
+					p = string(value)
+				case fieldStamp:
+					stamp = string(value)
+				case fieldOutline:
+					if outlines {
+						outline = string(value)
+					}
+				}
+				return true
+			})
+			if err != nil {
+				return fmt.Errorf("index: read records: %w", err)
+			}
+			fn(p, stamp, outline)
+		}
 	}
 	return nil
 }
@@ -430,6 +479,12 @@ func (ix *Index) Put(d Doc) error {
 
 // PutBatch does [Index.Put] for many documents in one batch.
 func (ix *Index) PutBatch(docs []Doc) error {
+	held := ix.reserve(len(docs) > maxIncrementalDocs)
+	defer func() {
+		if held { // not handed to batch: give the token back
+			<-ix.unwritten
+		}
+	}()
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	b := ix.bi.NewBatch()
@@ -462,7 +517,9 @@ func (ix *Index) PutBatch(docs []Doc) error {
 		next[d.Path] = st
 	}
 	from := ix.dfs.generation()
-	if err := ix.batch(b); err != nil {
+	handed := held
+	held = false // batch gives it back once the batch is written
+	if err := ix.batch(b, handed); err != nil {
 		return fmt.Errorf("index: batch: %w", err)
 	}
 	if len(docs) <= maxIncrementalDocs {
@@ -478,8 +535,45 @@ func (ix *Index) PutBatch(docs []Doc) error {
 // that misses it is read again at the next start.
 const persistWait = 10 * time.Second
 
-// batch applies b, counting it in ix.persisting until scorch has written it. Call with ix.mu held.
-func (ix *Index) batch(b *bleve.Batch) error {
+// maxUnwritten bounds the batches searchable but not yet written to disk. With unsafe_batch a
+// batch returns once it is in memory, and nothing in scorch stops the next ones when its writer
+// falls behind (on a loaded machine, or while it merges large segments): the segments waiting for
+// it then pile up in memory. A few keep analysis and writing overlapped.
+const maxUnwritten = 4
+
+// unwrittenWait bounds how long a batch waits for the writer to catch up; past it the batch goes
+// ahead, so a writer that stalls (or a callback that never comes) slows the build, never stops it.
+const unwrittenWait = 30 * time.Second
+
+// reserve takes a token of ix.unwritten for a batch about to be applied, and reports whether it
+// did. A large batch (a build's) waits for one at most unwrittenWait; a small one (a write through
+// the tools) never waits, so a write is not held up by a build's backlog.
+func (ix *Index) reserve(large bool) bool {
+	if !ix.persistent {
+		return false
+	}
+	if !large {
+		select {
+		case ix.unwritten <- struct{}{}:
+			return true
+		default:
+			return false
+		}
+	}
+	t := time.NewTimer(unwrittenWait)
+	defer t.Stop()
+	select {
+	case ix.unwritten <- struct{}{}:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// batch applies b, counting it in ix.persisting until scorch has written it; held says that
+// reserve took a token for it, given back once it is written. Call with ix.mu held, and reserve
+// before taking it: waiting for the writer must not block searches.
+func (ix *Index) batch(b *bleve.Batch, held bool) error {
 	// The statistics change with the batch: a new generation while it applies, and another once
 	// it is searchable, so none read meanwhile outlives it.
 	ix.dfs.invalidate()
@@ -488,7 +582,14 @@ func (ix *Index) batch(b *bleve.Batch) error {
 		return ix.bi.Batch(b)
 	}
 	var once sync.Once
-	done := func() { once.Do(ix.persisting.Done) }
+	done := func() {
+		once.Do(func() {
+			if held {
+				<-ix.unwritten
+			}
+			ix.persisting.Done()
+		})
+	}
 	ix.persisting.Add(1)
 	b.SetPersistedCallback(func(error) { done() })
 	err := ix.bi.Batch(b)
@@ -530,7 +631,7 @@ func (ix *Index) Delete(paths ...string) error {
 		return nil
 	}
 	from := ix.dfs.generation()
-	if err := ix.batch(b); err != nil {
+	if err := ix.batch(b, false); err != nil { // a delete adds no segment worth waiting for
 		return fmt.Errorf("index: delete: %w", err)
 	}
 	ix.wordList.advance(from, ix.dfs.generation(), nil)
@@ -550,6 +651,19 @@ func (ix *Index) Stamps() (map[string]Stamp, error) {
 		m[p] = st.stamp
 	}
 	return m, nil
+}
+
+// under returns the paths of the indexed documents at or below name ("." for all), unsorted.
+func (ix *Index) under(name string) []string {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	var out []string
+	for p := range ix.docs {
+		if p == name || strings.HasPrefix(p, name+"/") || name == "." {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // Count returns the number of indexed documents (not units).
@@ -613,30 +727,15 @@ func encodeOutline(d Doc) string {
 }
 
 // Outlines calls fn with the outline (the document without its sections' text) of every indexed
-// document, as it was when indexed.
+// document, as it was when indexed, one at a time (see eachMeta).
 func (ix *Index) Outlines(fn func(Doc)) error {
-	n, err := ix.bi.DocCount()
-	if err != nil || n == 0 {
-		return err
-	}
-	q := query.NewTermQuery(kindMeta)
-	q.SetField(fieldKind)
-	req := bleve.NewSearchRequestOptions(q, int(n), 0, false)
-	req.Fields = []string{fieldOutline}
-	req.Score = "none"
-	res, err := ix.bi.Search(req)
-	if err != nil {
-		return fmt.Errorf("index: load outlines: %w", err)
-	}
-	for _, h := range res.Hits {
-		s, _ := h.Fields[fieldOutline].(string)
+	return ix.eachMeta(true, func(_, _, s string) {
 		var d Doc
 		if s == "" || json.Unmarshal([]byte(s), &d) != nil || d.Path == "" {
-			continue // unreadable: the build reads the file again
+			return // unreadable: the build reads the file again
 		}
 		fn(d)
-	}
-	return nil
+	})
 }
 
 // units splits d into unit records: one per section, or more when a section is longer than

@@ -313,3 +313,138 @@ func BenchmarkPutBatch(b *testing.B) {
 func writeFile(name, content string) error {
 	return os.WriteFile(name, []byte(content), 0o600)
 }
+
+// TestIndexRecordsStream checks that the stamps and outlines read back, segment by segment, are
+// exactly those of the live documents: a replaced document once, with its last stamp, a deleted
+// one not at all, whether the records are still in memory or persisted and reopened.
+func TestIndexRecordsStream(t *testing.T) {
+	doc := func(p string, size int64) Doc {
+		d := textDoc(p, strings.ToUpper(p), "words of "+p)
+		d.Size = size
+		d.Links = []Link{{Kind: KindWiki, Target: "other", Line: 2}}
+		return d
+	}
+	tests := []struct {
+		name    string
+		batches [][]Doc  // each put in one batch, so each makes a segment
+		deletes []string // after the batches
+		want    map[string]int64
+	}{
+		{name: "empty", want: map[string]int64{}},
+		{name: "one batch", batches: [][]Doc{{doc("a.md", 1), doc("b.md", 2)}}, want: map[string]int64{"a.md": 1, "b.md": 2}},
+		{
+			name:    "replaced across segments",
+			batches: [][]Doc{{doc("a.md", 1), doc("b.md", 2)}, {doc("a.md", 3)}, {doc("c.md", 4), doc("a.md", 5)}},
+			want:    map[string]int64{"a.md": 5, "b.md": 2, "c.md": 4},
+		},
+		{
+			name:    "deleted",
+			batches: [][]Doc{{doc("a.md", 1), doc("b.md", 2)}, {doc("c.md", 3)}},
+			deletes: []string{"b.md", "c.md"},
+			want:    map[string]int64{"a.md": 1},
+		},
+	}
+	for _, tt := range tests {
+		for _, reopen := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/reopen=%v", tt.name, reopen), func(t *testing.T) {
+				dir := t.TempDir() + "/index"
+				ix, err := OpenIndex(IndexOptions{Dir: dir})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, b := range tt.batches {
+					if err := ix.PutBatch(b); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := ix.Delete(tt.deletes...); err != nil {
+					t.Fatal(err)
+				}
+				if reopen {
+					if err := ix.Close(); err != nil {
+						t.Fatal(err)
+					}
+					if ix, err = OpenIndex(IndexOptions{Dir: dir}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				defer ix.Close()
+				stamps, err := ix.Stamps()
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := map[string]int64{}
+				for p, st := range stamps {
+					got[p] = st.Size
+				}
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("stamps (-want +got):\n%s", diff)
+				}
+				outlines := map[string]int64{}
+				if err := ix.Outlines(func(d Doc) {
+					if _, dup := outlines[d.Path]; dup {
+						t.Errorf("outline of %s read twice", d.Path)
+					}
+					if d.Title != strings.ToUpper(d.Path) || len(d.Links) != 1 || d.Sections != nil {
+						t.Errorf("outline of %s = %+v", d.Path, d)
+					}
+					outlines[d.Path] = d.Size
+				}); err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(tt.want, outlines); diff != "" {
+					t.Errorf("outlines (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+// TestIndexUnwrittenTokens checks that the build's batches give back their token once written,
+// so the bound on batches waiting for the disk never stalls a build that the writer keeps up
+// with, and that small writes and an in-memory index take none.
+func TestIndexUnwrittenTokens(t *testing.T) {
+	large := func(round int) []Doc {
+		var docs []Doc
+		for i := range maxIncrementalDocs + 1 {
+			docs = append(docs, textDoc(fmt.Sprintf("r%d/%d.md", round, i), "T", "some words"))
+		}
+		return docs
+	}
+	tests := []struct {
+		name       string
+		persistent bool
+		batches    int
+		small      bool
+	}{
+		{name: "build past the bound", persistent: true, batches: 3 * maxUnwritten},
+		{name: "small writes", persistent: true, batches: 3 * maxUnwritten, small: true},
+		{name: "in memory", batches: 3 * maxUnwritten},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := ""
+			if tt.persistent {
+				dir = t.TempDir() + "/index"
+			}
+			ix := newTestIndex(t, IndexOptions{Dir: dir})
+			start := time.Now()
+			for r := range tt.batches {
+				docs := large(r)
+				if tt.small {
+					docs = docs[:1]
+				}
+				if err := ix.PutBatch(docs); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if time.Since(start) >= unwrittenWait {
+				t.Errorf("the batches waited %v: tokens were not given back", time.Since(start))
+			}
+			waitTimeout(&ix.persisting, persistWait)
+			if n := len(ix.unwritten); n != 0 {
+				t.Errorf("%d tokens held after every batch was written", n)
+			}
+		})
+	}
+}

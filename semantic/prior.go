@@ -89,8 +89,9 @@ func Backlinkers(g *Graph, p string) int {
 	if _, ok := g.docs[p]; !ok {
 		return 0
 	}
-	n := len(g.back[p])
-	if _, self := g.back[p][p]; self {
+	back := g.back[p]
+	n := back.len()
+	if back.has(p) {
 		n--
 	}
 	return n

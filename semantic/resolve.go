@@ -2,6 +2,7 @@ package semantic
 
 import (
 	"io/fs"
+	"iter"
 	"path"
 	"sort"
 	"strings"
@@ -27,13 +28,13 @@ type Resolved struct {
 // Names indexes documents by lower-cased base name (with and without a markdown extension) and by
 // alias, for wiki-link resolution. It is not safe for concurrent use ([Graph] guards its own).
 type Names struct {
-	byKey map[string]map[string]struct{} // lower-cased name or alias -> paths
-	keys  map[string][]string            // path -> its keys, for Remove
+	byKey   map[string]pathSet  // lower-cased name or alias -> paths
+	aliases map[string][]string // path -> its aliases, for Remove, only for documents with aliases
 }
 
 // NewNames returns an empty index.
 func NewNames() *Names {
-	return &Names{byKey: map[string]map[string]struct{}{}, keys: map[string][]string{}}
+	return &Names{byKey: map[string]pathSet{}, aliases: map[string][]string{}}
 }
 
 // nameKeys returns the keys a document at p with aliases is found by.
@@ -55,41 +56,44 @@ func nameKeys(p string, aliases []string) []string {
 // for p before.
 func (n *Names) Add(p string, aliases []string) {
 	n.Remove(p)
-	keys := nameKeys(p, aliases)
-	for _, k := range keys {
-		set := n.byKey[k]
-		if set == nil {
-			set = map[string]struct{}{}
-			n.byKey[k] = set
-		}
-		set[p] = struct{}{}
+	for _, k := range nameKeys(p, aliases) {
+		addTo(n.byKey, k, p)
 	}
-	n.keys[p] = keys
+	if len(aliases) > 0 {
+		n.aliases[p] = aliases
+	}
 }
 
-// Remove forgets the document at path p.
+// Remove forgets the document at path p. Its keys are computed again from its path and the
+// aliases it was added with, rather than kept for every document.
 func (n *Names) Remove(p string) {
-	for _, k := range n.keys[p] {
-		delete(n.byKey[k], p)
-		if len(n.byKey[k]) == 0 {
-			delete(n.byKey, k)
-		}
+	keys := nameKeys(p, n.aliases[p])
+	if set := n.byKey[keys[0]]; !set.has(p) {
+		return // not indexed: every document is found by its base name
 	}
-	delete(n.keys, p)
+	for _, k := range keys {
+		removeFrom(n.byKey, k, p)
+	}
+	delete(n.aliases, p)
 }
 
 // Unique reports whether exactly one document is found by the name (a base name with or without
 // ".md", or an alias), case-insensitively: then a wiki link can use the bare name.
 func (n *Names) Unique(name string) bool {
-	return n != nil && len(n.byKey[strings.ToLower(name)]) == 1
+	if n == nil {
+		return false
+	}
+	set := n.byKey[strings.ToLower(name)]
+	return set.len() == 1
 }
 
-// lookup returns the paths found by a lower-cased key.
-func (n *Names) lookup(key string) map[string]struct{} {
+// lookup yields the paths found by a lower-cased key.
+func (n *Names) lookup(key string) iter.Seq[string] {
 	if n == nil {
-		return nil
+		return func(func(string) bool) {}
 	}
-	return n.byKey[key]
+	set := n.byKey[key]
+	return set.all()
 }
 
 // wikiStyle reports whether l resolves by name (Obsidian) rather than as a path: wiki links,

@@ -375,8 +375,10 @@ func TestWithinOneEdit(t *testing.T) {
 	}
 }
 
+// TestCandidatesOK checks the candidates of literals on the fixture, and when the index cannot
+// narrow a search. It runs with the list of indexed words held and with a list too large to hold, for which the
+// index's dictionary answers instead: the candidates must be the same.
 func TestCandidatesOK(t *testing.T) {
-	ix := fixtureIndex(t)
 	tests := []struct {
 		literal string
 		want    []string
@@ -395,19 +397,28 @@ func TestCandidatesOK(t *testing.T) {
 		{"a b c", nil, false},
 		{"one two three four five six seven eight nine", nil, false},
 	}
-	for _, tt := range tests {
-		t.Run(tt.literal, func(t *testing.T) {
-			got, ok, err := ix.Candidates(context.Background(), tt.literal)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ok != tt.ok {
-				t.Errorf("ok = %v, want %v", ok, tt.ok)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("candidates (-want +got):\n%s", diff)
-			}
-		})
+	for _, tooLarge := range []bool{false, true} {
+		ix := fixtureIndex(t)
+		if tooLarge {
+			ix.wordList.limit = 1
+		}
+		for _, tt := range tests {
+			t.Run(fmt.Sprintf("%s/tooLarge=%v", tt.literal, tooLarge), func(t *testing.T) {
+				got, ok, err := ix.Candidates(context.Background(), tt.literal)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ok != tt.ok {
+					t.Errorf("ok = %v, want %v", ok, tt.ok)
+				}
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("candidates (-want +got):\n%s", diff)
+				}
+				if tt.ok && ix.wordList.tooLarge() != tooLarge {
+					t.Errorf("list too large = %v, want %v", ix.wordList.tooLarge(), tooLarge)
+				}
+			})
+		}
 	}
 }
 

@@ -1,10 +1,12 @@
 package semantic
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 )
 
 // maxWordTerms bounds how many words of the index one candidate run may expand to; a run found
@@ -20,14 +22,29 @@ type wordCache struct {
 	mu    sync.Mutex
 	at    uint64
 	terms []string // nil when nothing is held
+	// over is set once the list was found larger than maxWordListBytes; it is then never read
+	// again, and Candidates asks the index's own dictionary instead.
+	over bool
+	// limit is the bound on the list's bytes. If zero, maxWordListBytes (tests set less).
+	limit int
 }
 
+// maxWordListBytes bounds the memory of the list of indexed words. The tldr pages have about
+// 100,000 distinct words (a few MB); the C sources of a kernel tree have millions of identifiers
+// and numbers, whose list would cost hundreds of MB for as long as the server runs. Past the
+// bound, Candidates matches each run with a regular expression over the index's dictionary:
+// slower, but the memory stays that of the index.
+const maxWordListBytes = 32 << 20
+
 // words returns the distinct terms of the words field as of generation gen, reading them from the
-// index when the list held is older.
+// index when the list held is older; nil, once they are found too many to hold (see tooLarge).
 func (ix *Index) words(gen uint64) ([]string, error) {
 	c := &ix.wordList
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.over {
+		return nil, nil
+	}
 	if c.terms != nil && c.at == gen {
 		return c.terms, nil
 	}
@@ -42,6 +59,7 @@ func (ix *Index) words(gen uint64) ([]string, error) {
 	}
 	defer d.Close()
 	terms := make([]string, 0, len(c.terms))
+	size := 0
 	for {
 		e, err := d.Next()
 		if err != nil {
@@ -50,12 +68,25 @@ func (ix *Index) words(gen uint64) ([]string, error) {
 		if e == nil {
 			break
 		}
+		// A term costs its bytes, its string header and its slot in the slice.
+		if size += len(e.Term) + 2*int(unsafe.Sizeof("")); size > cmp.Or(c.limit, maxWordListBytes) {
+			c.over, c.terms = true, nil
+			return nil, nil
+		}
 		terms = append(terms, e.Term)
 	}
 	if gen == ix.dfs.generation() { // no batch began while the list was read
 		c.at, c.terms = gen, terms
 	}
 	return terms, nil
+}
+
+// tooLarge reports whether the list of words was found larger than maxWordListBytes, and is
+// no longer held. Once true it stays true.
+func (c *wordCache) tooLarge() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.over
 }
 
 // maxIncrementalDocs is the largest batch whose words are merged into the list held instead of

@@ -1,0 +1,285 @@
+package main
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// BenchmarkScale measures how the index's cost grows with the tree (issue 11, part 3), through the
+// built binary over stdio, on trees it builds itself:
+//
+//   - tldr: the tldr pages of ../shared/corpora (38,405 files);
+//   - tldrx10: ten copies of them side by side in one root (384,050 files; ten pages share every
+//     name, as README.md and index.md do in real repositories);
+//   - linux: Debian's linux-source-6.1 (78,579 files, 1.5 GB of C, headers and documentation),
+//     installed with apt-get and unpacked only when PACKFS_SCALE_LINUX=1; it skips otherwise.
+//
+// Each tree is served by every binary under test in turn, in the same run, so that a before and an
+// after are measured side by side on the same machine load: the binary built from this tree
+// ("new") and, for each name=path pair of PACKFS_SCALE_BINS (comma separated), that binary. The
+// trees are built under PACKFS_SCALE_DIR when it is set (and kept there for the next run),
+// else in a temporary folder. PACKFS_SCALE_TREES (comma separated) picks the trees; by default
+// tldr and tldrx10. For example:
+//
+//	PACKFS_SCALE_DIR=/var/tmp/scale PACKFS_SCALE_BINS=base=/tmp/packfs-base PACKFS_SCALE_LINUX=1 \
+//	PACKFS_SCALE_TREES=tldr,tldrx10,linux \
+//	go test -run '^$' -bench Scale -benchtime 1x -timeout 3h ./cmd/packfs-mcp/
+//
+// Per tree and binary it reports every row of the issue's tables: the cold build to
+// indexComplete (s, files/s, MB/s of text), the server's peak RSS during the cold build (VmHWM of
+// /proc/PID/status), search_semantic p50/p95 on the built index, search_content p50/p95 with 50
+// hits, the index's size on disk, and after a restart on the persisted index the time to the
+// first search with hits, the time to indexComplete and the peak RSS.
+func BenchmarkScale(b *testing.B) {
+	trees := strings.Split(envOr("PACKFS_SCALE_TREES", "tldr,tldrx10"), ",")
+	bins := [][2]string{{"new", binPath}}
+	if s := os.Getenv("PACKFS_SCALE_BINS"); s != "" {
+		var others [][2]string
+		for _, kv := range strings.Split(s, ",") {
+			name, p, ok := strings.Cut(kv, "=")
+			if !ok {
+				b.Fatalf("PACKFS_SCALE_BINS: %q is not name=path", kv)
+			}
+			others = append(others, [2]string{name, p})
+		}
+		bins = append(others, bins...) // the older binaries first: they set the baseline
+	}
+	base := os.Getenv("PACKFS_SCALE_DIR")
+	if base == "" {
+		base = b.TempDir()
+	}
+	for _, tree := range trees {
+		b.Run("tree="+tree, func(b *testing.B) {
+			root, queries, literals := scaleTree(b, base, tree)
+			files, bytes := countTree(b, root)
+			for _, bin := range bins {
+				b.Run("bin="+bin[0], func(b *testing.B) {
+					for b.Loop() {
+						scaleRun(b, bin[1], root, files, bytes, queries, literals)
+					}
+				})
+			}
+		})
+	}
+}
+
+// scaleRun serves root with the binary at bin, cold and then restarted, and reports the figures.
+func scaleRun(b *testing.B, bin, root string, files int, bytes int64, queries, literals []string) {
+	indexDir := filepath.Join(b.TempDir(), "index")
+	args := []string{"--index-dir", indexDir}
+
+	t0 := time.Now()
+	s := startBin(b, bin, root, args...)
+	waitCompleteFor(b, s, time.Hour)
+	build := time.Since(t0)
+	coldPeak, _ := peakMB(s.cmd.Process.Pid)
+	b.ReportMetric(build.Seconds(), "build-s")
+	b.ReportMetric(float64(files)/build.Seconds(), "build-files/s")
+	b.ReportMetric(float64(bytes)/(1<<20)/build.Seconds(), "build-MB/s")
+
+	var sem, content []time.Duration
+	for round := 0; round < 2; round++ { // the first round warms the page cache and the term caches
+		sem, content = sem[:0], content[:0]
+		for _, q := range queries {
+			t := time.Now()
+			s.roundTrip(b, toolCall(3, searcher, map[string]any{"purpose": "search_semantic", "target": map[string]any{"path": ".", "query": q}}))
+			sem = append(sem, time.Since(t))
+		}
+		for _, lit := range literals {
+			t := time.Now()
+			s.roundTrip(b, toolCall(4, searcher, map[string]any{"purpose": "search_content", "target": map[string]any{"path": ".", "query": lit}, "options": map[string]any{"maxResults": 50}}))
+			content = append(content, time.Since(t))
+		}
+	}
+	b.ReportMetric(pct(sem, 0.50), "semantic-p50-ms")
+	b.ReportMetric(pct(sem, 0.95), "semantic-p95-ms")
+	b.ReportMetric(pct(content, 0.50), "content50-p50-ms")
+	b.ReportMetric(pct(content, 0.95), "content50-p95-ms")
+	b.ReportMetric(coldPeak, "cold-peak-rss-MB")
+	s.in.Close()
+	s.cmd.Wait()
+	disk := dirBytes(b, indexDir)
+	b.ReportMetric(float64(disk)/(1<<20), "index-disk-MB")
+
+	// Restart on the persisted index.
+	t0 = time.Now()
+	s2 := startBin(b, bin, root, args...)
+	first := time.Duration(0)
+	for time.Since(t0) < 10*time.Minute {
+		reply := s2.roundTrip(b, toolCall(7, searcher, map[string]any{"purpose": "search_semantic", "target": map[string]any{"path": ".", "query": queries[0]}}))
+		if strings.Contains(reply, `\"path\":`) {
+			first = time.Since(t0)
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if first == 0 {
+		b.Fatal("no hits within 10 minutes of a restart")
+	}
+	waitCompleteFor(b, s2, time.Hour)
+	complete := time.Since(t0)
+	for _, q := range queries { // a restarted server also answers searches
+		s2.roundTrip(b, toolCall(3, searcher, map[string]any{"purpose": "search_semantic", "target": map[string]any{"path": ".", "query": q}}))
+	}
+	restartPeak, _ := peakMB(s2.cmd.Process.Pid)
+	s2.in.Close()
+	s2.cmd.Wait()
+	// The size on disk again, once a second server has run: scorch deletes the files of merged
+	// segments lazily, so right after a fast build some are still there.
+	b.ReportMetric(float64(dirBytes(b, indexDir))/(1<<20), "index-disk-settled-MB")
+	b.ReportMetric(ms(first), "restart-first-hit-ms")
+	b.ReportMetric(ms(complete), "restart-complete-ms")
+	b.ReportMetric(restartPeak, "restart-peak-rss-MB")
+	b.Logf("%s on %d files (%.0f MB): build %.1f s (%.0f files/s, %.1f MB/s), peak RSS cold %.0f MB / restart %.0f MB, "+
+		"restart first hit %.1f s / complete %.1f s, search_semantic p50/p95 %.1f/%.1f ms, search_content(50) p50/p95 %.1f/%.1f ms, index %.0f MB",
+		filepath.Base(bin), files, float64(bytes)/(1<<20), build.Seconds(), float64(files)/build.Seconds(), float64(bytes)/(1<<20)/build.Seconds(),
+		coldPeak, restartPeak, first.Seconds(), complete.Seconds(), pct(sem, 0.5), pct(sem, 0.95), pct(content, 0.5), pct(content, 0.95),
+		float64(disk)/(1<<20))
+}
+
+// startBin is startRaw for a given binary.
+func startBin(b *testing.B, bin, root string, args ...string) *rawServer {
+	saved := binPath
+	binPath = bin
+	defer func() { binPath = saved }()
+	return startRaw(b, root, args...)
+}
+
+// waitCompleteFor is waitComplete with a longer deadline, for trees that take minutes to build.
+func waitCompleteFor(b *testing.B, s *rawServer, limit time.Duration) {
+	b.Helper()
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		reply := s.roundTrip(b, toolCall(2, searcher, map[string]any{"purpose": "search_semantic", "target": map[string]any{"path": ".", "query": "x"}}))
+		if strings.Contains(reply, `\"indexComplete\":true`) {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	b.Fatal("the index never completed")
+}
+
+// linuxQueries are questions a developer asks of a kernel tree.
+var linuxQueries = []string{
+	"spinlock irq save restore", "allocate DMA coherent memory", "ext4 journal commit", "usb device probe",
+	"scheduler load balancing between cpus", "page fault handler", "network packet receive napi poll",
+	"read copy update grace period", "device tree binding for i2c controller", "how to submit a patch",
+	"kernel module parameters", "memory cgroup limit", "tcp congestion control", "workqueue flush",
+	"interrupt handler registration", "file system mount options", "power management suspend resume",
+	"bpf verifier", "pci express hotplug", "crypto api hash",
+}
+
+// linuxLiterals are literal searches over a kernel tree, from rare to very common.
+var linuxLiterals = []string{
+	"balancing", "spin_lock_irqsave", "MODULE_LICENSE", "copy_from_user", "kmalloc", "struct device",
+	"EXPORT_SYMBOL_GPL", "mutex_lock", "rcu_read_lock", "printk", "return -EINVAL", "list_for_each_entry",
+	"devm_kzalloc", "of_property_read_u32", "schedule_work", "atomic_inc", "jiffies", "GFP_KERNEL",
+	"container_of", "platform_driver",
+}
+
+// tldrLiterals are literal searches over the tldr pages, from rare to very common.
+var tldrLiterals = []string{
+	"archive", "list all", "quixotically", "tar", "compress", "network", "kubectl", "docker run",
+	"print", "file", "directory", "--help", "install", "git commit", "password", "display",
+	"recursively", "permissions", "process", "example",
+}
+
+// scaleTree builds the named tree under base (once; a later run reuses it) and returns its root,
+// the semantic queries and the literals to search it with.
+func scaleTree(b *testing.B, base, tree string) (string, []string, []string) {
+	var tldr []string
+	if tree != "linux" {
+		for _, q := range tldrQueries(b) {
+			tldr = append(tldr, q.text)
+		}
+	}
+	archive := filepath.Join("..", "..", "..", "shared", "corpora", "tldr-pages.tar.gz")
+	switch tree {
+	case "tldr":
+		root := filepath.Join(base, "x1", "tldr")
+		if _, err := os.Stat(root); err != nil {
+			if _, err := os.Stat(archive); err != nil {
+				b.Skip("no ../shared/corpora/tldr-pages.tar.gz beside the repository")
+			}
+			unpack(b, archive, filepath.Join(base, "x1"))
+		}
+		return root, tldr, tldrLiterals
+	case "tldrx10":
+		one, _, _ := scaleTree(b, base, "tldr")
+		root := filepath.Join(base, "x10")
+		if _, err := os.Stat(filepath.Join(root, "copy9")); err != nil {
+			for i := range 10 {
+				dst := filepath.Join(root, fmt.Sprintf("copy%d", i))
+				os.RemoveAll(dst)
+				if err := os.MkdirAll(root, 0o755); err != nil {
+					b.Fatal(err)
+				}
+				if out, err := exec.Command("cp", "-r", one, dst).CombinedOutput(); err != nil {
+					b.Fatalf("copying the tldr tree: %v\n%s", err, out)
+				}
+			}
+		}
+		return root, tldr, tldrLiterals
+	case "linux":
+		if os.Getenv("PACKFS_SCALE_LINUX") != "1" {
+			b.Skip("the Linux tree needs apt-get install linux-source-6.1 and 1.5 GB: set PACKFS_SCALE_LINUX=1 to run it")
+		}
+		root := filepath.Join(base, "linux")
+		if _, err := os.Stat(filepath.Join(root, "linux-source-6.1")); err != nil {
+			const tarball = "/usr/src/linux-source-6.1.tar.xz"
+			if _, err := os.Stat(tarball); err != nil {
+				if out, err := exec.Command("apt-get", "install", "-y", "linux-source-6.1").CombinedOutput(); err != nil {
+					b.Fatalf("apt-get install linux-source-6.1: %v\n%s", err, out)
+				}
+			}
+			if err := os.MkdirAll(root, 0o755); err != nil {
+				b.Fatal(err)
+			}
+			if out, err := exec.Command("tar", "-xJf", tarball, "-C", root).CombinedOutput(); err != nil {
+				b.Fatalf("unpacking %s: %v\n%s", tarball, err, out)
+			}
+		}
+		return filepath.Join(root, "linux-source-6.1"), linuxQueries, linuxLiterals
+	}
+	b.Fatalf("unknown tree %q (tldr, tldrx10 or linux)", tree)
+	return "", nil, nil
+}
+
+// countTree counts the regular files under root and their bytes, as the server's walk sees them.
+func countTree(b *testing.B, root string) (int, int64) {
+	n, size := 0, int64(0)
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		n, size = n+1, size+info.Size()
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return n, size
+}
+
+// dirBytes is the disk usage of the files under dir.
+func dirBytes(b *testing.B, dir string) int64 {
+	_, size := countTree(b, dir)
+	return size
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
