@@ -172,9 +172,7 @@ func (e *Engine) eachUnindexed(ctx context.Context, sq *scanQuery, visit func(st
 		}
 		return rest()
 	}
-	e.mu.Lock()
-	held := len(e.stamps) > 0
-	e.mu.Unlock()
+	ix := e.index()
 	dir := "."
 	if prefix != "" {
 		dir = prefix
@@ -197,13 +195,8 @@ func (e *Engine) eachUnindexed(ctx context.Context, sq *scanQuery, visit func(st
 		if !d.Type().IsRegular() || !e.opts.Allow(p, false) {
 			return nil
 		}
-		if held {
-			e.mu.Lock()
-			_, in := e.stamps[p]
-			e.mu.Unlock()
-			if in {
-				return nil
-			}
+		if ix != nil && ix.holds(p) {
+			return nil
 		}
 		if !first(p) {
 			stopped = true
@@ -357,4 +350,12 @@ func mergeHits(indexed, scanned []Hit, want int) []Hit {
 		out = out[:want]
 	}
 	return out
+}
+
+// holds reports whether the index holds the document at p.
+func (ix *Index) holds(p string) bool {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	_, ok := ix.docs[p]
+	return ok
 }
