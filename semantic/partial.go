@@ -359,3 +359,53 @@ func (ix *Index) holds(p string) bool {
 	_, ok := ix.docs[p]
 	return ok
 }
+
+// ReadLinksTo, while the index is being built, reads the files not yet indexed that mention the
+// document at name (its file name without the extension, or one of its aliases), for up to
+// [ScanBudget], and puts them in the graph, so that [Engine.Relations] tells their links to it
+// too. The coverage says whether every file not yet indexed was looked at (Unread false).
+func (e *Engine) ReadLinksTo(ctx context.Context, name string) Coverage {
+	st := e.Status()
+	cv := Coverage{Complete: st.Complete, Indexed: st.Done, Total: st.Total,
+		Counting: st.Phase == PhaseOpening || st.Phase == PhaseCounting, Left: st.Left}
+	if st.Complete {
+		return cv
+	}
+	needles := [][]byte{bytes.ToLower([]byte(strings.TrimSuffix(path.Base(name), path.Ext(name))))}
+	if r, ok := e.Relations(name); ok {
+		for _, a := range r.Aliases {
+			needles = append(needles, bytes.ToLower([]byte(a)))
+		}
+	}
+	deadline := time.Now().Add(ScanBudget)
+	exhausted := e.eachUnindexed(ctx, &scanQuery{}, func(p string) bool {
+		if ctx.Err() != nil || time.Now().After(deadline) {
+			return false
+		}
+		cv.Scanned++
+		if p == name {
+			return true
+		}
+		f, err := e.opts.FS.Open(p)
+		if err != nil {
+			return true
+		}
+		defer f.Close()
+		info, err := f.Stat()
+		if err != nil || !info.Mode().IsRegular() || info.Size() > e.opts.MaxFileBytes {
+			return true
+		}
+		src, err := io.ReadAll(io.LimitReader(f, e.opts.MaxFileBytes+1))
+		if err != nil || int64(len(src)) > e.opts.MaxFileBytes || !isText(src) {
+			return true
+		}
+		lower := bytes.ToLower(src)
+		if slices.ContainsFunc(needles, func(n []byte) bool { return len(n) > 0 && bytes.Contains(lower, n) }) {
+			d := Parse(p, src, info.ModTime())
+			e.graph.Put(outline(d))
+		}
+		return true
+	})
+	cv.Unread = !exhausted
+	return cv
+}

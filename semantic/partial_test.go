@@ -192,6 +192,24 @@ func TestRelationsDuringTheBuild(t *testing.T) {
 	}
 }
 
+// TestReadLinksToDuringTheBuild checks that, before the build has read the files, the files that
+// mention a document are read for their links to it, so its backlinks are told.
+func TestReadLinksToDuringTheBuild(t *testing.T) {
+	e := New(Options{FS: vault(), Allow: allow})
+	defer e.Close()
+	if r, _ := e.Relations("alpha.md"); len(r.Backlinks) != 0 {
+		t.Fatalf("backlinks before any file was read: %v", r.Backlinks)
+	}
+	cv := e.ReadLinksTo(context.Background(), "alpha.md")
+	if cv.Complete || cv.Unread || cv.Scanned != 5 {
+		t.Errorf("coverage = %+v, want every file not yet indexed looked at", cv)
+	}
+	r, ok := e.Relations("alpha.md")
+	if !ok || len(r.Backlinks) != 1 || r.Backlinks[0].From != "index.md" {
+		t.Errorf("backlinks of alpha.md = %+v, want index.md's link", r.Backlinks)
+	}
+}
+
 func TestProgressString(t *testing.T) {
 	tests := []struct {
 		p    Progress

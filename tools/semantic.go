@@ -137,6 +137,10 @@ func (s *Server) relationships(ctx context.Context, c *call, name string) (any, 
 		return nil, err
 	}
 	s.notifyIndexProgress(ctx, c)
+	var cv semantic.Coverage
+	if !e.Status().Complete {
+		cv = e.ReadLinksTo(ctx, name)
+	}
 	rel, ok := e.Relations(name)
 	st := e.Status()
 	if !ok {
@@ -166,7 +170,7 @@ func (s *Server) relationships(ctx context.Context, c *call, name string) (any, 
 		out.Related = append(out.Related, RelatedEntry{Path: r, Via: "related", From: name})
 	}
 	out.TotalFound = len(out.Links)
-	relationsState(&out, st)
+	relationsState(&out, st, cv)
 	out.Metadata = c.meta()
 	return out, nil
 }
@@ -176,23 +180,27 @@ func (s *Server) relationships(ctx context.Context, c *call, name string) (any, 
 const statusUnresolved = "unresolved"
 
 // relationsState says, on a relationships result, whether the index is complete and, while it is
-// not, what the answer lacks and when to ask again.
-func relationsState(out *SearcherResult, st semantic.Progress) {
+// not, what the answer lacks and when to ask again. cv is what [semantic.Engine.ReadLinksTo] read.
+func relationsState(out *SearcherResult, st semantic.Progress, cv semantic.Coverage) {
 	out.IndexComplete = ptr(st.Complete)
 	if st.Complete {
 		return
 	}
-	out.IndexedFiles = ptr(st.Done)
-	counted := fmt.Sprintf("the %d files read so far (the files are still being counted)", st.Done)
+	out.IndexedFiles, out.ScannedFiles = ptr(st.Done), ptr(cv.Scanned)
+	counted := fmt.Sprintf("%d files indexed, the files still being counted", st.Done)
 	if st.Phase != semantic.PhaseOpening && st.Phase != semantic.PhaseCounting {
 		out.TotalFiles = ptr(st.Total)
-		counted = fmt.Sprintf("the %d of %d files read so far", st.Done, st.Total)
+		counted = fmt.Sprintf("%d of %d files indexed", st.Done, st.Total)
 	}
 	retry := retryAfter(st.Left)
 	out.RetryAfterMs = retry.Milliseconds()
-	out.Message = fmt.Sprintf("partial answer: the search index is still being built; backlinks and link targets come from %s, "+
-		"so backlinks may be missing, and links no file read so far answers to are \"unresolved\" rather than broken. "+
-		"Ask again in about %s for the complete answer.", counted, roundUp(retry))
+	backlinks := fmt.Sprintf("the other %d files were read for links to this document, so the backlinks are complete", cv.Scanned)
+	if cv.Unread {
+		backlinks = fmt.Sprintf("%d more files were read for links to this document and the rest were not, so backlinks may be missing", cv.Scanned)
+	}
+	out.Message = fmt.Sprintf("partial answer: the search index is still being built (%s); %s. "+
+		"Links that no file read so far answers to are \"unresolved\" rather than broken. Ask again in about %s for the complete answer.",
+		counted, backlinks, roundUp(retry))
 }
 
 func linkEntry(l semantic.Resolved) LinkEntry {

@@ -74,7 +74,19 @@ func TestSearchWhileIndexing(t *testing.T) {
 		if isErr || rel["title"] != "Wombats" {
 			t.Errorf("relationships of a document during the build: %v", rel)
 		}
-		if rel["indexComplete"] == true {
+		back, isErr := s.call(searcher, map[string]any{"purpose": "relationships", "target": map[string]any{"path": "d000/page00001.md"}})
+		if isErr {
+			t.Fatalf("relationships of a document during the build: %v", back)
+		}
+		linked := strings.Contains(fmt.Sprint(back["backlinks"]), "zz/wombat.md")
+		msg, _ := back["message"].(string)
+		switch {
+		case back["indexComplete"] == true && !linked:
+			t.Errorf("complete index: the backlink from zz/wombat.md is missing: %v", back)
+		case back["indexComplete"] != true && !linked && !strings.Contains(msg, "backlinks may be missing"):
+			t.Errorf("during the build, a backlink is missing and the answer does not say so: %v", back)
+		}
+		if rel["indexComplete"] == true && back["indexComplete"] == true {
 			break
 		}
 		if time.Now().After(deadline) {
