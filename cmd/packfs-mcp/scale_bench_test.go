@@ -113,7 +113,7 @@ func scaleRun(b *testing.B, bin, root string, files int, bytes int64, queries, l
 	first := time.Duration(0)
 	for time.Since(t0) < 10*time.Minute {
 		reply := s2.roundTrip(b, toolCall(7, searcher, map[string]any{"purpose": "search_semantic", "target": map[string]any{"path": ".", "query": queries[0]}}))
-		if strings.Contains(reply, `\"path\":`) {
+		if strings.Contains(reply, hitsMark) {
 			first = time.Since(t0)
 			break
 		}
@@ -142,6 +142,10 @@ func scaleRun(b *testing.B, bin, root string, files int, bytes int64, queries, l
 		coldPeak, restartPeak, first.Seconds(), complete.Seconds(), pct(sem, 0.5), pct(sem, 0.95), pct(content, 0.5), pct(content, 0.95),
 		float64(disk)/(1<<20))
 }
+
+// hitsMark is how a search_semantic reply with hits begins its list; a reply without hits also
+// has a "path" (in its metadata), so that is no sign of hits.
+const hitsMark = `\"files\":[{\"path\":`
 
 // startBin is startRaw for a given binary.
 func startBin(b *testing.B, bin, root string, args ...string) *rawServer {
