@@ -33,7 +33,8 @@ import (
 //
 // Per tree and binary it reports every row of the issue's tables: the cold build to
 // indexComplete (s, files/s, MB/s of text), the server's peak RSS during the cold build (VmHWM of
-// /proc/PID/status), search_semantic p50/p95 on the built index, search_content p50/p95 with 50
+// /proc/PID/status, which counts the pages of the index's files it maps) and its peak anonymous
+// memory (RssAnon, sampled), search_semantic p50/p95 on the built index, search_content p50/p95 with 50
 // hits, the index's size on disk, and after a restart on the persisted index the time to the
 // first search with hits, the time to indexComplete and the peak RSS.
 func BenchmarkScale(b *testing.B) {
@@ -76,9 +77,11 @@ func scaleRun(b *testing.B, bin, root string, files int, bytes int64, queries, l
 
 	t0 := time.Now()
 	s := startBin(b, bin, root, args...)
+	anon := sampleAnon(s.cmd.Process.Pid)
 	waitCompleteFor(b, s, time.Hour)
 	build := time.Since(t0)
 	coldPeak, _ := peakMB(s.cmd.Process.Pid)
+	coldAnon := anon()
 	b.ReportMetric(build.Seconds(), "build-s")
 	b.ReportMetric(float64(files)/build.Seconds(), "build-files/s")
 	b.ReportMetric(float64(bytes)/(1<<20)/build.Seconds(), "build-MB/s")
@@ -102,6 +105,7 @@ func scaleRun(b *testing.B, bin, root string, files int, bytes int64, queries, l
 	b.ReportMetric(pct(content, 0.50), "content50-p50-ms")
 	b.ReportMetric(pct(content, 0.95), "content50-p95-ms")
 	b.ReportMetric(coldPeak, "cold-peak-rss-MB")
+	b.ReportMetric(coldAnon, "cold-peak-anon-MB")
 	s.in.Close()
 	s.cmd.Wait()
 	disk := dirBytes(b, indexDir)
@@ -110,6 +114,7 @@ func scaleRun(b *testing.B, bin, root string, files int, bytes int64, queries, l
 	// Restart on the persisted index.
 	t0 = time.Now()
 	s2 := startBin(b, bin, root, args...)
+	anon = sampleAnon(s2.cmd.Process.Pid)
 	first := time.Duration(0)
 	for time.Since(t0) < 10*time.Minute {
 		reply := s2.roundTrip(b, toolCall(7, searcher, map[string]any{"purpose": "search_semantic", "target": map[string]any{"path": ".", "query": queries[0]}}))
@@ -128,6 +133,7 @@ func scaleRun(b *testing.B, bin, root string, files int, bytes int64, queries, l
 		s2.roundTrip(b, toolCall(3, searcher, map[string]any{"purpose": "search_semantic", "target": map[string]any{"path": ".", "query": q}}))
 	}
 	restartPeak, _ := peakMB(s2.cmd.Process.Pid)
+	restartAnon := anon()
 	s2.in.Close()
 	s2.cmd.Wait()
 	// The size on disk again, once a second server has run: scorch deletes the files of merged
@@ -136,16 +142,44 @@ func scaleRun(b *testing.B, bin, root string, files int, bytes int64, queries, l
 	b.ReportMetric(ms(first), "restart-first-hit-ms")
 	b.ReportMetric(ms(complete), "restart-complete-ms")
 	b.ReportMetric(restartPeak, "restart-peak-rss-MB")
+	b.ReportMetric(restartAnon, "restart-peak-anon-MB")
 	b.Logf("%s on %d files (%.0f MB): build %.1f s (%.0f files/s, %.1f MB/s), peak RSS cold %.0f MB / restart %.0f MB, "+
-		"restart first hit %.1f s / complete %.1f s, search_semantic p50/p95 %.1f/%.1f ms, search_content(50) p50/p95 %.1f/%.1f ms, index %.0f MB",
+		"anonymous peak cold %.0f MB / restart %.0f MB, restart first hit %.1f s / complete %.1f s, search_semantic p50/p95 %.1f/%.1f ms, search_content(50) p50/p95 %.1f/%.1f ms, index %.0f MB",
 		filepath.Base(bin), files, float64(bytes)/(1<<20), build.Seconds(), float64(files)/build.Seconds(), float64(bytes)/(1<<20)/build.Seconds(),
-		coldPeak, restartPeak, first.Seconds(), complete.Seconds(), pct(sem, 0.5), pct(sem, 0.95), pct(content, 0.5), pct(content, 0.95),
+		coldPeak, restartPeak, coldAnon, restartAnon, first.Seconds(), complete.Seconds(), pct(sem, 0.5), pct(sem, 0.95), pct(content, 0.5), pct(content, 0.95),
 		float64(disk)/(1<<20))
 }
 
 // hitsMark is how a search_semantic reply with hits begins its list; a reply without hits also
 // has a "path" (in its metadata), so that is no sign of hits.
 const hitsMark = `\"files\":[{\"path\":`
+
+// sampleAnon samples the anonymous resident memory of process pid (RssAnon: its heap, without
+// the pages of the index's files it maps, which VmHWM counts too and the kernel can drop) every
+// 100 ms, and returns a function that stops the sampling and returns the largest seen, in MB.
+func sampleAnon(pid int) func() float64 {
+	stop, peak := make(chan struct{}), make(chan float64)
+	go func() {
+		max := 0.0
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			if mb, err := procMB(pid, "RssAnon"); err == nil && mb > max {
+				max = mb
+			}
+			select {
+			case <-stop:
+				peak <- max
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() float64 {
+		close(stop)
+		return <-peak
+	}
+}
 
 // startBin is startRaw for a given binary.
 func startBin(b *testing.B, bin, root string, args ...string) *rawServer {
