@@ -31,9 +31,14 @@ import (
 //	PACKFS_SCALE_TREES=tldr,tldrx10,linux \
 //	go test -run '^$' -bench Scale -benchtime 1x -timeout 3h ./cmd/packfs-mcp/
 //
+// PACKFS_SCALE_KEEP_INDEX=DIR keeps the first cold-built index of each tree in DIR/<tree>;
+// PACKFS_SCALE_RESTART_FROM=DIR then skips the cold build and measures only the restart of every
+// binary on a copy of DIR/<tree>, which costs a minute where a cold build of tldrx10 costs ten.
+//
 // Per tree and binary it reports every row of the issue's tables: the cold build to
 // indexComplete (s, files/s, MB/s of text), the server's peak RSS during the cold build (VmHWM of
-// /proc/PID/status), search_semantic p50/p95 on the built index, search_content p50/p95 with 50
+// /proc/PID/status, which counts the pages of the index's files it maps) and its peak anonymous
+// memory (RssAnon, sampled), search_semantic p50/p95 on the built index, search_content p50/p95 with 50
 // hits, the index's size on disk, and after a restart on the persisted index the time to the
 // first search with hits, the time to indexComplete and the peak RSS.
 func BenchmarkScale(b *testing.B) {
@@ -61,7 +66,7 @@ func BenchmarkScale(b *testing.B) {
 			for _, bin := range bins {
 				b.Run("bin="+bin[0], func(b *testing.B) {
 					for b.Loop() {
-						scaleRun(b, bin[1], root, files, bytes, queries, literals)
+						scaleRun(b, tree, bin[1], root, files, bytes, queries, literals)
 					}
 				})
 			}
@@ -70,15 +75,26 @@ func BenchmarkScale(b *testing.B) {
 }
 
 // scaleRun serves root with the binary at bin, cold and then restarted, and reports the figures.
-func scaleRun(b *testing.B, bin, root string, files int, bytes int64, queries, literals []string) {
+func scaleRun(b *testing.B, tree, bin, root string, files int, bytes int64, queries, literals []string) {
 	indexDir := filepath.Join(b.TempDir(), "index")
 	args := []string{"--index-dir", indexDir}
+	if from := os.Getenv("PACKFS_SCALE_RESTART_FROM"); from != "" {
+		// Only the restart, on a copy of an index built before (the index format is the same
+		// before and after this work, so both binaries restart on the same index).
+		if out, err := exec.Command("cp", "-r", filepath.Join(from, tree), indexDir).CombinedOutput(); err != nil {
+			b.Fatalf("copying the index to restart on: %v\n%s", err, out)
+		}
+		scaleRestart(b, bin, root, indexDir, queries)
+		return
+	}
 
 	t0 := time.Now()
 	s := startBin(b, bin, root, args...)
+	anon := sampleAnon(s.cmd.Process.Pid)
 	waitCompleteFor(b, s, time.Hour)
 	build := time.Since(t0)
 	coldPeak, _ := peakMB(s.cmd.Process.Pid)
+	coldAnon := anon()
 	b.ReportMetric(build.Seconds(), "build-s")
 	b.ReportMetric(float64(files)/build.Seconds(), "build-files/s")
 	b.ReportMetric(float64(bytes)/(1<<20)/build.Seconds(), "build-MB/s")
@@ -102,18 +118,38 @@ func scaleRun(b *testing.B, bin, root string, files int, bytes int64, queries, l
 	b.ReportMetric(pct(content, 0.50), "content50-p50-ms")
 	b.ReportMetric(pct(content, 0.95), "content50-p95-ms")
 	b.ReportMetric(coldPeak, "cold-peak-rss-MB")
+	b.ReportMetric(coldAnon, "cold-peak-anon-MB")
 	s.in.Close()
 	s.cmd.Wait()
 	disk := dirBytes(b, indexDir)
 	b.ReportMetric(float64(disk)/(1<<20), "index-disk-MB")
+	if keep := os.Getenv("PACKFS_SCALE_KEEP_INDEX"); keep != "" {
+		dst := filepath.Join(keep, tree)
+		if _, err := os.Stat(dst); err != nil {
+			os.MkdirAll(keep, 0o755)
+			if out, err := exec.Command("cp", "-r", indexDir, dst).CombinedOutput(); err != nil {
+				b.Fatalf("keeping the index: %v\n%s", err, out)
+			}
+		}
+	}
+	b.Logf("%s on %d files (%.0f MB): build %.1f s (%.0f files/s, %.1f MB/s), peak RSS cold %.0f MB, anonymous %.0f MB, "+
+		"search_semantic p50/p95 %.1f/%.1f ms, search_content(50) p50/p95 %.1f/%.1f ms, index %.0f MB",
+		filepath.Base(bin), files, float64(bytes)/(1<<20), build.Seconds(), float64(files)/build.Seconds(), float64(bytes)/(1<<20)/build.Seconds(),
+		coldPeak, coldAnon, pct(sem, 0.5), pct(sem, 0.95), pct(content, 0.5), pct(content, 0.95), float64(disk)/(1<<20))
+	scaleRestart(b, bin, root, indexDir, queries)
+}
 
-	// Restart on the persisted index.
-	t0 = time.Now()
+// scaleRestart serves root with the binary at bin on the index persisted in indexDir and reports
+// the time to the first search with hits, to indexComplete, and the peak memory.
+func scaleRestart(b *testing.B, bin, root, indexDir string, queries []string) {
+	args := []string{"--index-dir", indexDir}
+	t0 := time.Now()
 	s2 := startBin(b, bin, root, args...)
+	anon := sampleAnon(s2.cmd.Process.Pid)
 	first := time.Duration(0)
 	for time.Since(t0) < 10*time.Minute {
 		reply := s2.roundTrip(b, toolCall(7, searcher, map[string]any{"purpose": "search_semantic", "target": map[string]any{"path": ".", "query": queries[0]}}))
-		if strings.Contains(reply, `\"path\":`) {
+		if strings.Contains(reply, hitsMark) {
 			first = time.Since(t0)
 			break
 		}
@@ -128,6 +164,7 @@ func scaleRun(b *testing.B, bin, root string, files int, bytes int64, queries, l
 		s2.roundTrip(b, toolCall(3, searcher, map[string]any{"purpose": "search_semantic", "target": map[string]any{"path": ".", "query": q}}))
 	}
 	restartPeak, _ := peakMB(s2.cmd.Process.Pid)
+	restartAnon := anon()
 	s2.in.Close()
 	s2.cmd.Wait()
 	// The size on disk again, once a second server has run: scorch deletes the files of merged
@@ -136,11 +173,40 @@ func scaleRun(b *testing.B, bin, root string, files int, bytes int64, queries, l
 	b.ReportMetric(ms(first), "restart-first-hit-ms")
 	b.ReportMetric(ms(complete), "restart-complete-ms")
 	b.ReportMetric(restartPeak, "restart-peak-rss-MB")
-	b.Logf("%s on %d files (%.0f MB): build %.1f s (%.0f files/s, %.1f MB/s), peak RSS cold %.0f MB / restart %.0f MB, "+
-		"restart first hit %.1f s / complete %.1f s, search_semantic p50/p95 %.1f/%.1f ms, search_content(50) p50/p95 %.1f/%.1f ms, index %.0f MB",
-		filepath.Base(bin), files, float64(bytes)/(1<<20), build.Seconds(), float64(files)/build.Seconds(), float64(bytes)/(1<<20)/build.Seconds(),
-		coldPeak, restartPeak, first.Seconds(), complete.Seconds(), pct(sem, 0.5), pct(sem, 0.95), pct(content, 0.5), pct(content, 0.95),
-		float64(disk)/(1<<20))
+	b.ReportMetric(restartAnon, "restart-peak-anon-MB")
+	b.Logf("%s restarted: first hit %.1f s, complete %.1f s, peak RSS %.0f MB, anonymous %.0f MB, index settled %.0f MB",
+		filepath.Base(bin), first.Seconds(), complete.Seconds(), restartPeak, restartAnon, float64(dirBytes(b, indexDir))/(1<<20))
+}
+
+// hitsMark is how a search_semantic reply with hits begins its list; a reply without hits also
+// has a "path" (in its metadata), so that is no sign of hits.
+const hitsMark = `\"files\":[{\"path\":`
+
+// sampleAnon samples the anonymous resident memory of process pid (RssAnon: its heap, without
+// the pages of the index's files it maps, which VmHWM counts too and the kernel can drop) every
+// 100 ms, and returns a function that stops the sampling and returns the largest seen, in MB.
+func sampleAnon(pid int) func() float64 {
+	stop, peak := make(chan struct{}), make(chan float64)
+	go func() {
+		max := 0.0
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			if mb, err := procMB(pid, "RssAnon"); err == nil && mb > max {
+				max = mb
+			}
+			select {
+			case <-stop:
+				peak <- max
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() float64 {
+		close(stop)
+		return <-peak
+	}
 }
 
 // startBin is startRaw for a given binary.
