@@ -228,14 +228,8 @@ func (e *Engine) walk(ctx context.Context, dir string, count bool) ([]file, erro
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if d.IsDir() {
-			if p != "." && !e.opts.Allow(p, true) {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() || !e.opts.Allow(p, false) {
-			return nil
+		if ok, err := e.admit(p, d); !ok {
+			return err
 		}
 		info, err := d.Info()
 		if err != nil {
@@ -422,17 +416,8 @@ const maxParseWorkers = 4
 // read reads and parses one file; ok is false when it is gone, special, too large or binary.
 func (e *Engine) read(name string) (Doc, bool) {
 	e.reads.Add(1)
-	f, err := e.opts.FS.Open(name)
-	if err != nil {
-		return Doc{}, false
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil || !info.Mode().IsRegular() || info.Size() > e.opts.MaxFileBytes {
-		return Doc{}, false
-	}
-	src, err := io.ReadAll(io.LimitReader(f, e.opts.MaxFileBytes+1))
-	if err != nil || int64(len(src)) > e.opts.MaxFileBytes || !isText(src) {
+	src, info, ok := e.readText(name, nil)
+	if !ok {
 		return Doc{}, false
 	}
 	d := Parse(name, src, info.ModTime())
@@ -440,6 +425,37 @@ func (e *Engine) read(name string) (Doc, bool) {
 	d.Frontmatter = hasFrontmatter(src)
 	e.mark(name, d.Frontmatter)
 	return d, true
+}
+
+// readText reads name when it is a regular text file of at most MaxFileBytes and keep, if set,
+// accepts its information; ok is false otherwise.
+func (e *Engine) readText(name string, keep func(fs.FileInfo) bool) (src []byte, info fs.FileInfo, ok bool) {
+	f, err := e.opts.FS.Open(name)
+	if err != nil {
+		return nil, nil, false
+	}
+	defer f.Close()
+	info, err = f.Stat()
+	if err != nil || !info.Mode().IsRegular() || info.Size() > e.opts.MaxFileBytes || keep != nil && !keep(info) {
+		return nil, nil, false
+	}
+	src, err = io.ReadAll(io.LimitReader(f, e.opts.MaxFileBytes+1))
+	if err != nil || int64(len(src)) > e.opts.MaxFileBytes || !isText(src) {
+		return nil, nil, false
+	}
+	return src, info, true
+}
+
+// admit judges one entry of a walk: a folder the policy refuses is skipped (err is fs.SkipDir),
+// and ok reports a regular file the policy allows.
+func (e *Engine) admit(p string, d fs.DirEntry) (ok bool, err error) {
+	if d.IsDir() {
+		if p != "." && !e.opts.Allow(p, true) {
+			return false, fs.SkipDir
+		}
+		return false, nil
+	}
+	return d.Type().IsRegular() && e.opts.Allow(p, false), nil
 }
 
 // hasFrontmatter reports whether src may open with frontmatter (a first line of --- or +++).

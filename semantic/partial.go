@@ -3,7 +3,6 @@ package semantic
 import (
 	"bytes"
 	"context"
-	"io"
 	"io/fs"
 	"maps"
 	"path"
@@ -186,14 +185,8 @@ func (e *Engine) eachUnindexed(ctx context.Context, sq *scanQuery, visit func(st
 			stopped = true
 			return fs.SkipAll
 		}
-		if d.IsDir() {
-			if p != "." && !e.opts.Allow(p, true) {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() || !e.opts.Allow(p, false) {
-			return nil
+		if ok, err := e.admit(p, d); !ok {
+			return err
 		}
 		if ix != nil && ix.holds(p) {
 			return nil
@@ -229,17 +222,8 @@ const maxSuffix = 4
 // scanFile reads name and scores it against sq; ok is false when it does not match or cannot be
 // read as text.
 func (e *Engine) scanFile(name string, sq *scanQuery) (Hit, bool) {
-	f, err := e.opts.FS.Open(name)
-	if err != nil {
-		return Hit{}, false
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil || !info.Mode().IsRegular() || info.Size() > e.opts.MaxFileBytes || !sq.admits(name, info) {
-		return Hit{}, false
-	}
-	src, err := io.ReadAll(io.LimitReader(f, e.opts.MaxFileBytes+1))
-	if err != nil || int64(len(src)) > e.opts.MaxFileBytes || !isText(src) {
+	src, info, ok := e.readText(name, func(info fs.FileInfo) bool { return sq.admits(name, info) })
+	if !ok {
 		return Hit{}, false
 	}
 	lower := bytes.ToLower(src)
@@ -386,17 +370,8 @@ func (e *Engine) ReadLinksTo(ctx context.Context, name string) Coverage {
 		if p == name {
 			return true
 		}
-		f, err := e.opts.FS.Open(p)
-		if err != nil {
-			return true
-		}
-		defer f.Close()
-		info, err := f.Stat()
-		if err != nil || !info.Mode().IsRegular() || info.Size() > e.opts.MaxFileBytes {
-			return true
-		}
-		src, err := io.ReadAll(io.LimitReader(f, e.opts.MaxFileBytes+1))
-		if err != nil || int64(len(src)) > e.opts.MaxFileBytes || !isText(src) {
+		src, info, ok := e.readText(p, nil)
+		if !ok {
 			return true
 		}
 		lower := bytes.ToLower(src)

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -177,30 +176,8 @@ var eras = []struct {
 
 func start(t *testing.T, f *fixture, opts []client.ClientOption, args ...string) *session {
 	t.Helper()
-	args = append([]string{"serve", "--root", f.root, "--backup-dir", filepath.Join(f.dir, "backups")}, args...)
-	tr := transport.NewStdio(binPath, []string{"HOME=" + f.dir, "XDG_CACHE_HOME=" + filepath.Join(f.dir, "cache")}, args...)
-	c := client.NewClient(tr, opts...)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	must(t, c.Start(context.Background()))
-	req := mcp.InitializeRequest{}
-	req.Params.ClientInfo = mcp.Implementation{Name: "e2e", Version: "1"}
-	if _, err := c.Initialize(ctx, req); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	s := &session{t: t, c: c, f: f, schemas: map[string]*jsonschema.Schema{}}
-	t.Cleanup(func() { c.Close() })
-	list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
-	must(t, err)
-	for _, tool := range list.Tools {
-		raw, err := json.Marshal(tool.OutputSchema)
-		if len(tool.RawOutputSchema) > 0 {
-			raw = tool.RawOutputSchema
-		}
-		must(t, err)
-		s.schemas[tool.Name] = compileSchema(t, raw)
-	}
-	return s
+	env := []string{"HOME=" + f.dir, "XDG_CACHE_HOME=" + filepath.Join(f.dir, "cache")}
+	return startWith(t, f, env, opts, append([]string{"--backup-dir", filepath.Join(f.dir, "backups")}, args...)...)
 }
 
 func compileSchema(t *testing.T, raw []byte) *jsonschema.Schema {

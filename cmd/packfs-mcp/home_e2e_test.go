@@ -171,8 +171,15 @@ func TestServeHomeFolder(t *testing.T) {
 // startOn starts the binary serving f.root with env added to the environment, and connects a client.
 func startOn(t *testing.T, f *fixture, env []string, args ...string) *session {
 	t.Helper()
+	return startWith(t, f, env, nil, args...)
+}
+
+// startWith starts the binary serving f.root with env added to the environment, and connects a
+// client made with opts, keeping the output schema of every tool listed.
+func startWith(t *testing.T, f *fixture, env []string, opts []client.ClientOption, args ...string) *session {
+	t.Helper()
 	tr := transport.NewStdio(binPath, env, append([]string{"serve", "--root", f.root}, args...)...)
-	c := client.NewClient(tr)
+	c := client.NewClient(tr, opts...)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	must(t, c.Start(context.Background()))
