@@ -56,7 +56,8 @@ Flags (the same as serve's):
 		logger.Print(err)
 		return 2
 	}
-	if rootErr := checkRoot(cfg.RootPath); rootErr != nil {
+	a, err := build(cfg, logger)
+	if rootErr := (badRoot{}); errors.As(err, &rootErr) {
 		// No server can be built without its root, but the report still shows what one on these
 		// flags would do, with the root check failed and the reason.
 		a, err := unrooted(cfg)
@@ -67,7 +68,6 @@ Flags (the same as serve's):
 		a.describe(stdout)
 		return report(stdout, []check{checkRuntime(runtime.Version()), {false, rootErr.Error()}})
 	}
-	a, err := build(cfg, logger)
 	if err != nil {
 		logger.Print(err)
 		return 2

@@ -233,16 +233,28 @@ func parseServe(args []string, stdout io.Writer) (Config, error) {
 	return c, c.HTTP.check()
 }
 
-// checkRoot opens dir as the root would be opened, and closes it. Its error says why dir cannot be
-// served and what to pass instead, naming dir only as it was given: a relative root is found from
-// the folder packfs-mcp was started in, which an MCP client chooses (Claude Desktop starts servers
-// in /), so the folder it looked in is the client's business, not the user's, and is not printed.
+// checkRoot opens dir as the root would be opened, and closes it, for call, which must say that
+// the root is wrong before it waits for a tool call on stdin. Its error is [rootError]'s.
 func checkRoot(dir string) error {
 	r, err := fsroot.Open(dir, fsroot.Options{})
-	if err == nil {
-		r.Close()
-		return nil
+	if err != nil {
+		return rootError(dir, err)
 	}
+	return r.Close()
+}
+
+// badRoot is the error of a root that cannot be served; doctor reports it as a failed check.
+type badRoot struct{ error }
+
+// rootError explains err, the failure to open dir as the root: why dir cannot be served and what
+// to pass instead, naming dir only as it was given: a relative root is found from the folder
+// packfs-mcp was started in, which an MCP client chooses (Claude Desktop starts servers in /), so
+// the folder it looked in is the client's business, not the user's, and is not printed.
+func rootError(dir string, err error) error {
+	return badRoot{explainRoot(dir, err)}
+}
+
+func explainRoot(dir string, err error) error {
 	notExist := errors.Is(err, fs.ErrNotExist)
 	switch {
 	case notExist && strings.HasPrefix(dir, "~"):

@@ -110,9 +110,6 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
-	if err == nil {
-		err = checkRoot(opts.RootPath)
-	}
 	if err != nil {
 		logger.Print(err)
 		return 2

@@ -60,14 +60,6 @@ type statePlace struct {
 	chosen bool // the operator named Dir (--index-dir, --backup-dir)
 }
 
-// String describes the place for the startup log and doctor.
-func (p statePlace) String() string {
-	if p.Dir == "" {
-		return "none outside the root"
-	}
-	return p.Dir
-}
-
 // placeState decides where kind lives for root: configured (the operator's folder, which must be
 // outside the root), or the first base outside the root, in a folder keyed by the root's resolved
 // path so two roots never share one. It creates nothing.

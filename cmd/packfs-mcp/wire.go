@@ -51,7 +51,7 @@ func build(cfg Config, logger *log.Logger) (*app, error) {
 	}
 	a.root, err = fsroot.Open(cfg.RootPath, fsroot.Options{AllowHardLinks: cfg.Security.AllowHardLinks})
 	if err != nil {
-		return nil, fmt.Errorf("cannot serve %s: %w", cfg.RootPath, err)
+		return nil, rootError(cfg.RootPath, err)
 	}
 	a.policy, err = security.NewPolicy(security.PolicyConfig{
 		RootDir:           a.root.Dir(),
@@ -193,7 +193,9 @@ func (a *app) buildIndex(ctx context.Context, every time.Duration, report func(s
 			a.log.Printf("search index ready: %d files%s in %v", st.Total, reused, time.Since(t0).Round(time.Millisecond))
 			return true
 		case <-tick.C:
-			report(a.engine.Status())
+			if st := a.engine.Status(); !st.Complete { // the end is logged once, above
+				report(st)
+			}
 		}
 	}
 }
