@@ -102,8 +102,8 @@ type Engine struct {
 	reused      atomic.Int64
 	complete    atomic.Bool
 	phase       atomic.Pointer[Phase]
-	// pace is where the reading of files began, for [Progress.Left].
-	pace atomic.Pointer[pace]
+	// readFrom is when the build began reading files (Unix nanoseconds), for [Progress.Left].
+	readFrom atomic.Int64
 	// pending lists the files the build has still to index, for searches during the build.
 	pending atomic.Pointer[pendingFiles]
 	buildMu sync.Mutex // one build or reconcile at a time
@@ -175,12 +175,6 @@ func (e *Engine) Close() error {
 	return nil
 }
 
-// pace is a point of the build to measure its speed from.
-type pace struct {
-	at   time.Time
-	done int64
-}
-
 // pendingFiles are the files a build reads, in order; those from index base on are not yet indexed
 // while [Engine.Status] says Done is below base+len(files).
 type pendingFiles struct {
@@ -198,12 +192,20 @@ func (e *Engine) Status() Progress {
 	if p.Complete {
 		p.Phase = PhaseComplete
 	}
-	if pc := e.pace.Load(); pc != nil && p.Phase == PhaseIndexing {
-		if n, d := int64(p.Done)-pc.done, time.Since(pc.at); n > 0 && d > 0 {
+	if p.Phase == PhaseIndexing {
+		// The pace of the files read so far, the reused ones left out.
+		if n, d := p.Done-p.Reused, time.Since(time.Unix(0, e.readFrom.Load())); n > 0 && d > 0 {
 			p.Left = time.Duration(float64(d) / float64(n) * float64(p.Total-p.Done))
 		}
 	}
 	return p
+}
+
+// coverage is what an answer given now covers before it reads anything itself.
+func (e *Engine) coverage() Coverage {
+	st := e.Status()
+	return Coverage{Complete: st.Complete, Indexed: st.Done, Total: st.Total,
+		Counting: st.Phase == PhaseOpening || st.Phase == PhaseCounting, Left: st.Left}
 }
 
 func (e *Engine) setPhase(ph Phase) { e.phase.Store(&ph) }
@@ -266,11 +268,10 @@ func (e *Engine) Build(ctx context.Context) error {
 		}
 	}
 	e.setPhase(PhaseCounting)
-	files, err := e.walk(ctx, ".", true)
+	files, err := e.walk(ctx, ".", true) // counts them into e.total
 	if err != nil {
 		return err
 	}
-	e.total.Store(int64(len(files)))
 	e.setPhase(PhaseChecking)
 	stamps := e.snapshot()
 	// The graph of the documents the index holds comes back from their stored outlines, so a
@@ -298,7 +299,7 @@ func (e *Engine) Build(ctx context.Context) error {
 	e.done.Store(base)
 	e.reused.Store(base)
 	e.pending.Store(&pendingFiles{files: todo, base: base})
-	e.pace.Store(&pace{at: time.Now(), done: base})
+	e.readFrom.Store(time.Now().UnixNano())
 	e.setPhase(PhaseIndexing)
 	if err := e.readAndPut(ctx, todo, func(n int) {
 		e.done.Store(base + int64(n))
@@ -596,6 +597,15 @@ type Results struct {
 	Coverage Coverage
 }
 
+// RelatedHit is a document one hop from the top hits through links, backlinks or frontmatter
+// relations, kept apart from the ranking.
+type RelatedHit struct {
+	Path, Title string
+	Via         string // link, backlink, parent, child or related
+	From        string // the hit it was reached from
+	Score       float64
+}
+
 // Search runs a ranked search. Every hit is checked again against the files and the policy before it
 // is returned, so a file deleted, replaced or newly blocked since it was indexed is never shown.
 // While the index is incomplete, the files it does not hold yet are read directly for up to
@@ -606,10 +616,7 @@ func (e *Engine) Search(ctx context.Context, q Query, follow bool) (Results, err
 		want = 10
 	}
 	q.Max = want + want/2 + 2 // room for hits dropped by the re-check
-	st := e.Status()
-	var out Results
-	out.Coverage = Coverage{Complete: st.Complete, Indexed: st.Done, Total: st.Total,
-		Counting: st.Phase == PhaseOpening || st.Phase == PhaseCounting, Left: st.Left}
+	out := Results{Coverage: e.coverage()}
 	if ix := e.index(); ix != nil {
 		// Snippets are made only for the hits returned, after the re-check.
 		hits, total, err := ix.search(ctx, q, e.current, want)
@@ -617,7 +624,7 @@ func (e *Engine) Search(ctx context.Context, q Query, follow bool) (Results, err
 			return Results{}, err
 		}
 		out.Hits, out.Total = hits, max(total, len(hits))
-		if st.Complete {
+		if out.Coverage.Complete {
 			if out.Unknown, err = ix.UnknownWords(append([]string{q.Text}, q.Paraphrases...)...); err != nil {
 				return Results{}, err
 			}
@@ -625,7 +632,7 @@ func (e *Engine) Search(ctx context.Context, q Query, follow bool) (Results, err
 	} else if err := e.failed.Load(); err != nil {
 		return Results{}, fmt.Errorf("%w: %v", ErrIndexUnavailable, *err)
 	}
-	if !st.Complete {
+	if !out.Coverage.Complete {
 		scanned, n, exhausted := e.scanUnindexed(ctx, q, time.Now().Add(ScanBudget))
 		out.Coverage.Scanned, out.Coverage.Unread = n, !exhausted
 		out.Total += len(scanned)
@@ -635,15 +642,6 @@ func (e *Engine) Search(ctx context.Context, q Query, follow bool) (Results, err
 		out.Related = e.related(out.Hits)
 	}
 	return out, nil
-}
-
-// RelatedHit is a document one hop from the top hits through links, backlinks or frontmatter
-// relations, kept apart from the ranking.
-type RelatedHit struct {
-	Path, Title string
-	Via         string // link, backlink, parent, child or related
-	From        string // the hit it was reached from
-	Score       float64
 }
 
 // current reports whether path is still a regular file the policy allows.

@@ -653,6 +653,14 @@ func (ix *Index) Stamps() (map[string]Stamp, error) {
 	return m, nil
 }
 
+// holds reports whether the index holds the document at p.
+func (ix *Index) holds(p string) bool {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	_, ok := ix.docs[p]
+	return ok
+}
+
 // under returns the paths of the indexed documents at or below name ("." for all), unsorted.
 func (ix *Index) under(name string) []string {
 	ix.mu.Lock()

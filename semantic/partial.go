@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io/fs"
-	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -264,31 +263,38 @@ func hasTags(have, want []string) bool {
 
 // score rates d: for the phrasing it matches best, the share of its terms found anywhere in d
 // plus scanTitleBonus times the share found in its title or file name, scaled to at most 1. The
-// hit shows the section that holds the most terms.
+// hit shows the section that holds the most terms, or the first one when only the title or the
+// name matches.
 func (sq *scanQuery) score(d Doc) (Hit, bool) {
+	title := map[string]bool{}
+	named := false
+	for _, t := range analyzed(d.Title + " " + strings.TrimSuffix(path.Base(d.Path), path.Ext(d.Path))) {
+		title[t] = true
+		named = named || sq.all[t]
+	}
 	found := map[string]bool{}
-	best, bestN := -1, 0
+	var best []span // the matches in the best section
+	bestAt, bestN := 0, 0
 	for i, s := range d.Sections {
-		n := 0
-		for _, t := range analyzed(s.Heading + "\n" + s.Text) {
-			if sq.all[t] {
-				n++
+		for _, tok := range analyzer().Analyze([]byte(s.Heading)) {
+			if t := string(tok.Term); sq.all[t] {
 				found[t] = true
 			}
 		}
-		if n > bestN {
-			best, bestN = i, n
+		seen := map[string]bool{}
+		var spans []span
+		for _, tok := range analyzer().Analyze([]byte(s.Text)) {
+			if t := string(tok.Term); sq.all[t] {
+				spans = append(spans, span{tok.Start, tok.End})
+				seen[t], found[t] = true, true
+			}
+		}
+		if len(seen) > bestN {
+			best, bestAt, bestN = spans, i, len(seen)
 		}
 	}
-	title := map[string]bool{}
-	for _, t := range analyzed(d.Title + " " + strings.TrimSuffix(path.Base(d.Path), path.Ext(d.Path))) {
-		title[t] = true
-	}
-	if best < 0 {
-		if !slices.ContainsFunc(slices.Collect(maps.Keys(title)), func(t string) bool { return sq.all[t] }) || len(d.Sections) == 0 {
-			return Hit{}, false
-		}
-		best = 0 // only the title or the name matches: show the start
+	if len(d.Sections) == 0 || len(found) == 0 && !named {
+		return Hit{}, false
 	}
 	score := 0.0
 	for _, terms := range sq.phrasings {
@@ -304,15 +310,9 @@ func (sq *scanQuery) score(d Doc) (Hit, bool) {
 		n := float64(len(terms))
 		score = max(score, (float64(in)/n+scanTitleBonus*float64(inTitle)/n)/(1+scanTitleBonus))
 	}
-	s := d.Sections[best]
-	var spans []span
-	for _, tok := range analyzer().Analyze([]byte(s.Text)) {
-		if sq.all[string(tok.Term)] {
-			spans = append(spans, span{tok.Start, tok.End})
-		}
-	}
+	s := d.Sections[bestAt]
 	return Hit{Path: d.Path, Title: d.Title, Score: score, Heading: s.Heading, Line: s.Line,
-		Snippet: makeSnippet(s.Text, spans, snippetMax)}, true
+		Snippet: makeSnippet(s.Text, best, snippetMax)}, true
 }
 
 // mergeHits merges the index's hits with those of a scan, best first by score, each path once
@@ -336,23 +336,13 @@ func mergeHits(indexed, scanned []Hit, want int) []Hit {
 	return out
 }
 
-// holds reports whether the index holds the document at p.
-func (ix *Index) holds(p string) bool {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	_, ok := ix.docs[p]
-	return ok
-}
-
 // ReadLinksTo, while the index is being built, reads the files not yet indexed that mention the
 // document at name (its file name without the extension, or one of its aliases), for up to
 // [ScanBudget], and puts them in the graph, so that [Engine.Relations] tells their links to it
 // too. The coverage says whether every file not yet indexed was looked at (Unread false).
 func (e *Engine) ReadLinksTo(ctx context.Context, name string) Coverage {
-	st := e.Status()
-	cv := Coverage{Complete: st.Complete, Indexed: st.Done, Total: st.Total,
-		Counting: st.Phase == PhaseOpening || st.Phase == PhaseCounting, Left: st.Left}
-	if st.Complete {
+	cv := e.coverage()
+	if cv.Complete {
 		return cv
 	}
 	needles := [][]byte{bytes.ToLower([]byte(strings.TrimSuffix(path.Base(name), path.Ext(name))))}
@@ -362,6 +352,7 @@ func (e *Engine) ReadLinksTo(ctx context.Context, name string) Coverage {
 		}
 	}
 	deadline := time.Now().Add(ScanBudget)
+	// An empty query: every file not yet indexed, in the build's order.
 	exhausted := e.eachUnindexed(ctx, &scanQuery{}, func(p string) bool {
 		if ctx.Err() != nil || time.Now().After(deadline) {
 			return false

@@ -79,18 +79,10 @@ func (s *Server) searchSemantic(ctx context.Context, c *call, in intents.Discove
 // to search again. A search that found nothing while files remain unread fails with NOT_AVAILABLE
 // instead of answering "nothing found".
 func partial(out *SearcherResult, cv semantic.Coverage, found bool) error {
-	out.IndexComplete = ptr(cv.Complete)
+	progress, retry := coverageState(out, cv)
 	if cv.Complete {
 		return nil
 	}
-	out.IndexedFiles, out.ScannedFiles = ptr(cv.Indexed), ptr(cv.Scanned)
-	progress := fmt.Sprintf("the search index is still being built: %d files indexed, the files still being counted (%d found so far)", cv.Indexed, cv.Total)
-	if !cv.Counting {
-		out.TotalFiles = ptr(cv.Total)
-		progress = fmt.Sprintf("the search index is still being built: %d of %d files indexed", cv.Indexed, cv.Total)
-	}
-	retry := retryAfter(cv.Left)
-	out.RetryAfterMs = retry.Milliseconds()
 	read := fmt.Sprintf("%d files not yet indexed were read directly and ranked roughly", cv.Scanned)
 	if !cv.Unread {
 		out.Message = fmt.Sprintf("%s; the other %s, so no file was left out. Search again in about %s for the complete ranking.", progress, read, roundUp(retry))
@@ -106,6 +98,25 @@ func partial(out *SearcherResult, cv semantic.Coverage, found bool) error {
 	}
 	out.Message = fmt.Sprintf("partial answer: %s; %s, %s. Search again in about %s for the complete ranking.", progress, read, unread, roundUp(retry))
 	return nil
+}
+
+// coverageState puts on out whether the index is complete and, while it is not, how far the build
+// has come, how many files the call read itself and when to ask again; it returns a sentence on the
+// build's progress and that wait, for the message.
+func coverageState(out *SearcherResult, cv semantic.Coverage) (progress string, retry time.Duration) {
+	out.IndexComplete = ptr(cv.Complete)
+	if cv.Complete {
+		return "", 0
+	}
+	out.IndexedFiles, out.ScannedFiles = ptr(cv.Indexed), ptr(cv.Scanned)
+	progress = fmt.Sprintf("the search index is still being built: %d files indexed, the files still being counted (%d found so far)", cv.Indexed, cv.Total)
+	if !cv.Counting {
+		out.TotalFiles = ptr(cv.Total)
+		progress = fmt.Sprintf("the search index is still being built: %d of %d files indexed", cv.Indexed, cv.Total)
+	}
+	retry = retryAfter(cv.Left)
+	out.RetryAfterMs = retry.Milliseconds()
+	return progress, retry
 }
 
 // Waits suggested while the index is being built: the build's own estimate, within bounds, so a
@@ -137,12 +148,8 @@ func (s *Server) relationships(ctx context.Context, c *call, name string) (any, 
 		return nil, err
 	}
 	s.notifyIndexProgress(ctx, c)
-	var cv semantic.Coverage
-	if !e.Status().Complete {
-		cv = e.ReadLinksTo(ctx, name)
-	}
+	cv := e.ReadLinksTo(ctx, name)
 	rel, ok := e.Relations(name)
-	st := e.Status()
 	if !ok {
 		return nil, newError(CodeNotFound, "%q is not an indexed document (too large, binary, or not text)", name)
 	}
@@ -153,12 +160,12 @@ func (s *Server) relationships(ctx context.Context, c *call, name string) (any, 
 	}
 	for _, l := range rel.Links {
 		le := linkEntry(l)
-		if !st.Complete && l.Status == semantic.StatusBroken {
+		if !cv.Complete && l.Status == semantic.StatusBroken {
 			le.Status = statusUnresolved // its target may be a file not indexed yet
 		}
 		out.Links = append(out.Links, le)
 	}
-	if st.Complete {
+	if cv.Complete {
 		for _, l := range rel.Broken {
 			out.Broken = append(out.Broken, linkEntry(l))
 		}
@@ -170,7 +177,7 @@ func (s *Server) relationships(ctx context.Context, c *call, name string) (any, 
 		out.Related = append(out.Related, RelatedEntry{Path: r, Via: "related", From: name})
 	}
 	out.TotalFound = len(out.Links)
-	relationsState(&out, st, cv)
+	relationsState(&out, cv)
 	out.Metadata = c.meta()
 	return out, nil
 }
@@ -181,26 +188,18 @@ const statusUnresolved = "unresolved"
 
 // relationsState says, on a relationships result, whether the index is complete and, while it is
 // not, what the answer lacks and when to ask again. cv is what [semantic.Engine.ReadLinksTo] read.
-func relationsState(out *SearcherResult, st semantic.Progress, cv semantic.Coverage) {
-	out.IndexComplete = ptr(st.Complete)
-	if st.Complete {
+func relationsState(out *SearcherResult, cv semantic.Coverage) {
+	progress, retry := coverageState(out, cv)
+	if cv.Complete {
 		return
 	}
-	out.IndexedFiles, out.ScannedFiles = ptr(st.Done), ptr(cv.Scanned)
-	counted := fmt.Sprintf("%d files indexed, the files still being counted", st.Done)
-	if st.Phase != semantic.PhaseOpening && st.Phase != semantic.PhaseCounting {
-		out.TotalFiles = ptr(st.Total)
-		counted = fmt.Sprintf("%d of %d files indexed", st.Done, st.Total)
-	}
-	retry := retryAfter(st.Left)
-	out.RetryAfterMs = retry.Milliseconds()
 	backlinks := fmt.Sprintf("the other %d files were read for links to this document, so the backlinks are complete", cv.Scanned)
 	if cv.Unread {
 		backlinks = fmt.Sprintf("%d more files were read for links to this document and the rest were not, so backlinks may be missing", cv.Scanned)
 	}
-	out.Message = fmt.Sprintf("partial answer: the search index is still being built (%s); %s. "+
+	out.Message = fmt.Sprintf("partial answer: %s; %s. "+
 		"Links that no file read so far answers to are \"unresolved\" rather than broken. Ask again in about %s for the complete answer.",
-		counted, backlinks, roundUp(retry))
+		progress, backlinks, roundUp(retry))
 }
 
 func linkEntry(l semantic.Resolved) LinkEntry {
