@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"runtime"
 	"slices"
@@ -286,16 +287,18 @@ func (e *Engine) Build(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	seen := make(map[string]bool, len(files))
+	// What is left of stamps once every file found is struck off is what the index holds of
+	// files that are gone: a cold build keeps no set of the paths it saw.
 	var todo []string // files to read, in walk order
 	for _, f := range files {
 		if old, ok := stamps[f.path]; ok && loaded[f.path] && old.Size == f.stamp.Size && old.ModTime.Equal(f.stamp.ModTime) {
-			seen[f.path] = true // unchanged since it was indexed
+			delete(stamps, f.path) // unchanged since it was indexed
 			continue
 		}
 		todo = append(todo, f.path)
 	}
 	base := int64(len(files) - len(todo))
+	files, loaded = nil, nil
 	e.done.Store(base)
 	e.reused.Store(base)
 	e.pending.Store(&pendingFiles{files: todo, base: base})
@@ -306,16 +309,10 @@ func (e *Engine) Build(ctx context.Context) error {
 		if e.opts.Progress != nil {
 			e.opts.Progress(e.Status())
 		}
-	}, func(d Doc) { seen[d.Path] = true }); err != nil {
+	}, func(d Doc) { delete(stamps, d.Path) }); err != nil {
 		return err
 	}
-	var gone []string
-	for p := range stamps {
-		if !seen[p] {
-			gone = append(gone, p)
-		}
-	}
-	if err := e.drop(gone...); err != nil {
+	if err := e.drop(slices.Collect(maps.Keys(stamps))...); err != nil {
 		return err
 	}
 	e.complete.Store(true)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -74,6 +75,9 @@ func TestSearchDuringTheBuild(t *testing.T) {
 	g := &gatedFS{MapFS: m, release: make(chan struct{}), reached: make(chan struct{})}
 	e := New(Options{FS: g, Allow: allow})
 	defer e.Close()
+	var once sync.Once
+	open := func() { once.Do(func() { close(g.release) }) }
+	defer open() // before Close, so that a failing test does not wait for a held build
 	done := make(chan error, 1)
 	go func() { done <- e.Build(context.Background()) }()
 	<-g.reached
@@ -107,7 +111,7 @@ func TestSearchDuringTheBuild(t *testing.T) {
 	if res.Unknown != nil {
 		t.Errorf("unknown words %v during the build", res.Unknown)
 	}
-	close(g.release)
+	open()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}

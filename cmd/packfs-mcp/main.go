@@ -23,8 +23,8 @@ import (
 	"log"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -32,16 +32,9 @@ import (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "0.1.0-dev"
 
-// defaultMemoryLimit is the Go runtime's soft memory limit when GOMEMLIMIT is unset. A cold index
-// build of a large tree keeps about 100 MB live, and the default GC lets the heap double before it
-// collects, so the peak resident size on the 38,000-file tldr corpus was 290-300 MB; with this limit
-// the collector runs earlier instead (about 267 MB, same build speed). It is soft: a tree whose live
-// heap outgrows it costs more GC time (which the runtime caps), never a failure.
-const defaultMemoryLimit = 200 << 20
-
 func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(defaultMemoryLimit)
+		governMemory(context.Background(), time.Second)
 	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
