@@ -690,22 +690,23 @@ func (e *Engine) related(hits []Hit) []RelatedHit {
 }
 
 // Relations returns one document's outline, links, backlinks, broken links, tags and relations.
-// While the index is being built, a document the build has not reached is read now, so its own
-// outline and links are told; its backlinks, and the targets of its links, are then those of the
+// It reads the document, so its links (URLs too, which the graph does not keep) are those of the
+// file now. While the index is being built, a document the build has not reached is put in the
+// graph as it is read; its backlinks, and the targets of its links, are then those of the
 // documents read so far.
 func (e *Engine) Relations(name string) (Relations, bool) {
-	if r, ok := e.graph.Relations(name); ok || e.complete.Load() {
-		return r, ok
-	}
-	if !e.opts.Allow(name, false) {
+	known := e.graph.Has(name)
+	if !known && (e.complete.Load() || !e.opts.Allow(name, false)) {
 		return Relations{}, false
 	}
 	d, ok := e.read(name)
 	if !ok {
-		return Relations{}, false
+		return e.graph.Relations(name) // unreadable now: what the graph knows, if anything
 	}
-	e.graph.Put(outline(d))
-	return e.graph.Relations(name)
+	if !known {
+		e.graph.Put(outline(d))
+	}
+	return e.graph.RelationsOf(d)
 }
 
 // LinksTo returns the documents that link to name.

@@ -86,6 +86,19 @@ func TestEngineBuildAndSearch(t *testing.T) {
 	}
 }
 
+// TestEngineRelationsTellURLs checks that a document's relationships list its URLs, which the
+// graph does not keep, read from the file as it is now.
+func TestEngineRelationsTellURLs(t *testing.T) {
+	fsys := vault()
+	fsys["links.md"] = &fstest.MapFile{Data: []byte("# Links\n[alpha](alpha.md) <https://example.org/doc>\n"), ModTime: t0}
+	e := openEngine(t, fsys, "")
+	defer e.Close()
+	rel, ok := e.Relations("links.md")
+	if !ok || len(rel.Links) != 2 || rel.Links[0].To != "alpha.md" || rel.Links[1].Status != StatusExternal {
+		t.Errorf("links.md links = %+v, want alpha.md then the URL", rel.Links)
+	}
+}
+
 func TestEngineRefreshAndRemove(t *testing.T) {
 	fsys := vault()
 	e := openEngine(t, fsys, "")

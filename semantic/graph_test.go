@@ -345,3 +345,34 @@ func TestGraphDocOutline(t *testing.T) {
 		t.Error("Doc of a missing document reports ok")
 	}
 }
+
+// TestGraphKeepsNoURLs checks that the graph leaves out links that can never lead to a document,
+// and that RelationsOf tells them, in source order, from the document read afresh.
+func TestGraphKeepsNoURLs(t *testing.T) {
+	g := NewGraph()
+	g.Put(doc("b.md", "# B\n"))
+	a := doc("a.md", "[b](b.md) <https://x.org/a> [up](https://y.org) [gone](gone.md)\n")
+	g.Put(a)
+	d, _ := g.Doc("a.md")
+	if got := len(d.Links); got != 2 {
+		t.Errorf("graph keeps %d links of a.md, want 2 (no URLs): %+v", got, d.Links)
+	}
+	r, ok := g.RelationsOf(a)
+	if !ok {
+		t.Fatal("a.md not in the graph")
+	}
+	var got []string
+	for _, l := range r.Links {
+		got = append(got, l.Target+" "+string(l.Status))
+	}
+	want := []string{"b.md internal", "https://x.org/a external", "https://y.org external", "gone.md broken"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("links (-want +got):\n%s", diff)
+	}
+	if len(r.Broken) != 1 || r.Broken[0].Target != "gone.md" {
+		t.Errorf("broken = %+v, want gone.md", r.Broken)
+	}
+	if _, ok := g.RelationsOf(doc("other.md", "")); ok {
+		t.Error("RelationsOf a document not in the graph: want false")
+	}
+}

@@ -183,7 +183,7 @@ func Resolve(from string, l Link, names *Names, exists func(path string) bool) R
 	r := Resolved{Link: l, Status: StatusBroken}
 	target := strings.TrimSpace(l.Target)
 	switch {
-	case l.Kind == KindAutolink || isExternal(target):
+	case external(l):
 		r.Status = StatusExternal
 	case target == "":
 		r.To, r.Status = from, StatusInternal
@@ -196,6 +196,12 @@ func Resolve(from string, l Link, names *Names, exists func(path string) bool) R
 		r.Status = StatusInternal
 	}
 	return r
+}
+
+// external reports whether l is a URL (any scheme) or a network path, which never leads to a
+// document under the root.
+func external(l Link) bool {
+	return l.Kind == KindAutolink || isExternal(strings.TrimSpace(l.Target))
 }
 
 // resolvePath resolves a path target relative to dir; "" when broken.
