@@ -185,7 +185,6 @@ func (g *Graph) exists(p string) bool {
 // link resolves the links of n and files them in the indexes.
 func (g *Graph) link(from string, n *node) {
 	n.out = make([]linkEnd, len(n.doc.Links))
-	seen := map[string]bool{}
 	for i, l := range n.doc.Links {
 		r := Resolve(from, l, g.names, g.exists)
 		n.out[i] = linkEnd{To: r.To, Status: r.Status}
@@ -193,8 +192,7 @@ func (g *Graph) link(from string, n *node) {
 			addTo(g.back, r.To, from)
 		}
 		for _, k := range fileUnder(from, l, r) {
-			if !seen[k] {
-				seen[k] = true
+			if !slices.Contains(n.keys, k) { // a few keys: a map for each document cost more
 				n.keys = append(n.keys, k)
 				addTo(g.waiting, k, from)
 			}
