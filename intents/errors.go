@@ -20,8 +20,10 @@ var ErrInvalid = errors.New("invalid argument")
 // "edits[2].oldText", "options.maxResults"), or "arguments" when the
 // arguments as a whole are wrong. Rule is a short, stable word:
 // "required", "oneof", "max", "min", "type", "unknown-field", "json",
-// "unexpected" or "atomic-only". Message is one lowercase sentence for the
-// model that names the field and the rule and says what to send instead.
+// "unexpected" (a field the purpose does not take, see [Takes]),
+// "conflict" (two fields that contradict each other) or "atomic-only".
+// Message is one lowercase sentence for the model that names the field and
+// the rule and says what to send instead.
 type FieldError struct {
 	Field   string
 	Rule    string
@@ -60,10 +62,31 @@ func validateStruct(p any) *FieldError {
 		// passes; keep the contract that every error is a FieldError.
 		return &FieldError{Field: argumentsField, Rule: "type", Message: "arguments cannot be validated: " + err.Error()}
 	}
+	if fe := refusePurpose(reflect.ValueOf(p)); fe != nil {
+		return fe
+	}
 	if c, ok := p.(interface{ check() *FieldError }); ok {
 		return c.check()
 	}
 	return nil
+}
+
+// refusePurpose refuses a field of the intent v points to that is set while the intent's purpose
+// does not take it (see [Takes]); intents without a purpose pass.
+func refusePurpose(v reflect.Value) *FieldError {
+	v = reflect.Indirect(v)
+	if v.Kind() != reflect.Struct {
+		return nil
+	}
+	f, ok := fieldNamed(v.Type(), "purpose")
+	if !ok {
+		return nil
+	}
+	purpose, ok := v.FieldByIndex(f.index).Interface().(string)
+	if !ok {
+		return nil
+	}
+	return refuseUntaken(v, "", purpose)
 }
 
 // fromValidator is the one place that turns validator output into a
@@ -184,10 +207,6 @@ func (u *Update) check() *FieldError {
 			return &FieldError{Field: "target.destination", Rule: "required",
 				Message: "target.destination is required when purpose is move: send the new path"}
 		}
-	}
-	if u.Purpose != "edit" && len(u.Edits) > 0 {
-		return &FieldError{Field: "edits", Rule: "unexpected",
-			Message: "edits is only accepted when purpose is edit: remove edits, or use purpose edit"}
 	}
 	if u.Options.Atomic != nil && !*u.Options.Atomic {
 		return &FieldError{Field: "options.atomic", Rule: "atomic-only",
