@@ -2,6 +2,7 @@ package intents
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -152,7 +153,7 @@ func TestDecodeDiscover(t *testing.T) {
 			want: Discover{Purpose: "search_content",
 				Target: DiscoverTarget{Path: "docs", Query: "TODO", Criteria: &Criteria{Content: "x", Extension: []string{"md", "txt"}, Name: "*.md",
 					Modified: &TimeRange{After: &after, Before: &before}, Size: &SizeRange{Min: ptr[int64](1), Max: ptr[int64](2048)}}},
-				Options: DiscoverOptions{Recursive: true, MaxDepth: 3, MaxResults: 50, Offset: 10, IncludeContent: true,
+				Options: DiscoverOptions{Recursive: ptr(true), MaxDepth: 3, MaxResults: 50, Offset: 10, IncludeContent: true,
 					Regex: true, CaseSensitive: true, ContextLines: 2}}},
 		{name: "semantic with queries", in: `{"purpose":"search_semantic","target":{"query":"rate limits"},"queries":["throttling","quotas"]}`,
 			want: Discover{Purpose: "search_semantic", Target: DiscoverTarget{Query: "rate limits"}, Queries: []string{"throttling", "quotas"}}},
@@ -160,6 +161,10 @@ func TestDecodeDiscover(t *testing.T) {
 			"options":{"followRelationships":true,"includeContent":true}}`,
 			want: Discover{Purpose: "search_semantic", Target: DiscoverTarget{Query: "q", Criteria: &Criteria{Tags: []string{"a"}, Name: "*.md"}},
 				Options: DiscoverOptions{FollowRelationships: true, IncludeContent: true}}},
+		{name: "recursive false for search_content", in: `{"purpose":"search_content","target":{"query":"a"},"options":{"recursive":false}}`,
+			want: Discover{Purpose: "search_content", Target: DiscoverTarget{Query: "a"}, Options: DiscoverOptions{Recursive: ptr(false)}}},
+		{name: "maxDepth for search_content, recursive by default", in: `{"purpose":"search_content","target":{"query":"a"},"options":{"maxDepth":2}}`,
+			want: Discover{Purpose: "search_content", Target: DiscoverTarget{Query: "a"}, Options: DiscoverOptions{MaxDepth: 2}}},
 		{name: "zero option for a purpose that does not take it", in: `{"purpose":"list","options":{"regex":false,"contextLines":0},"queries":[]}`,
 			want: Discover{Purpose: "list", Queries: []string{}}},
 
@@ -167,7 +172,7 @@ func TestDecodeDiscover(t *testing.T) {
 		{name: "strings at several depths", in: `{"purpose":"list","target":{"criteria":{"size":{"min":"10","max":"20"}}},
 			"options":{"recursive":"true","maxResults":"10","maxDepth":"2"}}`,
 			want: Discover{Purpose: "list", Target: DiscoverTarget{Criteria: &Criteria{Size: &SizeRange{Min: ptr[int64](10), Max: ptr[int64](20)}}},
-				Options: DiscoverOptions{Recursive: true, MaxResults: 10, MaxDepth: 2}}},
+				Options: DiscoverOptions{Recursive: ptr(true), MaxResults: 10, MaxDepth: 2}}},
 		{name: "single string extension", in: `{"purpose":"list","target":{"criteria":{"extension":"md"}}}`,
 			want: Discover{Purpose: "list", Target: DiscoverTarget{Criteria: &Criteria{Extension: []string{"md"}}}}},
 		{name: "JSON-encoded extension list", in: `{"purpose":"list","target":{"criteria":{"extension":"[\"md\",\"txt\"]"}}}`,
@@ -180,7 +185,7 @@ func TestDecodeDiscover(t *testing.T) {
 			want: Discover{Purpose: "search_content", Target: DiscoverTarget{Path: "src", Query: "x"}}},
 		{name: "target as plain string", in: `{"purpose":"list","target":"docs"}`, want: Discover{Purpose: "list", Target: DiscoverTarget{Path: "docs"}}},
 		{name: "options as JSON string", in: `{"purpose":"list","options":"{\"recursive\":true,\"maxResults\":\"5\"}"}`,
-			want: Discover{Purpose: "list", Options: DiscoverOptions{Recursive: true, MaxResults: 5}}},
+			want: Discover{Purpose: "list", Options: DiscoverOptions{Recursive: ptr(true), MaxResults: 5}}},
 		{name: "criteria as JSON string", in: `{"purpose":"list","target":{"criteria":"{\"name\":\"*.go\"}"}}`,
 			want: Discover{Purpose: "list", Target: DiscoverTarget{Criteria: &Criteria{Name: "*.go"}}}},
 		{name: "plain date", in: `{"purpose":"list","target":{"criteria":{"modified":{"after":"2025-01-31"}}}}`,
@@ -193,6 +198,10 @@ func TestDecodeDiscover(t *testing.T) {
 			field: "target.query", rule: "required"},
 		{name: "unknown purpose", in: `{"purpose":"grep"}`, field: "purpose", rule: "oneof", msg: "list, search_content, search_semantic"},
 		{name: "unknown option", in: `{"purpose":"list","options":{"depth":2}}`, field: "options.depth", rule: "unknown-field", msg: "maxDepth"},
+		{name: "maxDepth for a plain list", in: `{"purpose":"list","options":{"maxDepth":2}}`, field: "options.maxDepth", rule: "conflict",
+			msg: "list does not look inside subdirectories unless options.recursive is true: set options.recursive to true, or remove options.maxDepth"},
+		{name: "maxDepth with recursive false", in: `{"purpose":"search_semantic","target":{"query":"a"},"options":{"maxDepth":2,"recursive":false}}`,
+			field: "options.maxDepth", rule: "conflict", msg: "options.recursive is false"},
 		{name: "includeContent with list", in: `{"purpose":"list","options":{"includeContent":true}}`, field: "options.includeContent", rule: "unexpected",
 			msg: "options.includeContent is only accepted when purpose is search_content or search_semantic, not list: remove options.includeContent, or use one of those purposes"},
 		{name: "followRelationships with search_content", in: `{"purpose":"search_content","target":{"query":"a"},"options":{"followRelationships":true}}`,
@@ -343,4 +352,36 @@ func TestPurposes(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestDepth(t *testing.T) {
+	for _, tc := range []struct {
+		purpose   string
+		recursive *bool
+		maxDepth  int
+		want      int
+	}{
+		{"list", nil, 0, 1},
+		{"list", ptr(false), 0, 1},
+		{"list", ptr(true), 0, 0},
+		{"list", ptr(true), 3, 3},
+		{"search_content", nil, 0, 0},
+		{"search_content", nil, 2, 2},
+		{"search_content", ptr(false), 0, 1},
+		{"search_semantic", nil, 0, 0},
+		{"search_semantic", ptr(false), 0, 1},
+		{"relationships", nil, 0, 1},
+	} {
+		d := Discover{Purpose: tc.purpose, Options: DiscoverOptions{Recursive: tc.recursive, MaxDepth: tc.maxDepth}}
+		if got := d.Depth(); got != tc.want {
+			t.Errorf("Depth of %s with recursive %v and maxDepth %d = %d, want %d", tc.purpose, fmtBool(tc.recursive), tc.maxDepth, got, tc.want)
+		}
+	}
+}
+
+func fmtBool(b *bool) string {
+	if b == nil {
+		return "unset"
+	}
+	return strconv.FormatBool(*b)
 }

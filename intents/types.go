@@ -67,19 +67,22 @@ type SizeRange struct {
 	Max *int64 `json:"max,omitempty" validate:"omitempty,min=0" jsonschema:"Keep only files of at most this many bytes."`
 }
 
-// DiscoverOptions tunes a [Discover] intent. The zero value lists or searches
-// target.path itself, not its subdirectories, and returns the server's default
-// number of results.
+// DiscoverOptions tunes a [Discover] intent. The zero value lists
+// target.path itself, not its subdirectories, searches the whole tree below
+// it (see [Discover.Depth]), and returns the server's default number of
+// results.
 type DiscoverOptions struct {
-	Recursive           bool `json:"recursive,omitempty" jsonschema:"Also look inside subdirectories. Default false."`
-	MaxDepth            int  `json:"maxDepth,omitempty" validate:"min=0,max=1000" jsonschema:"How many directory levels to descend when recursive is set. Default 0 means no limit."`
-	MaxResults          int  `json:"maxResults,omitempty" validate:"min=0,max=10000" jsonschema:"Most results to return. Default 0 means the server's default."`
-	Offset              int  `json:"offset,omitempty" validate:"min=0" jsonschema:"Skip this many results; to get the next page, pass the nextOffset of the previous result. Default 0."`
-	IncludeContent      bool `json:"includeContent,omitempty" purposes:"search_content search_semantic" jsonschema:"Include each file's text, capped, in the results. Default false."`
-	FollowRelationships bool `json:"followRelationships,omitempty" purposes:"search_semantic" jsonschema:"Also return, in related, the documents one link away from the hits (links, backlinks, frontmatter relations). Default false."`
-	Regex               bool `json:"regex,omitempty" purposes:"search_content" jsonschema:"Treat target.query as an RE2 regular expression instead of plain text. Default false."`
-	CaseSensitive       bool `json:"caseSensitive,omitempty" purposes:"search_content" jsonschema:"Match target.query's letter case exactly. Default false."`
-	ContextLines        int  `json:"contextLines,omitempty" validate:"min=0,max=10" purposes:"search_content" jsonschema:"How many lines around each match to return. Default 0."`
+	// Recursive is a pointer so that an explicit false, which narrows a search, differs from
+	// leaving it out.
+	Recursive           *bool `json:"recursive,omitempty" jsonschema:"Whether to look inside subdirectories. For list the default is false: only the entries directly in target.path. For search_content and search_semantic the default is true: the whole tree below target.path; false searches only the files directly in it."`
+	MaxDepth            int   `json:"maxDepth,omitempty" validate:"min=0,max=1000" jsonschema:"How many directory levels below target.path a recursive listing or search goes; 1 means only the entries directly in it. Refused when the call is not recursive (for list, unless recursive is true). Default 0 means no limit."`
+	MaxResults          int   `json:"maxResults,omitempty" validate:"min=0,max=10000" jsonschema:"Most results to return. Default 0 means the server's default."`
+	Offset              int   `json:"offset,omitempty" validate:"min=0" jsonschema:"Skip this many results; to get the next page, pass the nextOffset of the previous result. Default 0."`
+	IncludeContent      bool  `json:"includeContent,omitempty" purposes:"search_content search_semantic" jsonschema:"Include each file's text, capped, in the results. Default false."`
+	FollowRelationships bool  `json:"followRelationships,omitempty" purposes:"search_semantic" jsonschema:"Also return, in related, the documents one link away from the hits (links, backlinks, frontmatter relations). Default false."`
+	Regex               bool  `json:"regex,omitempty" purposes:"search_content" jsonschema:"Treat target.query as an RE2 regular expression instead of plain text. Default false."`
+	CaseSensitive       bool  `json:"caseSensitive,omitempty" purposes:"search_content" jsonschema:"Match target.query's letter case exactly. Default false."`
+	ContextLines        int   `json:"contextLines,omitempty" validate:"min=0,max=10" purposes:"search_content" jsonschema:"How many lines around each match to return. Default 0."`
 }
 
 // Update is the writer tool's intent: create, change, delete or move a file

@@ -63,8 +63,7 @@ func (s *Server) discover(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	recursive := in.Options.Recursive || in.Purpose == "search_content"
-	if err := s.charge(c, recursive); err != nil {
+	if err := s.charge(c, in.Recursive()); err != nil {
 		return nil, err
 	}
 	switch in.Purpose {
@@ -90,13 +89,13 @@ func (s *Server) discover(ctx context.Context, c *call) (any, error) {
 	var out SearcherResult
 	switch in.Purpose {
 	case "list":
-		err = s.list(ctx, name, in.Options, f, p, r)
+		err = s.list(ctx, name, in.Depth(), f, p, r)
 	default:
 		var m *matcher
 		if m, err = newMatcher(in.Target.Query, in.Options); err != nil {
 			return nil, err
 		}
-		out.SearchedFile, err = s.searchContent(ctx, name, in.Options, f, m, p, r)
+		out.SearchedFile, err = s.searchContent(ctx, name, in.Depth(), in.Options, f, m, p, r)
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		out.TimedOut, err = true, nil
@@ -147,13 +146,10 @@ func (p *page) add(e func() FileEntry) bool {
 	return true
 }
 
-// walk visits the entries below name that the policy lets the caller see, in path order: one level
-// for a plain listing, the tree for a recursive one (bounded by maxDepth). r counts every entry walked.
-func (s *Server) walk(ctx context.Context, name string, o intents.DiscoverOptions, recursive bool, r *reporter, visit func(fsroot.Info) bool) error {
-	depth := o.MaxDepth
-	if !recursive {
-		depth = 1
-	}
+// walk visits the entries below name that the policy lets the caller see, in path order, down to
+// depth levels ([intents.Discover.Depth]: 1 for the entries directly in name, 0 for the whole tree).
+// r counts every entry walked.
+func (s *Server) walk(ctx context.Context, name string, depth int, r *reporter, visit func(fsroot.Info) bool) error {
 	return s.cfg.Root.Walk(ctx, name, depth, func(info fsroot.Info, err error) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -175,8 +171,8 @@ func (s *Server) walk(ctx context.Context, name string, o intents.DiscoverOption
 	})
 }
 
-func (s *Server) list(ctx context.Context, name string, o intents.DiscoverOptions, f *filter, p *page, r *reporter) error {
-	return s.walk(ctx, name, o, o.Recursive, r, func(info fsroot.Info) bool {
+func (s *Server) list(ctx context.Context, name string, depth int, f *filter, p *page, r *reporter) error {
+	return s.walk(ctx, name, depth, r, func(info fsroot.Info) bool {
 		if !f.keep(info) {
 			return true
 		}
@@ -318,7 +314,7 @@ func (m *matcher) match(line string) bool {
 	return strings.Contains(line, m.needle)
 }
 
-func (s *Server) searchContent(ctx context.Context, name string, o intents.DiscoverOptions, f *filter, m *matcher, p *page, r *reporter) (int, error) {
+func (s *Server) searchContent(ctx context.Context, name string, depth int, o intents.DiscoverOptions, f *filter, m *matcher, p *page, r *reporter) (int, error) {
 	searched := 0
 	visit := func(info fsroot.Info) bool {
 		if info.Type != fsroot.TypeFile || !f.keep(info) {
@@ -351,10 +347,10 @@ func (s *Server) searchContent(ctx context.Context, name string, o intents.Disco
 		visit(info) // a single file was named: search just that file
 		return searched, nil
 	}
-	if paths, ok := s.candidates(ctx, m, o); ok {
-		return searched, s.visitCandidates(ctx, name, o, paths, r, visit)
+	if paths, ok := s.candidates(ctx, m); ok {
+		return searched, s.visitCandidates(ctx, name, depth, paths, r, visit)
 	}
-	err := s.walk(ctx, name, o, true, r, visit)
+	err := s.walk(ctx, name, depth, r, visit)
 	return searched, err
 }
 
@@ -362,7 +358,7 @@ func (s *Server) searchContent(ctx context.Context, name string, o intents.Disco
 // narrow the search (no index, still building, a regular expression, a literal not made of whole
 // ASCII words): then every file is scanned. Either way the files are read and matched the same way,
 // so the results are the same.
-func (s *Server) candidates(ctx context.Context, m *matcher, o intents.DiscoverOptions) ([]string, bool) {
+func (s *Server) candidates(ctx context.Context, m *matcher) ([]string, bool) {
 	if s.cfg.Engine == nil || m.re != nil {
 		return nil, false
 	}
@@ -374,9 +370,9 @@ func (s *Server) candidates(ctx context.Context, m *matcher, o intents.DiscoverO
 }
 
 // visitCandidates visits the candidate files below name in the order a walk would (depth first,
-// names sorted), within the depth limit, judged by the policy as a walk judges them. r counts every
-// candidate, out of all of them.
-func (s *Server) visitCandidates(ctx context.Context, name string, o intents.DiscoverOptions, paths []string, r *reporter, visit func(fsroot.Info) bool) error {
+// names sorted), within depth levels as [Server.walk] counts them, judged by the policy as a walk
+// judges them. r counts every candidate, out of all of them.
+func (s *Server) visitCandidates(ctx context.Context, name string, depth int, paths []string, r *reporter, visit func(fsroot.Info) bool) error {
 	sort.Slice(paths, func(i, j int) bool { return walkOrder(paths[i], paths[j]) })
 	r.setTotal(len(paths), "candidate files")
 	for _, p := range paths {
@@ -385,7 +381,7 @@ func (s *Server) visitCandidates(ctx context.Context, name string, o intents.Dis
 		}
 		r.step()
 		rel, ok := below(p, name)
-		if !ok || (o.MaxDepth > 0 && strings.Count(rel, "/")+1 > o.MaxDepth) {
+		if !ok || !withinDepth(rel, depth) {
 			continue
 		}
 		info, err := s.cfg.Root.Lstat(p)
@@ -408,6 +404,12 @@ func below(p, name string) (string, bool) {
 		return "", false
 	}
 	return p[len(name)+1:], true
+}
+
+// withinDepth reports whether rel, a path relative to the folder a walk starts from, lies within
+// depth levels of it (0 for no limit): "a.md" is at level 1, "d/a.md" at level 2.
+func withinDepth(rel string, depth int) bool {
+	return depth <= 0 || strings.Count(rel, "/")+1 <= depth
 }
 
 // visibleAlong judges a file and every folder above it, as a walk that skips refused folders does.
