@@ -255,10 +255,8 @@ func (f *filter) keep(info fsroot.Info) bool {
 	if f.exts != nil && !f.exts[strings.ToLower(path.Ext(info.Name))] {
 		return false
 	}
-	if f.name != "" {
-		if ok, _ := path.Match(f.name, strings.ToLower(info.Name)); !ok {
-			return false
-		}
+	if !f.named(info.Name) {
+		return false
 	}
 	if f.after != nil && !info.ModTime.After(*f.after) {
 		return false
@@ -273,6 +271,15 @@ func (f *filter) keep(info fsroot.Info) bool {
 		return false
 	}
 	return true
+}
+
+// named reports whether a base name matches the criteria's name glob, ignoring case, or there is none.
+func (f *filter) named(base string) bool {
+	if f.name == "" {
+		return true
+	}
+	ok, _ := path.Match(f.name, strings.ToLower(base))
+	return ok
 }
 
 // matcher finds the query in a line: a literal, case-insensitive unless asked, or an RE2 regex.
