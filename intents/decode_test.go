@@ -61,10 +61,12 @@ func TestDecodeAccess(t *testing.T) {
 	read := func(path string) Access { return Access{Purpose: "read", Target: AccessTarget{Path: path}} }
 	runDecode(t, []decodeCase[Access]{
 		{name: "minimal", in: `{"purpose":"read","target":{"path":"a.md"}}`, want: read("a.md")},
-		{name: "full", in: `{"purpose":"read","target":{"path":"bin/x","encoding":"base64"},
+		{name: "full", in: `{"purpose":"read","target":{"path":"bin/x","encoding":"utf-8"},
 			"preferences":{"includeMetadata":true,"maxSize":1024,"chunkIfLarge":true,"offset":5,"limit":20}}`,
-			want: Access{Purpose: "read", Target: AccessTarget{Path: "bin/x", Encoding: "base64"},
+			want: Access{Purpose: "read", Target: AccessTarget{Path: "bin/x", Encoding: "utf-8"},
 				Preferences: AccessPreferences{IncludeMetadata: true, MaxSize: 1024, ChunkIfLarge: true, Offset: 5, Limit: 20}}},
+		{name: "base64 with what it takes", in: `{"purpose":"read","target":{"path":"bin/x","encoding":"base64"},"preferences":{"includeMetadata":true,"maxSize":1024}}`,
+			want: Access{Purpose: "read", Target: AccessTarget{Path: "bin/x", Encoding: "base64"}, Preferences: AccessPreferences{IncludeMetadata: true, MaxSize: 1024}}},
 		{name: "metadata", in: `{"purpose":"metadata","target":{"path":"d"}}`, want: Access{Purpose: "metadata", Target: AccessTarget{Path: "d"}}},
 		{name: "nulls are absent", in: `{"purpose":"read","target":{"path":"a.md","encoding":null},"preferences":null}`, want: read("a.md")},
 		{name: "whitespace around", in: " \n{\"purpose\":\"read\",\"target\":{\"path\":\"a.md\"}}\t ", want: read("a.md")},
@@ -123,6 +125,14 @@ func TestDecodeAccess(t *testing.T) {
 		{name: "limit too big", in: `{"purpose":"read","target":"a","preferences":{"limit":100001}}`, field: "preferences.limit", rule: "max"},
 		{name: "negative offset", in: `{"purpose":"read","target":"a","preferences":{"offset":-1}}`,
 			field: "preferences.offset", rule: "min", msg: "at least 0"},
+		{name: "preferences with metadata", in: `{"purpose":"metadata","target":"a","preferences":{"includeMetadata":true}}`,
+			field: "preferences", rule: "unexpected", msg: "only accepted when purpose is read, not metadata"},
+		{name: "encoding with exists", in: `{"purpose":"exists","target":{"path":"a","encoding":"base64"}}`,
+			field: "target.encoding", rule: "unexpected", msg: "use purpose read"},
+		{name: "lines of base64", in: `{"purpose":"read","target":{"path":"a","encoding":"base64"},"preferences":{"offset":2}}`,
+			field: "preferences.offset", rule: "conflict", msg: "target.encoding base64 returns the whole file's bytes"},
+		{name: "chunks of base64", in: `{"purpose":"read","target":{"path":"a","encoding":"base64"},"preferences":{"chunkIfLarge":true}}`,
+			field: "preferences.chunkIfLarge", rule: "conflict"},
 
 		// Whole arguments.
 		{name: "empty input", in: ``, field: "purpose", rule: "required"},

@@ -177,6 +177,29 @@ func oneofOf(root reflect.Type, ns string) []string {
 	return ruleParam(before, "oneof")
 }
 
+// check refuses preferences that read text by lines alongside target.encoding base64, which returns
+// the whole file's bytes.
+func (a *Access) check() *FieldError {
+	if a.Target.Encoding != "base64" {
+		return nil
+	}
+	p := a.Preferences
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{
+		{"preferences.chunkIfLarge", p.ChunkIfLarge},
+		{"preferences.offset", p.Offset > 0},
+		{"preferences.limit", p.Limit > 0},
+	} {
+		if f.set {
+			return &FieldError{Field: f.name, Rule: "conflict",
+				Message: f.name + " reads text by lines, but target.encoding base64 returns the whole file's bytes: remove " + f.name + ", or leave target.encoding out to read text"}
+		}
+	}
+	return nil
+}
+
 // check applies the rules of [Discover] that depend on its purpose.
 func (d *Discover) check() *FieldError {
 	switch d.Purpose {

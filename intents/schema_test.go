@@ -155,7 +155,7 @@ func TestSchemaAcceptsDecoded(t *testing.T) {
 		run(t, Schema[Access](), func(b []byte) (any, error) { return Decode[Access](b) },
 			[]check{
 				{"minimal", `{"purpose":"exists","target":"a"}`},
-				{"full", `{"purpose":"read","target":{"path":"a","encoding":"base64"},"preferences":{"includeMetadata":true,"maxSize":9,"chunkIfLarge":true,"offset":1,"limit":2}}`},
+				{"full", `{"purpose":"read","target":{"path":"a","encoding":"utf-8"},"preferences":{"includeMetadata":true,"maxSize":9,"chunkIfLarge":true,"offset":1,"limit":2}}`},
 			},
 			[]check{
 				{"unknown nested field", `{"purpose":"read","target":{"path":"a"},"preferences":{"lines":2}}`},
