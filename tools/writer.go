@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"path"
 	"sort"
@@ -198,7 +199,13 @@ func (s *Server) remove(ctx context.Context, name string, o intents.UpdateOption
 	if err != nil {
 		return err
 	}
-	if o.Backup && info.Type == fsroot.TypeFile {
+	if o.Backup && info.Type != fsroot.TypeFile {
+		// A backup keeps a file's content; deleting a folder or a link with it asked for would
+		// delete without keeping anything.
+		return &callError{code: CodeInvalidArgument, field: "options.backup", msg: fmt.Sprintf(
+			"%q is not a file (%s), and options.backup keeps only a file's content: delete it without options.backup, or delete the files you want kept one by one with it", name, info.Type)}
+	}
+	if o.Backup {
 		old, _, err := s.cfg.Root.ReadFile(ctx, name, s.cfg.MaxFileSize)
 		if err != nil {
 			return err
