@@ -36,12 +36,14 @@ func searcherTool() mcp.Tool {
 		mcp.WithDescription("Find files under the root. "+
 			"purpose \"list\" lists a folder (target.path; \".\" is the root) with path, type, size and modified; options.recursive walks below it "+
 			"(options.maxDepth limits how deep) and target.criteria filters by extension, name glob, size, modified time or content. "+
-			"purpose \"search_content\" finds target.query in file contents below target.path (a case-insensitive literal; options.regex for an RE2 "+
+			"purpose \"search_content\" finds target.query in file contents in the whole tree below target.path (options.recursive false: only the files directly in it; "+
+			"a case-insensitive literal; options.regex for an RE2 "+
 			"regular expression; options.caseSensitive) and returns each file's matching lines with line numbers and options.contextLines of context. "+
 			"Results are sorted by path and capped by options.maxResults; when truncated, pass nextOffset back as options.offset. "+
 			"purpose \"search_semantic\" ranks the documents under target.path for target.query: full-text search (BM25) over sections, titles, headings, tags and aliases "+
 			"(no neural embeddings), with each hit's best section, line and a snippet; it matches words, not meaning, so add up to 8 paraphrases in queries using the words the documents would likely use (feature or command names, technical terms, synonyms), options.followRelationships for documents one link away. "+
-			"purpose \"relationships\" describes the document at target.path: outline, links, backlinks, broken links, tags and frontmatter relations."),
+			"purpose \"relationships\" describes the document at target.path: outline, links, backlinks, broken links, tags and frontmatter relations. "+
+			"A field the purpose does not take is refused with INVALID_ARGUMENT naming it; each field's description says which purposes take it."),
 		schemas[intents.Discover, SearcherResult](),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{
 			Title:           "Find files",

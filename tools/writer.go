@@ -24,7 +24,8 @@ func writerTool() mcp.Tool {
 			"(copy it from the file; options.dryRun returns the unified diff without writing); "+
 			"\"delete\" removes a file or an empty folder (options.recursive for a full one); "+
 			"\"move\" renames target.path to target.destination (options.overwrite to replace a file there); \"mkdir\" makes a folder and its parents. "+
-			"options.backup keeps the previous version in the server's backup store, outside the root."),
+			"options.backup (update, append, edit, delete of a file) keeps the previous version in the server's backup store, outside the root. "+
+			"A field the purpose does not take is refused with INVALID_ARGUMENT naming it; each field's description says which purposes take it."),
 		schemas[intents.Update, WriterResult](),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{
 			Title:           "Write files",
