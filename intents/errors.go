@@ -220,25 +220,6 @@ func (d *Discover) check() *FieldError {
 	return nil
 }
 
-// Recursive reports whether d looks below the entries directly in target.path: options.recursive
-// when it is set, else false for list and true for search_content and search_semantic, which have
-// always searched the whole tree.
-func (d *Discover) Recursive() bool {
-	if r := d.Options.Recursive; r != nil {
-		return *r
-	}
-	return d.Purpose == "search_content" || d.Purpose == "search_semantic"
-}
-
-// Depth is how many directory levels below target.path d looks at: 1 for the entries directly in
-// it, options.maxDepth for a recursive call, where 0 means no limit.
-func (d *Discover) Depth() int {
-	if !d.Recursive() {
-		return 1
-	}
-	return d.Options.MaxDepth
-}
-
 // check applies the rules of [Update] that depend on its purpose.
 func (u *Update) check() *FieldError {
 	switch u.Purpose {
