@@ -2,6 +2,7 @@ package intents
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -60,10 +61,12 @@ func TestDecodeAccess(t *testing.T) {
 	read := func(path string) Access { return Access{Purpose: "read", Target: AccessTarget{Path: path}} }
 	runDecode(t, []decodeCase[Access]{
 		{name: "minimal", in: `{"purpose":"read","target":{"path":"a.md"}}`, want: read("a.md")},
-		{name: "full", in: `{"purpose":"read","target":{"path":"bin/x","encoding":"base64"},
+		{name: "full", in: `{"purpose":"read","target":{"path":"bin/x","encoding":"utf-8"},
 			"preferences":{"includeMetadata":true,"maxSize":1024,"chunkIfLarge":true,"offset":5,"limit":20}}`,
-			want: Access{Purpose: "read", Target: AccessTarget{Path: "bin/x", Encoding: "base64"},
+			want: Access{Purpose: "read", Target: AccessTarget{Path: "bin/x", Encoding: "utf-8"},
 				Preferences: AccessPreferences{IncludeMetadata: true, MaxSize: 1024, ChunkIfLarge: true, Offset: 5, Limit: 20}}},
+		{name: "base64 with what it takes", in: `{"purpose":"read","target":{"path":"bin/x","encoding":"base64"},"preferences":{"includeMetadata":true,"maxSize":1024}}`,
+			want: Access{Purpose: "read", Target: AccessTarget{Path: "bin/x", Encoding: "base64"}, Preferences: AccessPreferences{IncludeMetadata: true, MaxSize: 1024}}},
 		{name: "metadata", in: `{"purpose":"metadata","target":{"path":"d"}}`, want: Access{Purpose: "metadata", Target: AccessTarget{Path: "d"}}},
 		{name: "nulls are absent", in: `{"purpose":"read","target":{"path":"a.md","encoding":null},"preferences":null}`, want: read("a.md")},
 		{name: "whitespace around", in: " \n{\"purpose\":\"read\",\"target\":{\"path\":\"a.md\"}}\t ", want: read("a.md")},
@@ -122,6 +125,14 @@ func TestDecodeAccess(t *testing.T) {
 		{name: "limit too big", in: `{"purpose":"read","target":"a","preferences":{"limit":100001}}`, field: "preferences.limit", rule: "max"},
 		{name: "negative offset", in: `{"purpose":"read","target":"a","preferences":{"offset":-1}}`,
 			field: "preferences.offset", rule: "min", msg: "at least 0"},
+		{name: "preferences with metadata", in: `{"purpose":"metadata","target":"a","preferences":{"includeMetadata":true}}`,
+			field: "preferences", rule: "unexpected", msg: "only accepted when purpose is read, not metadata"},
+		{name: "encoding with exists", in: `{"purpose":"exists","target":{"path":"a","encoding":"base64"}}`,
+			field: "target.encoding", rule: "unexpected", msg: "use purpose read"},
+		{name: "lines of base64", in: `{"purpose":"read","target":{"path":"a","encoding":"base64"},"preferences":{"offset":2}}`,
+			field: "preferences.offset", rule: "conflict", msg: "target.encoding base64 returns the whole file's bytes"},
+		{name: "chunks of base64", in: `{"purpose":"read","target":{"path":"a","encoding":"base64"},"preferences":{"chunkIfLarge":true}}`,
+			field: "preferences.chunkIfLarge", rule: "conflict"},
 
 		// Whole arguments.
 		{name: "empty input", in: ``, field: "purpose", rule: "required"},
@@ -148,20 +159,30 @@ func TestDecodeDiscover(t *testing.T) {
 			"criteria":{"content":"x","extension":["md","txt"],"name":"*.md",
 				"modified":{"after":"2025-01-31T00:00:00Z","before":"2025-02-01T12:30:00+02:00"},"size":{"min":1,"max":2048}}},
 			"options":{"recursive":true,"maxDepth":3,"maxResults":50,"offset":10,"includeContent":true,
-				"followRelationships":true,"regex":true,"caseSensitive":true,"contextLines":2}}`,
+				"regex":true,"caseSensitive":true,"contextLines":2}}`,
 			want: Discover{Purpose: "search_content",
 				Target: DiscoverTarget{Path: "docs", Query: "TODO", Criteria: &Criteria{Content: "x", Extension: []string{"md", "txt"}, Name: "*.md",
 					Modified: &TimeRange{After: &after, Before: &before}, Size: &SizeRange{Min: ptr[int64](1), Max: ptr[int64](2048)}}},
-				Options: DiscoverOptions{Recursive: true, MaxDepth: 3, MaxResults: 50, Offset: 10, IncludeContent: true,
-					FollowRelationships: true, Regex: true, CaseSensitive: true, ContextLines: 2}}},
+				Options: DiscoverOptions{Recursive: ptr(true), MaxDepth: 3, MaxResults: 50, Offset: 10, IncludeContent: true,
+					Regex: true, CaseSensitive: true, ContextLines: 2}}},
 		{name: "semantic with queries", in: `{"purpose":"search_semantic","target":{"query":"rate limits"},"queries":["throttling","quotas"]}`,
 			want: Discover{Purpose: "search_semantic", Target: DiscoverTarget{Query: "rate limits"}, Queries: []string{"throttling", "quotas"}}},
+		{name: "semantic full", in: `{"purpose":"search_semantic","target":{"query":"q","criteria":{"tags":["a"],"name":"*.md"}},
+			"options":{"followRelationships":true,"includeContent":true}}`,
+			want: Discover{Purpose: "search_semantic", Target: DiscoverTarget{Query: "q", Criteria: &Criteria{Tags: []string{"a"}, Name: "*.md"}},
+				Options: DiscoverOptions{FollowRelationships: true, IncludeContent: true}}},
+		{name: "recursive false for search_content", in: `{"purpose":"search_content","target":{"query":"a"},"options":{"recursive":false}}`,
+			want: Discover{Purpose: "search_content", Target: DiscoverTarget{Query: "a"}, Options: DiscoverOptions{Recursive: ptr(false)}}},
+		{name: "maxDepth for search_content, recursive by default", in: `{"purpose":"search_content","target":{"query":"a"},"options":{"maxDepth":2}}`,
+			want: Discover{Purpose: "search_content", Target: DiscoverTarget{Query: "a"}, Options: DiscoverOptions{MaxDepth: 2}}},
+		{name: "zero option for a purpose that does not take it", in: `{"purpose":"list","options":{"regex":false,"contextLines":0},"queries":[]}`,
+			want: Discover{Purpose: "list", Queries: []string{}}},
 
 		// Forgiven slips.
 		{name: "strings at several depths", in: `{"purpose":"list","target":{"criteria":{"size":{"min":"10","max":"20"}}},
 			"options":{"recursive":"true","maxResults":"10","maxDepth":"2"}}`,
 			want: Discover{Purpose: "list", Target: DiscoverTarget{Criteria: &Criteria{Size: &SizeRange{Min: ptr[int64](10), Max: ptr[int64](20)}}},
-				Options: DiscoverOptions{Recursive: true, MaxResults: 10, MaxDepth: 2}}},
+				Options: DiscoverOptions{Recursive: ptr(true), MaxResults: 10, MaxDepth: 2}}},
 		{name: "single string extension", in: `{"purpose":"list","target":{"criteria":{"extension":"md"}}}`,
 			want: Discover{Purpose: "list", Target: DiscoverTarget{Criteria: &Criteria{Extension: []string{"md"}}}}},
 		{name: "JSON-encoded extension list", in: `{"purpose":"list","target":{"criteria":{"extension":"[\"md\",\"txt\"]"}}}`,
@@ -174,7 +195,7 @@ func TestDecodeDiscover(t *testing.T) {
 			want: Discover{Purpose: "search_content", Target: DiscoverTarget{Path: "src", Query: "x"}}},
 		{name: "target as plain string", in: `{"purpose":"list","target":"docs"}`, want: Discover{Purpose: "list", Target: DiscoverTarget{Path: "docs"}}},
 		{name: "options as JSON string", in: `{"purpose":"list","options":"{\"recursive\":true,\"maxResults\":\"5\"}"}`,
-			want: Discover{Purpose: "list", Options: DiscoverOptions{Recursive: true, MaxResults: 5}}},
+			want: Discover{Purpose: "list", Options: DiscoverOptions{Recursive: ptr(true), MaxResults: 5}}},
 		{name: "criteria as JSON string", in: `{"purpose":"list","target":{"criteria":"{\"name\":\"*.go\"}"}}`,
 			want: Discover{Purpose: "list", Target: DiscoverTarget{Criteria: &Criteria{Name: "*.go"}}}},
 		{name: "plain date", in: `{"purpose":"list","target":{"criteria":{"modified":{"after":"2025-01-31"}}}}`,
@@ -187,6 +208,22 @@ func TestDecodeDiscover(t *testing.T) {
 			field: "target.query", rule: "required"},
 		{name: "unknown purpose", in: `{"purpose":"grep"}`, field: "purpose", rule: "oneof", msg: "list, search_content, search_semantic"},
 		{name: "unknown option", in: `{"purpose":"list","options":{"depth":2}}`, field: "options.depth", rule: "unknown-field", msg: "maxDepth"},
+		{name: "maxDepth for a plain list", in: `{"purpose":"list","options":{"maxDepth":2}}`, field: "options.maxDepth", rule: "conflict",
+			msg: "list does not look inside subdirectories unless options.recursive is true: set options.recursive to true, or remove options.maxDepth"},
+		{name: "maxDepth with recursive false", in: `{"purpose":"search_semantic","target":{"query":"a"},"options":{"maxDepth":2,"recursive":false}}`,
+			field: "options.maxDepth", rule: "conflict", msg: "options.recursive is false"},
+		{name: "includeContent with list", in: `{"purpose":"list","options":{"includeContent":true}}`, field: "options.includeContent", rule: "unexpected",
+			msg: "options.includeContent is only accepted when purpose is search_content or search_semantic, not list: remove options.includeContent, or use one of those purposes"},
+		{name: "followRelationships with search_content", in: `{"purpose":"search_content","target":{"query":"a"},"options":{"followRelationships":true}}`,
+			field: "options.followRelationships", rule: "unexpected", msg: "only accepted when purpose is search_semantic, not search_content: remove options.followRelationships, or use purpose search_semantic"},
+		{name: "tags with list", in: `{"purpose":"list","target":{"criteria":{"tags":["a"]}}}`, field: "target.criteria.tags", rule: "unexpected", msg: "search_semantic"},
+		{name: "content criterion with search_semantic", in: `{"purpose":"search_semantic","target":{"query":"a","criteria":{"content":"b"}}}`,
+			field: "target.criteria.content", rule: "unexpected", msg: "list or search_content"},
+		{name: "query with list", in: `{"purpose":"list","target":{"query":"a"}}`, field: "target.query", rule: "unexpected", msg: "search_content or search_semantic"},
+		{name: "queries with search_content", in: `{"purpose":"search_content","target":{"query":"a"},"queries":["b"]}`, field: "queries", rule: "unexpected"},
+		{name: "criteria with relationships", in: `{"purpose":"relationships","target":{"path":"a.md","criteria":{"extension":"md"}}}`,
+			field: "target.criteria", rule: "unexpected", msg: "list, search_content or search_semantic, not relationships"},
+		{name: "options with relationships", in: `{"purpose":"relationships","target":"a.md","options":{"maxResults":5}}`, field: "options", rule: "unexpected"},
 		{name: "snake case option", in: `{"purpose":"list","options":{"max_results":2}}`,
 			field: "options.max_results", rule: "unknown-field", msg: "did you mean maxResults?"},
 		{name: "unknown criterion", in: `{"purpose":"list","target":{"criteria":{"type":"file"}}}`,
@@ -230,14 +267,16 @@ func TestDecodeUpdate(t *testing.T) {
 			want: Update{Purpose: "create", Target: UpdateTarget{Path: "a.md"}, Content: ptr("")}},
 		{name: "append", in: `{"purpose":"append","target":"log.txt","content":"line\n"}`,
 			want: Update{Purpose: "append", Target: UpdateTarget{Path: "log.txt"}, Content: ptr("line\n")}},
-		{name: "full", in: `{"purpose":"update","target":{"path":"a.md"},"content":"x",
-			"options":{"createPath":true,"backup":true,"atomic":true,"preserveRelationships":true,"recursive":true,"overwrite":true,"dryRun":true}}`,
-			want: Update{Purpose: "update", Target: UpdateTarget{Path: "a.md"}, Content: ptr("x"),
-				Options: UpdateOptions{CreatePath: true, Backup: true, Atomic: ptr(true), PreserveRelationships: true, Recursive: true, Overwrite: true, DryRun: true}}},
+		{name: "full update", in: `{"purpose":"update","target":{"path":"a.md"},"content":"x","options":{"backup":true,"atomic":true}}`,
+			want: Update{Purpose: "update", Target: UpdateTarget{Path: "a.md"}, Content: ptr("x"), Options: UpdateOptions{Backup: true, Atomic: ptr(true)}}},
+		{name: "full move", in: `{"purpose":"move","target":{"path":"a.md","destination":"b/a.md"},
+			"options":{"createPath":true,"atomic":true,"preserveRelationships":true,"overwrite":true,"dryRun":true}}`,
+			want: Update{Purpose: "move", Target: UpdateTarget{Path: "a.md", Destination: "b/a.md"},
+				Options: UpdateOptions{CreatePath: true, Atomic: ptr(true), PreserveRelationships: true, Overwrite: true, DryRun: true}}},
 		{name: "delete", in: `{"purpose":"delete","target":{"path":"old"},"options":{"recursive":"true"}}`,
 			want: Update{Purpose: "delete", Target: UpdateTarget{Path: "old"}, Options: UpdateOptions{Recursive: true}}},
-		{name: "mkdir with top-level path", in: `{"purpose":"mkdir","path":"a/b","options":{"createPath":"true"}}`,
-			want: Update{Purpose: "mkdir", Target: UpdateTarget{Path: "a/b"}, Options: UpdateOptions{CreatePath: true}}},
+		{name: "mkdir with top-level path", in: `{"purpose":"mkdir","path":"a/b","options":{"atomic":"true"}}`,
+			want: Update{Purpose: "mkdir", Target: UpdateTarget{Path: "a/b"}, Options: UpdateOptions{Atomic: ptr(true)}}},
 		{name: "edit", in: `{"purpose":"edit","target":{"path":"a.go"},"edits":[{"oldText":"a","newText":"b"},{"oldText":"c","newText":"","replaceAll":true}],"options":{"dryRun":true}}`,
 			want: Update{Purpose: "edit", Target: UpdateTarget{Path: "a.go"},
 				Edits: []Edit{{OldText: "a", NewText: "b"}, {OldText: "c", ReplaceAll: true}}, Options: UpdateOptions{DryRun: true}}},
@@ -269,6 +308,15 @@ func TestDecodeUpdate(t *testing.T) {
 			field: "edits", rule: "max"},
 		{name: "edits with create", in: `{"purpose":"create","target":"a","content":"","edits":[{"oldText":"a"}]}`,
 			field: "edits", rule: "unexpected", msg: "only accepted when purpose is edit"},
+		{name: "dryRun with delete", in: `{"purpose":"delete","target":"a","options":{"dryRun":true}}`,
+			field: "options.dryRun", rule: "unexpected", msg: "only accepted when purpose is edit or move, not delete"},
+		{name: "createPath with mkdir", in: `{"purpose":"mkdir","target":"a/b","options":{"createPath":true}}`,
+			field: "options.createPath", rule: "unexpected", msg: "create, append or move, not mkdir"},
+		{name: "backup with move", in: `{"purpose":"move","target":{"path":"a","destination":"b"},"options":{"backup":true}}`,
+			field: "options.backup", rule: "unexpected", msg: "update, append, edit or delete, not move"},
+		{name: "content with delete", in: `{"purpose":"delete","target":"a","content":""}`, field: "content", rule: "unexpected"},
+		{name: "destination with create", in: `{"purpose":"create","target":{"path":"a","destination":"b"},"content":"x"}`,
+			field: "target.destination", rule: "unexpected", msg: "use purpose move"},
 		{name: "move without destination", in: `{"purpose":"move","target":{"path":"a"}}`,
 			field: "target.destination", rule: "required", msg: "when purpose is move"},
 		{name: "atomic false", in: `{"purpose":"delete","target":"a","options":{"atomic":false}}`,
@@ -314,4 +362,36 @@ func TestPurposes(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestDepth(t *testing.T) {
+	for _, tc := range []struct {
+		purpose   string
+		recursive *bool
+		maxDepth  int
+		want      int
+	}{
+		{"list", nil, 0, 1},
+		{"list", ptr(false), 0, 1},
+		{"list", ptr(true), 0, 0},
+		{"list", ptr(true), 3, 3},
+		{"search_content", nil, 0, 0},
+		{"search_content", nil, 2, 2},
+		{"search_content", ptr(false), 0, 1},
+		{"search_semantic", nil, 0, 0},
+		{"search_semantic", ptr(false), 0, 1},
+		{"relationships", nil, 0, 1},
+	} {
+		d := Discover{Purpose: tc.purpose, Options: DiscoverOptions{Recursive: tc.recursive, MaxDepth: tc.maxDepth}}
+		if got := d.Depth(); got != tc.want {
+			t.Errorf("Depth of %s with recursive %v and maxDepth %d = %d, want %d", tc.purpose, fmtBool(tc.recursive), tc.maxDepth, got, tc.want)
+		}
+	}
+}
+
+func fmtBool(b *bool) string {
+	if b == nil {
+		return "unset"
+	}
+	return strconv.FormatBool(*b)
 }

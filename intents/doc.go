@@ -10,6 +10,12 @@
 // intent. Every failure is a *[FieldError] that names the JSON field and a
 // stable rule and wraps [ErrInvalid].
 //
+// Which purposes take which field is written once, in the purposes tag of
+// the field (see [Takes]): [Decode] refuses a field set for a purpose that
+// does not take it, naming the field and the purposes that do, and [Schema]
+// says the same in the field's description, so no field is accepted and then
+// silently ignored.
+//
 // Decoding is lenient about the shape of what a model sends (a number sent
 // as "10", an object sent as a JSON-encoded string, a path given without its
 // target) but strict about its content: unknown fields and values of the

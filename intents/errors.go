@@ -20,8 +20,10 @@ var ErrInvalid = errors.New("invalid argument")
 // "edits[2].oldText", "options.maxResults"), or "arguments" when the
 // arguments as a whole are wrong. Rule is a short, stable word:
 // "required", "oneof", "max", "min", "type", "unknown-field", "json",
-// "unexpected" or "atomic-only". Message is one lowercase sentence for the
-// model that names the field and the rule and says what to send instead.
+// "unexpected" (a field the purpose does not take, see [Takes]),
+// "conflict" (two fields that contradict each other) or "atomic-only".
+// Message is one lowercase sentence for the model that names the field and
+// the rule and says what to send instead.
 type FieldError struct {
 	Field   string
 	Rule    string
@@ -60,10 +62,31 @@ func validateStruct(p any) *FieldError {
 		// passes; keep the contract that every error is a FieldError.
 		return &FieldError{Field: argumentsField, Rule: "type", Message: "arguments cannot be validated: " + err.Error()}
 	}
+	if fe := refusePurpose(reflect.ValueOf(p)); fe != nil {
+		return fe
+	}
 	if c, ok := p.(interface{ check() *FieldError }); ok {
 		return c.check()
 	}
 	return nil
+}
+
+// refusePurpose refuses a field of the intent v points to that is set while the intent's purpose
+// does not take it (see [Takes]); intents without a purpose pass.
+func refusePurpose(v reflect.Value) *FieldError {
+	v = reflect.Indirect(v)
+	if v.Kind() != reflect.Struct {
+		return nil
+	}
+	f, ok := fieldNamed(v.Type(), "purpose")
+	if !ok {
+		return nil
+	}
+	purpose, ok := v.FieldByIndex(f.index).Interface().(string)
+	if !ok {
+		return nil
+	}
+	return refuseUntaken(v, "", purpose)
 }
 
 // fromValidator is the one place that turns validator output into a
@@ -154,6 +177,29 @@ func oneofOf(root reflect.Type, ns string) []string {
 	return ruleParam(before, "oneof")
 }
 
+// check refuses preferences that read text by lines alongside target.encoding base64, which returns
+// the whole file's bytes.
+func (a *Access) check() *FieldError {
+	if a.Target.Encoding != "base64" {
+		return nil
+	}
+	p := a.Preferences
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{
+		{"preferences.chunkIfLarge", p.ChunkIfLarge},
+		{"preferences.offset", p.Offset > 0},
+		{"preferences.limit", p.Limit > 0},
+	} {
+		if f.set {
+			return &FieldError{Field: f.name, Rule: "conflict",
+				Message: f.name + " reads text by lines, but target.encoding base64 returns the whole file's bytes: remove " + f.name + ", or leave target.encoding out to read text"}
+		}
+	}
+	return nil
+}
+
 // check applies the rules of [Discover] that depend on its purpose.
 func (d *Discover) check() *FieldError {
 	switch d.Purpose {
@@ -162,6 +208,14 @@ func (d *Discover) check() *FieldError {
 			return &FieldError{Field: "target.query", Rule: "required",
 				Message: "target.query is required when purpose is " + d.Purpose + ": send the text to search for"}
 		}
+	}
+	if d.Options.MaxDepth > 0 && !d.Recursive() {
+		why := "options.recursive is false"
+		if d.Options.Recursive == nil {
+			why = "list does not look inside subdirectories unless options.recursive is true"
+		}
+		return &FieldError{Field: "options.maxDepth", Rule: "conflict",
+			Message: "options.maxDepth bounds a recursive walk, but " + why + ": set options.recursive to true, or remove options.maxDepth"}
 	}
 	return nil
 }
@@ -184,10 +238,6 @@ func (u *Update) check() *FieldError {
 			return &FieldError{Field: "target.destination", Rule: "required",
 				Message: "target.destination is required when purpose is move: send the new path"}
 		}
-	}
-	if u.Purpose != "edit" && len(u.Edits) > 0 {
-		return &FieldError{Field: "edits", Rule: "unexpected",
-			Message: "edits is only accepted when purpose is edit: remove edits, or use purpose edit"}
 	}
 	if u.Options.Atomic != nil && !*u.Options.Atomic {
 		return &FieldError{Field: "options.atomic", Rule: "atomic-only",

@@ -35,6 +35,10 @@ var schemaCache sync.Map
 //     "maxLength" on strings, "minItems" and "maxItems" on lists, applied to
 //     the items after dive.
 //
+// The purposes tag of a field (see [Takes]) ends its description with the
+// purposes that take it, such as "Only for purpose search_content."; a tag
+// that is empty or names a purpose T does not have is a programming error.
+//
 // Optional pointer and list fields, which [Decode] accepts as null, are
 // typed without "null" to keep the schema simple for clients; a pointer or
 // list field without omitempty, which encoding/json may write as null, keeps
@@ -59,6 +63,9 @@ func Schema[T any]() json.RawMessage {
 		panic(fmt.Sprintf("intents: Schema[%s]: %v", t, err))
 	}
 	if err := refine(s, t); err != nil {
+		panic(fmt.Sprintf("intents: Schema[%s]: %v", t, err))
+	}
+	if err := checkTags(t, Purposes[T]()); err != nil {
 		panic(fmt.Sprintf("intents: Schema[%s]: %v", t, err))
 	}
 	s.Type, s.Types = "object", nil // the top level is never null
@@ -106,6 +113,9 @@ func refine(s *jsonschema.Schema, t reflect.Type) error {
 			if err := constrain(p.Items, f.typ.Elem(), elemRules); err != nil {
 				return fmt.Errorf("field %s: %w", f.name, err)
 			}
+		}
+		if f.purposes != nil {
+			p.Description = strings.TrimSpace(p.Description + " " + purposesNote(f.purposes))
 		}
 		if f.optional && len(p.Types) == 2 && p.Types[0] == "null" {
 			p.Type, p.Types = p.Types[1], nil

@@ -11,8 +11,9 @@ type field struct {
 	name     string // JSON name
 	index    []int
 	typ      reflect.Type
-	optional bool   // omitempty or omitzero: encoding/json never writes a zero value
-	validate string // the validate tag
+	optional bool     // omitempty or omitzero: encoding/json never writes a zero value
+	validate string   // the validate tag
+	purposes []string // the purposes tag, nil when the field has none (every purpose takes it)
 }
 
 // fieldCache maps a struct type to its []field.
@@ -39,8 +40,12 @@ func fields(t reflect.Type) []field {
 		for opt := range strings.SplitSeq(opts, ",") {
 			optional = optional || opt == "omitempty" || opt == "omitzero"
 		}
+		var purposes []string
+		if tag, ok := f.Tag.Lookup(purposesTag); ok {
+			purposes = strings.Fields(tag)
+		}
 		fs = append(fs, field{name: name, index: f.Index, typ: f.Type, optional: optional,
-			validate: f.Tag.Get("validate")})
+			validate: f.Tag.Get("validate"), purposes: purposes})
 	}
 	fieldCache.Store(t, fs)
 	return fs

@@ -7,13 +7,13 @@ import "time"
 type Access struct {
 	Purpose     string            `json:"purpose" validate:"required,oneof=read metadata exists" jsonschema:"What to do: read returns the file's content, metadata returns its size, times and type without the content, exists reports whether the path exists."`
 	Target      AccessTarget      `json:"target" jsonschema:"The file to access."`
-	Preferences AccessPreferences `json:"preferences,omitzero" jsonschema:"Optional settings for read."`
+	Preferences AccessPreferences `json:"preferences,omitzero" purposes:"read" jsonschema:"Optional settings for reading the content."`
 }
 
 // AccessTarget names the file an [Access] intent is about.
 type AccessTarget struct {
 	Path     string `json:"path" validate:"required,max=4096" jsonschema:"Path of the file, relative to the sandbox root, e.g. docs/readme.md."`
-	Encoding string `json:"encoding,omitempty" validate:"omitempty,oneof=utf-8 utf8 base64" jsonschema:"How to return the content: utf-8 (the default) returns text, base64 returns the raw bytes base64-encoded, for binary files."`
+	Encoding string `json:"encoding,omitempty" validate:"omitempty,oneof=utf-8 utf8 base64" purposes:"read" jsonschema:"How to return the content: utf-8 (the default) returns text, base64 returns the raw bytes base64-encoded, for binary files."`
 }
 
 // AccessPreferences tunes how an [Access] read returns content. The zero
@@ -21,9 +21,9 @@ type AccessTarget struct {
 type AccessPreferences struct {
 	IncludeMetadata bool  `json:"includeMetadata,omitempty" jsonschema:"Also return the file's size, modification time and type with the content. Default false."`
 	MaxSize         int64 `json:"maxSize,omitempty" validate:"min=0" jsonschema:"Refuse files larger than this many bytes with the error code TOO_LARGE. Default 0 means the server's limit."`
-	ChunkIfLarge    bool  `json:"chunkIfLarge,omitempty" jsonschema:"Return a large text file one chunk at a time instead of refusing it; the result carries nextOffset to pass as offset in the next call. Default false."`
-	Offset          int   `json:"offset,omitempty" validate:"min=0" jsonschema:"First line to return, counting from 0. Default 0."`
-	Limit           int   `json:"limit,omitempty" validate:"min=0,max=100000" jsonschema:"Number of lines to return. Default 0 means all lines, or one chunk when chunkIfLarge is set."`
+	ChunkIfLarge    bool  `json:"chunkIfLarge,omitempty" jsonschema:"Return a large text file in smaller parts; the result carries nextOffset to pass as offset in the next call. Not with target.encoding base64. Default false."`
+	Offset          int   `json:"offset,omitempty" validate:"min=0" jsonschema:"First line to return, counting from 0. Not with target.encoding base64. Default 0."`
+	Limit           int   `json:"limit,omitempty" validate:"min=0,max=100000" jsonschema:"Number of lines to return. Not with target.encoding base64. Default 0 means all lines, up to the size of one answer (smaller with chunkIfLarge)."`
 }
 
 // Discover is the searcher tool's intent: list a directory or search file
@@ -31,8 +31,8 @@ type AccessPreferences struct {
 type Discover struct {
 	Purpose string          `json:"purpose" validate:"required,oneof=list search_content search_semantic relationships" jsonschema:"What to do: list lists the files under target.path; search_content finds the lines containing target.query (literal or regex); search_semantic ranks documents under target.path for target.query with full-text search (BM25) over sections, titles, headings, tags and aliases, without neural embeddings; relationships describes the document at target.path: its outline, links, backlinks, broken links, tags and frontmatter relations."`
 	Target  DiscoverTarget  `json:"target" jsonschema:"Where to look and what to look for."`
-	Options DiscoverOptions `json:"options,omitzero" jsonschema:"Optional settings for the listing or search."`
-	Queries []string        `json:"queries,omitempty" validate:"max=8,dive,max=1000" jsonschema:"For search_semantic, up to 8 other phrasings of target.query, searched too and fused by rank. The search matches words, not meaning: use the words the documents themselves would likely use (names of features or commands, technical terms, synonyms of the asker's words). Default none."`
+	Options DiscoverOptions `json:"options,omitzero" purposes:"list search_content search_semantic" jsonschema:"Optional settings for the listing or search."`
+	Queries []string        `json:"queries,omitempty" validate:"max=8,dive,max=1000" purposes:"search_semantic" jsonschema:"Up to 8 other phrasings of target.query, searched too and fused by rank. The search matches words, not meaning: use the words the documents themselves would likely use (names of features or commands, technical terms, synonyms of the asker's words). Default none."`
 }
 
 // DiscoverTarget says where a [Discover] intent looks and what it looks for.
@@ -40,19 +40,19 @@ type Discover struct {
 // that.
 type DiscoverTarget struct {
 	Path     string    `json:"path" validate:"max=4096" jsonschema:"Directory to list or search, relative to the sandbox root. Default empty, which (like \".\") means the root."`
-	Query    string    `json:"query,omitempty" validate:"max=1000" jsonschema:"Text to search for. Required for search_content and search_semantic."`
-	Criteria *Criteria `json:"criteria,omitempty" jsonschema:"Optional filters; only files matching all of them are returned."`
+	Query    string    `json:"query,omitempty" validate:"max=1000" purposes:"search_content search_semantic" jsonschema:"Text to search for; required."`
+	Criteria *Criteria `json:"criteria,omitempty" purposes:"list search_content search_semantic" jsonschema:"Optional filters; only files matching all of them are returned."`
 }
 
 // Criteria filters the files a [Discover] intent returns. A zero field does
 // not filter.
 type Criteria struct {
-	Content   string     `json:"content,omitempty" validate:"max=1000" jsonschema:"Keep only files containing this text."`
+	Content   string     `json:"content,omitempty" validate:"max=1000" purposes:"list search_content" jsonschema:"Keep only files containing this text, ignoring case."`
 	Extension []string   `json:"extension,omitempty" validate:"max=50,dive,max=32" jsonschema:"Keep only files with one of these extensions, e.g. [\"md\", \"txt\"]."`
-	Name      string     `json:"name,omitempty" validate:"max=256" jsonschema:"Keep only files whose base name matches this glob, e.g. *.md."`
+	Name      string     `json:"name,omitempty" validate:"max=256" jsonschema:"Keep only files whose base name matches this glob, ignoring case, e.g. *.md."`
 	Modified  *TimeRange `json:"modified,omitempty" jsonschema:"Keep only files last modified within this time range."`
 	Size      *SizeRange `json:"size,omitempty" jsonschema:"Keep only files whose size in bytes is within this range."`
-	Tags      []string   `json:"tags,omitempty" validate:"max=20,dive,max=100" jsonschema:"For search_semantic, keep only documents carrying every one of these frontmatter tags."`
+	Tags      []string   `json:"tags,omitempty" validate:"max=20,dive,max=100" purposes:"search_semantic" jsonschema:"Keep only documents carrying every one of these frontmatter tags."`
 }
 
 // TimeRange is a range of modification times. A nil bound is open.
@@ -67,19 +67,41 @@ type SizeRange struct {
 	Max *int64 `json:"max,omitempty" validate:"omitempty,min=0" jsonschema:"Keep only files of at most this many bytes."`
 }
 
-// DiscoverOptions tunes a [Discover] intent. The zero value lists or searches
-// target.path itself, not its subdirectories, and returns the server's default
-// number of results.
+// DiscoverOptions tunes a [Discover] intent. The zero value lists
+// target.path itself, not its subdirectories, searches the whole tree below
+// it (see [Discover.Depth]), and returns the server's default number of
+// results.
 type DiscoverOptions struct {
-	Recursive           bool `json:"recursive,omitempty" jsonschema:"Also look inside subdirectories. Default false."`
-	MaxDepth            int  `json:"maxDepth,omitempty" validate:"min=0,max=1000" jsonschema:"How many directory levels to descend when recursive is set. Default 0 means no limit."`
-	MaxResults          int  `json:"maxResults,omitempty" validate:"min=0,max=10000" jsonschema:"Most results to return. Default 0 means the server's default."`
-	Offset              int  `json:"offset,omitempty" validate:"min=0" jsonschema:"Skip this many results; to get the next page, pass the nextOffset of the previous result. Default 0."`
-	IncludeContent      bool `json:"includeContent,omitempty" jsonschema:"Include each file's content in the results. Default false."`
-	FollowRelationships bool `json:"followRelationships,omitempty" jsonschema:"Also return files related to the results, such as files they link to. Default false."`
-	Regex               bool `json:"regex,omitempty" jsonschema:"For search_content, treat target.query as an RE2 regular expression instead of plain text. Default false."`
-	CaseSensitive       bool `json:"caseSensitive,omitempty" jsonschema:"Match letter case exactly. Default false."`
-	ContextLines        int  `json:"contextLines,omitempty" validate:"min=0,max=10" jsonschema:"For search_content, how many lines around each match to return. Default 0."`
+	// Recursive is a pointer so that an explicit false, which narrows a search, differs from
+	// leaving it out.
+	Recursive           *bool `json:"recursive,omitempty" jsonschema:"Whether to look inside subdirectories. For list the default is false: only the entries directly in target.path. For search_content and search_semantic the default is true: the whole tree below target.path; false searches only the files directly in it."`
+	MaxDepth            int   `json:"maxDepth,omitempty" validate:"min=0,max=1000" jsonschema:"How many directory levels below target.path a recursive listing or search goes; 1 means only the entries directly in it. Refused when the call is not recursive (for list, unless recursive is true). Default 0 means no limit."`
+	MaxResults          int   `json:"maxResults,omitempty" validate:"min=0,max=10000" jsonschema:"Most results to return. Default 0 means the server's default."`
+	Offset              int   `json:"offset,omitempty" validate:"min=0" jsonschema:"Skip this many results; to get the next page, pass the nextOffset of the previous result. Default 0."`
+	IncludeContent      bool  `json:"includeContent,omitempty" purposes:"search_content search_semantic" jsonschema:"Include each file's text, capped, in the results. Default false."`
+	FollowRelationships bool  `json:"followRelationships,omitempty" purposes:"search_semantic" jsonschema:"Also return, in related, the documents one link away from the hits (links, backlinks, frontmatter relations). Default false."`
+	Regex               bool  `json:"regex,omitempty" purposes:"search_content" jsonschema:"Treat target.query as an RE2 regular expression instead of plain text. Default false."`
+	CaseSensitive       bool  `json:"caseSensitive,omitempty" purposes:"search_content" jsonschema:"Match target.query's letter case exactly. Default false."`
+	ContextLines        int   `json:"contextLines,omitempty" validate:"min=0,max=10" purposes:"search_content" jsonschema:"How many lines around each match to return. Default 0."`
+}
+
+// Recursive reports whether d looks below the entries directly in target.path: options.recursive
+// when it is set, else false for list and true for search_content and search_semantic, which have
+// always searched the whole tree.
+func (d *Discover) Recursive() bool {
+	if r := d.Options.Recursive; r != nil {
+		return *r
+	}
+	return d.Purpose == "search_content" || d.Purpose == "search_semantic"
+}
+
+// Depth is how many directory levels below target.path d looks at: 1 for the entries directly in
+// it, options.maxDepth for a recursive call, where 0 means no limit.
+func (d *Discover) Depth() int {
+	if !d.Recursive() {
+		return 1
+	}
+	return d.Options.MaxDepth
 }
 
 // Update is the writer tool's intent: create, change, delete or move a file
@@ -88,8 +110,8 @@ type DiscoverOptions struct {
 type Update struct {
 	Purpose string        `json:"purpose" validate:"required,oneof=create update append delete edit move mkdir" jsonschema:"What to do: create a new file, update (replace) a file's content, append to a file, delete a file or directory, edit a file by exact text replacements, move it to target.destination, or mkdir (make) a directory."`
 	Target  UpdateTarget  `json:"target" jsonschema:"The file or directory to change."`
-	Content *string       `json:"content,omitempty" jsonschema:"The text to write. Required for create, update and append; it may be empty."`
-	Edits   []Edit        `json:"edits,omitempty" validate:"max=100,dive" jsonschema:"Replacements to apply in order. Required for edit, which takes 1 to 100 of them; not accepted otherwise."`
+	Content *string       `json:"content,omitempty" purposes:"create update append" jsonschema:"The text to write; required, and it may be empty."`
+	Edits   []Edit        `json:"edits,omitempty" validate:"max=100,dive" purposes:"edit" jsonschema:"Replacements to apply in order, 1 to 100 of them; required."`
 	Options UpdateOptions `json:"options,omitzero" jsonschema:"Optional settings for the change."`
 }
 
@@ -97,7 +119,7 @@ type Update struct {
 // required for move; [Decode] checks that.
 type UpdateTarget struct {
 	Path        string `json:"path" validate:"required,max=4096" jsonschema:"Path of the file or directory, relative to the sandbox root."`
-	Destination string `json:"destination,omitempty" validate:"max=4096" jsonschema:"For move, the new path, relative to the sandbox root. Required for move."`
+	Destination string `json:"destination,omitempty" validate:"max=4096" purposes:"move" jsonschema:"The new path, relative to the sandbox root; required."`
 }
 
 // Edit is one exact-text replacement of an [Update] edit.
@@ -111,11 +133,11 @@ type Edit struct {
 // refuses to create missing parent directories, to delete non-empty
 // directories and to overwrite on move, and keeps no backup.
 type UpdateOptions struct {
-	CreatePath            bool  `json:"createPath,omitempty" jsonschema:"Create missing parent directories. Default false."`
-	Backup                bool  `json:"backup,omitempty" jsonschema:"Keep the previous version of the file, outside the sandbox root. Default false."`
+	CreatePath            bool  `json:"createPath,omitempty" purposes:"create append move" jsonschema:"Create missing parent directories (for move, those of target.destination); mkdir always does. Default false."`
+	Backup                bool  `json:"backup,omitempty" purposes:"update append edit delete" jsonschema:"Keep the previous version of the file, outside the sandbox root; refused when deleting a directory or a link. Default false."`
 	Atomic                *bool `json:"atomic,omitempty" jsonschema:"Writes are always atomic, so omit this; true is accepted and false is refused."`
-	PreserveRelationships bool  `json:"preserveRelationships,omitempty" jsonschema:"For move, rewrite the markdown and wiki links in other documents (and the moved file's own relative links) so they keep pointing at it; the result lists every file changed. Default false."`
-	Recursive             bool  `json:"recursive,omitempty" jsonschema:"For delete, allow deleting a directory that is not empty. Default false."`
-	Overwrite             bool  `json:"overwrite,omitempty" jsonschema:"For move, replace a file that already exists at target.destination. Default false."`
-	DryRun                bool  `json:"dryRun,omitempty" jsonschema:"For edit, return a unified diff of the change and write nothing; for move, report what would move and which links would be rewritten, and change nothing. Default false."`
+	PreserveRelationships bool  `json:"preserveRelationships,omitempty" purposes:"move" jsonschema:"Rewrite the markdown and wiki links in other documents (and the moved file's own relative links) so they keep pointing at it; the result lists every file changed. Default false."`
+	Recursive             bool  `json:"recursive,omitempty" purposes:"delete" jsonschema:"Allow deleting a directory that is not empty. Default false."`
+	Overwrite             bool  `json:"overwrite,omitempty" purposes:"move" jsonschema:"Replace a file that already exists at target.destination. Default false."`
+	DryRun                bool  `json:"dryRun,omitempty" purposes:"edit move" jsonschema:"For edit, return a unified diff of the change and write nothing; for move, report what would move and which links would be rewritten, and change nothing. Default false."`
 }

@@ -39,7 +39,7 @@ const (
 // expanding them too doubled the cost of a search with paraphrases (tldr p50 with a calling
 // model's 3 to 5 paraphrases 9.7 -> 4.4 ms) for no gain in ranking (eval --paraphrases nDCG@5
 // 0.905 -> 0.908 on obsidian, 0.808 -> 0.809 on tldr).
-func (ix *Index) feedback(ctx context.Context, r index.IndexReader, gen uint64, phrasings []string, terms []query.Query, lists [][]ranked, filter query.Query, want int, threshold float64) ([][]ranked, error) {
+func (ix *Index) feedback(ctx context.Context, r index.IndexReader, gen uint64, phrasings []string, terms []query.Query, lists [][]ranked, filter query.Query, keep func(string) bool, want int, threshold float64) ([][]ranked, error) {
 	exp, err := ix.expansion(ctx, r, gen, phrasings[0], lists[0])
 	if err != nil || exp == nil {
 		return lists, err
@@ -52,7 +52,7 @@ func (ix *Index) feedback(ctx context.Context, r index.IndexReader, gen uint64, 
 	}
 	// The expansion matches no document the original terms do not, so the first pass has
 	// counted them all already.
-	list, err := ix.run(ctx, r, bq, want, threshold, nil)
+	list, err := ix.run(ctx, r, kept(bq, keep), want, threshold, nil)
 	if err != nil {
 		return nil, err
 	}

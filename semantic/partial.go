@@ -236,9 +236,13 @@ func (e *Engine) scanFile(name string, sq *scanQuery) (Hit, bool) {
 	return sq.score(d)
 }
 
-// admits applies the query's folder, extension, time and size criteria.
+// admits applies the query's extension, time, size and Keep criteria (the folder is where the scan
+// looks).
 func (sq *scanQuery) admits(name string, info fs.FileInfo) bool {
 	q := sq.q
+	if q.Keep != nil && !q.Keep(name) {
+		return false
+	}
 	if len(q.Extensions) > 0 && !slices.Contains(q.Extensions, strings.ToLower(path.Ext(name))) {
 		return false
 	}

@@ -170,6 +170,7 @@ func TestScanCriteria(t *testing.T) {
 		{"extension", Query{Text: "llamas", Extensions: []string{".txt"}}, []string{"notes/b.txt"}},
 		{"size", Query{Text: "llamas", MaxSize: &big}, []string{"notes/b.txt", "other/c.md"}},
 		{"tags", Query{Text: "llamas", Tags: []string{"FARM"}}, []string{"notes/a.md"}},
+		{"keep", Query{Text: "llamas", Keep: func(p string) bool { return p != "notes/a.md" }}, []string{"notes/b.txt", "other/c.md"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

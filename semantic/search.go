@@ -15,6 +15,7 @@ import (
 	"github.com/blevesearch/bleve/v2/mapping"
 	bsearch "github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/blevesearch/bleve/v2/search/searcher"
 	index "github.com/blevesearch/bleve_index_api"
 )
 
@@ -84,6 +85,11 @@ type Query struct {
 	MinSize, MaxSize *int64
 	// Tags keeps documents that have every listed tag (case-insensitive).
 	Tags []string
+	// Keep, if set, keeps only the documents whose root-relative path it accepts, for criteria the
+	// index has no field for (a file-name glob, a depth below Prefix). It is asked about every
+	// matching unit before ranking, so the hits and the total hold only such documents; it must be
+	// cheap and safe for concurrent use. If nil, every path is kept.
+	Keep func(path string) bool
 	// Max is the number of documents wanted. If zero, defaults to [DefaultMax].
 	Max int
 	// Threshold drops hits whose score, normalised so that the top hit of their phrasing scores
@@ -147,16 +153,16 @@ func (ix *Index) search(ctx context.Context, q Query, keep func(path string) boo
 	for i, p := range phrasings {
 		terms[i] = ix.termsQuery(r, gen, p, false)
 	}
-	lists, total, err := ix.runAll(ctx, r, terms, filter, want, q.Threshold)
+	lists, total, err := ix.runAll(ctx, r, terms, filter, q.Keep, want, q.Threshold)
 	if err == nil && total > 0 {
-		lists, err = ix.feedback(ctx, r, gen, phrasings, terms, lists, filter, want, q.Threshold)
+		lists, err = ix.feedback(ctx, r, gen, phrasings, terms, lists, filter, q.Keep, want, q.Threshold)
 	}
 	if err == nil && total == 0 {
 		fuzzy = true
 		for i, p := range phrasings {
 			terms[i] = ix.termsQuery(r, gen, p, true)
 		}
-		lists, total, err = ix.runAll(ctx, r, terms, filter, want, q.Threshold)
+		lists, total, err = ix.runAll(ctx, r, terms, filter, q.Keep, want, q.Threshold)
 	}
 	if err != nil {
 		return nil, 0, err
@@ -185,13 +191,13 @@ func (ix *Index) search(ctx context.Context, q Query, keep func(path string) boo
 	return hits, total, nil
 }
 
-// runAll runs the terms query of every phrasing and returns their ranked lists and the number
-// of documents that match any of them.
-func (ix *Index) runAll(ctx context.Context, r index.IndexReader, terms []query.Query, filter query.Query, want int, threshold float64) ([][]ranked, int, error) {
+// runAll runs the terms query of every phrasing, restricted by filter and keep, and returns their
+// ranked lists and the number of documents that match any of them.
+func (ix *Index) runAll(ctx context.Context, r index.IndexReader, terms []query.Query, filter query.Query, keep func(string) bool, want int, threshold float64) ([][]ranked, int, error) {
 	lists := make([][]ranked, 0, len(terms))
 	matched := map[string]bool{}
 	for _, tq := range terms {
-		list, err := ix.run(ctx, r, filtered(tq, filter), want, threshold, matched)
+		list, err := ix.run(ctx, r, kept(filtered(tq, filter), keep), want, threshold, matched)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -397,6 +403,34 @@ func filtered(q, filter query.Query) query.Query {
 	bq := &query.BooleanQuery{Must: q}
 	bq.AddFilter(filter)
 	return bq
+}
+
+// kept restricts q to the documents whose path keep accepts, or returns q when keep is nil.
+func kept(q query.Query, keep func(string) bool) query.Query {
+	if keep == nil {
+		return q
+	}
+	return keepQuery{q: q, keep: keep}
+}
+
+// keepQuery is a query whose matches are those of q in documents whose path keep accepts. Its
+// searcher reads the id of every match of q, which the search otherwise reads only for the best,
+// so only queries with criteria the index cannot express pay for it.
+type keepQuery struct {
+	q    query.Query
+	keep func(string) bool
+}
+
+// Searcher returns the searcher of q, filtered by path.
+func (k keepQuery) Searcher(ctx context.Context, r index.IndexReader, m mapping.IndexMapping, opts bsearch.SearcherOptions) (bsearch.Searcher, error) {
+	s, err := k.q.Searcher(ctx, r, m, opts)
+	if err != nil {
+		return nil, err
+	}
+	return searcher.NewFilteringSearcher(ctx, s, func(sctx *bsearch.SearchContext, d *bsearch.DocumentMatch) bool {
+		id, err := sctx.IndexReader.ExternalID(d.IndexInternalID)
+		return err == nil && k.keep(pathOfID(id))
+	}), nil
 }
 
 // The bonuses a term earns, on top of its match in a unit's text, when it is also in the

@@ -144,6 +144,9 @@ func TestSearchCriteria(t *testing.T) {
 		{"every tag", Query{Tags: []string{"animal", "stripes"}}, []string{"zoo/a/zebra.md"}},
 		{"combined", Query{Prefix: "zoo", Extensions: []string{".md"}, Tags: []string{"animal"}}, []string{"zoo/a/zebra.md"}},
 		{"nothing", Query{Prefix: "food"}, nil},
+		{"keep", Query{Keep: func(p string) bool { return strings.HasSuffix(p, ".md") }}, []string{"zoo/a/zebra.md", "zoology.md"}},
+		{"keep with prefix", Query{Prefix: "zoo", Keep: func(p string) bool { return p != "zoo/a/zebra.md" }}, []string{"zoo/b/zebra.txt"}},
+		{"keep nothing", Query{Keep: func(string) bool { return false }}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

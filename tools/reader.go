@@ -27,7 +27,8 @@ func readerTool() mcp.Tool {
 			"preferences.offset and preferences.limit pick lines); a binary file is reported with its mediaType instead of dumped "+
 			"(ask for target.encoding \"base64\" to get its bytes). "+
 			"purpose \"metadata\" returns size, modified, type, mode, lines and mediaType. "+
-			"purpose \"exists\" answers exists true or false without an error for a missing path."),
+			"purpose \"exists\" answers exists true or false without an error for a missing path. "+
+			"target.encoding and preferences are for read only; elsewhere they are refused with INVALID_ARGUMENT naming them."),
 		schemas[intents.Access, ReaderResult](),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{
 			Title:           "Read files",

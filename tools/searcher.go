@@ -36,12 +36,14 @@ func searcherTool() mcp.Tool {
 		mcp.WithDescription("Find files under the root. "+
 			"purpose \"list\" lists a folder (target.path; \".\" is the root) with path, type, size and modified; options.recursive walks below it "+
 			"(options.maxDepth limits how deep) and target.criteria filters by extension, name glob, size, modified time or content. "+
-			"purpose \"search_content\" finds target.query in file contents below target.path (a case-insensitive literal; options.regex for an RE2 "+
+			"purpose \"search_content\" finds target.query in file contents in the whole tree below target.path (options.recursive false: only the files directly in it; "+
+			"a case-insensitive literal; options.regex for an RE2 "+
 			"regular expression; options.caseSensitive) and returns each file's matching lines with line numbers and options.contextLines of context. "+
 			"Results are sorted by path and capped by options.maxResults; when truncated, pass nextOffset back as options.offset. "+
 			"purpose \"search_semantic\" ranks the documents under target.path for target.query: full-text search (BM25) over sections, titles, headings, tags and aliases "+
 			"(no neural embeddings), with each hit's best section, line and a snippet; it matches words, not meaning, so add up to 8 paraphrases in queries using the words the documents would likely use (feature or command names, technical terms, synonyms), options.followRelationships for documents one link away. "+
-			"purpose \"relationships\" describes the document at target.path: outline, links, backlinks, broken links, tags and frontmatter relations."),
+			"purpose \"relationships\" describes the document at target.path: outline, links, backlinks, broken links, tags and frontmatter relations. "+
+			"A field the purpose does not take is refused with INVALID_ARGUMENT naming it; each field's description says which purposes take it."),
 		schemas[intents.Discover, SearcherResult](),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{
 			Title:           "Find files",
@@ -63,8 +65,7 @@ func (s *Server) discover(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	recursive := in.Options.Recursive || in.Purpose == "search_content"
-	if err := s.charge(c, recursive); err != nil {
+	if err := s.charge(c, in.Recursive()); err != nil {
 		return nil, err
 	}
 	switch in.Purpose {
@@ -90,13 +91,13 @@ func (s *Server) discover(ctx context.Context, c *call) (any, error) {
 	var out SearcherResult
 	switch in.Purpose {
 	case "list":
-		err = s.list(ctx, name, in.Options, f, p, r)
+		err = s.list(ctx, name, in.Depth(), f, p, r)
 	default:
 		var m *matcher
 		if m, err = newMatcher(in.Target.Query, in.Options); err != nil {
 			return nil, err
 		}
-		out.SearchedFile, err = s.searchContent(ctx, name, in.Options, f, m, p, r)
+		out.SearchedFile, err = s.searchContent(ctx, name, in.Depth(), in.Options, f, m, p, r)
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		out.TimedOut, err = true, nil
@@ -147,13 +148,10 @@ func (p *page) add(e func() FileEntry) bool {
 	return true
 }
 
-// walk visits the entries below name that the policy lets the caller see, in path order: one level
-// for a plain listing, the tree for a recursive one (bounded by maxDepth). r counts every entry walked.
-func (s *Server) walk(ctx context.Context, name string, o intents.DiscoverOptions, recursive bool, r *reporter, visit func(fsroot.Info) bool) error {
-	depth := o.MaxDepth
-	if !recursive {
-		depth = 1
-	}
+// walk visits the entries below name that the policy lets the caller see, in path order, down to
+// depth levels ([intents.Discover.Depth]: 1 for the entries directly in name, 0 for the whole tree).
+// r counts every entry walked.
+func (s *Server) walk(ctx context.Context, name string, depth int, r *reporter, visit func(fsroot.Info) bool) error {
 	return s.cfg.Root.Walk(ctx, name, depth, func(info fsroot.Info, err error) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -175,8 +173,8 @@ func (s *Server) walk(ctx context.Context, name string, o intents.DiscoverOption
 	})
 }
 
-func (s *Server) list(ctx context.Context, name string, o intents.DiscoverOptions, f *filter, p *page, r *reporter) error {
-	return s.walk(ctx, name, o, o.Recursive, r, func(info fsroot.Info) bool {
+func (s *Server) list(ctx context.Context, name string, depth int, f *filter, p *page, r *reporter) error {
+	return s.walk(ctx, name, depth, r, func(info fsroot.Info) bool {
 		if !f.keep(info) {
 			return true
 		}
@@ -259,10 +257,8 @@ func (f *filter) keep(info fsroot.Info) bool {
 	if f.exts != nil && !f.exts[strings.ToLower(path.Ext(info.Name))] {
 		return false
 	}
-	if f.name != "" {
-		if ok, _ := path.Match(f.name, strings.ToLower(info.Name)); !ok {
-			return false
-		}
+	if !f.named(info.Name) {
+		return false
 	}
 	if f.after != nil && !info.ModTime.After(*f.after) {
 		return false
@@ -277,6 +273,15 @@ func (f *filter) keep(info fsroot.Info) bool {
 		return false
 	}
 	return true
+}
+
+// named reports whether a base name matches the criteria's name glob, ignoring case, or there is none.
+func (f *filter) named(base string) bool {
+	if f.name == "" {
+		return true
+	}
+	ok, _ := path.Match(f.name, strings.ToLower(base))
+	return ok
 }
 
 // matcher finds the query in a line: a literal, case-insensitive unless asked, or an RE2 regex.
@@ -318,7 +323,7 @@ func (m *matcher) match(line string) bool {
 	return strings.Contains(line, m.needle)
 }
 
-func (s *Server) searchContent(ctx context.Context, name string, o intents.DiscoverOptions, f *filter, m *matcher, p *page, r *reporter) (int, error) {
+func (s *Server) searchContent(ctx context.Context, name string, depth int, o intents.DiscoverOptions, f *filter, m *matcher, p *page, r *reporter) (int, error) {
 	searched := 0
 	visit := func(info fsroot.Info) bool {
 		if info.Type != fsroot.TypeFile || !f.keep(info) {
@@ -351,10 +356,10 @@ func (s *Server) searchContent(ctx context.Context, name string, o intents.Disco
 		visit(info) // a single file was named: search just that file
 		return searched, nil
 	}
-	if paths, ok := s.candidates(ctx, m, o); ok {
-		return searched, s.visitCandidates(ctx, name, o, paths, r, visit)
+	if paths, ok := s.candidates(ctx, m); ok {
+		return searched, s.visitCandidates(ctx, name, depth, paths, r, visit)
 	}
-	err := s.walk(ctx, name, o, true, r, visit)
+	err := s.walk(ctx, name, depth, r, visit)
 	return searched, err
 }
 
@@ -362,7 +367,7 @@ func (s *Server) searchContent(ctx context.Context, name string, o intents.Disco
 // narrow the search (no index, still building, a regular expression, a literal not made of whole
 // ASCII words): then every file is scanned. Either way the files are read and matched the same way,
 // so the results are the same.
-func (s *Server) candidates(ctx context.Context, m *matcher, o intents.DiscoverOptions) ([]string, bool) {
+func (s *Server) candidates(ctx context.Context, m *matcher) ([]string, bool) {
 	if s.cfg.Engine == nil || m.re != nil {
 		return nil, false
 	}
@@ -374,9 +379,9 @@ func (s *Server) candidates(ctx context.Context, m *matcher, o intents.DiscoverO
 }
 
 // visitCandidates visits the candidate files below name in the order a walk would (depth first,
-// names sorted), within the depth limit, judged by the policy as a walk judges them. r counts every
-// candidate, out of all of them.
-func (s *Server) visitCandidates(ctx context.Context, name string, o intents.DiscoverOptions, paths []string, r *reporter, visit func(fsroot.Info) bool) error {
+// names sorted), within depth levels as [Server.walk] counts them, judged by the policy as a walk
+// judges them. r counts every candidate, out of all of them.
+func (s *Server) visitCandidates(ctx context.Context, name string, depth int, paths []string, r *reporter, visit func(fsroot.Info) bool) error {
 	sort.Slice(paths, func(i, j int) bool { return walkOrder(paths[i], paths[j]) })
 	r.setTotal(len(paths), "candidate files")
 	for _, p := range paths {
@@ -385,7 +390,7 @@ func (s *Server) visitCandidates(ctx context.Context, name string, o intents.Dis
 		}
 		r.step()
 		rel, ok := below(p, name)
-		if !ok || (o.MaxDepth > 0 && strings.Count(rel, "/")+1 > o.MaxDepth) {
+		if !ok || !withinDepth(rel, depth) {
 			continue
 		}
 		info, err := s.cfg.Root.Lstat(p)
@@ -408,6 +413,12 @@ func below(p, name string) (string, bool) {
 		return "", false
 	}
 	return p[len(name)+1:], true
+}
+
+// withinDepth reports whether rel, a path relative to the folder a walk starts from, lies within
+// depth levels of it (0 for no limit): "a.md" is at level 1, "d/a.md" at level 2.
+func withinDepth(rel string, depth int) bool {
+	return depth <= 0 || strings.Count(rel, "/")+1 <= depth
 }
 
 // visibleAlong judges a file and every folder above it, as a walk that skips refused folders does.

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"path"
 	"time"
 
 	"github.com/packfs/packfs-mcp/intents"
@@ -27,6 +28,17 @@ func (s *Server) searchSemantic(ctx context.Context, c *call, in intents.Discove
 		Prefix:      name,
 		Max:         in.Options.Offset + want,
 		Threshold:   s.cfg.RelevanceThreshold,
+	}
+	f, err := newFilter(in)
+	if err != nil {
+		return nil, err
+	}
+	if depth := in.Depth(); depth > 0 || f.name != "" {
+		// The index has no field for a file name or a depth: the engine asks this of every match.
+		q.Keep = func(p string) bool {
+			rel, ok := below(p, name)
+			return ok && withinDepth(rel, depth) && f.named(path.Base(p))
+		}
 	}
 	if cr := in.Target.Criteria; cr != nil {
 		for _, x := range cr.Extension {

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"path"
 	"sort"
@@ -23,7 +24,8 @@ func writerTool() mcp.Tool {
 			"(copy it from the file; options.dryRun returns the unified diff without writing); "+
 			"\"delete\" removes a file or an empty folder (options.recursive for a full one); "+
 			"\"move\" renames target.path to target.destination (options.overwrite to replace a file there); \"mkdir\" makes a folder and its parents. "+
-			"options.backup keeps the previous version in the server's backup store, outside the root."),
+			"options.backup (update, append, edit, delete of a file) keeps the previous version in the server's backup store, outside the root. "+
+			"A field the purpose does not take is refused with INVALID_ARGUMENT naming it; each field's description says which purposes take it."),
 		schemas[intents.Update, WriterResult](),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{
 			Title:           "Write files",
@@ -198,7 +200,13 @@ func (s *Server) remove(ctx context.Context, name string, o intents.UpdateOption
 	if err != nil {
 		return err
 	}
-	if o.Backup && info.Type == fsroot.TypeFile {
+	if o.Backup && info.Type != fsroot.TypeFile {
+		// A backup keeps a file's content; deleting a folder or a link with it asked for would
+		// delete without keeping anything.
+		return &callError{code: CodeInvalidArgument, field: "options.backup", msg: fmt.Sprintf(
+			"%q is not a file (%s), and options.backup keeps only a file's content: delete it without options.backup, or delete the files you want kept one by one with it", name, info.Type)}
+	}
+	if o.Backup {
 		old, _, err := s.cfg.Root.ReadFile(ctx, name, s.cfg.MaxFileSize)
 		if err != nil {
 			return err

@@ -312,6 +312,24 @@ func searcherCases() []toolCase {
 				t.Errorf("match = %v", m)
 			}
 		}},
+		{name: "search content not recursive", tool: searcher, args: map[string]any{"purpose": "search_content", "target": map[string]any{"path": ".", "query": "hello"},
+			"options": map[string]any{"recursive": false}}, check: func(t *testing.T, r map[string]any) {
+			if p := paths(r); len(p) != 0 {
+				t.Errorf("recursive:false searched below the root's own files: %v", p)
+			}
+		}},
+		{name: "search content not recursive finds the folder's own files", tool: searcher, args: map[string]any{"purpose": "search_content",
+			"target": map[string]any{"path": ".", "query": "line 00001 of"}, "options": map[string]any{"recursive": false}}, check: func(t *testing.T, r map[string]any) {
+			if p := paths(r); len(p) != 1 || p[0] != "big.txt" {
+				t.Errorf("search hits = %v, want big.txt", p)
+			}
+		}},
+		{name: "list refuses includeContent", tool: searcher, args: intent("list", ".", map[string]any{"options": map[string]any{"includeContent": true}}), code: "INVALID_ARGUMENT",
+			check: func(t *testing.T, r map[string]any) {
+				if msg, _ := r["error"].(string); r["field"] != "options.includeContent" || !strings.Contains(msg, "search_content or search_semantic") {
+					t.Errorf("refusal = %v, want it to name options.includeContent and the purposes that take it", r)
+				}
+			}},
 		{name: "search regex with context", tool: searcher, args: map[string]any{"purpose": "search_content", "target": map[string]any{"path": "notes", "query": "^hello (w|a)"}, "options": map[string]any{"regex": true, "contextLines": 1}},
 			check: func(t *testing.T, r map[string]any) {
 				if len(paths(r)) != 2 {

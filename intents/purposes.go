@@ -1,0 +1,155 @@
+package intents
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// The purposes tag of an intent field lists the purposes that take it, such as
+//
+//	Regex bool `json:"regex,omitempty" purposes:"search_content" ...`
+//
+// A field without one is taken by every purpose of its intent, and so are the fields inside a
+// tagged field when the tag takes the purpose. The tags are the one table of which purpose takes
+// which field: [Decode] refuses a field set for a purpose its tag leaves out, [Schema] ends the
+// field's description with the purposes that take it, and [Takes] answers for everything else
+// (tests, documentation), so a field can never be offered by the schema and then ignored.
+const purposesTag = "purposes"
+
+// Takes reports whether purpose of intent type T takes the field at path, a JSON path such as
+// "options.recursive", "target.criteria.modified.after" or "edits[].oldText" ("[]" marks the items
+// of a list): whether the path exists and no field along it has a purposes tag that leaves purpose
+// out.
+func Takes[T any](purpose, path string) bool {
+	t := deref(reflect.TypeFor[T]())
+	for part := range strings.SplitSeq(path, ".") {
+		name, items := strings.CutSuffix(part, "[]")
+		if t.Kind() != reflect.Struct {
+			return false
+		}
+		f, ok := fieldNamed(t, name)
+		if !ok {
+			return false
+		}
+		if f.purposes != nil && !slices.Contains(f.purposes, purpose) {
+			return false
+		}
+		t = deref(f.typ)
+		if items {
+			if t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
+				return false
+			}
+			t = deref(t.Elem())
+		}
+	}
+	return true
+}
+
+// refuseUntaken returns an error naming the first field of the struct v (its path below path) that
+// is set while its purposes tag leaves purpose out, or nil. A field is set when it is not its
+// type's zero value; a list or map only when it holds something, since an empty one asks for
+// nothing.
+func refuseUntaken(v reflect.Value, path, purpose string) *FieldError {
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return nil
+		}
+		v = v.Elem()
+	}
+	switch {
+	case v.Type() == timeType:
+		return nil
+	case v.Kind() == reflect.Slice || v.Kind() == reflect.Array:
+		for i := range v.Len() {
+			if fe := refuseUntaken(v.Index(i), fmt.Sprintf("%s[%d]", path, i), purpose); fe != nil {
+				return fe
+			}
+		}
+		return nil
+	case v.Kind() != reflect.Struct:
+		return nil
+	}
+	for _, f := range fields(v.Type()) {
+		fv := v.FieldByIndex(f.index)
+		name := join(path, f.name)
+		if f.purposes != nil && isSet(fv) && !slices.Contains(f.purposes, purpose) {
+			return untaken(name, purpose, f.purposes)
+		}
+		if fe := refuseUntaken(fv, name, purpose); fe != nil {
+			return fe
+		}
+	}
+	return nil
+}
+
+// isSet reports whether v asks for something: not its zero value, and for a list or map, not empty.
+func isSet(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Slice, reflect.Map:
+		return v.Len() > 0
+	}
+	return !v.IsZero()
+}
+
+// untaken is the error for field, set while purpose does not take it; takers are the purposes that
+// do.
+func untaken(field, purpose string, takers []string) *FieldError {
+	next := "use purpose " + takers[0]
+	if len(takers) > 1 {
+		next = "use one of those purposes"
+	}
+	return &FieldError{Field: field, Rule: "unexpected",
+		Message: fmt.Sprintf("%s is only accepted when purpose is %s, not %s: remove %s, or %s",
+			field, orList(takers), purpose, field, next)}
+}
+
+// purposesNote is the sentence [Schema] adds to the description of a field that only some
+// purposes take.
+func purposesNote(takers []string) string {
+	if len(takers) == 1 {
+		return "Only for purpose " + takers[0] + "."
+	}
+	return "Only for purposes " + orList(takers) + "."
+}
+
+// orList writes words as "a", "a or b", or "a, b or c".
+func orList(words []string) string {
+	if len(words) <= 1 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+// checkTags reports a purposes tag of struct type t, or of a struct below it, that is empty or
+// names a purpose not in valid: a programming error, which [Schema] turns into a panic at start-up.
+func checkTags(t reflect.Type, valid []string) error {
+	seen := map[reflect.Type]bool{}
+	var walk func(t reflect.Type) error
+	walk = func(t reflect.Type) error {
+		t = deref(t)
+		for t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
+			t = deref(t.Elem())
+		}
+		if t.Kind() != reflect.Struct || t == timeType || seen[t] {
+			return nil
+		}
+		seen[t] = true
+		for _, f := range fields(t) {
+			if f.purposes != nil && len(f.purposes) == 0 {
+				return fmt.Errorf("field %s: empty purposes tag", f.name)
+			}
+			for _, p := range f.purposes {
+				if !slices.Contains(valid, p) {
+					return fmt.Errorf("field %s: purposes tag names %q, not one of %v", f.name, p, valid)
+				}
+			}
+			if err := walk(f.typ); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return walk(t)
+}

@@ -1,0 +1,106 @@
+package intents
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestTakes(t *testing.T) {
+	for _, tc := range []struct {
+		purpose, path string
+		want          bool
+	}{
+		{"list", "target.path", true},
+		{"list", "options.recursive", true},
+		{"list", "options.includeContent", false},
+		{"search_content", "options.includeContent", true},
+		{"search_semantic", "options.followRelationships", true},
+		{"relationships", "options.maxResults", false}, // options itself is not taken
+		{"relationships", "target.criteria.modified.after", false},
+		{"search_semantic", "target.criteria.modified.after", true},
+		{"search_semantic", "target.criteria.content", false},
+		{"list", "target.criteria.tags", false},
+		{"search_semantic", "queries", true},
+		{"list", "target.query", false},
+		{"edit", "edits[].replaceAll", true},
+		{"create", "edits[].replaceAll", false},
+		{"delete", "options.atomic", true},
+		{"delete", "options.dryRun", false},
+		{"move", "options.dryRun", true},
+		{"list", "options.nope", false},
+		{"list", "target.path.deeper", false},
+		{"edit", "edits.oldText", false}, // a list's items are reached with []
+	} {
+		var got bool
+		switch {
+		case tc.purpose == "edit" || tc.purpose == "create" || tc.purpose == "delete" || tc.purpose == "move":
+			got = Takes[Update](tc.purpose, tc.path)
+		default:
+			got = Takes[Discover](tc.purpose, tc.path)
+		}
+		if got != tc.want {
+			t.Errorf("Takes(%s, %s) = %v, want %v", tc.purpose, tc.path, got, tc.want)
+		}
+	}
+	if Takes[Access]("metadata", "preferences.offset") || !Takes[Access]("read", "preferences.offset") {
+		t.Error("preferences: want read only")
+	}
+}
+
+// TestSchemaNamesPurposes checks that a field some purposes refuse says which take it, in the
+// schema the model reads, and that a field every purpose takes says nothing of the kind.
+func TestSchemaNamesPurposes(t *testing.T) {
+	var root map[string]any
+	if err := json.Unmarshal(Schema[Discover](), &root); err != nil {
+		t.Fatal(err)
+	}
+	desc := map[string]string{}
+	walkSchema("", root, func(path string, s map[string]any) {
+		d, _ := s["description"].(string)
+		desc[path] = d
+	})
+	for path, want := range map[string]string{
+		"options":                 "Only for purposes list, search_content or search_semantic.",
+		"options.regex":           "Only for purpose search_content.",
+		"options.includeContent":  "Only for purposes search_content or search_semantic.",
+		"target.criteria.tags":    "Only for purpose search_semantic.",
+		"target.criteria.content": "Only for purposes list or search_content.",
+		"queries":                 "Only for purpose search_semantic.",
+	} {
+		if !strings.HasSuffix(desc[path], want) {
+			t.Errorf("description of %s = %q, want it to end with %q", path, desc[path], want)
+		}
+	}
+	if d := desc["target.path"]; strings.Contains(d, "Only for") {
+		t.Errorf("description of target.path = %q, names purposes though every one takes it", d)
+	}
+}
+
+type badPurposesTag struct {
+	Purpose string `json:"purpose" validate:"required,oneof=a b"`
+	X       bool   `json:"x" purposes:"a c"`
+}
+
+type emptyPurposesTag struct {
+	Purpose string `json:"purpose" validate:"required,oneof=a b"`
+	X       bool   `json:"x" purposes:""`
+}
+
+// TestSchemaRefusesBadPurposesTag checks that a tag naming a purpose the intent lacks, or none,
+// stops the server at start-up rather than refusing a field for every purpose.
+func TestSchemaRefusesBadPurposesTag(t *testing.T) {
+	for name, schema := range map[string]func(){
+		"unknown purpose": func() { Schema[badPurposesTag]() },
+		"empty tag":       func() { Schema[emptyPurposesTag]() },
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("Schema did not panic")
+				}
+			}()
+			schema()
+		})
+	}
+}
