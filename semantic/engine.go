@@ -24,8 +24,10 @@ const (
 	// sections would crowd out the documents people search for.
 	DefaultMaxIndexBytes = 2 << 20
 	// buildBatch is how many documents go into one index batch during a build: large enough to
-	// amortise bleve's per-batch cost, small enough to report progress often.
-	buildBatch = 500
+	// amortise bleve's per-batch cost (each batch is a segment that merges must rewrite; on the
+	// tldr tree 1,000 took a fifth less CPU than 500, and 2,000 no less than 1,000), small enough
+	// to report progress often. maxBatchBytes bounds a batch of large files.
+	buildBatch = 1000
 	// maxRelated caps the related list of one search.
 	maxRelated = 10
 )
