@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"testing"
 	"time"
 )
@@ -78,4 +79,59 @@ func maxU(a, b uint64) uint64 {
 		return a
 	}
 	return b
+}
+
+// treeQueries are questions an agent asks of the tldr pages.
+var treeQueries = []string{
+	"how do I extract a tar archive", "copy files to a remote server over ssh", "list open network ports",
+	"show disk usage of a folder", "find files by name recursively", "convert a video to another format",
+	"change file permissions", "kill a process by name", "compress a folder into a zip file",
+	"create a new git branch", "download a file from a url", "search text in files",
+	"monitor cpu and memory usage", "resize an image", "schedule a job to run periodically",
+	"check which process uses a port", "mount a usb drive", "set an environment variable",
+	"merge pdf files", "show the last lines of a log file",
+}
+
+// BenchmarkSearchTree runs search_semantic's engine search over the folder named by
+// PACKFS_BUILD_ROOT, on the persisted index in PACKFS_BUILD_INDEX (built there by the first run,
+// reused after), and reports the p50 and p95 of treeQueries in ms. PACKFS_SEARCH_CPUPROFILE names
+// a file for a CPU profile of the searches alone. It skips when either variable is unset:
+//
+//	PACKFS_BUILD_ROOT=/path/to/tree PACKFS_BUILD_INDEX=/var/tmp/ix go test -run '^$' \
+//	    -bench SearchTree -benchtime 1x ./semantic/
+func BenchmarkSearchTree(b *testing.B) {
+	root, dir := os.Getenv("PACKFS_BUILD_ROOT"), os.Getenv("PACKFS_BUILD_INDEX")
+	if root == "" || dir == "" {
+		b.Skip("set PACKFS_BUILD_ROOT and PACKFS_BUILD_INDEX")
+	}
+	e, err := Open(Options{FS: os.DirFS(root), Index: IndexOptions{Dir: dir}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	if err := e.Build(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	if out := os.Getenv("PACKFS_SEARCH_CPUPROFILE"); out != "" {
+		f, err := os.Create(out)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+	var took []time.Duration
+	for b.Loop() {
+		for _, q := range treeQueries {
+			t := time.Now()
+			if _, err := e.Search(context.Background(), Query{Text: q}, false); err != nil {
+				b.Fatal(err)
+			}
+			took = append(took, time.Since(t))
+		}
+	}
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(took[len(took)*95/100].Microseconds())/1000, "p95-ms")
 }
