@@ -289,7 +289,7 @@ func journalOutput(res *mcp.CallToolResult) json.RawMessage {
 // command is wrong (no file, a file that cannot be opened), 1 when reading the file fails midway.
 func journalCmd(args []string, stdout, stderr io.Writer) int {
 	flags := flag.NewFlagSet("journal", flag.ContinueOnError)
-	flags.SetOutput(stderr)
+	flags.SetOutput(stdout) // where --help prints the usage; a mistake is one line on stderr
 	asJSON := flags.Bool("json", false, "print the summary as one JSON object, for programs")
 	top := flags.Int("top", audit.DefaultTop, "how many of the slowest calls to list")
 	flags.Usage = func() {
@@ -312,10 +312,11 @@ Flags:
 	// Flags may come after the file too: packfs-mcp journal audit.jsonl --json.
 	var files []string
 	for {
-		if err := flags.Parse(args); err != nil {
+		if err := parseArgs(flags, args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return 0
 			}
+			fmt.Fprintf(stderr, "packfs-mcp journal: %v\n", err)
 			return 2
 		}
 		if flags.NArg() == 0 {
@@ -325,8 +326,7 @@ Flags:
 		args = flags.Args()[1:]
 	}
 	if len(files) != 1 {
-		fmt.Fprintf(stderr, "packfs-mcp journal: name one journal file, as in: packfs-mcp journal audit.jsonl (got %d)\n\n", len(files))
-		flags.Usage()
+		fmt.Fprintf(stderr, "packfs-mcp journal: name one journal file, as in: packfs-mcp journal audit.jsonl (got %d); packfs-mcp journal --help lists the flags\n", len(files))
 		return 2
 	}
 	if *top < 1 {

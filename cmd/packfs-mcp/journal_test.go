@@ -414,13 +414,14 @@ func TestJournalCmd(t *testing.T) {
 		stdoutHas string
 		stderrHas string
 	}{
-		{"help", []string{"--help"}, 0, "", "Usage: packfs-mcp journal [--json] [--top N] FILE"},
+		{"help", []string{"--help"}, 0, "Usage: packfs-mcp journal [--json] [--top N] FILE", ""},
 		{"no file", nil, 2, "", "name one journal file"},
 		{"two files", []string{file, file}, 2, "", "name one journal file"},
 		{"missing file", []string{filepath.Join(dir, "absent.jsonl")}, 2, "", "cannot read"},
 		{"missing folder", []string{filepath.Join(dir, "nope", "j.jsonl")}, 2, "", "cannot read"},
 		{"bad top", []string{"--top", "0", file}, 2, "", "--top must be at least 1"},
 		{"unknown flag", []string{"--frob", file}, 2, "", "flag provided but not defined"},
+		{"mistyped flag", []string{"--jsn", file}, 2, "", "did you mean --json?"},
 		{"not a journal", []string{file}, 0, "skipped 1 line that is not a journal record", ""},
 		{"json after the file", []string{file, "--json"}, 0, `"malformed": 1`, ""},
 	}
