@@ -39,6 +39,7 @@ const (
 	CodeNotText          = "NOT_TEXT"
 	CodeNotAvailable     = "NOT_AVAILABLE"
 	CodeInternal         = "INTERNAL"
+	CodeUnknownTool      = "UNKNOWN_TOOL"
 )
 
 // callError is an error the handlers raise themselves, with its code and sentence already chosen.

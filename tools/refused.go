@@ -2,7 +2,9 @@ package tools
 
 import (
 	"context"
+	"fmt"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
 
@@ -30,4 +32,12 @@ func (s *Server) Refusal(name, why string) (server.ServerTool, bool) {
 		return nil, newError(CodePermissionDenied, "%s", why)
 	})
 	return t, true
+}
+
+// UnknownTool returns the error result of a call to a tool that does not exist, with the code
+// UNKNOWN_TOOL and the names of the three tools: what a one-shot call answers, in its caller's
+// shape, so that a framework has a result to hand back to the model that asked for name.
+func UnknownTool(name string) *mcp.CallToolResult {
+	return shape(Status{Code: CodeUnknownTool, Error: fmt.Sprintf("there is no tool %q: the tools are %s (read files), "+
+		"%s (list and search) and %s (change files); call one of them", name, ReaderName, SearcherName, WriterName)}, true)
 }

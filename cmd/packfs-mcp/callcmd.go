@@ -116,8 +116,10 @@ Flags (the same as serve's):
 		return 2
 	}
 	if !slices.Contains(toolNames, c.name) {
+		// Answered in the caller's shape like any failed call: a framework hands it back to the
+		// model, which can then call a tool that exists.
 		logger.Printf("unknown tool %q: the tools are %s", c.name, strings.Join(toolNames, ", "))
-		return 2
+		return printAnswer(stdout, logger, c, tools.UnknownTool(c.name))
 	}
 
 	cfg.progress = progressPrinter(logger)
@@ -159,6 +161,11 @@ Flags (the same as serve's):
 		return 1
 	}
 	a.record(ctx, c.journalID(), &req, res, start)
+	return printAnswer(stdout, logger, c, res)
+}
+
+// printAnswer prints res in c's shape and returns the exit code: 1 for an error result, else 0.
+func printAnswer(stdout io.Writer, logger *log.Logger, c *callInput, res *mcp.CallToolResult) int {
 	out, err := json.Marshal(c.answer(res))
 	if err != nil {
 		logger.Printf("encoding the result: %v", err)

@@ -349,7 +349,6 @@ func TestCallMalformed(t *testing.T) {
 		{name: "jsonrpc object id", stdin: `{"jsonrpc": "2.0", "id": {}, "method": "tools/call", "params": {"name": "packfs-file-reader"}}`, stderrHas: []string{`needs an "id"`}},
 		{name: "jsonrpc no params", stdin: `{"jsonrpc": "2.0", "id": 1, "method": "tools/call"}`, stderrHas: []string{`needs "params"`}},
 		{name: "jsonrpc wrong version", stdin: `{"jsonrpc": "1.0", "id": 1, "method": "tools/call", "params": {"name": "packfs-file-reader"}}`, stderrHas: []string{`"jsonrpc": "2.0"`}},
-		{name: "unknown tool", stdin: `{"name": "read_file", "arguments": {}}`, stderrHas: []string{`unknown tool "read_file"`, "packfs-file-reader, packfs-file-searcher, packfs-file-writer"}},
 		{name: "no root", stdin: `{"name": "packfs-file-reader", "arguments": ` + readArgs + `}`, noRoot: true, stderrHas: []string{"no root: pass --root DIR"}},
 	}
 	for _, tt := range tests {
@@ -374,9 +373,10 @@ func TestCallMalformed(t *testing.T) {
 	}
 }
 
-// TestCallRefused checks that a call to a tool the flags do not offer is answered like any failed
-// call: in the caller's shape, with the PERMISSION_DENIED result and a reason that says how to turn
-// the tool on, exit status 1, and nothing done.
+// TestCallRefused checks that a call to a tool the flags do not offer, or to no tool of ours, is
+// answered like any failed call: in the caller's shape, with the PERMISSION_DENIED result and a
+// reason that says how to turn the tool on (UNKNOWN_TOOL and the tools there are), exit status 1,
+// and nothing done.
 func TestCallRefused(t *testing.T) {
 	root, flags := callRoot(t)
 	mkdir := `{"purpose": "mkdir", "target": {"path": "made"}}`
@@ -384,12 +384,14 @@ func TestCallRefused(t *testing.T) {
 	tests := []struct {
 		name, tool, args string
 		flags            []string
+		code             string // PERMISSION_DENIED if empty
 		errorHas         []string
 	}{
 		{name: "writing off", tool: writer, args: mkdir, errorHas: []string{"writing is off", "--allow-write"}},
 		{name: "read-only", tool: writer, args: mkdir, flags: []string{"--allow-write", "--read-only"}, errorHas: []string{"writing is off", "--read-only"}},
 		{name: "disabled", tool: reader, args: read, flags: []string{"--disable-tool", reader}, errorHas: []string{"packfs-file-reader is disabled", "--disable-tool"}},
 		{name: "no read permission", tool: reader, args: read, flags: []string{"--permissions", "list"}, errorHas: []string{"without read", "--permissions"}},
+		{name: "unknown tool", tool: "read_file", args: read, code: "UNKNOWN_TOOL", errorHas: []string{`no tool "read_file"`, reader, searcher, writer}},
 	}
 	for _, tt := range tests {
 		for _, shape := range callShapeNames {
@@ -408,8 +410,12 @@ func TestCallRefused(t *testing.T) {
 				}
 				var res map[string]any
 				must(t, json.Unmarshal([]byte(d.text), &res))
-				if res["success"] != false || res["code"] != "PERMISSION_DENIED" {
-					t.Errorf("result = %v, want PERMISSION_DENIED", res)
+				wantCode := tt.code
+				if wantCode == "" {
+					wantCode = "PERMISSION_DENIED"
+				}
+				if res["success"] != false || res["code"] != wantCode {
+					t.Errorf("result = %v, want %s", res, wantCode)
 				}
 				msg, _ := res["error"].(string)
 				for _, want := range tt.errorHas {
