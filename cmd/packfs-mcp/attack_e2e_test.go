@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -230,23 +231,28 @@ func TestHugeDirectory(t *testing.T) {
 }
 
 // TestUnreadable is case D31: files and folders the server's user cannot read give a clean error
-// with the root-relative path.
+// with the root-relative path, and walks go on past them. Run as root, the server runs as nobody
+// (see startUnprivileged), since root reads everything.
 func TestUnreadable(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("root reads everything: run as another user to check permission errors")
-	}
 	f := newFixture(t)
 	must(t, os.Chmod(filepath.Join(f.root, "notes/b.md"), 0))
 	must(t, os.Chmod(filepath.Join(f.root, "full"), 0))
 	t.Cleanup(func() { os.Chmod(filepath.Join(f.root, "full"), 0o755) })
-	s := start(t, f, nil)
+	s := startUnprivileged(t, f, "--allow-write", "--no-index")
 	runCases(t, s, []toolCase{
 		{name: "file", tool: reader, args: access("read", "notes/b.md"), code: "ACCESS_DENIED", check: func(t *testing.T, r map[string]any) {
 			if !strings.Contains(r["error"].(string), `"notes/b.md"`) {
 				t.Errorf("error = %v", r["error"])
 			}
 		}},
+		{name: "edit a file", tool: writer, args: intent("edit", "notes/b.md", map[string]any{"edits": []map[string]any{{"oldText": "see", "newText": "saw"}}}), code: "ACCESS_DENIED"},
 		{name: "folder", tool: searcher, args: intent("list", "full", nil), code: "ACCESS_DENIED"},
+		{name: "file in a folder", tool: reader, args: access("read", "full/inner.md"), code: "ACCESS_DENIED"},
+		{name: "search goes past them", tool: searcher, args: intent("search_content", ".", map[string]any{"target": map[string]any{"path": ".", "query": "hello"}}), check: func(t *testing.T, r map[string]any) {
+			if got := paths(r); !slices.Contains(got, "notes/a.md") || slices.Contains(got, "notes/b.md") {
+				t.Errorf("search found %v, want notes/a.md and not the unreadable notes/b.md", got)
+			}
+		}},
 	})
 	s.checkNoLeak()
 }
