@@ -52,6 +52,7 @@ func extras(t *testing.T, f *fixture) {
 	}
 	must(t, os.WriteFile(filepath.Join(f.root, "NOTES.MD"), []byte("upper\n"), 0o644))
 	must(t, os.WriteFile(filepath.Join(f.root, "Mixed.Md"), []byte("mixed\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(f.root, "latin1.md"), []byte(latin1), 0o644))
 	sparse, err := os.Create(filepath.Join(f.root, "sparse.txt"))
 	must(t, err)
 	must(t, sparse.Truncate(10<<30))
@@ -61,7 +62,17 @@ func extras(t *testing.T, f *fixture) {
 	t.Cleanup(func() { ln.Close() })
 }
 
+// latin1 is text in ISO 8859-1, which is not valid UTF-8 (case D30): a reader that decoded it would
+// show U+FFFD, and a writer that edited the decoded text would write U+FFFD back.
+const latin1 = "caf\xe9 cr\xe8me br\xfbl\xe9e\n"
+
 func securityCases(f *fixture) []toolCase {
+	// unchanged checks that a refused write left latin1.md byte for byte as it was.
+	unchanged := func(t *testing.T, _ map[string]any) {
+		if b, err := os.ReadFile(filepath.Join(f.root, "latin1.md")); err != nil || string(b) != latin1 {
+			t.Errorf("latin1.md = %q, %v; want %q", b, err, latin1)
+		}
+	}
 	move := func(from, to string, overwrite bool) map[string]any {
 		return map[string]any{"purpose": "move", "target": map[string]any{"path": from, "destination": to}, "options": map[string]any{"overwrite": overwrite}}
 	}
@@ -152,6 +163,13 @@ func securityCases(f *fixture) []toolCase {
 			}
 		}},
 		{name: "D30 UTF-16 edit refused", tool: writer, args: intent("edit", "utf16.txt", map[string]any{"edits": []map[string]any{{"oldText": "h", "newText": "H"}}}), code: "NOT_TEXT"},
+		{name: "D30 invalid UTF-8 read as binary", tool: reader, args: access("read", "latin1.md"), check: func(t *testing.T, r map[string]any) {
+			if r["binary"] != true || r["content"] != nil {
+				t.Errorf("read of invalid UTF-8 = %v, want binary without content", r)
+			}
+		}},
+		{name: "D30 invalid UTF-8 edit refused", tool: writer, args: intent("edit", "latin1.md", map[string]any{"edits": []map[string]any{{"oldText": "caf", "newText": "CAF"}}}), code: "NOT_TEXT", check: unchanged},
+		{name: "D30 invalid UTF-8 append refused", tool: writer, args: intent("append", "latin1.md", map[string]any{"content": "more\n"}), code: "NOT_TEXT", check: unchanged},
 		{name: "D32 huge write", tool: writer, args: intent("create", "huge.md", map[string]any{"content": strings.Repeat("y", 10<<20+1)}), code: "TOO_LARGE"},
 		{name: "D32 too many edits", tool: writer, args: intent("edit", "notes/a.md", map[string]any{"edits": manyEdits(101)}), code: "INVALID_ARGUMENT"},
 		// E. Name policy.
