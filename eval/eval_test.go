@@ -312,7 +312,7 @@ func TestRankingFloors(t *testing.T) {
 						{fmt.Sprintf("recall@%d", recallDepth), got.Recall, want.today.Recall},
 					} {
 						if floor := m.want - rankingMargin; m.got < floor {
-							t.Errorf("%s = %.3f, below its floor %.3f (%.3f on 2026-11-24, less %.2f)", m.name, m.got, floor, m.want, rankingMargin)
+							t.Errorf("%s = %.4f, below its floor %.3f (%.3f on 2026-11-24, less %.2f)", m.name, m.got, floor, m.want, rankingMargin)
 						}
 					}
 				})

@@ -716,7 +716,7 @@ func TestRankingEval(t *testing.T) {
 		t.Logf("%-30s nDCG@5 %.3f  [%s]", c.name, mean, strings.Join(per, " "))
 	}
 	if defScore < rankingEvalFloor {
-		t.Errorf("default ranking nDCG@5 = %.3f, below its floor %.3f", defScore, rankingEvalFloor)
+		t.Errorf("default ranking nDCG@5 = %.4f, below its floor %.3f", defScore, rankingEvalFloor)
 	}
 }
 
