@@ -3,16 +3,20 @@ package main
 import (
 	"archive/tar"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	gocmp "github.com/google/go-cmp/cmp"
 )
 
 // minQueries is the least number of judged queries a corpus must have for
@@ -31,7 +35,7 @@ func TestQueryTerms(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.q, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, queryTerms(tt.q)); diff != "" {
+			if diff := gocmp.Diff(tt.want, queryTerms(tt.q)); diff != "" {
 				t.Errorf("queryTerms(%q) mismatch (-want +got):\n%s", tt.q, diff)
 			}
 		})
@@ -74,7 +78,7 @@ func TestGrepRanker(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.q, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, r.Rank(tt.q, nil, tt.k)); diff != "" {
+			if diff := gocmp.Diff(tt.want, r.Rank(tt.q, nil, tt.k)); diff != "" {
 				t.Errorf("Rank(%q, %d) mismatch (-want +got):\n%s", tt.q, tt.k, diff)
 			}
 		})
@@ -116,7 +120,7 @@ func TestFuseRanks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, fuseRanks(tt.lists, tt.k)); diff != "" {
+			if diff := gocmp.Diff(tt.want, fuseRanks(tt.lists, tt.k)); diff != "" {
 				t.Errorf("fuseRanks mismatch (-want +got):\n%s", diff)
 			}
 		})
@@ -180,7 +184,7 @@ func TestPooledJudgments(t *testing.T) {
 	q := Query{ID: "q", Query: "x",
 		Relevant: Judgments{"a": 2},
 		Pooled:   Judgments{"b": 1, "c": 0}}
-	if diff := cmp.Diff(Judgments{"a": 2, "b": 1}, q.judgments()); diff != "" {
+	if diff := gocmp.Diff(Judgments{"a": 2, "b": 1}, q.judgments()); diff != "" {
 		t.Errorf("judgments mismatch (-want +got):\n%s", diff)
 	}
 	for p, want := range map[string]bool{"a": true, "b": true, "c": true, "d": false} {
@@ -190,7 +194,7 @@ func TestPooledJudgments(t *testing.T) {
 	}
 	authorOnly = true
 	t.Cleanup(func() { authorOnly = false })
-	if diff := cmp.Diff(Judgments{"a": 2}, q.judgments()); diff != "" {
+	if diff := gocmp.Diff(Judgments{"a": 2}, q.judgments()); diff != "" {
 		t.Errorf("author-only judgments mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -214,29 +218,16 @@ func TestPoolOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []poolEntry{{ID: "q1", Question: "find x", Pages: []string{"c", "d", "y", "z"}}}
-	if diff := cmp.Diff(want, got); diff != "" || n != 4 {
+	if diff := gocmp.Diff(want, got); diff != "" || n != 4 {
 		t.Errorf("pool (n=%d, want 4) mismatch (-want +got):\n%s", n, diff)
 	}
 }
 
-// TestJudgedFilesExist unpacks the shared corpora, if present, and checks
-// that every judged file is in its corpus.
+// TestJudgedFilesExist checks that every judged file is in its corpus.
 func TestJudgedFilesExist(t *testing.T) {
-	if testing.Short() {
-		t.Skip("unpacks the corpora; skipped in -short mode")
-	}
-	archives := filepath.Join("..", "..", "shared", "corpora")
 	for _, c := range corpora {
 		t.Run(c.Name, func(t *testing.T) {
-			dir := t.TempDir()
-			err := unpack(c, archives, dir)
-			if errors.Is(err, errNoArchive) {
-				t.Skipf("corpus archive absent, skipping: %v", err)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			files, err := listMarkdown(filepath.Join(dir, filepath.FromSlash(c.Root)))
+			files, err := listMarkdown(corpusRoot(t, c))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -249,6 +240,133 @@ func TestJudgedFilesExist(t *testing.T) {
 			}
 		})
 	}
+}
+
+// rankingMargin is how far below today's figures the floors are. The evaluation is
+// deterministic (the same tree gives the same figures), so the margin is room for a deliberate
+// trade-off, not for noise: on 80 queries, a query whose one answer drops from first to second
+// place costs nDCG@5 0.005 and MRR@10 0.006, so about two such drops pass and a real regression
+// does not.
+const rankingMargin = 0.01
+
+// rankingToday are the semantic ranker's figures at e5b7a77 (2026-11-24 18:30 UTC), from
+//
+//	go run ./eval
+//	go run ./eval --paraphrases
+//	go run ./eval --paraphrases --paraphrase-set paraphrases-generic
+//
+// set names the paraphrases searched with each query ("" for the user's words alone). After a
+// change that moves them on purpose, or new pooled grades, rerun those commands and copy the
+// figures here.
+var rankingToday = []struct {
+	corpus, set string
+	today       scores
+}{
+	{"obsidian", "", scores{NDCG: 0.586, MRR: 0.737, Recall: 0.639}},
+	{"obsidian", "paraphrases", scores{NDCG: 0.901, MRR: 0.975, Recall: 0.950}},
+	{"obsidian", "paraphrases-generic", scores{NDCG: 0.881, MRR: 0.981, Recall: 0.937}},
+	{"tldr", "", scores{NDCG: 0.401, MRR: 0.701, Recall: 0.435}},
+	{"tldr", "paraphrases", scores{NDCG: 0.794, MRR: 0.984, Recall: 0.746}},
+	{"tldr", "paraphrases-generic", scores{NDCG: 0.661, MRR: 0.891, Recall: 0.649}},
+}
+
+// TestRankingFloors is the ranking's guard: it runs the evaluation of the semantic ranker on both
+// corpora, with the user's words alone and with each set of a calling model's paraphrases, and
+// fails when a metric falls more than rankingMargin below today's figure.
+func TestRankingFloors(t *testing.T) {
+	for _, c := range corpora {
+		t.Run(c.Name, func(t *testing.T) {
+			root := corpusRoot(t, c)
+			files, err := listMarkdown(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			qs, err := loadQuerySet(filepath.Join("queries", c.Queries))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := newSemanticRanker(root, files)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range rankingToday {
+				if want.corpus != c.Name {
+					continue
+				}
+				view := cmp.Or(want.set, "words")
+				t.Run(view, func(t *testing.T) {
+					var paras map[string][]string
+					if want.set != "" {
+						if paras, err = loadParaphrases(filepath.Join("queries", c.Name+"."+want.set+".json"), qs); err != nil {
+							t.Fatal(err)
+						}
+					}
+					got := evaluate(io.Discard, r, qs, paras, false).scores
+					t.Logf("nDCG@%d %.3f, MRR@%d %.3f, recall@%d %.3f", ndcgDepth, got.NDCG, mrrDepth, got.MRR, recallDepth, got.Recall)
+					for _, m := range []struct {
+						name      string
+						got, want float64
+					}{
+						{fmt.Sprintf("nDCG@%d", ndcgDepth), got.NDCG, want.today.NDCG},
+						{fmt.Sprintf("MRR@%d", mrrDepth), got.MRR, want.today.MRR},
+						{fmt.Sprintf("recall@%d", recallDepth), got.Recall, want.today.Recall},
+					} {
+						if floor := m.want - rankingMargin; m.got < floor {
+							t.Errorf("%s = %.4f, below its floor %.3f (%.3f on 2026-11-24, less %.2f)", m.name, m.got, floor, m.want, rankingMargin)
+						}
+					}
+				})
+			}
+		})
+	}
+}
+
+// unpackedCorpora holds the corpora unpacked so far, by name, below dir.
+var unpackedCorpora struct {
+	sync.Mutex
+	dir   string
+	roots map[string]string
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if unpackedCorpora.dir != "" {
+		os.RemoveAll(unpackedCorpora.dir)
+	}
+	os.Exit(code)
+}
+
+// corpusRoot returns the index root of corpus c, unpacked from ../shared/corpora on first use
+// into a folder removed when the tests end. Without the archive it skips the test, or fails it
+// under PACKFS_REQUIRE_CORPORA=1 (as in CI).
+func corpusRoot(t *testing.T, c corpus) string {
+	t.Helper()
+	unpackedCorpora.Lock()
+	defer unpackedCorpora.Unlock()
+	if root, ok := unpackedCorpora.roots[c.Name]; ok {
+		return root
+	}
+	if unpackedCorpora.dir == "" {
+		dir, err := os.MkdirTemp("", "packfs-eval-corpora-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		unpackedCorpora.dir, unpackedCorpora.roots = dir, map[string]string{}
+	}
+	dst := filepath.Join(unpackedCorpora.dir, c.Name)
+	err := unpack(c, filepath.Join("..", "..", "shared", "corpora"), dst)
+	if errors.Is(err, errNoArchive) {
+		if os.Getenv("PACKFS_REQUIRE_CORPORA") == "1" {
+			t.Fatalf("PACKFS_REQUIRE_CORPORA=1 but %v", err)
+		}
+		t.Skipf("corpus archive absent, skipping: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(dst, filepath.FromSlash(c.Root))
+	unpackedCorpora.roots[c.Name] = root
+	return root
 }
 
 func TestUnpack(t *testing.T) {
@@ -294,7 +412,7 @@ func TestUnpack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"a.md", "sub/b.md"}, got); diff != "" {
+	if diff := gocmp.Diff([]string{"a.md", "sub/b.md"}, got); diff != "" {
 		t.Errorf("unpacked files mismatch (-want +got):\n%s", diff)
 	}
 	var all []string
@@ -336,7 +454,7 @@ func TestMergePool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(Judgments{"c": 1, "d": 0}, got.Queries[0].Pooled); diff != "" {
+	if diff := gocmp.Diff(Judgments{"c": 1, "d": 0}, got.Queries[0].Pooled); diff != "" {
 		t.Errorf("pooled mismatch (-want +got):\n%s", diff)
 	}
 	for _, bad := range []string{

@@ -127,11 +127,3 @@ func tempFiles(t *testing.T, dir string) []string {
 	})
 	return found
 }
-
-// skipIfRoot skips permission-based cases, which root bypasses.
-func skipIfRoot(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() == 0 {
-		t.Skip("running as root: permission checks do not apply")
-	}
-}

@@ -237,6 +237,10 @@ func TestHardLinks(t *testing.T) {
 	}
 }
 
+// refusalBytes bounds what refusing a file too large to read may allocate: the error and the stat,
+// about 1 KB on 2026-11-24; nothing that grows with the file or the limit.
+const refusalBytes = 16 << 10
+
 func TestReadFileSize(t *testing.T) {
 	const max = 10 << 20
 	tests := []struct {
@@ -260,9 +264,15 @@ func TestReadFileSize(t *testing.T) {
 				t.Fatal(err)
 			}
 			f.Close()
-			data, info, err := r.ReadFile(context.Background(), "big", max)
+			var data []byte
+			var info Info
+			bytes := allocated(func() { data, info, err = r.ReadFile(context.Background(), "big", max) })
 			if !errors.Is(err, tt.want) && !(tt.want == nil && err == nil) {
 				t.Fatalf("error = %v, want %v", err, tt.want)
+			}
+			// Case D28: a file over the limit is refused from its size, before any buffer is made.
+			if err != nil && bytes > refusalBytes {
+				t.Errorf("refusing a %d-byte file allocated %d bytes, want at most %d", tt.size, bytes, refusalBytes)
 			}
 			if err == nil && (int64(len(data)) != tt.size || info.Size != tt.size) {
 				t.Errorf("read %d bytes, info size %d; want %d", len(data), info.Size, tt.size)

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -144,13 +146,29 @@ func TestGraphRelations(t *testing.T) {
 	}
 }
 
-// TestGraphVault parses the Obsidian help vault when it is present and logs link counts.
+// vaultBrokenLinks are the links and note embeds of the Obsidian help vault whose target is
+// really absent: the "Example" note the page on links writes about, and a picture the archive
+// lacks that is linked as a note.
+var vaultBrokenLinks = []string{
+	"Linking notes and files/Internal links.md:154 wiki Example",
+	"Linking notes and files/Internal links.md:155 wiki Example",
+	"Linking notes and files/Internal links.md:162 wiki Example",
+	"Linking notes and files/Internal links.md:163 wiki Example",
+	"Linking notes and files/Internal links.md:168 markdown Example.md",
+	"Linking notes and files/Internal links.md:169 markdown Example.md",
+	"Obsidian Web Clipper/Troubleshoot Web Clipper.md:59 wiki web-clipper-kde.png",
+}
+
+// vaultMinInternal is a floor under the vault's resolved links (1,552 on 2026-11-24): losing
+// many means links are no longer parsed, which no broken link would show.
+const vaultMinInternal = 1500
+
+// TestGraphVault builds the graph of the Obsidian help vault, a real linked knowledge base, and
+// checks that its links resolve as Obsidian resolves them: every link and note embed finds its
+// note (by path, name or alias, nearest first) except those in vaultBrokenLinks, and the only
+// other broken links are embeds of pictures the archive does not carry.
 func TestGraphVault(t *testing.T) {
-	const root = "/tmp/corpora/obsidian-help-en"
-	fsys := os.DirFS(root)
-	if _, err := fs.Stat(fsys, "."); err != nil {
-		t.Skip("vault not present")
-	}
+	fsys := os.DirFS(corpusDir(t, "obsidian"))
 	g := NewGraph()
 	var paths []string
 	err := fs.WalkDir(fsys, ".", func(p string, e fs.DirEntry, err error) error {
@@ -173,20 +191,27 @@ func TestGraphVault(t *testing.T) {
 	}
 	counts := map[LinkStatus]int{}
 	var broken []string
+	pictures := 0
 	for _, p := range paths {
 		r, _ := g.Relations(p)
 		for _, l := range r.Links {
 			counts[l.Status]++
 		}
 		for _, l := range r.Broken {
-			broken = append(broken, fmt.Sprintf("%s:%d %s %q", p, l.Line, l.Kind, l.Target))
+			if ext := strings.ToLower(path.Ext(l.Target)); l.Kind == KindEmbed && ext != "" && ext != ".md" {
+				pictures++
+				continue
+			}
+			broken = append(broken, fmt.Sprintf("%s:%d %s %s", p, l.Line, l.Kind, l.Target))
 		}
 	}
-	t.Logf("%d files: %d internal, %d external, %d broken", len(paths), counts[StatusInternal], counts[StatusExternal], counts[StatusBroken])
-	if testing.Verbose() {
-		for _, b := range broken {
-			t.Log("broken:", b)
-		}
+	t.Logf("%d files: %d internal, %d external, %d broken (%d embedded pictures absent from the archive)",
+		len(paths), counts[StatusInternal], counts[StatusExternal], counts[StatusBroken], pictures)
+	if diff := cmp.Diff(vaultBrokenLinks, broken); diff != "" {
+		t.Errorf("broken links other than absent pictures (-want +got):\n%s", diff)
+	}
+	if counts[StatusInternal] < vaultMinInternal {
+		t.Errorf("%d links resolved inside the vault, want at least %d", counts[StatusInternal], vaultMinInternal)
 	}
 }
 

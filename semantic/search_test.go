@@ -532,7 +532,7 @@ func TestWordsContaining(t *testing.T) {
 // TestCandidatesSuperset checks on real files that the candidates of a literal always include
 // every file that contains it, ignoring case.
 func TestCandidatesSuperset(t *testing.T) {
-	fsys, docs := evalCorpus(t, obsidianHelp, 400)
+	fsys, docs := evalCorpus(t, "obsidian", 400)
 	ix := newTestIndex(t, IndexOptions{})
 	if err := ix.PutBatch(docs); err != nil {
 		t.Fatal(err)
@@ -587,17 +587,10 @@ func TestCandidatesSuperset(t *testing.T) {
 		tried, narrowed, frontmatterOnly)
 }
 
-// obsidianHelp is a corpus of 173 markdown notes used to choose the ranking; the tests that use
-// it skip when it is absent.
-const obsidianHelp = "/tmp/corpora/obsidian-help-en"
-
-// evalCorpus parses up to limit markdown files under dir with [Parse].
-func evalCorpus(t testing.TB, dir string, limit int) (fs.FS, []Doc) {
+// evalCorpus parses up to limit markdown files of the named corpus (see [corpusDir]) with [Parse].
+func evalCorpus(t testing.TB, name string, limit int) (fs.FS, []Doc) {
 	t.Helper()
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("corpus %s absent", dir)
-	}
-	fsys := os.DirFS(dir)
+	fsys := os.DirFS(corpusDir(t, name))
 	var docs []Doc
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || path.Ext(p) != ".md" || len(docs) >= limit {
@@ -669,13 +662,18 @@ func ndcgAt5(got []string, rel map[string]int) float64 {
 	return dcg(gains) / dcg(ideal)
 }
 
+// rankingEvalFloor is the least mean nDCG@5 of the default settings over obsidianJudged: the
+// figure they give today (0.473 on 2026-11-24) less 0.01. A query whose one answer drops from
+// first to second place costs the mean 0.018, so that fails; shuffles among helpful pages below
+// the answer may pass.
+const rankingEvalFloor = 0.463
+
 // TestRankingEval compares ranking settings by mean nDCG@5 over the judged queries; run it with
-// -v to see the figures. It fails only if the default drops below the figure it was chosen
-// with, so a change that hurts ranking is noticed. The settings themselves were chosen on the
-// odd-numbered queries of eval/queries (go run -tags semantic ./eval); these 20 queries are a
-// further check.
+// -v to see the figures. It fails if the default drops below rankingEvalFloor. The settings
+// themselves were chosen on the odd-numbered queries of eval/queries (go run ./eval --split),
+// whose floors eval's TestRankingFloors checks; these 20 queries are a further check.
 func TestRankingEval(t *testing.T) {
-	_, docs := evalCorpus(t, obsidianHelp, 1000)
+	_, docs := evalCorpus(t, "obsidian", 1000)
 	type config struct {
 		name                 string
 		b, k1                float64
@@ -720,8 +718,8 @@ func TestRankingEval(t *testing.T) {
 		}
 		t.Logf("%-30s nDCG@5 %.3f  [%s]", c.name, mean, strings.Join(per, " "))
 	}
-	if defScore < 0.47 {
-		t.Errorf("default ranking nDCG@5 = %.3f, below the 0.49 it was chosen with", defScore)
+	if defScore < rankingEvalFloor {
+		t.Errorf("default ranking nDCG@5 = %.4f, below its floor %.3f", defScore, rankingEvalFloor)
 	}
 }
 
@@ -759,15 +757,10 @@ func BenchmarkSearch(b *testing.B) {
 	benchSearch(b, ix, queries)
 }
 
-// tldrPages is the tldr pages corpus (about 7,400 short English pages; pages.en in the
-// archive is a symbolic link that the evaluation does not unpack), used by an opt-in
-// benchmark that skips when it is absent.
-const tldrPages = "/tmp/corpora/tldr/pages"
-
 // BenchmarkTLDR indexes the tldr pages in batches of 500 (reporting docs/s) and then searches
 // them (reporting the median latency).
 func BenchmarkTLDR(b *testing.B) {
-	_, docs := evalCorpus(b, tldrPages, 100000)
+	_, docs := evalCorpus(b, "tldr", 100000)
 	b.Run("PutBatch", func(b *testing.B) {
 		for b.Loop() {
 			ix := newTestIndex(b, IndexOptions{})

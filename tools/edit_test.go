@@ -83,39 +83,68 @@ func TestUnifiedDiff(t *testing.T) {
 	}
 }
 
+// editOracle says what applyEdits must do with one edit of text, computed apart from it: the code
+// it must refuse the edit with (none when oldText, adapted to the file's line endings, occurs once,
+// or at least once with replaceAll), or else the text it must return and the replacements made.
+func editOracle(text string, e intents.Edit) (code, want string, n int) {
+	body := strings.TrimPrefix(text, utf8BOM)
+	o, r := e.OldText, e.NewText
+	if usesCRLF(body) && !strings.Contains(o, "\r") {
+		o = strings.ReplaceAll(o, "\n", "\r\n")
+		if !strings.Contains(r, "\r") {
+			r = strings.ReplaceAll(r, "\n", "\r\n")
+		}
+	}
+	switch n = strings.Count(body, o); {
+	case n == 0:
+		return CodeEditNotFound, "", 0
+	case n > 1 && !e.ReplaceAll:
+		return CodeAmbiguousEdit, "", 0
+	case e.ReplaceAll:
+		want = strings.ReplaceAll(body, o, r)
+	default:
+		want = strings.Replace(body, o, r, 1)
+	}
+	if strings.HasPrefix(text, utf8BOM) {
+		want = utf8BOM + want
+	}
+	return "", want, n
+}
+
+// checkEdit runs one edit of text through applyEdits and fails unless it does what editOracle
+// says: a refusal with the right code that returns nothing, or exactly the expected text. It
+// returns the edited text, or "" when the edit was refused.
+func checkEdit(t *testing.T, text string, e intents.Edit) string {
+	t.Helper()
+	got, n, err := applyEdits("f", text, []intents.Edit{e})
+	code, want, wantN := editOracle(text, e)
+	if code != "" {
+		var ce *callError
+		if !errors.As(err, &ce) || ce.code != code || got != "" || n != 0 {
+			t.Fatalf("applyEdits(%q, %q->%q, all %v) = %q, %d, %v; want refused with %s", text, e.OldText, e.NewText, e.ReplaceAll, got, n, err, code)
+		}
+		return ""
+	}
+	if err != nil || got != want || n != wantN {
+		t.Fatalf("applyEdits(%q, %q->%q, all %v) = %q, %d, %v; want %q, %d", text, e.OldText, e.NewText, e.ReplaceAll, got, n, err, want, wantN)
+	}
+	return got
+}
+
 // FuzzApplyEdits checks that an edit never changes text it was not asked to change: the result is
-// the original with exactly the one occurrence replaced, or the call is refused and nothing changes.
+// the original with exactly the one occurrence replaced, or the call is refused, with the code that
+// says why (no occurrence, or several), and nothing changes. An edit that matches once is never
+// refused, so an editor that refused everything would fail on the seeds.
 func FuzzApplyEdits(f *testing.F) {
 	f.Add("a\nb\nc\n", "b", "B")
 	f.Add("x\r\ny\r\n", "x\ny", "z")
 	f.Add("\ufeffhead\n", "head", "")
 	f.Add("aaa", "aa", "b")
+	f.Add("x\nx\n", "x", "y")
 	f.Fuzz(func(t *testing.T, text, old, repl string) {
 		if old == "" {
 			return
 		}
-		got, n, err := applyEdits("f", text, []intents.Edit{{OldText: old, NewText: repl}})
-		if err != nil {
-			return
-		}
-		if n != 1 {
-			t.Fatalf("n = %d", n)
-		}
-		body := strings.TrimPrefix(text, utf8BOM)
-		o, r := old, repl
-		if usesCRLF(body) && !strings.Contains(old, "\r") {
-			o = strings.ReplaceAll(old, "\n", "\r\n")
-			if !strings.Contains(repl, "\r") {
-				r = strings.ReplaceAll(repl, "\n", "\r\n")
-			}
-		}
-		i := strings.Index(body, o)
-		want := body[:i] + r + body[i+len(o):]
-		if strings.HasPrefix(text, utf8BOM) {
-			want = utf8BOM + want
-		}
-		if got != want {
-			t.Fatalf("applyEdits(%q, %q->%q) = %q, want %q", text, old, repl, got, want)
-		}
+		checkEdit(t, text, intents.Edit{OldText: old, NewText: repl})
 	})
 }

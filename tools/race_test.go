@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,6 +31,8 @@ import (
 // goroutines call the tools as fast as they can. The oracle trusts nothing the server says: after
 // the race, no answer may hold the marker, the snapshot of everything outside the root must be
 // unchanged, no temporary file may be left anywhere, and only the expected error codes may appear.
+// And the race must have happened: every kind of call must have run, a few times at least, while
+// the racers changed the tree (see [raceEnv.changed]).
 
 // defaultRaceDuration is how long each race runs when PACKFS_RACE_SECONDS is unset: short enough
 // that CI stays fast, long enough for thousands of calls.
@@ -41,6 +44,12 @@ var raceCodes = []string{
 	CodeNotFound, CodeOutsideRoot, CodeNotRegular, CodeInvalidPath, CodeExists,
 	CodeNotDir, CodeIsDir, CodeTimeout, CodeAccess, CodeHardLink,
 }
+
+// raceMinRaced is how many calls of each purpose a race must catch mid-change: a call during which
+// the racers changed the tree. A race that never overlaps a call tests nothing. With the default
+// duration, the fewest seen on 2026-11-24 were 19 (delete in TestRaceDirFlip, without -race) of
+// 588; with -race, 29.
+const raceMinRaced = 5
 
 // okCode stands for a successful call in the code histogram.
 const okCode = "ok"
@@ -73,11 +82,17 @@ type raceEnv struct {
 	handlers map[string]server.ToolHandlerFunc
 	before   map[string]string
 
+	// changes counts the racers' changes to the tree (see changed), so call can tell whether one
+	// happened while it ran.
+	changes atomic.Int64
+
 	mu    sync.Mutex
 	logs  strings.Builder // the server's diagnostics, which explain INTERNAL answers
 	codes map[string]int
 	leaks []string // the first few answers that held the marker
 	nleak int
+	// calls and raced count the calls by purpose, and those during which the tree changed.
+	calls, raced map[string]int
 }
 
 // newRaceEnv builds base/outside (secret.md and dir/ with x.md and <marker>.md, all holding the
@@ -90,6 +105,8 @@ func newRaceEnv(t *testing.T, rootEntries ...string) *raceEnv {
 		base:   t.TempDir(),
 		marker: "OUTSIDE-MARKER-" + strings.ToUpper(rand.Text()[:12]),
 		codes:  map[string]int{},
+		calls:  map[string]int{},
+		raced:  map[string]int{},
 	}
 	e.root = filepath.Join(e.base, "root")
 	e.outside = filepath.Join(e.base, "outside")
@@ -220,7 +237,16 @@ func (e *raceEnv) call(tool string, args map[string]any) map[string]any {
 	var req mcp.CallToolRequest
 	req.Params.Name = tool
 	req.Params.Arguments = args
+	before := e.changes.Load()
 	res, err := e.handlers[tool](context.Background(), req)
+	raced := e.changes.Load() != before
+	purpose, _ := args["purpose"].(string)
+	e.mu.Lock()
+	e.calls[purpose]++
+	if raced {
+		e.raced[purpose]++
+	}
+	e.mu.Unlock()
 	if err != nil || res == nil {
 		e.t.Errorf("%s %v: protocol error %v", tool, args, err)
 		return nil
@@ -256,9 +282,13 @@ func (e *raceEnv) call(tool string, args map[string]any) map[string]any {
 	return out
 }
 
+// changed records one change a racer made to the tree.
+func (e *raceEnv) changed() { e.changes.Add(1) }
+
 // verify is the oracle run after a race: no answer held the marker, nothing outside the root
-// changed or appeared, no temporary file is left under the root, and every code is okCode or in
-// allowed. It logs the histogram of codes.
+// changed or appeared, no temporary file is left under the root, every code is okCode or in
+// allowed, and the tree changed during at least raceMinRaced calls of each purpose. It logs the
+// histogram of codes and how many calls of each purpose the race caught.
 func (e *raceEnv) verify(allowed ...string) {
 	t := e.t
 	t.Helper()
@@ -294,6 +324,15 @@ func (e *raceEnv) verify(allowed ...string) {
 	}
 	slices.Sort(hist)
 	t.Logf("codes: %s", strings.Join(hist, " "))
+	var raced []string
+	for purpose, n := range e.calls {
+		raced = append(raced, fmt.Sprintf("%s=%d/%d", purpose, e.raced[purpose], n))
+		if e.raced[purpose] < raceMinRaced {
+			t.Errorf("the tree changed during %d of %d %s calls, want at least %d: the race did not reach them", e.raced[purpose], n, purpose, raceMinRaced)
+		}
+	}
+	slices.Sort(raced)
+	t.Logf("calls during which the tree changed: %s", strings.Join(raced, " "))
 	if e.logs.Len() > 0 {
 		t.Logf("server log (first 2000 bytes):\n%.2000s", e.logs.String())
 	}
@@ -438,6 +477,7 @@ func TestRaceFileFlip(t *testing.T) {
 			if err != nil {
 				t.Errorf("flip: %v", err)
 			}
+			e.changed()
 		}
 	}
 	bodies := map[string]func(int){
@@ -483,6 +523,7 @@ func TestRaceDirFlip(t *testing.T) {
 			if err := exchange(d, partners[(i/2)%2]); err != nil {
 				t.Errorf("flip: %v", err)
 			}
+			e.changed()
 		},
 		"read": func(int) {
 			out := e.call(ReaderName, toolArgs("read", "d/x.md", nil))
@@ -540,7 +581,9 @@ func TestRaceCreateOverLink(t *testing.T) {
 			if err := replaceWith(name, filepath.Join(e.root, ".swap-link"), true, target, ""); err != nil {
 				t.Errorf("link: %v", err)
 			}
+			e.changed()
 			os.Remove(name)
+			e.changed()
 			// One level down a relative link needs one more "..".
 			if !filepath.IsAbs(target) {
 				target = "../" + target
@@ -548,7 +591,9 @@ func TestRaceCreateOverLink(t *testing.T) {
 			if err := replaceWith(sub, filepath.Join(e.root, "sub", ".swap-link"), true, target, ""); err != nil {
 				t.Errorf("link: %v", err)
 			}
+			e.changed()
 			os.Remove(sub)
+			e.changed()
 		},
 		"create":      func(int) { e.call(WriterName, writeArgs("create", "t.md", mine, false)) },
 		"create-sub":  func(int) { e.call(WriterName, writeArgs("create", "sub/t.md", mine, true)) },
@@ -591,11 +636,13 @@ func TestRaceWalkSwap(t *testing.T) {
 			if err := exchange(filepath.Join(a, "b"), filepath.Join(a, partner)); err != nil {
 				t.Errorf("swap b: %v", err)
 			}
+			e.changed()
 		},
 		"swap-mn": func(int) {
 			if err := exchange(filepath.Join(a, "m"), filepath.Join(a, "n")); err != nil {
 				t.Errorf("swap m n: %v", err)
 			}
+			e.changed()
 		},
 		"rename-pq": func(i int) {
 			from, to := p, q
@@ -605,6 +652,7 @@ func TestRaceWalkSwap(t *testing.T) {
 			if err := os.Rename(from, to); err != nil {
 				t.Errorf("rename: %v", err)
 			}
+			e.changed()
 		},
 		"list-root":   func(int) { e.call(SearcherName, listArgs(".")) },
 		"list-a":      func(int) { e.call(SearcherName, listArgs("a")) },
@@ -667,6 +715,7 @@ func TestRaceGrowingFile(t *testing.T) {
 			if _, err := f.Write(chunk); err != nil {
 				t.Errorf("grow: %v", err)
 			}
+			e.changed()
 			size += len(chunk)
 		},
 		"read":        func(int) { checkRead(e.call(ReaderName, readArgs("")), false) },
@@ -700,6 +749,7 @@ func TestRaceConcurrentWriters(t *testing.T) {
 	for k := range writers {
 		bodies[fmt.Sprintf("writer%d", k)] = func(int) {
 			e.call(WriterName, writeArgs("update", "one.md", list[k], false))
+			e.changed()
 		}
 	}
 	for k := range 3 {

@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -51,6 +52,7 @@ func extras(t *testing.T, f *fixture) {
 	}
 	must(t, os.WriteFile(filepath.Join(f.root, "NOTES.MD"), []byte("upper\n"), 0o644))
 	must(t, os.WriteFile(filepath.Join(f.root, "Mixed.Md"), []byte("mixed\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(f.root, "latin1.md"), []byte(latin1), 0o644))
 	sparse, err := os.Create(filepath.Join(f.root, "sparse.txt"))
 	must(t, err)
 	must(t, sparse.Truncate(10<<30))
@@ -60,7 +62,17 @@ func extras(t *testing.T, f *fixture) {
 	t.Cleanup(func() { ln.Close() })
 }
 
+// latin1 is text in ISO 8859-1, which is not valid UTF-8 (case D30): a reader that decoded it would
+// show U+FFFD, and a writer that edited the decoded text would write U+FFFD back.
+const latin1 = "caf\xe9 cr\xe8me br\xfbl\xe9e\n"
+
 func securityCases(f *fixture) []toolCase {
+	// unchanged checks that a refused write left latin1.md byte for byte as it was.
+	unchanged := func(t *testing.T, _ map[string]any) {
+		if b, err := os.ReadFile(filepath.Join(f.root, "latin1.md")); err != nil || string(b) != latin1 {
+			t.Errorf("latin1.md = %q, %v; want %q", b, err, latin1)
+		}
+	}
 	move := func(from, to string, overwrite bool) map[string]any {
 		return map[string]any{"purpose": "move", "target": map[string]any{"path": from, "destination": to}, "options": map[string]any{"overwrite": overwrite}}
 	}
@@ -151,6 +163,13 @@ func securityCases(f *fixture) []toolCase {
 			}
 		}},
 		{name: "D30 UTF-16 edit refused", tool: writer, args: intent("edit", "utf16.txt", map[string]any{"edits": []map[string]any{{"oldText": "h", "newText": "H"}}}), code: "NOT_TEXT"},
+		{name: "D30 invalid UTF-8 read as binary", tool: reader, args: access("read", "latin1.md"), check: func(t *testing.T, r map[string]any) {
+			if r["binary"] != true || r["content"] != nil {
+				t.Errorf("read of invalid UTF-8 = %v, want binary without content", r)
+			}
+		}},
+		{name: "D30 invalid UTF-8 edit refused", tool: writer, args: intent("edit", "latin1.md", map[string]any{"edits": []map[string]any{{"oldText": "caf", "newText": "CAF"}}}), code: "NOT_TEXT", check: unchanged},
+		{name: "D30 invalid UTF-8 append refused", tool: writer, args: intent("append", "latin1.md", map[string]any{"content": "more\n"}), code: "NOT_TEXT", check: unchanged},
 		{name: "D32 huge write", tool: writer, args: intent("create", "huge.md", map[string]any{"content": strings.Repeat("y", 10<<20+1)}), code: "TOO_LARGE"},
 		{name: "D32 too many edits", tool: writer, args: intent("edit", "notes/a.md", map[string]any{"edits": manyEdits(101)}), code: "INVALID_ARGUMENT"},
 		// E. Name policy.
@@ -230,23 +249,28 @@ func TestHugeDirectory(t *testing.T) {
 }
 
 // TestUnreadable is case D31: files and folders the server's user cannot read give a clean error
-// with the root-relative path.
+// with the root-relative path, and walks go on past them. Run as root, the server runs as nobody
+// (see startUnprivileged), since root reads everything.
 func TestUnreadable(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("root reads everything: run as another user to check permission errors")
-	}
 	f := newFixture(t)
 	must(t, os.Chmod(filepath.Join(f.root, "notes/b.md"), 0))
 	must(t, os.Chmod(filepath.Join(f.root, "full"), 0))
 	t.Cleanup(func() { os.Chmod(filepath.Join(f.root, "full"), 0o755) })
-	s := start(t, f, nil)
+	s := startUnprivileged(t, f, "--allow-write", "--no-index")
 	runCases(t, s, []toolCase{
 		{name: "file", tool: reader, args: access("read", "notes/b.md"), code: "ACCESS_DENIED", check: func(t *testing.T, r map[string]any) {
 			if !strings.Contains(r["error"].(string), `"notes/b.md"`) {
 				t.Errorf("error = %v", r["error"])
 			}
 		}},
+		{name: "edit a file", tool: writer, args: intent("edit", "notes/b.md", map[string]any{"edits": []map[string]any{{"oldText": "see", "newText": "saw"}}}), code: "ACCESS_DENIED"},
 		{name: "folder", tool: searcher, args: intent("list", "full", nil), code: "ACCESS_DENIED"},
+		{name: "file in a folder", tool: reader, args: access("read", "full/inner.md"), code: "ACCESS_DENIED"},
+		{name: "search goes past them", tool: searcher, args: intent("search_content", ".", map[string]any{"target": map[string]any{"path": ".", "query": "hello"}}), check: func(t *testing.T, r map[string]any) {
+			if got := paths(r); !slices.Contains(got, "notes/a.md") || slices.Contains(got, "notes/b.md") {
+				t.Errorf("search found %v, want notes/a.md and not the unreadable notes/b.md", got)
+			}
+		}},
 	})
 	s.checkNoLeak()
 }

@@ -178,7 +178,13 @@ func startOn(t *testing.T, f *fixture, env []string, args ...string) *session {
 // client made with opts, keeping the output schema of every tool listed.
 func startWith(t *testing.T, f *fixture, env []string, opts []client.ClientOption, args ...string) *session {
 	t.Helper()
-	tr := transport.NewStdio(binPath, env, append([]string{"serve", "--root", f.root}, args...)...)
+	return startTransport(t, f, transport.NewStdio(binPath, env, append([]string{"serve", "--root", f.root}, args...)...), opts)
+}
+
+// startTransport connects a client made with opts to the server tr starts, keeping the output
+// schema of every tool listed.
+func startTransport(t *testing.T, f *fixture, tr *transport.Stdio, opts []client.ClientOption) *session {
+	t.Helper()
 	c := client.NewClient(tr, opts...)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

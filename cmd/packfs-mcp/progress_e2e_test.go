@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -37,6 +38,13 @@ func newProgressFixture(t *testing.T) *fixture {
 	return f
 }
 
+// progressRounds is how many times TestProgressE2E makes each call with a token in each era, and
+// progressMaxLate how many of all those calls may get a notification after their response. On
+// 2026-11-24 (-race, a loaded 2-core machine), none of the 60 calls did in each of three runs;
+// without the server's wait for its notifications to go out (tools.reporter.drain), 5 to 8 did,
+// all of them searches.
+const progressRounds, progressMaxLate = 15, 2
+
 // progressNote is one notifications/progress the client received.
 type progressNote struct {
 	token    string // the token, printed, so that 7 and 7.0 compare equal
@@ -47,9 +55,12 @@ type progressNote struct {
 }
 
 // TestProgressE2E drives a recursive list and a search_content over a big tree through the built
-// binary, with and without a progress token in _meta, and checks the notifications the client gets.
+// binary, with and without a progress token in _meta, and checks the notifications the client gets:
+// each call with a token gets some, in order, and they come before its response (all but
+// progressMaxLate calls).
 func TestProgressE2E(t *testing.T) {
 	f := newProgressFixture(t)
+	var late []string // the calls with a token that got a notification after their response
 	for _, era := range eras {
 		t.Run(era.name, func(t *testing.T) {
 			s := start(t, f, era.opts, "--no-index")
@@ -71,18 +82,24 @@ func TestProgressE2E(t *testing.T) {
 			list := map[string]any{"purpose": "list", "target": map[string]any{"path": ".", "criteria": map[string]any{"name": "f00*.txt"}},
 				"options": map[string]any{"recursive": true}}
 			search := map[string]any{"purpose": "search_content", "target": map[string]any{"path": ".", "query": "progress needle"}}
-			// The calls without a token come last: the stream is ordered, so once they are answered,
-			// every notification written for the calls before them has been received.
-			calls := []struct {
+			// Each call with a token runs progressRounds times, each time with a token of its own, so
+			// that notifications arriving after the response are counted over many calls. The calls
+			// without a token come last: the stream is ordered, so once they are answered, every
+			// notification written for the calls before them has been received.
+			type progressCall struct {
 				name  string
 				args  map[string]any
 				token any // nil sends no _meta
-			}{
-				{"list with a string token", list, "list-" + era.name},
-				{"search with a numeric token", search, 7},
-				{"list without a token", list, nil},
-				{"search without a token", search, nil},
 			}
+			var calls []progressCall
+			for r := range progressRounds {
+				calls = append(calls,
+					progressCall{fmt.Sprintf("list with a string token, round %d", r), list, fmt.Sprintf("list-%s-%d", era.name, r)},
+					progressCall{fmt.Sprintf("search with a numeric token, round %d", r), search, 7 + r})
+			}
+			calls = append(calls,
+				progressCall{"list without a token", list, nil},
+				progressCall{"search without a token", search, nil})
 			for i, c := range calls {
 				mu.Lock()
 				running = i
@@ -123,11 +140,8 @@ func TestProgressE2E(t *testing.T) {
 					if total, ok := n.total.(float64); n.total != nil && (!ok || total < n.progress) {
 						t.Errorf("%s: notification %d: total %v below progress %v", c.name, j, n.total, n.progress)
 					}
-					// mcp-go's stdio server writes notifications on a goroutine of their own, so the
-					// server can only make a late one unlikely (see tools.reporter.drain), not
-					// impossible on a loaded machine: log it rather than fail.
-					if n.during != i {
-						t.Logf("%s: notification %d (progress %v) arrived after the response", c.name, j, n.progress)
+					if name := era.name + ": " + c.name; n.during != i && !slices.Contains(late, name) {
+						late = append(late, name)
 					}
 				}
 			}
@@ -136,6 +150,15 @@ func TestProgressE2E(t *testing.T) {
 				t.Errorf("%d notifications for token %q, which no call sent: %+v", len(ns), token, ns)
 			}
 		})
+	}
+	// mcp-go's stdio server writes notifications on a goroutine of their own, so the server can
+	// only make a late one unlikely (see tools.reporter.drain), not impossible on a loaded machine:
+	// a few calls may see one.
+	if calls := 2 * progressRounds * len(eras); len(late) > progressMaxLate {
+		t.Errorf("%d of %d calls with a token got a notification after their response, want at most %d: %q",
+			len(late), calls, progressMaxLate, late)
+	} else if len(late) > 0 {
+		t.Logf("%d of %d calls with a token got a notification after their response: %q", len(late), calls, late)
 	}
 }
 

@@ -1,0 +1,54 @@
+package tools
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// tooLargeBytes bounds what a call on a file over the size limit may allocate: the call's decoding,
+// checks and answer, 9 to 22 KB on 2026-11-24; nothing that grows with the file or the limit
+// (10 MiB).
+const tooLargeBytes = 128 << 10
+
+// TestTooLargeAllocatesLittle is case D28 through the tools: a sparse 10 GB file is refused from its
+// size by every purpose that reads content, or skipped by searches, without a buffer of its size or
+// of the limit's.
+func TestTooLargeAllocatesLittle(t *testing.T) {
+	e := newRaceEnv(t, "small.md=needle\n")
+	f, err := os.Create(filepath.Join(e.root, "sparse.md"))
+	mustOK(t, err)
+	mustOK(t, f.Truncate(10<<30))
+	mustOK(t, f.Close())
+	tests := []struct {
+		name string
+		tool string
+		args map[string]any
+		code string // "" for success
+	}{
+		{"read", ReaderName, toolArgs("read", "sparse.md", nil), CodeTooLarge},
+		{"read base64", ReaderName, map[string]any{"purpose": "read", "target": map[string]any{"path": "sparse.md", "encoding": "base64"}}, CodeTooLarge},
+		{"edit", WriterName, toolArgs("edit", "sparse.md", map[string]any{"edits": []map[string]any{{"oldText": "a", "newText": "b"}}}), CodeTooLarge},
+		{"append", WriterName, writeArgs("append", "sparse.md", "more\n", false), CodeTooLarge},
+		{"search_content", SearcherName, searchArgs(".", "needle"), ""},
+		{"list by content", SearcherName, map[string]any{"purpose": "list", "target": map[string]any{
+			"path": ".", "criteria": map[string]any{"content": "needle"}}}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e.call(tt.tool, tt.args) // warm up: first-call caches are not the file's cost
+			var out map[string]any
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			out = e.call(tt.tool, tt.args)
+			runtime.ReadMemStats(&after)
+			if code, _ := out["code"].(string); code != tt.code {
+				t.Fatalf("code %q, want %q: %v", code, tt.code, out)
+			}
+			if bytes := after.TotalAlloc - before.TotalAlloc; bytes > tooLargeBytes {
+				t.Errorf("the call allocated %d bytes, want at most %d", bytes, tooLargeBytes)
+			}
+		})
+	}
+}
