@@ -352,8 +352,15 @@ func TestIndexProgress(t *testing.T) {
 	if out["indexComplete"] == true {
 		t.Skip("the index finished before the first call; nothing to observe")
 	}
-	if _, ok := out["indexedFiles"]; !ok {
-		t.Errorf("an incomplete result does not say how far the index is: %v", out)
+	switch msg, _ := out["error"].(string); {
+	case out["code"] == "NOT_AVAILABLE": // nothing found yet in what was read: say how far, and when to ask again
+		if ms, _ := out["retryAfterMs"].(float64); ms <= 0 || !strings.Contains(msg, "files indexed") {
+			t.Errorf("NOT_AVAILABLE without a wait or how far the index is: %v", out)
+		}
+	default:
+		if _, ok := out["indexedFiles"]; !ok {
+			t.Errorf("an incomplete result does not say how far the index is: %v", out)
+		}
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
