@@ -350,10 +350,16 @@ func (e *Engine) ReadLinksTo(ctx context.Context, name string) Coverage {
 		return cv
 	}
 	needles := [][]byte{bytes.ToLower([]byte(strings.TrimSuffix(path.Base(name), path.Ext(name))))}
-	if r, ok := e.Relations(name); ok {
-		for _, a := range r.Aliases {
-			needles = append(needles, bytes.ToLower([]byte(a)))
+	// Its aliases, from the graph: Relations would read the document for its URLs, which the
+	// caller's own Relations does next. A document the build has not reached is read once here.
+	d, ok := e.graph.Doc(name)
+	if !ok && e.opts.Allow(name, false) {
+		if d, ok = e.read(name); ok {
+			e.graph.Put(outline(d))
 		}
+	}
+	for _, a := range d.Aliases {
+		needles = append(needles, bytes.ToLower([]byte(a)))
 	}
 	deadline := time.Now().Add(ScanBudget)
 	// An empty query: every file not yet indexed, in the build's order.
