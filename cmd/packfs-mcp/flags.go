@@ -101,8 +101,8 @@ func (p permissionFlags) apply(c *Config, set map[string]bool) {
 }
 
 // permissionsOf returns the permissions a server on c works with: c's, or read, search and list when
-// it names none, without write when c is read-only. It is build's rule, for the tools subcommand,
-// which opens no root; TestToolsCmdMatchesServer holds the two together.
+// it names none, without write when c is read-only. build and the tools subcommand, which opens no
+// root, both take them from here.
 func permissionsOf(c Config) (security.Permissions, error) {
 	p := security.DefaultPermissions()
 	if len(c.Permissions) > 0 {

@@ -43,11 +43,8 @@ type app struct {
 func build(cfg Config, logger *log.Logger) (*app, error) {
 	a := &app{cfg: cfg, log: logger}
 	var err error
-	a.perms = security.DefaultPermissions()
-	if len(cfg.Permissions) > 0 {
-		if a.perms, err = security.ParsePermissions(cfg.Permissions); err != nil {
-			return nil, fmt.Errorf("setting permissions: %w", err)
-		}
+	if a.perms, err = permissionsOf(cfg); err != nil {
+		return nil, err
 	}
 	a.root, err = fsroot.Open(cfg.RootPath, fsroot.Options{AllowHardLinks: cfg.Security.AllowHardLinks})
 	if err != nil {
@@ -67,9 +64,6 @@ func build(cfg Config, logger *log.Logger) (*app, error) {
 		MaxRequests: cfg.Security.RateLimiting.MaxRequests,
 		Window:      time.Duration(cfg.Security.RateLimiting.WindowMs) * time.Millisecond,
 	})
-	if cfg.ReadOnly {
-		a.perms = a.perms.Without(security.PermWrite)
-	}
 	if a.perms.Has(security.PermWrite) {
 		if err := a.openBackups(); err != nil {
 			logger.Printf("backups are off (options.backup is refused): %v", err)
