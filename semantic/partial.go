@@ -343,7 +343,8 @@ func mergeHits(indexed, scanned []Hit, want int) []Hit {
 // ReadLinksTo, while the index is being built, reads the files not yet indexed that mention the
 // document at name (its file name without the extension, or one of its aliases), for up to
 // [ScanBudget], and puts them in the graph, so that [Engine.Relations] tells their links to it
-// too. The coverage says whether every file not yet indexed was looked at (Unread false).
+// too. The coverage says whether every file not yet indexed was looked at (Unread false). For a
+// name that is not a document (hidden, gone, binary or too large) it reads nothing more.
 func (e *Engine) ReadLinksTo(ctx context.Context, name string) Coverage {
 	cv := e.coverage()
 	if cv.Complete {
@@ -357,6 +358,9 @@ func (e *Engine) ReadLinksTo(ctx context.Context, name string) Coverage {
 		if d, ok = e.read(name); ok {
 			e.graph.Put(outline(d))
 		}
+	}
+	if !ok {
+		return cv // not a document: nothing links to it that Relations could tell
 	}
 	for _, a := range d.Aliases {
 		needles = append(needles, bytes.ToLower([]byte(a)))
