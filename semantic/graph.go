@@ -51,14 +51,23 @@ type docOutline struct {
 // documentation): on 384,050 pages they were a fifth of the graph. [Graph.RelationsOf] tells
 // them from the document when its relationships are asked for.
 func outlineOf(d Doc) docOutline {
-	links := make([]Link, 0, len(d.Links))
+	kept := 0
 	for _, l := range d.Links {
 		if !external(l) {
-			links = append(links, l)
+			kept++
 		}
 	}
-	if len(links) == 0 {
+	links := exact(d.Links)
+	if kept < len(d.Links) {
 		links = nil
+		if kept > 0 {
+			links = make([]Link, 0, kept)
+		}
+		for _, l := range d.Links {
+			if !external(l) {
+				links = append(links, l)
+			}
+		}
 	}
 	return docOutline{Title: d.Title, Headings: exact(d.Headings), Links: links, Tags: exact(d.Tags), Aliases: exact(d.Aliases)}
 }
