@@ -352,7 +352,8 @@ func (e *Engine) ReadLinksTo(ctx context.Context, name string) Coverage {
 	}
 	needles := [][]byte{bytes.ToLower([]byte(strings.TrimSuffix(path.Base(name), path.Ext(name))))}
 	// Its aliases, from the graph: Relations would read the document for its URLs, which the
-	// caller's own Relations does next. A document the build has not reached is read once here.
+	// caller's own Relations does next. A document the build has not reached is read here to put
+	// it in the graph, and so read twice by a relationships call.
 	d, ok := e.graph.Doc(name)
 	if !ok && e.opts.Allow(name, false) {
 		if d, ok = e.read(name); ok {

@@ -54,6 +54,9 @@ func TestSearchBeforeTheIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if got := paths(res.Hits); !slices.Equal(got, []string{"alpha.md"}) {
+		t.Errorf("hits = %v, want alpha.md alone", got)
+	}
 	for _, h := range res.Hits {
 		if h.Path != "alpha.md" {
 			t.Errorf("a scan found %s, which the policy hides or is not text", h.Path)
