@@ -27,7 +27,10 @@ const (
 // candidate has, for every run, a word containing it. Since the words field is split like
 // bleve's unicode tokenizer, which never splits inside such a run, every document containing
 // literal is a candidate. ok is false for a literal with a non-ASCII byte, without runs, with
-// more than 8 runs, or whose runs are all shorter than 3 (they would match nearly every word).
+// more than 8 runs, or whose runs are all shorter than 3 (they would match nearly every word)
+// or found inside more than maxWordTerms words (they narrow nothing worth the query: "device"
+// is inside 29,000 words of the Linux sources). A run of the literal that is inside that many
+// words is left out of the query when another run narrows, which only widens the candidates.
 // The superset holds for the text the [Doc] carried when indexed: title, tags, aliases, links,
 // headings and sections.
 func (ix *Index) Candidates(ctx context.Context, literal string) ([]string, bool, error) {
@@ -39,14 +42,13 @@ func (ix *Index) Candidates(ctx context.Context, literal string) ([]string, bool
 	if err != nil {
 		return nil, false, err
 	}
-	over := ix.wordList.tooLarge()
 	var must []query.Query
-	for _, r := range runs {
-		if over {
+	if ix.wordList.tooLarge() {
+		for _, r := range runs {
 			must = append(must, containingRegexp(r))
-			continue
 		}
-		must = append(must, containing(words, r))
+	} else if must = narrowest(words, runs); must == nil {
+		return nil, false, nil
 	}
 	n, err := ix.Count()
 	if err != nil || n == 0 {
@@ -66,19 +68,26 @@ func (ix *Index) Candidates(ctx context.Context, literal string) ([]string, bool
 	return paths, true, nil
 }
 
-// containing returns a query for the documents with a word containing run: the words of the
-// index that contain it, found in the cached list, as term queries; or, for a run inside too many
-// words, a regular expression over the words field. An empty list of words matches nothing.
-func containing(words []string, run string) query.Query {
-	matched, ok := wordsContaining(words, run)
-	if !ok {
-		return containingRegexp(run)
+// narrowest returns the queries of the runs worth asking the index for, those inside at most
+// maxWordTerms words; nil when there is none.
+func narrowest(words wordList, runs []string) []query.Query {
+	var must []query.Query
+	for _, r := range runs {
+		if matched, ok := words.containing(r); ok {
+			must = append(must, wordsQuery(matched))
+		}
 	}
-	if len(matched) == 0 {
+	return must
+}
+
+// wordsQuery matches the documents with one of words in the words field; an empty list matches
+// nothing.
+func wordsQuery(words []string) query.Query {
+	if len(words) == 0 {
 		return query.NewMatchNoneQuery()
 	}
-	terms := make([]query.Query, len(matched))
-	for i, w := range matched {
+	terms := make([]query.Query, len(words))
+	for i, w := range words {
 		tq := query.NewTermQuery(w)
 		tq.SetField(fieldWords)
 		terms[i] = tq
@@ -87,7 +96,8 @@ func containing(words []string, run string) query.Query {
 }
 
 // containingRegexp matches the documents with a word containing run through the index's own
-// dictionary, for a run inside too many words or when the list of words is too large to hold.
+// dictionary, when the list of words is too large to hold: a walk of every segment's dictionary,
+// about 2 s per run on the Linux sources.
 func containingRegexp(run string) query.Query {
 	rq := query.NewRegexpQuery(".*" + run + ".*")
 	rq.SetField(fieldWords)

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -134,4 +135,45 @@ func BenchmarkSearchTree(b *testing.B) {
 	slices.Sort(took)
 	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(took[len(took)*95/100].Microseconds())/1000, "p95-ms")
+}
+
+// BenchmarkCandidatesTree asks the index of the folder named by PACKFS_BUILD_ROOT (persisted in
+// PACKFS_BUILD_INDEX, as for BenchmarkSearchTree) for the candidate files of each literal of
+// PACKFS_LITERALS (comma separated), the index side of search_content, and reports the p50 and
+// p95 in ms, the mean number of candidates, the share of literals left to a scan and the bytes of the list of indexed words.
+func BenchmarkCandidatesTree(b *testing.B) {
+	root, dir, lits := os.Getenv("PACKFS_BUILD_ROOT"), os.Getenv("PACKFS_BUILD_INDEX"), os.Getenv("PACKFS_LITERALS")
+	if root == "" || dir == "" || lits == "" {
+		b.Skip("set PACKFS_BUILD_ROOT, PACKFS_BUILD_INDEX and PACKFS_LITERALS")
+	}
+	e, err := Open(Options{FS: os.DirFS(root), Index: IndexOptions{Dir: dir}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	if err := e.Build(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	var took []time.Duration
+	found, scans := 0, 0
+	for b.Loop() {
+		for _, lit := range strings.Split(lits, ",") {
+			t := time.Now()
+			paths, ok, err := e.Candidates(context.Background(), lit)
+			if err != nil {
+				b.Fatalf("Candidates(%q): %v", lit, err)
+			}
+			took = append(took, time.Since(t))
+			found += len(paths)
+			if !ok {
+				scans++
+			}
+		}
+	}
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(took[len(took)*95/100].Microseconds())/1000, "p95-ms")
+	b.ReportMetric(float64(found)/float64(len(took)-scans), "candidates")
+	b.ReportMetric(float64(scans)/float64(len(took)), "share-left-to-scan")
+	b.ReportMetric(float64(len(e.index().wordList.list))/(1<<20), "word-list-MB")
 }

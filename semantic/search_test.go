@@ -1,6 +1,7 @@
 package semantic
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io/fs"
@@ -425,6 +426,43 @@ func TestCandidatesOK(t *testing.T) {
 	}
 }
 
+// TestCandidatesBroadRuns checks that a run of the literal found inside more than maxWordTerms
+// words is left out of the query when another run narrows, and that a literal whose runs are all
+// that broad is left to a scan.
+func TestCandidatesBroadRuns(t *testing.T) {
+	ix := fixtureIndex(t)
+	var many strings.Builder
+	for i := range maxWordTerms + 1 {
+		fmt.Fprintf(&many, "x%dcommon ", i)
+	}
+	docs := []Doc{
+		{Path: "broad/many.md", Sections: []Section{{Line: 1, Text: many.String()}}},
+		{Path: "broad/rare.md", Sections: []Section{{Line: 1, Text: "a zyzzyva beside no other word"}}},
+	}
+	if err := ix.PutBatch(docs); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		literal string
+		want    []string
+		ok      bool
+	}{
+		// "common" is inside 4,097 words: the query keeps only "zyzzyva", which still
+		// names the one page that can hold the literal.
+		{"common zyzzyva", []string{"broad/rare.md"}, true},
+		{"common", nil, false},
+	}
+	for _, tt := range tests {
+		got, ok, err := ix.Candidates(context.Background(), tt.literal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok != tt.ok || !slices.Equal(got, tt.want) {
+			t.Errorf("Candidates(%q) = %v, %v; want %v, %v", tt.literal, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
 // TestCandidatesFollowWrites checks that the cached list of indexed words never hides a word
 // written, or shows one deleted, after it was read.
 func TestCandidatesFollowWrites(t *testing.T) {
@@ -462,15 +500,16 @@ func TestWordListFollowsSmallBatches(t *testing.T) {
 	if _, err := ix.words(ix.dfs.generation()); err != nil {
 		t.Fatal(err)
 	}
-	held := func() ([]string, bool) {
+	held := func() (wordList, bool) {
 		ix.wordList.mu.Lock()
 		defer ix.wordList.mu.Unlock()
-		return ix.wordList.terms, ix.wordList.terms != nil && ix.wordList.at == ix.dfs.generation()
+		return ix.wordList.list, ix.wordList.list != nil && ix.wordList.at == ix.dfs.generation()
 	}
 	if err := ix.Put(Doc{Path: "new/wombats.md", Title: "Marsupials", Sections: []Section{{Line: 1, Text: "A wombat census."}}}); err != nil {
 		t.Fatal(err)
 	}
-	words, ok := held()
+	list, ok := held()
+	words := list.words()
 	if !ok || !slices.Contains(words, "wombat") || !slices.Contains(words, "census") || !slices.IsSorted(words) {
 		t.Fatalf("after a write: held %v, has wombat %v, sorted %v", ok, slices.Contains(words, "wombat"), slices.IsSorted(words))
 	}
@@ -478,8 +517,8 @@ func TestWordListFollowsSmallBatches(t *testing.T) {
 	if err := ix.Put(Doc{Path: "new/wombats.md", Title: "Marsupials", Sections: []Section{{Line: 1, Text: "A census: wombat, wombat."}}}); err != nil {
 		t.Fatal(err)
 	}
-	if again, ok := held(); !ok || &again[0] != &words[0] {
-		t.Errorf("an edit without new words: held %v, same list %v", ok, ok && &again[0] == &words[0])
+	if again, ok := held(); !ok || &again[0] != &list[0] {
+		t.Errorf("an edit without new words: held %v, same list %v", ok, ok && &again[0] == &list[0])
 	}
 	if err := ix.Delete("new/wombats.md"); err != nil {
 		t.Fatal(err)
@@ -499,37 +538,65 @@ func TestWordListFollowsSmallBatches(t *testing.T) {
 	}
 }
 
-func TestMergeSorted(t *testing.T) {
-	tests := []struct{ a, b, want []string }{
-		{nil, nil, []string{}},
-		{[]string{"a", "c"}, nil, []string{"a", "c"}},
-		{nil, []string{"b"}, []string{"b"}},
-		{[]string{"a", "c", "e"}, []string{"b", "c", "f"}, []string{"a", "b", "c", "e", "f"}},
+// TestWordList checks the packed list's lookup, merge and substring scan against a plain slice.
+func TestWordList(t *testing.T) {
+	pack := func(words ...string) wordList {
+		l := wordList{}
+		for _, w := range words {
+			l = append(append(l, w...), '\n')
+		}
+		return l
 	}
-	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, mergeSorted(tt.a, tt.b)); diff != "" {
-			t.Errorf("mergeSorted(%q, %q) (-want +got):\n%s", tt.a, tt.b, diff)
+	words := []string{"archive", "archived", "list", "playlist", "unarchive"}
+	l := pack(words...)
+	for _, w := range append(words, "", "a", "archiv", "archivez", "lis", "zzz", "unarchived") {
+		if got, want := l.has(w), slices.Contains(words, w); got != want {
+			t.Errorf("has(%q) = %v, want %v", w, got, want)
 		}
 	}
-}
-
-// TestWordsContaining checks the substring scan and its bound.
-func TestWordsContaining(t *testing.T) {
-	words := []string{"archive", "archived", "list", "playlist", "unarchive"}
-	got, ok := wordsContaining(words, "archive")
+	if pack().has("a") {
+		t.Error("the empty list has a word")
+	}
+	merges := []struct{ a, b, want []string }{
+		{nil, nil, nil},
+		{[]string{"a", "c"}, nil, []string{"a", "c"}},
+		{nil, []string{"b"}, []string{"b"}},
+		{[]string{"a", "c", "e"}, []string{"b", "d", "f"}, []string{"a", "b", "c", "d", "e", "f"}},
+		{[]string{"b"}, []string{"a", "c"}, []string{"a", "b", "c"}},
+	}
+	for _, tt := range merges {
+		if diff := cmp.Diff(tt.want, pack(tt.a...).merge(tt.b).words()); diff != "" {
+			t.Errorf("%q merge %q (-want +got):\n%s", tt.a, tt.b, diff)
+		}
+	}
+	got, ok := l.containing("archive")
 	if diff := cmp.Diff([]string{"archive", "archived", "unarchive"}, got); !ok || diff != "" {
-		t.Errorf("wordsContaining = %v, %v (-want +got):\n%s", got, ok, diff)
+		t.Errorf("containing = %v, %v (-want +got):\n%s", got, ok, diff)
+	}
+	if got, ok := l.containing("list"); !ok || !slices.Equal(got, []string{"list", "playlist"}) {
+		t.Errorf("containing(list) = %v, %v", got, ok)
 	}
 	many := make([]string, maxWordTerms+1)
 	for i := range many {
 		many[i] = fmt.Sprintf("x%dlist", i)
 	}
-	if _, ok := wordsContaining(many, "list"); ok {
+	slices.Sort(many)
+	if _, ok := pack(many...).containing("list"); ok {
 		t.Error("a run inside more than maxWordTerms words was not refused")
 	}
 }
 
-// TestCandidatesSuperset checks on real files that the candidates of a literal always include
+// words returns the words of l, for tests.
+func (l wordList) words() []string {
+	var out []string
+	for w := range bytes.SplitSeq(l, []byte("\n")) {
+		if len(w) > 0 {
+			out = append(out, string(w))
+		}
+	}
+	return out
+}
+
 // every file that contains it, ignoring case.
 func TestCandidatesSuperset(t *testing.T) {
 	fsys, docs := evalCorpus(t, "obsidian", 400)

@@ -1,27 +1,26 @@
 package semantic
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
-	"unsafe"
 )
 
 // maxWordTerms bounds how many words of the index one candidate run may expand to; a run found
-// inside more words than this narrows nothing worth the query, and is left to bleve's regexp
-// searcher.
+// inside more words than this narrows nothing worth the query (see Candidates).
 const maxWordTerms = 4096
 
 // wordCache holds the distinct terms of the words field, so that finding the words that contain a
-// run of a literal is a substring scan over a slice instead of a walk of every segment's term
-// dictionary. It is tied to a generation of the statistics cache ([dfCache]), which every batch
-// bumps: a list read under an older generation is never served.
+// run of a literal is one substring scan over a block of bytes instead of a walk of every
+// segment's term dictionary. It is tied to a generation of the statistics cache ([dfCache]), which
+// every batch bumps: a list read under an older generation is never served.
 type wordCache struct {
-	mu    sync.Mutex
-	at    uint64
-	terms []string // nil when nothing is held
+	mu   sync.Mutex
+	at   uint64
+	list wordList // nil when nothing is held
 	// over is set once the list was found larger than maxWordListBytes; it is then never read
 	// again, and Candidates asks the index's own dictionary instead.
 	over bool
@@ -29,24 +28,31 @@ type wordCache struct {
 	limit int
 }
 
+// wordList is a sorted list of distinct words packed into one block, each word followed by a
+// newline (no word holds one: the words analyzer splits on white space). Packed, a word costs its
+// bytes and one more, where a []string costs a 16-byte header and an allocation each: three to
+// four times less for the millions of short identifiers and numbers of a source tree, and one
+// bytes.Index scan finds every word containing a run.
+type wordList []byte
+
 // maxWordListBytes bounds the memory of the list of indexed words. The tldr pages have about
-// 100,000 distinct words (a few MB); the C sources of a kernel tree have millions of identifiers
-// and numbers, whose list would cost hundreds of MB for as long as the server runs. Past the
-// bound, Candidates matches each run with a regular expression over the index's dictionary:
-// slower, but the memory stays that of the index.
-const maxWordListBytes = 32 << 20
+// 100,000 distinct words (about 1 MB packed); the Linux 6.1 sources have 4.5 million (88 MB
+// packed: identifiers, register names, numbers). Past the bound, Candidates matches each run
+// with a regular expression over the index's dictionary: the memory stays that of the index,
+// but each run costs a walk of every segment's dictionary (about 2 s on those sources).
+const maxWordListBytes = 128 << 20
 
 // words returns the distinct terms of the words field as of generation gen, reading them from the
 // index when the list held is older; nil, once they are found too many to hold (see tooLarge).
-func (ix *Index) words(gen uint64) ([]string, error) {
+func (ix *Index) words(gen uint64) (wordList, error) {
 	c := &ix.wordList
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.over {
 		return nil, nil
 	}
-	if c.terms != nil && c.at == gen {
-		return c.terms, nil
+	if c.list != nil && c.at == gen {
+		return c.list, nil
 	}
 	r, err := ix.reader()
 	if err != nil {
@@ -58,8 +64,8 @@ func (ix *Index) words(gen uint64) ([]string, error) {
 		return nil, fmt.Errorf("candidates: %w", err)
 	}
 	defer d.Close()
-	terms := make([]string, 0, len(c.terms))
-	size := 0
+	list := make(wordList, 0, len(c.list))
+	limit := cmp.Or(c.limit, maxWordListBytes)
 	for {
 		e, err := d.Next()
 		if err != nil {
@@ -68,17 +74,19 @@ func (ix *Index) words(gen uint64) ([]string, error) {
 		if e == nil {
 			break
 		}
-		// A term costs its bytes, its string header and its slot in the slice.
-		if size += len(e.Term) + 2*int(unsafe.Sizeof("")); size > cmp.Or(c.limit, maxWordListBytes) {
-			c.over, c.terms = true, nil
+		if len(list)+len(e.Term)+1 > limit {
+			c.over, c.list = true, nil
 			return nil, nil
 		}
-		terms = append(terms, e.Term)
+		list = append(append(list, e.Term...), '\n')
 	}
+	// A list that grew by appending may hold up to twice its bytes; held for long, it is copied
+	// to its size (and is never nil: an empty list read is held all the same).
+	list = append(make(wordList, 0, len(list)), list...)
 	if gen == ix.dfs.generation() { // no batch began while the list was read
-		c.at, c.terms = gen, terms
+		c.at, c.list = gen, list
 	}
-	return terms, nil
+	return list, nil
 }
 
 // tooLarge reports whether the list of words was found larger than maxWordListBytes, and is
@@ -103,41 +111,89 @@ const maxIncrementalDocs = 32
 func (c *wordCache) advance(from, to uint64, added []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.terms == nil || c.at != from {
+	if c.list == nil || c.at != from {
 		return
 	}
-	// Most edits bring no new word; then the list stays as it is. Otherwise a new slice:
+	// Most edits bring no new word; then the list stays as it is. Otherwise a new list:
 	// searches may still be scanning the old one.
 	var fresh []string
 	for _, w := range added {
-		if _, found := slices.BinarySearch(c.terms, w); !found {
+		if !c.list.has(w) {
 			fresh = append(fresh, w)
 		}
 	}
 	if len(fresh) > 0 {
-		c.terms = mergeSorted(c.terms, fresh)
+		c.list = c.list.merge(fresh)
 	}
 	c.at = to
 }
 
-// mergeSorted returns the distinct words of two sorted, distinct lists, sorted.
-func mergeSorted(a, b []string) []string {
-	out := make([]string, 0, len(a)+len(b))
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		switch {
-		case j == len(b) || i < len(a) && a[i] < b[j]:
-			out = append(out, a[i])
-			i++
-		case i == len(a) || b[j] < a[i]:
-			out = append(out, b[j])
-			j++
-		default: // equal
-			out = append(out, a[i])
-			i, j = i+1, j+1
+// at returns the word that holds byte i of l, and the offsets of its first byte and of the
+// newline after it.
+func (l wordList) at(i int) (w []byte, start, end int) {
+	start = bytes.LastIndexByte(l[:i], '\n') + 1
+	end = i + bytes.IndexByte(l[i:], '\n')
+	return l[start:end], start, end
+}
+
+// has reports whether l holds w, by binary search over bytes: a probe lands anywhere in a word
+// and reads the whole word around it.
+func (l wordList) has(w string) bool {
+	lo, hi := 0, len(l) // the words starting in [lo, hi) are left to search
+	for lo < hi {
+		word, start, end := l.at(lo + (hi-lo)/2)
+		switch c := strings.Compare(string(word), w); {
+		case c == 0:
+			return true
+		case c < 0:
+			lo = end + 1
+		default:
+			hi = start
 		}
 	}
-	return out
+	return false
+}
+
+// merge returns the words of l and of the sorted, distinct words, none of which l holds, as a
+// new list.
+func (l wordList) merge(words []string) wordList {
+	n := len(l)
+	for _, w := range words {
+		n += len(w) + 1
+	}
+	out := make(wordList, 0, n)
+	i := 0
+	for _, w := range words {
+		for i < len(l) {
+			word, _, end := l.at(i)
+			if string(word) > w {
+				break
+			}
+			out = append(out, l[i:end+1]...)
+			i = end + 1
+		}
+		out = append(append(out, w...), '\n')
+	}
+	return append(out, l[i:]...)
+}
+
+// containing returns the words of l that contain run (which holds no newline), in order, and
+// false when there are more than maxWordTerms of them.
+func (l wordList) containing(run string) ([]string, bool) {
+	var out []string
+	r := []byte(run)
+	for i := 0; ; {
+		j := bytes.Index(l[i:], r)
+		if j < 0 {
+			return out, true
+		}
+		word, _, end := l.at(i + j)
+		if len(out) == maxWordTerms {
+			return nil, false
+		}
+		out = append(out, string(word))
+		i = end + 1
+	}
 }
 
 // batchWords returns the distinct words the words analyzer makes of texts, sorted.
@@ -148,19 +204,4 @@ func (ix *Index) batchWords(texts []string) []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
-}
-
-// wordsContaining returns the terms of words that contain run, and false when there are more
-// than maxWordTerms of them.
-func wordsContaining(words []string, run string) ([]string, bool) {
-	var out []string
-	for _, w := range words {
-		if strings.Contains(w, run) {
-			if len(out) == maxWordTerms {
-				return nil, false
-			}
-			out = append(out, w)
-		}
-	}
-	return out, true
 }
