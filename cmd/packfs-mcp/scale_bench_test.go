@@ -188,6 +188,9 @@ func searchTimes(b *testing.B, s *rawServer, queries, literals []string) (sem, c
 			t := time.Now()
 			s.roundTrip(b, toolCall(4, searcher, map[string]any{"purpose": "search_content", "target": map[string]any{"path": ".", "query": lit}, "options": map[string]any{"maxResults": 50}}))
 			content = append(content, time.Since(t))
+			if round == 1 && testing.Verbose() {
+				b.Logf("search_content %q: %.1f ms", lit, ms(time.Since(t)))
+			}
 		}
 	}
 	return sem, content
