@@ -24,8 +24,8 @@ const (
 // Candidates returns the paths of indexed documents that may contain literal as a substring,
 // ignoring ASCII case, and ok=false when the index cannot narrow the search (the caller then
 // scans every file). It splits literal into maximal runs of ASCII letters and digits; a
-// candidate has, for every run, a word containing it. Since the words field is split like
-// bleve's unicode tokenizer, which never splits inside such a run, every document containing
+// candidate has, for every run, a word containing it. Since the words field is split into runs of
+// letters and digits (alnumTokenizer), never inside such a run, every document containing
 // literal is a candidate. ok is false for a literal with a non-ASCII byte, without runs, with
 // more than 8 runs, or whose runs are all shorter than 3 (they would match nearly every word)
 // or found inside more than maxWordTerms words (they narrow nothing worth the query: "device"

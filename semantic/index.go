@@ -34,7 +34,7 @@ import (
 
 // IndexFormat is stored beside the index; a different value on open rebuilds the index from
 // scratch. Bump it whenever the mapping or the unit layout changes.
-const IndexFormat = 4
+const IndexFormat = 5
 
 // Defaults for [IndexOptions].
 const (
@@ -89,7 +89,12 @@ const (
 	kindMeta = "meta"
 	metaID   = "meta"
 
+	// wordsAnalyzer splits a query into words: like the unicode tokenizer, lower-cased, neither
+	// stemmed nor stopped.
 	wordsAnalyzer = "packfs_words"
+	// literalAnalyzer makes the terms of the words field, which search_content's candidates
+	// match (see [Index.Candidates]).
+	literalAnalyzer = "packfs_literal"
 )
 
 // textAnalyzer analyses title, heading, aliases, lead and the combined text. It is a variable
@@ -270,11 +275,19 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	im := bleve.NewIndexMapping()
 	im.ScoringModel = scoringModel
 	im.DefaultAnalyzer = textAnalyzer
-	// The words analyzer splits like the unicode tokenizer and lower-cases, without stemming or
-	// stop words, so that every literal run of letters and digits lies inside some term.
+	// The words analyzer splits queries like the unicode tokenizer and lower-cases, without
+	// stemming or stop words; the literal analyzer splits the words field into runs of letters
+	// and digits, so that every literal run of letters and digits lies inside some term.
 	if err := im.AddCustomAnalyzer(wordsAnalyzer, map[string]any{
 		"type":          custom.Name,
 		"tokenizer":     unicode.Name,
+		"token_filters": []string{lowercase.Name},
+	}); err != nil {
+		return nil, fmt.Errorf("index: mapping: %w", err)
+	}
+	if err := im.AddCustomAnalyzer(literalAnalyzer, map[string]any{
+		"type":          custom.Name,
+		"tokenizer":     alnumTokenizer,
 		"token_filters": []string{lowercase.Name},
 	}); err != nil {
 		return nil, fmt.Errorf("index: mapping: %w", err)
@@ -306,7 +319,7 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		return f
 	}
 	words := text(false)
-	words.Analyzer = wordsAnalyzer
+	words.Analyzer = literalAnalyzer
 	words.SkipFreqNorm = true
 	date := bleve.NewDateTimeFieldMapping()
 	date.Store = false

@@ -7,6 +7,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/character"
+	"github.com/blevesearch/bleve/v2/registry"
 )
 
 // maxWordTerms bounds how many words of the index one candidate run may expand to; a run found
@@ -29,7 +34,7 @@ type wordCache struct {
 }
 
 // wordList is a sorted list of distinct words packed into one block, each word followed by a
-// newline (no word holds one: the words analyzer splits on white space). Packed, a word costs its
+// newline (no word holds one: the tokenizer splits on white space). Packed, a word costs its
 // bytes and one more, where a []string costs a 16-byte header and an allocation each: three to
 // four times less for the millions of short identifiers and numbers of a source tree, and one
 // bytes.Index scan finds every word containing a run.
@@ -196,11 +201,30 @@ func (l wordList) containing(run string) ([]string, bool) {
 	}
 }
 
-// batchWords returns the distinct words the words analyzer makes of texts, sorted.
+// alnumTokenizer names the tokenizer of the words field: every maximal run of letters, digits and
+// marks is a term. Candidates needs only that no run of ASCII letters and digits is split, and
+// the unicode tokenizer's word segmentation (UAX #29) cost a sixth of a build's CPU on the Linux
+// sources, while keeping "spin_lock_irqsave", "0x1f,0x2a" and "subtest.num_set_len" whole: 4.5
+// million distinct words there, where their parts are far fewer.
+const alnumTokenizer = "packfs_alnum"
+
+func init() {
+	// bleve finds tokenizers by name in its registry, as it does its own.
+	registry.RegisterTokenizer(alnumTokenizer, func(map[string]any, *registry.Cache) (analysis.Tokenizer, error) {
+		return character.NewCharacterTokenizer(isWordRune), nil
+	})
+}
+
+// isWordRune reports whether r belongs inside a term of the words field.
+func isWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)
+}
+
+// batchWords returns the distinct words the literal analyzer makes of texts, sorted.
 func (ix *Index) batchWords(texts []string) []string {
 	var out []string
 	for _, t := range texts {
-		out = append(out, ix.terms(wordsAnalyzer, t)...)
+		out = append(out, ix.terms(literalAnalyzer, t)...)
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
