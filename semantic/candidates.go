@@ -28,8 +28,8 @@ const (
 // letters and digits (alnumTokenizer), never inside such a run, every document containing
 // literal is a candidate. ok is false for a literal with a non-ASCII byte, without runs, with
 // more than 8 runs, or whose runs are all shorter than 3 (they would match nearly every word)
-// or found inside more than maxWordTerms words (they narrow nothing worth the query: "device"
-// is inside 29,000 words of the Linux sources). A run of the literal that is inside that many
+// or found inside more than maxWordTerms words (they narrow nothing worth the query: "reg" is
+// inside 5,200 words of the Linux sources). A run of the literal that is inside that many
 // words is left out of the query when another run narrows, which only widens the candidates.
 // The superset holds for the text the [Doc] carried when indexed: title, tags, aliases, links,
 // headings and sections.
@@ -47,7 +47,7 @@ func (ix *Index) Candidates(ctx context.Context, literal string) ([]string, bool
 		for _, r := range runs {
 			must = append(must, containingRegexp(r))
 		}
-	} else if must = narrowest(words, runs); must == nil {
+	} else if must = narrowing(words, runs); must == nil {
 		return nil, false, nil
 	}
 	n, err := ix.Count()
@@ -68,9 +68,9 @@ func (ix *Index) Candidates(ctx context.Context, literal string) ([]string, bool
 	return paths, true, nil
 }
 
-// narrowest returns the queries of the runs worth asking the index for, those inside at most
+// narrowing returns the queries of the runs worth asking the index for, those inside at most
 // maxWordTerms words; nil when there is none.
-func narrowest(words wordList, runs []string) []query.Query {
+func narrowing(words wordList, runs []string) []query.Query {
 	var must []query.Query
 	for _, r := range runs {
 		if matched, ok := words.containing(r); ok {

@@ -41,8 +41,9 @@ type wordCache struct {
 type wordList []byte
 
 // maxWordListBytes bounds the memory of the list of indexed words. The tldr pages have about
-// 100,000 distinct words (about 1 MB packed); the Linux 6.1 sources have 4.5 million (88 MB
-// packed: identifiers, register names, numbers). Past the bound, Candidates matches each run
+// 100,000 distinct words (about 1 MB packed); the Linux 6.1 sources about 0.9 million runs of
+// letters and digits (about 8 MB; split as Unicode words, identifiers and register names whole,
+// they were 4.5 million and 88 MB). Past the bound, Candidates matches each run
 // with a regular expression over the index's dictionary: the memory stays that of the index,
 // but each run costs a walk of every segment's dictionary (about 2 s on those sources).
 const maxWordListBytes = 128 << 20
@@ -133,9 +134,9 @@ func (c *wordCache) advance(from, to uint64, added []string) {
 	c.at = to
 }
 
-// at returns the word that holds byte i of l, and the offsets of its first byte and of the
+// wordAt returns the word that holds byte i of l, and the offsets of its first byte and of the
 // newline after it.
-func (l wordList) at(i int) (w []byte, start, end int) {
+func (l wordList) wordAt(i int) (w []byte, start, end int) {
 	start = bytes.LastIndexByte(l[:i], '\n') + 1
 	end = i + bytes.IndexByte(l[i:], '\n')
 	return l[start:end], start, end
@@ -146,7 +147,7 @@ func (l wordList) at(i int) (w []byte, start, end int) {
 func (l wordList) has(w string) bool {
 	lo, hi := 0, len(l) // the words starting in [lo, hi) are left to search
 	for lo < hi {
-		word, start, end := l.at(lo + (hi-lo)/2)
+		word, start, end := l.wordAt(lo + (hi-lo)/2)
 		switch c := strings.Compare(string(word), w); {
 		case c == 0:
 			return true
@@ -170,7 +171,7 @@ func (l wordList) merge(words []string) wordList {
 	i := 0
 	for _, w := range words {
 		for i < len(l) {
-			word, _, end := l.at(i)
+			word, _, end := l.wordAt(i)
 			if string(word) > w {
 				break
 			}
@@ -192,7 +193,7 @@ func (l wordList) containing(run string) ([]string, bool) {
 		if j < 0 {
 			return out, true
 		}
-		word, _, end := l.at(i + j)
+		word, _, end := l.wordAt(i + j)
 		if len(out) == maxWordTerms {
 			return nil, false
 		}
