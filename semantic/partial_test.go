@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -141,7 +142,7 @@ func TestScanOrderAndBudget(t *testing.T) {
 	e := New(Options{FS: m})
 	sq := newScanQuery(Query{Text: "how do I extract a tar archive"})
 	var order []string
-	if !e.eachUnindexed(context.Background(), sq, func(p string) bool { order = append(order, p); return true }) {
+	if !e.eachUnindexed(context.Background(), sq, time.Now().Add(time.Minute), func(p string) bool { order = append(order, p); return true }) {
 		t.Fatal("eachUnindexed stopped early")
 	}
 	want := []string{"b/archives.md", "d/tar.md", "a.md", "c.md", "image-notes.txt", "startup.md"}
@@ -152,6 +153,30 @@ func TestScanOrderAndBudget(t *testing.T) {
 	if len(hits) != 0 || scanned != 0 || exhausted {
 		t.Errorf("a scan out of time: %v, %d scanned, exhausted %v; want nothing read and files left unread", hits, scanned, exhausted)
 	}
+	// Past its budget the walk stops even over files the index holds: on a restart it holds
+	// nearly all of them, and the walk alone took seconds on a big tree.
+	c := &countingFS{MapFS: m}
+	e = New(Options{FS: c})
+	defer e.Close()
+	if err := e.Build(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c.dirs.Store(0)
+	_, _, exhausted = e.scanUnindexed(context.Background(), Query{Text: "tar"}, time.Now().Add(-time.Second))
+	if exhausted || c.dirs.Load() != 0 {
+		t.Errorf("a scan out of time over indexed files: exhausted %v, %d folders read; want files left unread and no folder read", exhausted, c.dirs.Load())
+	}
+}
+
+// countingFS counts the folders read from it.
+type countingFS struct {
+	fstest.MapFS
+	dirs atomic.Int32
+}
+
+func (c *countingFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	c.dirs.Add(1)
+	return c.MapFS.ReadDir(name)
 }
 
 // TestScanCriteria checks that a scan applies the query's folder, extension, size and tag criteria.
