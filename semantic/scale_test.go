@@ -105,14 +105,7 @@ func BenchmarkSearchTree(b *testing.B) {
 	if root == "" || dir == "" {
 		b.Skip("set PACKFS_BUILD_ROOT and PACKFS_BUILD_INDEX")
 	}
-	e, err := Open(Options{FS: os.DirFS(root), Index: IndexOptions{Dir: dir}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer e.Close()
-	if err := e.Build(context.Background()); err != nil {
-		b.Fatal(err)
-	}
+	e := builtTree(b, root, dir)
 	if out := os.Getenv("PACKFS_SEARCH_CPUPROFILE"); out != "" {
 		f, err := os.Create(out)
 		if err != nil {
@@ -132,6 +125,25 @@ func BenchmarkSearchTree(b *testing.B) {
 			took = append(took, time.Since(t))
 		}
 	}
+	reportTimes(b, took)
+}
+
+// builtTree opens the engine of the folder root with its index persisted in dir, brings the index
+// in step with the files and closes the engine when b ends.
+func builtTree(b *testing.B, root, dir string) *Engine {
+	e, err := Open(Options{FS: os.DirFS(root), Index: IndexOptions{Dir: dir}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { e.Close() })
+	if err := e.Build(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	return e
+}
+
+// reportTimes reports the p50 and p95 of took in ms.
+func reportTimes(b *testing.B, took []time.Duration) {
 	slices.Sort(took)
 	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(took[len(took)*95/100].Microseconds())/1000, "p95-ms")
@@ -140,20 +152,14 @@ func BenchmarkSearchTree(b *testing.B) {
 // BenchmarkCandidatesTree asks the index of the folder named by PACKFS_BUILD_ROOT (persisted in
 // PACKFS_BUILD_INDEX, as for BenchmarkSearchTree) for the candidate files of each literal of
 // PACKFS_LITERALS (comma separated), the index side of search_content, and reports the p50 and
-// p95 in ms, the mean number of candidates, the share of literals left to a scan and the bytes of the list of indexed words.
+// p95 in ms, the mean number of candidates, the share of literals left to a scan and the bytes of
+// the list of indexed words.
 func BenchmarkCandidatesTree(b *testing.B) {
 	root, dir, lits := os.Getenv("PACKFS_BUILD_ROOT"), os.Getenv("PACKFS_BUILD_INDEX"), os.Getenv("PACKFS_LITERALS")
 	if root == "" || dir == "" || lits == "" {
 		b.Skip("set PACKFS_BUILD_ROOT, PACKFS_BUILD_INDEX and PACKFS_LITERALS")
 	}
-	e, err := Open(Options{FS: os.DirFS(root), Index: IndexOptions{Dir: dir}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer e.Close()
-	if err := e.Build(context.Background()); err != nil {
-		b.Fatal(err)
-	}
+	e := builtTree(b, root, dir)
 	var took []time.Duration
 	found, scans := 0, 0
 	for b.Loop() {
@@ -170,9 +176,7 @@ func BenchmarkCandidatesTree(b *testing.B) {
 			}
 		}
 	}
-	slices.Sort(took)
-	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(took[len(took)*95/100].Microseconds())/1000, "p95-ms")
+	reportTimes(b, took)
 	b.ReportMetric(float64(found)/float64(len(took)-scans), "candidates")
 	b.ReportMetric(float64(scans)/float64(len(took)), "share-left-to-scan")
 	b.ReportMetric(float64(len(e.index().wordList.list))/(1<<20), "word-list-MB")
