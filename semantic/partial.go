@@ -185,11 +185,13 @@ func (e *Engine) eachUnindexed(ctx context.Context, sq *scanQuery, deadline time
 			stopped = true
 			return fs.SkipAll
 		}
+		// A file the index holds is passed over before the policy judges it: on a restart that is
+		// nearly every file.
+		if !d.IsDir() && ix != nil && ix.holds(p) {
+			return nil
+		}
 		if ok, err := e.admit(p, d); !ok {
 			return err
-		}
-		if ix != nil && ix.holds(p) {
-			return nil
 		}
 		if !first(p) {
 			stopped = true

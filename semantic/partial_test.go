@@ -261,3 +261,44 @@ func TestProgressString(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchAwaitsTheOpen checks that a search arriving while the persisted index is being opened
+// waits for it and ranks from it, instead of spending its budget reading files the index holds.
+func TestSearchAwaitsTheOpen(t *testing.T) {
+	dir := t.TempDir()
+	e, err := Open(Options{FS: vault(), Allow: allow, Index: IndexOptions{Dir: dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Build(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+
+	e = New(Options{FS: vault(), Allow: allow, Index: IndexOptions{Dir: dir}})
+	defer e.Close()
+	opening := make(chan struct{})
+	e.opening.Store(&opening) // an open under way, as Build begins one
+	got := make(chan Results, 1)
+	go func() {
+		res, err := e.Search(context.Background(), Query{Text: "badgers and zebras"}, false)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- res
+	}()
+	select {
+	case res := <-got:
+		t.Fatalf("the search answered before the index opened: %+v", res.Coverage)
+	case <-time.After(50 * time.Millisecond):
+	}
+	if err := e.open(); err != nil {
+		t.Fatal(err)
+	}
+	close(opening)
+	res := <-got
+	// Open, the index holds every document: only the file it does not (a binary) is read.
+	if p := paths(res.Hits); !slices.Equal(p, []string{"sub/beta.md"}) || res.Coverage.Scanned != 1 {
+		t.Errorf("hits %v, %d files scanned; want sub/beta.md from the index, and only the file it does not hold read", p, res.Coverage.Scanned)
+	}
+}
