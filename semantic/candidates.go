@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/blevesearch/bleve/v2"
+	bsearch "github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 )
 
@@ -50,22 +50,50 @@ func (ix *Index) Candidates(ctx context.Context, literal string) ([]string, bool
 	} else if must = narrowing(words, runs); must == nil {
 		return nil, false, nil
 	}
-	n, err := ix.Count()
-	if err != nil || n == 0 {
-		return nil, true, err
-	}
-	req := bleve.NewSearchRequestOptions(query.NewConjunctionQuery(must), n, 0, false)
-	req.Score = "none"
-	res, err := ix.bi.SearchInContext(ctx, req)
+	paths, err := ix.matching(ctx, query.NewConjunctionQuery(must))
 	if err != nil {
 		return nil, false, fmt.Errorf("candidates: %w", err)
 	}
-	var paths []string
-	for _, h := range res.Hits {
-		paths = append(paths, pathOfID(h.ID))
-	}
 	sort.Strings(paths)
 	return paths, true, nil
+}
+
+// matching returns the paths of the records q matches, in index order. It walks bleve's searcher
+// itself, as [Index.top] does: a search request sized to the whole index collected and sorted
+// every match first.
+func (ix *Index) matching(ctx context.Context, q query.Query) ([]string, error) {
+	r, err := ix.reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	s, err := q.Searcher(ctx, r, ix.bi.Mapping(), bsearch.SearcherOptions{Score: "none"})
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	sctx := &bsearch.SearchContext{DocumentMatchPool: bsearch.NewDocumentMatchPool(s.DocumentMatchPoolSize(), 0), IndexReader: r}
+	var paths []string
+	for n := 0; ; n++ {
+		if n%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		dm, err := s.Next(sctx)
+		if err != nil {
+			return nil, err
+		}
+		if dm == nil {
+			return paths, nil
+		}
+		id, err := r.ExternalID(dm.IndexInternalID)
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, pathOfID(id))
+		sctx.DocumentMatchPool.Put(dm)
+	}
 }
 
 // narrowing returns the queries of the runs worth asking the index for, those inside at most
