@@ -72,28 +72,15 @@ func (ix *Index) matching(ctx context.Context, q query.Query) ([]string, error) 
 		return nil, err
 	}
 	defer s.Close()
-	sctx := &bsearch.SearchContext{DocumentMatchPool: bsearch.NewDocumentMatchPool(s.DocumentMatchPoolSize(), 0), IndexReader: r}
 	var paths []string
-	for n := 0; ; n++ {
-		if n%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		dm, err := s.Next(sctx)
-		if err != nil {
-			return nil, err
-		}
-		if dm == nil {
-			return paths, nil
-		}
+	err = eachMatch(ctx, r, s, func(dm *bsearch.DocumentMatch) error {
 		id, err := r.ExternalID(dm.IndexInternalID)
-		if err != nil {
-			return nil, err
+		if err == nil {
+			paths = append(paths, pathOfID(id))
 		}
-		paths = append(paths, pathOfID(id))
-		sctx.DocumentMatchPool.Put(dm)
-	}
+		return err
+	})
+	return paths, err
 }
 
 // narrowing returns the queries of the runs worth asking the index for, those inside at most

@@ -658,6 +658,11 @@ func (e *Engine) awaitOpen(ctx context.Context) {
 	if ch == nil {
 		return
 	}
+	select {
+	case <-*ch:
+		return // opened long ago: every search but the first few
+	default:
+	}
 	t := time.NewTimer(ScanBudget)
 	defer t.Stop()
 	select {

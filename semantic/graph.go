@@ -57,12 +57,13 @@ func outlineOf(d Doc) docOutline {
 			kept++
 		}
 	}
-	links := exact(d.Links)
-	if kept < len(d.Links) {
-		links = nil
-		if kept > 0 {
-			links = make([]Link, 0, kept)
-		}
+	var links []Link // nil when none is kept
+	switch {
+	case kept == 0:
+	case kept == len(d.Links):
+		links = exact(d.Links)
+	default:
+		links = make([]Link, 0, kept)
 		for _, l := range d.Links {
 			if !external(l) {
 				links = append(links, l)

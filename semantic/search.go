@@ -308,28 +308,16 @@ func (ix *Index) top(ctx context.Context, r index.IndexReader, bq query.Query, n
 		return nil, 0, err
 	}
 	defer s.Close()
-	sctx := &bsearch.SearchContext{DocumentMatchPool: bsearch.NewDocumentMatchPool(s.DocumentMatchPoolSize(), 0), IndexReader: r}
 	h := make(unitHeap, 0, n)
 	total := 0
-	for {
-		if total%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, 0, err
-			}
-		}
-		dm, err := s.Next(sctx)
-		if err != nil {
-			return nil, 0, fmt.Errorf("search: %w", err)
-		}
-		if dm == nil {
-			break
-		}
+	err = eachMatch(ctx, r, s, func(dm *bsearch.DocumentMatch) error {
 		total++
 		u := unitHit{score: dm.Score}
 		count := matched != nil && total <= maxCount
 		if count || len(h) < n || u.score >= h[0].score {
+			var err error
 			if u.id, err = r.ExternalID(dm.IndexInternalID); err != nil {
-				return nil, 0, fmt.Errorf("search: %w", err)
+				return err
 			}
 			if count {
 				matched[pathOfID(u.id)] = true
@@ -342,13 +330,37 @@ func (ix *Index) top(ctx context.Context, r index.IndexReader, bq query.Query, n
 				heap.Fix(&h, 0)
 			}
 		}
-		sctx.DocumentMatchPool.Put(dm)
+		return nil
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("search: %w", err)
 	}
 	out := make([]unitHit, len(h))
 	for i := len(h) - 1; i >= 0; i-- {
 		out[i] = heap.Pop(&h).(unitHit)
 	}
 	return out, total, nil
+}
+
+// eachMatch calls f with each match of s over r, in index order, until f fails, and checks ctx
+// every 1,024 matches. f must not keep the match: it goes back to the pool.
+func eachMatch(ctx context.Context, r index.IndexReader, s bsearch.Searcher, f func(*bsearch.DocumentMatch) error) error {
+	sctx := &bsearch.SearchContext{DocumentMatchPool: bsearch.NewDocumentMatchPool(s.DocumentMatchPoolSize(), 0), IndexReader: r}
+	for n := 0; ; n++ {
+		if n%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		dm, err := s.Next(sctx)
+		if err != nil || dm == nil {
+			return err
+		}
+		if err := f(dm); err != nil {
+			return err
+		}
+		sctx.DocumentMatchPool.Put(dm)
+	}
 }
 
 // fuse merges ranked lists by reciprocal rank fusion; a single list keeps its own scores. A
