@@ -8,7 +8,6 @@ package semantic
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -34,7 +33,7 @@ import (
 
 // IndexFormat is stored beside the index; a different value on open rebuilds the index from
 // scratch. Bump it whenever the mapping or the unit layout changes.
-const IndexFormat = 5
+const IndexFormat = 6
 
 // Defaults for [IndexOptions].
 const (
@@ -70,7 +69,7 @@ const indexLockWait = "500ms"
 const (
 	fieldKind     = "kind"     // "meta" on meta records
 	fieldStamp    = "stamp"    // meta: "size:unixnano:units", stored only
-	fieldOutline  = "outline"  // meta: the document without its sections' text, as JSON, stored only
+	fieldOutline  = "outline"  // meta: the document without its sections' text (see encodeOutline), stored only
 	fieldWords    = "words"    // meta: all the document's text, lower-cased, never stemmed
 	fieldPath     = "path"     // both, stored only
 	fieldDir      = "dir"      // unit: every ancestor folder
@@ -736,26 +735,13 @@ func (ix *Index) meta(d Doc, st docState) map[string]any {
 	}
 }
 
-// encodeOutline keeps what the relationship graph needs of d, so a restart can rebuild the graph
-// without reading the files that did not change.
-func encodeOutline(d Doc) string {
-	d.Sections = nil
-	b, err := json.Marshal(d)
-	if err != nil {
-		return ""
-	}
-	return string(b)
-}
-
-// Outlines calls fn with the outline (the document without its sections' text) of every indexed
+// Outlines calls fn with the outline (the document without its sections' text and its links out of the root)
 // document, as it was when indexed, one at a time (see eachMeta).
 func (ix *Index) Outlines(fn func(Doc)) error {
 	return ix.eachMeta(true, func(_, _, s string) {
-		var d Doc
-		if s == "" || json.Unmarshal([]byte(s), &d) != nil || d.Path == "" {
-			return // unreadable: the build reads the file again
-		}
-		fn(d)
+		if d, err := decodeOutline(s); err == nil {
+			fn(d)
+		} // else unreadable: the build reads the file again
 	})
 }
 

@@ -181,3 +181,47 @@ func BenchmarkCandidatesTree(b *testing.B) {
 	b.ReportMetric(float64(scans)/float64(len(took)), "share-left-to-scan")
 	b.ReportMetric(float64(len(e.index().wordList.list))/(1<<20), "word-list-MB")
 }
+
+// BenchmarkRestartTree opens the index of the folder named by PACKFS_BUILD_ROOT persisted in
+// PACKFS_BUILD_INDEX (built there first when it is missing, not timed) and brings it in step with
+// the unchanged files, as a server does when it starts again, and reports the seconds to the
+// engine's complete state and the live heap after it. PACKFS_RESTART_CPUPROFILE names a file for
+// a CPU profile of the restarts alone.
+func BenchmarkRestartTree(b *testing.B) {
+	root, dir := os.Getenv("PACKFS_BUILD_ROOT"), os.Getenv("PACKFS_BUILD_INDEX")
+	if root == "" || dir == "" {
+		b.Skip("set PACKFS_BUILD_ROOT and PACKFS_BUILD_INDEX")
+	}
+	builtTree(b, root, dir).Close()
+	if out := os.Getenv("PACKFS_RESTART_CPUPROFILE"); out != "" {
+		f, err := os.Create(out)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+	var took []time.Duration
+	for b.Loop() {
+		t := time.Now()
+		e, err := Open(Options{FS: os.DirFS(root), Index: IndexOptions{Dir: dir}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := e.Build(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		took = append(took, time.Since(t))
+		if st := e.Status(); st.Reused != st.Total {
+			b.Fatalf("restart read %d of %d files again", st.Total-st.Reused, st.Total)
+		}
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "live-heap-after-MB")
+		e.Close()
+	}
+	slices.Sort(took)
+	b.ReportMetric(took[len(took)/2].Seconds(), "restart-s")
+}
