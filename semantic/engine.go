@@ -2,6 +2,7 @@ package semantic
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -276,24 +277,33 @@ func (e *Engine) Build(ctx context.Context) error {
 		}
 	}
 	e.setPhase(PhaseCounting)
-	files, err := e.walk(ctx, ".", true) // counts them into e.total
-	if err != nil {
-		return err
+	// The walk waits on the file system and the graph's load on the CPU, so they run side by side.
+	type walked struct {
+		files []file
+		err   error
 	}
-	e.setPhase(PhaseChecking)
+	wc := make(chan walked, 1)
+	go func() {
+		files, err := e.walk(ctx, ".", true) // counts them into e.total
+		wc <- walked{files, err}
+	}()
 	stamps := e.snapshot()
 	// The graph of the documents the index holds comes back from their stored outlines, so a
 	// restart reads only the files that changed.
 	loaded := make(map[string]bool, len(stamps))
-	if err := e.index().Outlines(func(d Doc) {
+	err := e.index().Outlines(func(d Doc) {
 		if st, ok := stamps[d.Path]; ok && st.Size == d.Size && st.ModTime.Equal(d.ModTime) {
 			loaded[d.Path] = true
 			e.graph.Put(d)
 			e.mark(d.Path, d.Frontmatter)
 		}
-	}); err != nil {
+	})
+	w := <-wc
+	if err = cmp.Or(w.err, err); err != nil {
 		return err
 	}
+	e.setPhase(PhaseChecking)
+	files := w.files
 	// What is left of stamps once every file found is struck off is what the index holds of
 	// files that are gone: a cold build keeps no set of the paths it saw.
 	var todo []string // files to read, in walk order
