@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/packfs/packfs-mcp/fsroot"
 )
 
 // BenchmarkBuildTree builds the engine over the folder named by PACKFS_BUILD_ROOT, in process,
@@ -185,14 +187,19 @@ func BenchmarkCandidatesTree(b *testing.B) {
 // BenchmarkRestartTree opens the index of the folder named by PACKFS_BUILD_ROOT persisted in
 // PACKFS_BUILD_INDEX (built there first when it is missing, not timed) and brings it in step with
 // the unchanged files, as a server does when it starts again, and reports the seconds to the
-// engine's complete state and the live heap after it. PACKFS_RESTART_CPUPROFILE names a file for
-// a CPU profile of the restarts alone.
+// engine's complete state and the live heap after it. It reads the folder through fsroot, as the
+// server does. PACKFS_RESTART_CPUPROFILE names a file for a CPU profile of the restarts alone.
 func BenchmarkRestartTree(b *testing.B) {
 	root, dir := os.Getenv("PACKFS_BUILD_ROOT"), os.Getenv("PACKFS_BUILD_INDEX")
 	if root == "" || dir == "" {
 		b.Skip("set PACKFS_BUILD_ROOT and PACKFS_BUILD_INDEX")
 	}
 	builtTree(b, root, dir).Close()
+	r, err := fsroot.Open(root, fsroot.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
 	if out := os.Getenv("PACKFS_RESTART_CPUPROFILE"); out != "" {
 		f, err := os.Create(out)
 		if err != nil {
@@ -205,7 +212,7 @@ func BenchmarkRestartTree(b *testing.B) {
 	var took []time.Duration
 	for b.Loop() {
 		t := time.Now()
-		e, err := Open(Options{FS: os.DirFS(root), Index: IndexOptions{Dir: dir}})
+		e, err := Open(Options{FS: r.FS(), Index: IndexOptions{Dir: dir}})
 		if err != nil {
 			b.Fatal(err)
 		}
