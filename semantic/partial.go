@@ -21,9 +21,9 @@ import (
 // terms they contain (analysed as the index analyses them), with a bonus for the title and the
 // file name. [Coverage] says how much of the tree the answer covers.
 
-// ScanBudget bounds the time one search spends reading files the index does not hold yet: long
-// enough to read thousands of small files, short enough that an agent gets an answer at once
-// and can search again when the index is complete.
+// ScanBudget bounds the time one search spends waiting for the index to open and reading files
+// the index does not hold yet: long enough to read thousands of small files, short enough that an
+// agent gets an answer at once and can search again when the index is complete.
 const ScanBudget = time.Second
 
 // scanTitleBonus weighs a phrasing's terms found in a scanned file's title or name against the
@@ -127,7 +127,7 @@ func (e *Engine) scanUnindexed(ctx context.Context, q Query, deadline time.Time)
 		}
 		return true
 	}
-	exhausted = e.eachUnindexed(ctx, sq, deadline, visit)
+	exhausted = e.eachUnindexed(ctx, sq, deadline, nil, visit)
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
 	return hits, scanned, exhausted
 }
@@ -138,8 +138,8 @@ func (e *Engine) scanUnindexed(ctx context.Context, q Query, deadline time.Time)
 // one it most wants. During the build's indexing phase the files are those the build has not
 // reached; before it, a walk finds them, and the deadline bounds the walk too: on a restart the
 // index holds nearly every file, and walking 384,000 of them to find the few it does not took
-// seconds.
-func (e *Engine) eachUnindexed(ctx context.Context, sq *scanQuery, deadline time.Time, do func(string) bool) bool {
+// seconds. The walk passes over the files held reports, or when held is nil those the index holds.
+func (e *Engine) eachUnindexed(ctx context.Context, sq *scanQuery, deadline time.Time, held func(string) bool, do func(string) bool) bool {
 	late := func() bool { return ctx.Err() != nil || time.Now().After(deadline) }
 	visit := func(p string) bool { return !late() && do(p) }
 	prefix := sq.q.Prefix
@@ -171,7 +171,10 @@ func (e *Engine) eachUnindexed(ctx context.Context, sq *scanQuery, deadline time
 		}
 		return rest()
 	}
-	ix := e.index()
+	if held == nil {
+		ix := e.index()
+		held = func(p string) bool { return ix != nil && ix.holds(p) }
+	}
 	dir := "."
 	if prefix != "" {
 		dir = prefix
@@ -185,9 +188,9 @@ func (e *Engine) eachUnindexed(ctx context.Context, sq *scanQuery, deadline time
 			stopped = true
 			return fs.SkipAll
 		}
-		// A file the index holds is passed over before the policy judges it: on a restart that is
-		// nearly every file.
-		if !d.IsDir() && ix != nil && ix.holds(p) {
+		// A file held is passed over before the policy judges it: on a restart that is nearly
+		// every file.
+		if !d.IsDir() && held(p) {
 			return nil
 		}
 		if ok, err := e.admit(p, d); !ok {
@@ -348,7 +351,18 @@ func mergeHits(indexed, scanned []Hit, want int) []Hit {
 // [ScanBudget], and puts them in the graph, so that [Engine.Relations] tells their links to it
 // too. The coverage says whether every file not yet indexed was looked at (Unread false). For a
 // name that is not a document (hidden, gone, binary or too large) it reads nothing more.
+//
+// The files it passes over are those in the graph, not those the index holds: on a restart the
+// graph is loaded from the index while the build walks the tree, and until then a file the index
+// holds may have links the graph does not know. It waits for that load within its budget.
 func (e *Engine) ReadLinksTo(ctx context.Context, name string) Coverage {
+	if cv := e.coverage(); cv.Complete {
+		return cv
+	}
+	deadline := time.Now().Add(ScanBudget)
+	if e.index() != nil {
+		await(ctx, e.graphLoaded, deadline)
+	}
 	cv := e.coverage()
 	if cv.Complete {
 		return cv
@@ -369,9 +383,8 @@ func (e *Engine) ReadLinksTo(ctx context.Context, name string) Coverage {
 	for _, a := range d.Aliases {
 		needles = append(needles, bytes.ToLower([]byte(a)))
 	}
-	deadline := time.Now().Add(ScanBudget)
 	// An empty query: every file not yet indexed, in the build's order.
-	exhausted := e.eachUnindexed(ctx, &scanQuery{}, deadline, func(p string) bool {
+	exhausted := e.eachUnindexed(ctx, &scanQuery{}, deadline, e.graph.Has, func(p string) bool {
 		cv.Scanned++
 		if p == name {
 			return true

@@ -142,7 +142,7 @@ func TestScanOrderAndBudget(t *testing.T) {
 	e := New(Options{FS: m})
 	sq := newScanQuery(Query{Text: "how do I extract a tar archive"})
 	var order []string
-	if !e.eachUnindexed(context.Background(), sq, time.Now().Add(time.Minute), func(p string) bool { order = append(order, p); return true }) {
+	if !e.eachUnindexed(context.Background(), sq, time.Now().Add(time.Minute), nil, func(p string) bool { order = append(order, p); return true }) {
 		t.Fatal("eachUnindexed stopped early")
 	}
 	want := []string{"b/archives.md", "d/tar.md", "a.md", "c.md", "image-notes.txt", "startup.md"}
@@ -234,7 +234,8 @@ func TestReadLinksToDuringTheBuild(t *testing.T) {
 		t.Fatalf("backlinks before any file was read: %v", r.Backlinks)
 	}
 	cv := e.ReadLinksTo(context.Background(), "alpha.md")
-	if cv.Complete || cv.Unread || cv.Scanned != 5 {
+	// The other four files (alpha.md itself is read first, into the graph).
+	if cv.Complete || cv.Unread || cv.Scanned != 4 {
 		t.Errorf("coverage = %+v, want every file not yet indexed looked at", cv)
 	}
 	r, ok := e.Relations("alpha.md")
@@ -300,5 +301,44 @@ func TestSearchAwaitsTheOpen(t *testing.T) {
 	// Open, the index holds every document: only the file it does not (a binary) is read.
 	if p := paths(res.Hits); !slices.Equal(p, []string{"sub/beta.md"}) || res.Coverage.Scanned != 1 {
 		t.Errorf("hits %v, %d files scanned; want sub/beta.md from the index, and only the file it does not hold read", p, res.Coverage.Scanned)
+	}
+}
+
+// TestReadLinksToOnARestart checks that backlinks asked for while a restart loads the graph from
+// the index are not told as complete without the links of the files the index holds, which the
+// walk for unindexed files used to pass over.
+func TestReadLinksToOnARestart(t *testing.T) {
+	dir := t.TempDir()
+	e, err := Open(Options{FS: vault(), Allow: allow, Index: IndexOptions{Dir: dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Build(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+
+	e, err = Open(Options{FS: vault(), Allow: allow, Index: IndexOptions{Dir: dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	type answer struct {
+		cv        Coverage
+		backlinks []Backlink
+	}
+	got := make(chan answer, 1)
+	go func() {
+		cv := e.ReadLinksTo(context.Background(), "alpha.md")
+		r, _ := e.Relations("alpha.md")
+		got <- answer{cv, r.Backlinks}
+	}()
+	time.Sleep(50 * time.Millisecond)
+	if err := e.Build(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	a := <-got
+	if !a.cv.Unread && (len(a.backlinks) != 1 || a.backlinks[0].From != "index.md") {
+		t.Errorf("coverage %+v says every file was looked at, and the backlinks of alpha.md are %+v; want index.md's link", a.cv, a.backlinks)
 	}
 }
