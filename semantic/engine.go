@@ -117,6 +117,9 @@ type Engine struct {
 	readFrom atomic.Int64
 	// pending lists the files the build has still to index, for searches during the build.
 	pending atomic.Pointer[pendingFiles]
+	// unheld lists, while the build walks the tree, the files it found that the index does not
+	// hold, for searches that come before pending is set.
+	unheld atomic.Pointer[walkedFiles]
 	buildMu sync.Mutex // one build or reconcile at a time
 
 	mu sync.Mutex
@@ -224,6 +227,32 @@ func (e *Engine) coverage() Coverage {
 
 func (e *Engine) setPhase(ph Phase) { e.phase.Store(&ph) }
 
+// walkedFiles are the files a walk under way has found so far that the index does not hold.
+type walkedFiles struct {
+	mu    sync.Mutex
+	paths []string
+	done  bool
+}
+
+func (w *walkedFiles) add(p string) {
+	w.mu.Lock()
+	w.paths = append(w.paths, p)
+	w.mu.Unlock()
+}
+
+func (w *walkedFiles) finish() {
+	w.mu.Lock()
+	w.done = true
+	w.mu.Unlock()
+}
+
+// from returns the files found after the first i, and whether the walk is over.
+func (w *walkedFiles) from(i int) ([]string, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.paths[min(i, len(w.paths)):], w.done
+}
+
 // file is one indexable file found by a walk.
 type file struct {
 	path  string
@@ -231,9 +260,16 @@ type file struct {
 }
 
 // walk lists the files the policy allows, without following symbolic links or reading special files.
-// When count is set, [Engine.Status] counts the files as they are found.
+// When count is set, [Engine.Status] counts the files as they are found, and searches are told of
+// those the index does not hold (see eachUnindexed).
 func (e *Engine) walk(ctx context.Context, dir string, count bool) ([]file, error) {
 	var files []file
+	var unheld *walkedFiles
+	if ix := e.index(); count && ix != nil {
+		unheld = &walkedFiles{}
+		e.unheld.Store(unheld)
+		defer unheld.finish()
+	}
 	err := fs.WalkDir(e.opts.FS, dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == dir {
@@ -259,6 +295,9 @@ func (e *Engine) walk(ctx context.Context, dir string, count bool) ([]file, erro
 		if count {
 			e.total.Add(1)
 		}
+		if unheld != nil && !e.index().holds(p) {
+			unheld.add(p)
+		}
 		return nil
 	})
 	return files, err
@@ -276,6 +315,7 @@ func (e *Engine) Build(ctx context.Context) error {
 	e.reused.Store(0)
 	e.setPhase(PhaseOpening)
 	defer e.pending.Store(nil)
+	defer e.unheld.Store(nil)
 	if e.index() == nil {
 		if err := e.open(); err != nil {
 			return err

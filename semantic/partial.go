@@ -171,6 +171,9 @@ func (e *Engine) eachUnindexed(ctx context.Context, sq *scanQuery, deadline time
 		}
 		return rest()
 	}
+	if w := e.unheld.Load(); w != nil && held == nil {
+		return e.eachWalked(w, under, first, rest, late)
+	}
 	if held == nil {
 		ix := e.index()
 		held = func(p string) bool { return ix != nil && ix.holds(p) }
@@ -203,6 +206,40 @@ func (e *Engine) eachUnindexed(ctx context.Context, sq *scanQuery, deadline time
 		return nil
 	})
 	return !stopped && rest()
+}
+
+// catchUp is how long a search that has read every file the build's walk has found so far waits
+// for it to find more: on a restart the walk finds almost nothing the index does not hold, and
+// waiting for it to end (seconds on a large tree) would only delay an answer that is partial
+// either way.
+const catchUp = 50 * time.Millisecond
+
+// eachWalked is eachUnindexed while the build walks the tree: it visits the files the walk has
+// found that the index does not hold, as the walk finds them, rather than walking the tree again.
+func (e *Engine) eachWalked(w *walkedFiles, under func(string) bool, first func(string) bool, rest func() bool, late func() bool) bool {
+	var idle time.Duration
+	for i := 0; ; {
+		paths, done := w.from(i)
+		i += len(paths)
+		for _, p := range paths {
+			if under(p) && !first(p) {
+				return false
+			}
+		}
+		switch {
+		case done:
+			return rest()
+		case late():
+			return false
+		case len(paths) > 0:
+			idle = 0
+		case idle >= catchUp:
+			return false
+		default:
+			time.Sleep(5 * time.Millisecond)
+			idle += 5 * time.Millisecond
+		}
+	}
 }
 
 // named reports whether the file name of p (without its extension) holds a term of the query: a

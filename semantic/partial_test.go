@@ -342,3 +342,34 @@ func TestReadLinksToOnARestart(t *testing.T) {
 		t.Errorf("coverage %+v says every file was looked at, and the backlinks of alpha.md are %+v; want index.md's link", a.cv, a.backlinks)
 	}
 }
+
+// TestScanFollowsTheBuildsWalk checks that a search while the build walks the tree reads the files
+// that walk found and the index does not hold, instead of walking the tree again; that it answers
+// as partial once it has caught up with a walk that goes on; and as complete once the walk is over.
+func TestScanFollowsTheBuildsWalk(t *testing.T) {
+	e := New(Options{FS: vault(), Allow: allow})
+	defer e.Close()
+	w := &walkedFiles{}
+	e.unheld.Store(w)
+	w.add("notes.txt")
+	w.add("index.md")
+	sq := newScanQuery(Query{Text: "notes about capybaras"})
+	var got []string
+	visit := func(p string) bool { got = append(got, p); return true }
+	if e.eachUnindexed(context.Background(), sq, time.Now().Add(time.Minute), nil, visit) {
+		t.Error("the files of a walk under way were said to be all")
+	}
+	// Files whose name holds no query term wait for the walk's end, as they wait for a search's own.
+	if !slices.Equal(got, []string{"notes.txt"}) {
+		t.Errorf("visited %v while the walk goes on, want notes.txt", got)
+	}
+	w.add("sub/beta.md")
+	w.finish()
+	got = nil
+	if !e.eachUnindexed(context.Background(), sq, time.Now().Add(time.Minute), nil, visit) {
+		t.Error("the files of a finished walk were not said to be all")
+	}
+	if want := []string{"notes.txt", "index.md", "sub/beta.md"}; !slices.Equal(got, want) {
+		t.Errorf("visited %v, want %v: the walk's files, and no others", got, want)
+	}
+}
