@@ -119,7 +119,7 @@ type Engine struct {
 	pending atomic.Pointer[pendingFiles]
 	// unheld lists, while the build walks the tree, the files it found that the index does not
 	// hold, for searches that come before pending is set.
-	unheld atomic.Pointer[walkedFiles]
+	unheld  atomic.Pointer[walkedFiles]
 	buildMu sync.Mutex // one build or reconcile at a time
 
 	mu sync.Mutex
