@@ -17,6 +17,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/packfs/packfs-mcp/fsroot"
 )
 
 // Engine limits.
@@ -57,6 +59,12 @@ type Progress struct {
 	Total    int  // files found by the walk; while Phase is PhaseCounting, those found so far
 	Reused   int  // files the index on disk already held unchanged, not read again
 	Complete bool // the index and the graph reflect every file found
+	// HardLinks and Unreadable count the files found that could not be opened to be indexed: files
+	// with more than one hard link, which fsroot refuses to every tool, and files refused for
+	// another reason (permissions, a file replaced by a special one). NotText counts those read
+	// and found not to be text. All three are of the files read so far: a restart reads again only
+	// the files that changed, so those it reuses from disk are not counted.
+	HardLinks, Unreadable, NotText int
 	// Left estimates the time until the index is complete, from the pace so far; 0 when it cannot
 	// be told yet.
 	Left time.Duration
@@ -111,8 +119,10 @@ type Engine struct {
 
 	done, total atomic.Int64
 	reused      atomic.Int64
-	complete    atomic.Bool
-	phase       atomic.Pointer[Phase]
+	// hardLinks, unreadable and notText count the files of the build not indexed (see Progress).
+	hardLinks, unreadable, notText atomic.Int64
+	complete                       atomic.Bool
+	phase                          atomic.Pointer[Phase]
 	// readFrom is when the build began reading files (Unix nanoseconds), for [Progress.Left].
 	readFrom atomic.Int64
 	// pending lists the files the build has still to index, for searches during the build.
@@ -202,7 +212,8 @@ type pendingFiles struct {
 // Status reports the build's progress.
 func (e *Engine) Status() Progress {
 	p := Progress{Done: int(e.done.Load()), Total: int(e.total.Load()), Reused: int(e.reused.Load()),
-		Complete: e.complete.Load(), Phase: PhaseOpening}
+		Complete: e.complete.Load(), Phase: PhaseOpening, HardLinks: int(e.hardLinks.Load()),
+		Unreadable: int(e.unreadable.Load()), NotText: int(e.notText.Load())}
 	if ph := e.phase.Load(); ph != nil {
 		p.Phase = *ph
 	}
@@ -313,6 +324,9 @@ func (e *Engine) Build(ctx context.Context) error {
 	e.done.Store(0)
 	e.total.Store(0)
 	e.reused.Store(0)
+	e.hardLinks.Store(0)
+	e.unreadable.Store(0)
+	e.notText.Store(0)
 	e.setPhase(PhaseOpening)
 	defer e.pending.Store(nil)
 	defer e.unheld.Store(nil)
@@ -433,7 +447,10 @@ func (e *Engine) readAndPut(ctx context.Context, names []string, progress func(i
 					if i >= len(chunk) {
 						return
 					}
-					docs[i], ok[i] = e.read(chunk[i])
+					var err error
+					docs[i], err = e.readDoc(chunk[i])
+					ok[i] = err == nil
+					e.countSkipped(err)
 					held.Add(docs[i].Size)
 				}
 			}()
@@ -478,35 +495,70 @@ const maxParseWorkers = 4
 
 // read reads and parses one file; ok is false when it is gone, special, too large or binary.
 func (e *Engine) read(name string) (Doc, bool) {
+	d, err := e.readDoc(name)
+	return d, err == nil
+}
+
+// readDoc is read, saying why a file could not be read as a document.
+func (e *Engine) readDoc(name string) (Doc, error) {
 	e.reads.Add(1)
-	src, info, ok := e.readText(name, nil)
-	if !ok {
-		return Doc{}, false
+	src, info, err := e.readFile(name, nil)
+	if err != nil {
+		return Doc{}, err
 	}
 	d := Parse(name, src, info.ModTime())
 	d.Size = int64(len(src))
 	d.Frontmatter = hasFrontmatter(src)
 	e.mark(name, d.Frontmatter)
-	return d, true
+	return d, nil
+}
+
+// errNotText reports a file that is not text, or is larger than the engine reads.
+var errNotText = errors.New("not a text file of at most the largest size indexed")
+
+// countSkipped counts, by its cause, a file the build could not index; err nil counts nothing.
+func (e *Engine) countSkipped(err error) {
+	switch {
+	case err == nil:
+	case errors.Is(err, errNotText):
+		e.notText.Add(1)
+	case errors.Is(err, fsroot.ErrHardLink):
+		e.hardLinks.Add(1)
+	default:
+		e.unreadable.Add(1)
+	}
 }
 
 // readText reads name when it is a regular text file of at most MaxFileBytes and keep, if set,
 // accepts its information; ok is false otherwise.
 func (e *Engine) readText(name string, keep func(fs.FileInfo) bool) (src []byte, info fs.FileInfo, ok bool) {
+	src, info, err := e.readFile(name, keep)
+	return src, info, err == nil
+}
+
+// readFile is readText, saying why a file was not read: the error of its open, stat or read, or
+// errNotText (keep's refusal included).
+func (e *Engine) readFile(name string, keep func(fs.FileInfo) bool) ([]byte, fs.FileInfo, error) {
 	f, err := e.opts.FS.Open(name)
 	if err != nil {
-		return nil, nil, false
+		return nil, nil, err
 	}
 	defer f.Close()
-	info, err = f.Stat()
-	if err != nil || !info.Mode().IsRegular() || info.Size() > e.opts.MaxFileBytes || keep != nil && !keep(info) {
-		return nil, nil, false
+	info, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
 	}
-	src, err = io.ReadAll(io.LimitReader(f, e.opts.MaxFileBytes+1))
-	if err != nil || int64(len(src)) > e.opts.MaxFileBytes || !isText(src) {
-		return nil, nil, false
+	if !info.Mode().IsRegular() || info.Size() > e.opts.MaxFileBytes || keep != nil && !keep(info) {
+		return nil, nil, errNotText
 	}
-	return src, info, true
+	src, err := io.ReadAll(io.LimitReader(f, e.opts.MaxFileBytes+1))
+	if err != nil {
+		return nil, nil, err
+	}
+	if int64(len(src)) > e.opts.MaxFileBytes || !isText(src) {
+		return nil, nil, errNotText
+	}
+	return src, info, nil
 }
 
 // admit judges one entry of a walk: a folder the policy refuses is skipped (err is fs.SkipDir),

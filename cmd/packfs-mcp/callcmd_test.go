@@ -437,6 +437,23 @@ func TestCallRefused(t *testing.T) {
 	}
 }
 
+// TestCallIndexSaysWhatItLeftOut checks that the line saying the index is ready counts the files
+// it could not index, by cause: a tree of hard links otherwise looked indexed and found nothing.
+func TestCallIndexSaysWhatItLeftOut(t *testing.T) {
+	root, flags := callRoot(t)
+	must(t, os.Link(filepath.Join(root, "notes", "a.md"), filepath.Join(root, "notes", "linked.md")))
+	must(t, os.WriteFile(filepath.Join(root, "notes", "blob.md"), []byte("# Blob\x00\x01"), 0o644))
+	code, out, stderr := callOut(t, inShape(t, "mcp", "", searcher, `{"purpose": "search_semantic", "target": {"path": ".", "query": "gardens"}}`), flags...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, out, stderr)
+	}
+	want := "search index ready: 4 files"
+	left := "; not indexed: 2 with more than one hard link (refused unless --allow-hard-links), 1 not text"
+	if !strings.Contains(stderr, want) || !strings.Contains(stderr, left) {
+		t.Errorf("stderr = %q, want %q ending with %q", stderr, want, left)
+	}
+}
+
 // TestCallIndex checks that the calls that read the index find it up to date, with its progress
 // on stderr, and that the next call reuses the persisted index.
 func TestCallIndex(t *testing.T) {

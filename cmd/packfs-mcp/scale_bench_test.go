@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -65,6 +66,11 @@ func BenchmarkScale(b *testing.B) {
 		b.Run("tree="+tree, func(b *testing.B) {
 			root, queries, literals := scaleTree(b, base, tree)
 			files, bytes := countTree(b, root)
+			if n := hardLinked(b, root); n > 0 {
+				// The server refuses them, so the figures would be those of a smaller tree (a
+				// tree copied with cp -al beside this one once cost a third of tldrx10).
+				b.Fatalf("%d files of %s have more than one hard link: remove the tree to have it built again", n, root)
+			}
 			for _, bin := range bins {
 				b.Run("bin="+bin[0], func(b *testing.B) {
 					for b.Loop() {
@@ -353,6 +359,28 @@ func countTree(b *testing.B, root string) (int, int64) {
 		b.Fatal(err)
 	}
 	return n, size
+}
+
+// hardLinked counts the files under root with more than one hard link.
+func hardLinked(b *testing.B, root string) int {
+	n := 0
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if st, ok := info.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return n
 }
 
 // dirBytes is the disk usage of the files under dir.

@@ -184,7 +184,7 @@ func (a *app) buildIndex(ctx context.Context, every time.Duration, report func(s
 			if st.Reused > 0 {
 				reused = fmt.Sprintf(" (%d unchanged, reused from disk)", st.Reused)
 			}
-			a.log.Printf("search index ready: %d files%s in %v", st.Total, reused, time.Since(t0).Round(time.Millisecond))
+			a.log.Printf("search index ready: %d files%s in %v%s", st.Total, reused, time.Since(t0).Round(time.Millisecond), notIndexed(st))
 			return true
 		case <-tick.C:
 			if st := a.engine.Status(); !st.Complete { // the end is logged once, above
@@ -192,6 +192,28 @@ func (a *app) buildIndex(ctx context.Context, every time.Duration, report func(s
 			}
 		}
 	}
+}
+
+// notIndexed says which of the files a build read it could not index, and why, or "" when it
+// indexed them all: a tree of hard links would otherwise look indexed and find nothing.
+func notIndexed(st semantic.Progress) string {
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{
+		{st.HardLinks, "with more than one hard link (refused unless --allow-hard-links)"},
+		{st.Unreadable, "that could not be opened"},
+		{st.NotText, "not text"},
+	} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; not indexed: " + strings.Join(parts, ", ")
 }
 
 // indexInBackground builds the index, logging progress to stderr every few seconds, then keeps it in
