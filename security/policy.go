@@ -124,11 +124,37 @@ type Policy struct {
 	patterns []string            // folded, sorted, deduplicated
 	literal  map[string]struct{} // patterns without metacharacters
 	affix    []affix             // patterns whose only metacharacter is one '*'
-	wild     []string            // other patterns, for path.Match
+	wild     []wildcard          // other patterns, for path.Match
 }
 
 // affix is a pattern of the form prefix*suffix, matched without path.Match.
 type affix struct{ prefix, suffix string }
+
+// wildcard is a pattern for path.Match with the longest run of plain characters that any name it
+// matches contains: most names lack it, and are passed over without matching ("*.tfstate.*" tried
+// every position of every component of every file a walk of the root found).
+type wildcard struct{ pattern, must string }
+
+func newWildcard(pattern string) wildcard {
+	w := wildcard{pattern: pattern}
+	if strings.ContainsAny(pattern, `[\`) {
+		return w // classes and escapes: no run is certain, always match
+	}
+	for _, run := range strings.FieldsFunc(pattern, func(r rune) bool { return r == '*' || r == '?' }) {
+		if len(run) > len(w.must) {
+			w.must = run
+		}
+	}
+	return w
+}
+
+func (w wildcard) match(c string) bool {
+	if !strings.Contains(c, w.must) {
+		return false
+	}
+	ok, _ := path.Match(w.pattern, c)
+	return ok
+}
 
 // NewPolicy validates cfg and returns a Policy. It fails if a root is not
 // absolute, an extension is empty or contains "/", "\" or an inner dot
@@ -213,7 +239,7 @@ func NewPolicy(cfg PolicyConfig) (*Policy, error) {
 			pre, suf, _ := strings.Cut(b, "*")
 			p.affix = append(p.affix, affix{pre, suf})
 		default:
-			p.wild = append(p.wild, b)
+			p.wild = append(p.wild, newWildcard(b))
 		}
 	}
 	return p, nil
@@ -328,8 +354,8 @@ func (p *Policy) blocked(c string) bool {
 			return true
 		}
 	}
-	for _, pat := range p.wild {
-		if ok, _ := path.Match(pat, c); ok {
+	for _, w := range p.wild {
+		if w.match(c) {
 			return true
 		}
 	}

@@ -269,6 +269,14 @@ func BenchmarkCheckName(b *testing.B) {
 	}
 }
 
+// BenchmarkCheckNameTypical measures the name of a file a walk of the root finds.
+func BenchmarkCheckNameTypical(b *testing.B) {
+	p := newTestPolicy(b)
+	for b.Loop() {
+		_ = p.CheckName("copy3/pages.de/linux/tar-extract-archive.md", false)
+	}
+}
+
 // BenchmarkClean measures a typical relative path.
 func BenchmarkClean(b *testing.B) {
 	p := newTestPolicy(b)
