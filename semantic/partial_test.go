@@ -263,20 +263,26 @@ func TestProgressString(t *testing.T) {
 	}
 }
 
-// TestSearchAwaitsTheOpen checks that a search arriving while the persisted index is being opened
-// waits for it and ranks from it, instead of spending its budget reading files the index holds.
-func TestSearchAwaitsTheOpen(t *testing.T) {
+// persistedVault builds the index of vault() in a new folder, closes it and returns the folder, for
+// tests of what a restart meets.
+func persistedVault(t *testing.T) string {
 	dir := t.TempDir()
 	e, err := Open(Options{FS: vault(), Allow: allow, Index: IndexOptions{Dir: dir}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer e.Close()
 	if err := e.Build(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	e.Close()
+	return dir
+}
 
-	e = New(Options{FS: vault(), Allow: allow, Index: IndexOptions{Dir: dir}})
+// TestSearchAwaitsTheOpen checks that a search arriving while the persisted index is being opened
+// waits for it and ranks from it, instead of spending its budget reading files the index holds.
+func TestSearchAwaitsTheOpen(t *testing.T) {
+	dir := persistedVault(t)
+	e := New(Options{FS: vault(), Allow: allow, Index: IndexOptions{Dir: dir}})
 	defer e.Close()
 	opening := make(chan struct{})
 	e.opening.Store(&opening) // an open under way, as Build begins one
@@ -308,17 +314,8 @@ func TestSearchAwaitsTheOpen(t *testing.T) {
 // the index are not told as complete without the links of the files the index holds, which the
 // walk for unindexed files used to pass over.
 func TestReadLinksToOnARestart(t *testing.T) {
-	dir := t.TempDir()
+	dir := persistedVault(t)
 	e, err := Open(Options{FS: vault(), Allow: allow, Index: IndexOptions{Dir: dir}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Build(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	e.Close()
-
-	e, err = Open(Options{FS: vault(), Allow: allow, Index: IndexOptions{Dir: dir}})
 	if err != nil {
 		t.Fatal(err)
 	}

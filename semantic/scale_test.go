@@ -108,15 +108,7 @@ func BenchmarkSearchTree(b *testing.B) {
 		b.Skip("set PACKFS_BUILD_ROOT and PACKFS_BUILD_INDEX")
 	}
 	e := builtTree(b, root, dir)
-	if out := os.Getenv("PACKFS_SEARCH_CPUPROFILE"); out != "" {
-		f, err := os.Create(out)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer f.Close()
-		pprof.StartCPUProfile(f)
-		defer pprof.StopCPUProfile()
-	}
+	defer cpuProfile(b, "PACKFS_SEARCH_CPUPROFILE")()
 	var took []time.Duration
 	for b.Loop() {
 		for _, q := range treeQueries {
@@ -128,6 +120,26 @@ func BenchmarkSearchTree(b *testing.B) {
 		}
 	}
 	reportTimes(b, took)
+}
+
+// cpuProfile starts a CPU profile into the file named by the environment variable env, if set, and
+// returns the function that ends it.
+func cpuProfile(b *testing.B, env string) (stop func()) {
+	out := os.Getenv(env)
+	if out == "" {
+		return func() {}
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
 }
 
 // builtTree opens the engine of the folder root with its index persisted in dir, brings the index
@@ -200,15 +212,7 @@ func BenchmarkRestartTree(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer r.Close()
-	if out := os.Getenv("PACKFS_RESTART_CPUPROFILE"); out != "" {
-		f, err := os.Create(out)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer f.Close()
-		pprof.StartCPUProfile(f)
-		defer pprof.StopCPUProfile()
-	}
+	defer cpuProfile(b, "PACKFS_RESTART_CPUPROFILE")()
 	var took []time.Duration
 	for b.Loop() {
 		t := time.Now()

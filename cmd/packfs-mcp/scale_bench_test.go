@@ -65,8 +65,8 @@ func BenchmarkScale(b *testing.B) {
 	for _, tree := range trees {
 		b.Run("tree="+tree, func(b *testing.B) {
 			root, queries, literals := scaleTree(b, base, tree)
-			files, bytes := countTree(b, root)
-			if n := hardLinked(b, root); n > 0 {
+			files, bytes, linked := countTree(b, root)
+			if n := linked; n > 0 {
 				// The server refuses them, so the figures would be those of a smaller tree (a
 				// tree copied with cp -al beside this one once cost a third of tldrx10).
 				b.Fatalf("%d files of %s have more than one hard link: remove the tree to have it built again", n, root)
@@ -341,9 +341,9 @@ func scaleTree(b *testing.B, base, tree string) (string, []string, []string) {
 	return "", nil, nil
 }
 
-// countTree counts the regular files under root and their bytes, as the server's walk sees them.
-func countTree(b *testing.B, root string) (int, int64) {
-	n, size := 0, int64(0)
+// countTree counts the regular files under root, their bytes, and those of them with more than
+// one hard link.
+func countTree(b *testing.B, root string) (n int, size int64, linked int) {
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() {
 			return err
@@ -353,39 +353,20 @@ func countTree(b *testing.B, root string) (int, int64) {
 			return err
 		}
 		n, size = n+1, size+info.Size()
-		return nil
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	return n, size
-}
-
-// hardLinked counts the files under root with more than one hard link.
-func hardLinked(b *testing.B, root string) int {
-	n := 0
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
 		if st, ok := info.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
-			n++
+			linked++
 		}
 		return nil
 	})
 	if err != nil {
 		b.Fatal(err)
 	}
-	return n
+	return n, size, linked
 }
 
 // dirBytes is the disk usage of the files under dir.
 func dirBytes(b *testing.B, dir string) int64 {
-	_, size := countTree(b, dir)
+	_, size, _ := countTree(b, dir)
 	return size
 }
 
