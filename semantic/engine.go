@@ -110,8 +110,7 @@ type Engine struct {
 	opening atomic.Pointer[chan struct{}]
 	graph   *Graph
 	// graphLoaded is closed once the first build has put in the graph every document the index
-	// held when it opened; until then the graph lacks documents that no walk of unindexed files
-	// reads (see ReadLinksTo).
+	// held when it opened; until then the graph lacks their links, which ReadLinksTo waits for.
 	graphLoaded chan struct{}
 	loadOnce    sync.Once
 	// failed holds the error that kept the index from opening, if any.
@@ -276,7 +275,8 @@ type file struct {
 func (e *Engine) walk(ctx context.Context, dir string, count bool) ([]file, error) {
 	var files []file
 	var unheld *walkedFiles
-	if ix := e.index(); count && ix != nil {
+	ix := e.index()
+	if count && ix != nil {
 		unheld = &walkedFiles{}
 		e.unheld.Store(unheld)
 		defer unheld.finish()
@@ -306,7 +306,7 @@ func (e *Engine) walk(ctx context.Context, dir string, count bool) ([]file, erro
 		if count {
 			e.total.Add(1)
 		}
-		if unheld != nil && !e.index().holds(p) {
+		if unheld != nil && !ix.holds(p) {
 			unheld.add(p)
 		}
 		return nil
@@ -516,10 +516,11 @@ func (e *Engine) readDoc(name string) (Doc, error) {
 // errNotText reports a file that is not text, or is larger than the engine reads.
 var errNotText = errors.New("not a text file of at most the largest size indexed")
 
-// countSkipped counts, by its cause, a file the build could not index; err nil counts nothing.
+// countSkipped counts, by its cause, a file the build could not index; err nil, or a file gone
+// since the walk found it, counts nothing.
 func (e *Engine) countSkipped(err error) {
 	switch {
-	case err == nil:
+	case err == nil, errors.Is(err, fs.ErrNotExist):
 	case errors.Is(err, errNotText):
 		e.notText.Add(1)
 	case errors.Is(err, fsroot.ErrHardLink):
@@ -772,22 +773,20 @@ func (e *Engine) awaitOpen(ctx context.Context, deadline time.Time) {
 	}
 }
 
-// await waits until ch is closed, ctx ends or the deadline passes, and reports whether ch is closed.
-func await(ctx context.Context, ch <-chan struct{}, deadline time.Time) bool {
+// await waits until ch is closed, ctx ends or the deadline passes.
+func await(ctx context.Context, ch <-chan struct{}, deadline time.Time) {
 	select {
 	case <-ch:
-		return true // long ago, for every call but the first few
+		return // long ago, for every call but the first few
 	default:
 	}
 	t := time.NewTimer(time.Until(deadline))
 	defer t.Stop()
 	select {
 	case <-ch:
-		return true
 	case <-ctx.Done():
 	case <-t.C:
 	}
-	return false
 }
 
 // current reports whether path is still a regular file the policy allows.
