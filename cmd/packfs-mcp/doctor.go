@@ -253,6 +253,10 @@ func (a *app) checkRoot() check {
 
 // checkVisible walks the tree, within a budget, counting the files the tools may open and those the
 // policy hides, with an example of each kind hidden.
+// reasonHardLink is why doctor says a file is hidden when it has more than one hard link: fsroot
+// refuses to read or write it, so the index and every tool pass it over.
+const reasonHardLink = "having more than one hard link"
+
 func (a *app) checkVisible() check {
 	ctx, cancel := context.WithTimeout(context.Background(), doctorWalkBudget)
 	defer cancel()
@@ -284,6 +288,12 @@ func (a *app) checkVisible() check {
 		}
 		if info.Type == fsroot.TypeFile {
 			files++
+			if info.Links > 1 && !a.cfg.Security.AllowHardLinks {
+				if _, seen := hidden[reasonHardLink]; !seen {
+					hidden[reasonHardLink] = info.Path
+				}
+				return nil
+			}
 			visible++
 		}
 		return nil
@@ -295,9 +305,13 @@ func (a *app) checkVisible() check {
 		return check{false, fmt.Sprintf("walking the root failed: %v", err)}
 	}
 	text := fmt.Sprintf("%d files seen%s: %d open to the tools", files, partial, visible)
-	for _, reason := range []string{"blocked", "extension not allowed"} {
+	for _, reason := range []string{"blocked", "extension not allowed", reasonHardLink} {
 		if ex, ok := hidden[reason]; ok {
-			text += fmt.Sprintf("; some hidden as %s (such as %s)", reason, ex)
+			hint := ""
+			if reason == reasonHardLink {
+				hint = "; --allow-hard-links lets them in"
+			}
+			text += fmt.Sprintf("; some hidden as %s (such as %s%s)", reason, ex, hint)
 		}
 	}
 	if visible == 0 {

@@ -24,6 +24,11 @@ func TestDoctor(t *testing.T) {
 		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		must(t, os.WriteFile(p, []byte(content), 0o644))
 	}
+	linked := filepath.Join(dir, "linked")
+	must(t, os.MkdirAll(linked, 0o755))
+	must(t, os.WriteFile(filepath.Join(linked, "a.md"), []byte("# A\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "outside.md"), []byte("# Outside\n"), 0o644))
+	must(t, os.Link(filepath.Join(dir, "outside.md"), filepath.Join(linked, "b.md")))
 	tests := []struct {
 		name    string
 		args    []string
@@ -63,6 +68,12 @@ func TestDoctor(t *testing.T) {
 		}, notWant: []string{"writing works"}},
 		{name: "root is a file", args: []string{"--root", filepath.Join(root, "notes", "a.md")}, code: 1, want: []string{
 			"FAIL  root " + filepath.Join(root, "notes", "a.md") + " is not a folder",
+		}},
+		{name: "hard links", args: []string{"--root", linked}, code: 0, want: []string{
+			"ok    2 files seen: 1 open to the tools; some hidden as having more than one hard link (such as b.md; --allow-hard-links lets them in)",
+		}},
+		{name: "hard links allowed", args: []string{"--root", linked, "--allow-hard-links"}, code: 0, want: []string{
+			"ok    2 files seen: 2 open to the tools\n",
 		}},
 		{name: "nothing to serve", args: []string{"--root", secrets}, code: 1, want: []string{
 			"FAIL  2 files seen: 0 open to the tools",
