@@ -234,17 +234,25 @@ func (r *Root) Lstat(name string) (Info, error) {
 	}
 }
 
-// checkRegular refuses what may not be read or replaced as a file: anything
-// but a regular file, and a hard-linked file unless allowed.
-func (r *Root) checkRegular(fi fs.FileInfo) error {
+// Refuses reports the error a read or a replacement of the entry info
+// describes would meet, judged as every method judges it: [ErrNotRegular]
+// for anything but a regular file (with [ErrIsDir] for a directory),
+// [ErrHardLink] for a file with more than one hard link unless
+// [Options.AllowHardLinks], and nil otherwise. A caller that listed entries
+// can so tell which of them the tools will refuse without opening each.
+func (r *Root) Refuses(info Info) error {
 	switch {
-	case fi.IsDir():
+	case info.Type == TypeDir:
 		return withCause(ErrIsDir, ErrNotRegular)
-	case !fi.Mode().IsRegular():
+	case info.Type != TypeFile:
 		return ErrNotRegular
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 && !r.opts.AllowHardLinks {
+	case info.Links > 1 && !r.opts.AllowHardLinks:
 		return ErrHardLink
 	}
 	return nil
+}
+
+// checkRegular is [Root.Refuses] for what a stat returned.
+func (r *Root) checkRegular(fi fs.FileInfo) error {
+	return r.Refuses(newInfo("", fi))
 }

@@ -208,6 +208,13 @@ func TestHardLinks(t *testing.T) {
 			}
 			return err
 		}},
+		{"Refuses", func(r *Root) error { // what a listing says of the entry, as doctor asks
+			info, err := r.Lstat("hard")
+			if err != nil {
+				return err
+			}
+			return r.Refuses(info)
+		}},
 	}
 	for _, op := range ops {
 		for _, allow := range []bool{false, true} {

@@ -381,6 +381,7 @@ func (e *Engine) Build(ctx context.Context) error {
 	e.done.Store(base)
 	e.reused.Store(base)
 	e.pending.Store(&pendingFiles{files: todo, base: base})
+	e.unheld.Store(nil) // pending lists its files and the changed ones: a cold build's whole tree
 	e.readFrom.Store(time.Now().UnixNano())
 	e.setPhase(PhaseIndexing)
 	if err := e.readAndPut(ctx, todo, func(n int) {
@@ -448,7 +449,7 @@ func (e *Engine) readAndPut(ctx context.Context, names []string, progress func(i
 						return
 					}
 					var err error
-					docs[i], err = e.readDoc(chunk[i])
+					docs[i], err = e.read(chunk[i])
 					ok[i] = err == nil
 					e.countSkipped(err)
 					held.Add(docs[i].Size)
@@ -493,16 +494,11 @@ const maxBatchBytes = 4 << 20
 // bleve's indexing, not parsing, is what the build waits for.
 const maxParseWorkers = 4
 
-// read reads and parses one file; ok is false when it is gone, special, too large or binary.
-func (e *Engine) read(name string) (Doc, bool) {
-	d, err := e.readDoc(name)
-	return d, err == nil
-}
-
-// readDoc is read, saying why a file could not be read as a document.
-func (e *Engine) readDoc(name string) (Doc, error) {
+// read reads and parses one file; the error says why it could not: the error of its open, stat or
+// read (gone, special, a hard link, unreadable), or errNotText (too large or binary).
+func (e *Engine) read(name string) (Doc, error) {
 	e.reads.Add(1)
-	src, info, err := e.readFile(name, nil)
+	src, info, err := e.readText(name, nil)
 	if err != nil {
 		return Doc{}, err
 	}
@@ -531,15 +527,9 @@ func (e *Engine) countSkipped(err error) {
 }
 
 // readText reads name when it is a regular text file of at most MaxFileBytes and keep, if set,
-// accepts its information; ok is false otherwise.
-func (e *Engine) readText(name string, keep func(fs.FileInfo) bool) (src []byte, info fs.FileInfo, ok bool) {
-	src, info, err := e.readFile(name, keep)
-	return src, info, err == nil
-}
-
-// readFile is readText, saying why a file was not read: the error of its open, stat or read, or
+// accepts its information. The error says why it did not: the error of its open, stat or read, or
 // errNotText (keep's refusal included).
-func (e *Engine) readFile(name string, keep func(fs.FileInfo) bool) ([]byte, fs.FileInfo, error) {
+func (e *Engine) readText(name string, keep func(fs.FileInfo) bool) ([]byte, fs.FileInfo, error) {
 	f, err := e.opts.FS.Open(name)
 	if err != nil {
 		return nil, nil, err
@@ -619,7 +609,7 @@ func (e *Engine) Refresh(ctx context.Context, name string) error {
 		}
 		var docs []Doc
 		for _, f := range files {
-			if d, ok := e.read(f.path); ok {
+			if d, err := e.read(f.path); err == nil {
 				e.graph.Put(outline(d))
 				docs = append(docs, d)
 			}
@@ -629,8 +619,8 @@ func (e *Engine) Refresh(ctx context.Context, name string) error {
 	if !e.opts.Allow(name, false) {
 		return e.Remove(name)
 	}
-	d, ok := e.read(name)
-	if !ok {
+	d, err := e.read(name)
+	if err != nil {
 		return e.Remove(name)
 	}
 	e.graph.Put(outline(d))
@@ -847,8 +837,8 @@ func (e *Engine) Relations(name string) (Relations, bool) {
 	if !known && (e.complete.Load() || !e.opts.Allow(name, false)) {
 		return Relations{}, false
 	}
-	d, ok := e.read(name)
-	if !ok {
+	d, err := e.read(name)
+	if err != nil {
 		return e.graph.Relations(name) // unreadable now: what the graph knows, if anything
 	}
 	if !known {
@@ -903,7 +893,7 @@ func (e *Engine) Reconcile(ctx context.Context) (changed int, err error) {
 		if old, ok := stamps[f.path]; ok && old.Size == f.stamp.Size && old.ModTime.Equal(f.stamp.ModTime) {
 			continue
 		}
-		if d, ok := e.read(f.path); ok {
+		if d, err := e.read(f.path); err == nil {
 			e.graph.Put(outline(d))
 			docs = append(docs, d)
 		}

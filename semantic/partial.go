@@ -264,8 +264,8 @@ const maxSuffix = 4
 // scanFile reads name and scores it against sq; ok is false when it does not match or cannot be
 // read as text.
 func (e *Engine) scanFile(name string, sq *scanQuery) (Hit, bool) {
-	src, info, ok := e.readText(name, func(info fs.FileInfo) bool { return sq.admits(name, info) })
-	if !ok {
+	src, info, err := e.readText(name, func(info fs.FileInfo) bool { return sq.admits(name, info) })
+	if err != nil {
 		return Hit{}, false
 	}
 	lower := bytes.ToLower(src)
@@ -410,7 +410,9 @@ func (e *Engine) ReadLinksTo(ctx context.Context, name string) Coverage {
 	// it in the graph, and so read twice by a relationships call.
 	d, ok := e.graph.Doc(name)
 	if !ok && e.opts.Allow(name, false) {
-		if d, ok = e.read(name); ok {
+		var err error
+		if d, err = e.read(name); err == nil {
+			ok = true
 			e.graph.Put(outline(d))
 		}
 	}
@@ -426,8 +428,8 @@ func (e *Engine) ReadLinksTo(ctx context.Context, name string) Coverage {
 		if p == name {
 			return true
 		}
-		src, info, ok := e.readText(p, nil)
-		if !ok {
+		src, info, err := e.readText(p, nil)
+		if err != nil {
 			return true
 		}
 		lower := bytes.ToLower(src)

@@ -288,7 +288,7 @@ func (a *app) checkVisible() check {
 		}
 		if info.Type == fsroot.TypeFile {
 			files++
-			if info.Links > 1 && !a.cfg.Security.AllowHardLinks {
+			if errors.Is(a.root.Refuses(info), fsroot.ErrHardLink) {
 				if _, seen := hidden[reasonHardLink]; !seen {
 					hidden[reasonHardLink] = info.Path
 				}
