@@ -231,8 +231,12 @@ func (e *Engine) Status() Progress {
 // coverage is what an answer given now covers before it reads anything itself.
 func (e *Engine) coverage() Coverage {
 	st := e.Status()
-	return Coverage{Complete: st.Complete, Indexed: st.Done, Total: st.Total,
+	cv := Coverage{Complete: st.Complete, Indexed: st.Done, Total: st.Total,
 		Counting: st.Phase == PhaseOpening || st.Phase == PhaseCounting, Left: st.Left}
+	if ix := e.index(); ix != nil && (cv.Counting || st.Phase == PhaseChecking) {
+		cv.FromDisk, _ = ix.Count()
+	}
+	return cv
 }
 
 func (e *Engine) setPhase(ph Phase) { e.phase.Store(&ph) }

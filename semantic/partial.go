@@ -38,6 +38,9 @@ type Coverage struct {
 	// the count so far while Counting.
 	Indexed, Total int
 	Counting       bool
+	// FromDisk counts, before the build has checked them, the documents the index persisted by an
+	// earlier run holds: a restart ranks from them at once, though some may have changed since.
+	FromDisk int
 	// Scanned counts the files not yet indexed that the search read directly.
 	Scanned int
 	// Unread says some files were neither indexed nor read by the search: it may miss them.

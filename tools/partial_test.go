@@ -28,6 +28,8 @@ func TestPartial(t *testing.T) {
 			found: false, wantCode: CodeNotAvailable, wantRetry: 2000, wantText: []string{"nothing found yet", "850 were not read"}},
 		{name: "no hits, every file looked at", cv: semantic.Coverage{Indexed: 900, Total: 1000, Scanned: 100, Left: time.Hour},
 			found: false, wantRetry: 30000, wantTotal: true, wantText: []string{"no file was left out", "about 30 s"}},
+		{name: "restart, the last run's index answers", cv: semantic.Coverage{Counting: true, FromDisk: 38000, Total: 12000, Unread: true},
+			found: true, wantRetry: 2000, wantText: []string{"index of the last run (38000 files) answers while it is checked", "12000 files found so far"}},
 		{name: "still counting", cv: semantic.Coverage{Counting: true, Total: 40, Scanned: 10, Unread: true, Left: time.Millisecond},
 			found: true, wantRetry: 500, wantText: []string{"still being counted (40 found so far)", "others were not read"}},
 	}
@@ -52,6 +54,9 @@ func TestPartial(t *testing.T) {
 			}
 			if *out.IndexComplete != tc.cv.Complete || out.RetryAfterMs != tc.wantRetry || (out.TotalFiles != nil) != tc.wantTotal {
 				t.Errorf("got complete %v, retry %d ms, totalFiles %v", *out.IndexComplete, out.RetryAfterMs, out.TotalFiles)
+			}
+			if tc.cv.FromDisk > 0 && *out.IndexedFiles != tc.cv.FromDisk {
+				t.Errorf("indexedFiles = %d, want the %d files of the index on disk", *out.IndexedFiles, tc.cv.FromDisk)
 			}
 			if tc.cv.Complete && (out.Message != "" || out.ScannedFiles != nil) {
 				t.Errorf("a complete answer says %q, scanned %v", out.Message, out.ScannedFiles)

@@ -126,6 +126,11 @@ func coverageState(out *SearcherResult, cv semantic.Coverage) (progress string, 
 		out.TotalFiles = ptr(cv.Total)
 		progress = fmt.Sprintf("the search index is still being built: %d of %d files indexed", cv.Indexed, cv.Total)
 	}
+	if cv.FromDisk > 0 { // a restart: the index of the last run answers while it is checked
+		out.IndexedFiles = ptr(cv.FromDisk)
+		progress = fmt.Sprintf("the search index of the last run (%d files) answers while it is checked against the files, "+
+			"which may have changed since (%d files found so far)", cv.FromDisk, cv.Total)
+	}
 	retry = retryAfter(cv.Left)
 	out.RetryAfterMs = retry.Milliseconds()
 	return progress, retry
