@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/packfs/packfs-mcp/semantic"
+	"github.com/packfs/packfs-mcp/fulltext"
 )
 
 // stopWords are dropped from queries by [grepRanker]: words so common that
@@ -87,7 +87,7 @@ func fuseRanks(lists [][]string, k int) []string {
 	score := map[string]float64{}
 	for _, list := range lists {
 		for i, p := range list {
-			score[p] += 1 / float64(semantic.FusionK+i+1)
+			score[p] += 1 / float64(fulltext.FusionK+i+1)
 		}
 	}
 	out := keysByValue(score)

@@ -1,9 +1,9 @@
 // This file plugs the project's search engine into the evaluation: it parses every file with
-// semantic.Parse, indexes them in an in-memory index, and ranks with (*Index).Search, as the
+// markdown.Parse, indexes them in an in-memory index, and ranks with (*Index).Search, as the
 // server's search_semantic does.
 //
 // The --prior flag adds experimental signals of the link graph (see
-// semantic.Rerank and semantic.AnchorTexts), a comma-separated list of:
+// priorRerank and anchorTexts), a comma-separated list of:
 //
 //	indegree        score *= 1 + a*ln(1+backlinkers), a = --indegree
 //	neighbours      score += c*Σ scores of top hits one hop away, c = --neighbours
@@ -25,7 +25,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/packfs/packfs-mcp/semantic"
+	"github.com/packfs/packfs-mcp/markdown"
+
+	"github.com/packfs/packfs-mcp/fulltext"
 )
 
 func init() {
@@ -38,7 +40,7 @@ var (
 	indegreeFlag   = flag.Float64("indegree", 0.1, "weight a of the in-degree prior")
 	neighboursFlag = flag.Float64("neighbours", 0.1, "weight c of the neighbour boost")
 	sizeFlag       = flag.Float64("size-prior", 0.05, "weight s of the size prior")
-	depthFlag      = flag.Int("prior-depth", semantic.DefaultPriorDepth, "top hits the neighbour boost looks at")
+	depthFlag      = flag.Int("prior-depth", defaultPriorDepth, "top hits the neighbour boost looks at")
 	priorMaxFlag   = flag.Int("prior-max", 50, "hits fetched for re-ranking")
 )
 
@@ -49,9 +51,9 @@ const semanticHitsPerResult = 5
 
 // semanticRanker ranks files with the project's bleve index.
 type semanticRanker struct {
-	ix    *semantic.Index
-	graph *semantic.Graph
-	prior semantic.PriorOptions
+	ix    *fulltext.Index
+	graph *markdown.Graph
+	prior priorOptions
 	max   int
 	sizes map[string]int64 // for the "size" prior, else nil
 }
@@ -70,7 +72,7 @@ func priors() map[string]bool {
 // newSemanticRanker parses every file under root and indexes them in an
 // in-memory index.
 func newSemanticRanker(root string, files []string) (Ranker, error) {
-	ix, err := semantic.OpenIndex(semantic.IndexOptions{})
+	ix, err := fulltext.OpenIndex(fulltext.IndexOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("semantic ranker: %w", err)
 	}
@@ -80,7 +82,7 @@ func newSemanticRanker(root string, files []string) (Ranker, error) {
 			return nil, fmt.Errorf("semantic ranker: unknown --prior %q", p)
 		}
 	}
-	docs := make([]semantic.Doc, 0, len(files))
+	docs := make([]markdown.Doc, 0, len(files))
 	lines := make(map[string][]string, len(files))
 	for _, f := range files {
 		name := filepath.Join(root, filepath.FromSlash(f))
@@ -92,12 +94,12 @@ func newSemanticRanker(root string, files []string) (Ranker, error) {
 		if err != nil {
 			return nil, fmt.Errorf("semantic ranker: %w", err)
 		}
-		docs = append(docs, semantic.Parse(f, src, fi.ModTime()))
+		docs = append(docs, markdown.Parse(f, src, fi.ModTime()))
 		if on["anchor-context"] {
 			lines[f] = strings.Split(string(src), "\n")
 		}
 	}
-	g := semantic.NewGraph()
+	g := markdown.NewGraph()
 	for _, d := range docs {
 		g.Put(d)
 	}
@@ -129,10 +131,10 @@ func newSemanticRanker(root string, files []string) (Ranker, error) {
 // ("anchor") or as an extra section ("anchor-section"), and the source lines
 // of the links to them as an extra section ("anchor-context"). The graph,
 // built from the original docs, is left as it is.
-func withAnchors(docs []semantic.Doc, g *semantic.Graph, lines map[string][]string, on map[string]bool) []semantic.Doc {
-	out := make([]semantic.Doc, len(docs))
+func withAnchors(docs []markdown.Doc, g *markdown.Graph, lines map[string][]string, on map[string]bool) []markdown.Doc {
+	out := make([]markdown.Doc, len(docs))
 	for i, d := range docs {
-		texts := semantic.AnchorTexts(g, d.Path)
+		texts := anchorTexts(g, d.Path)
 		end := 1
 		if n := len(d.Sections); n > 0 {
 			end = d.Sections[n-1].EndLine + 1
@@ -148,18 +150,18 @@ func withAnchors(docs []semantic.Doc, g *semantic.Graph, lines map[string][]stri
 			d.Sections = secs
 		}
 		if on["anchor-section"] && len(texts) > 0 {
-			d.Sections = append(slices.Clip(d.Sections), semantic.Section{Line: end, EndLine: end, Text: strings.Join(texts, "\n")})
+			d.Sections = append(slices.Clip(d.Sections), markdown.Section{Line: end, EndLine: end, Text: strings.Join(texts, "\n")})
 		}
 		if on["anchor-context"] {
 			var ctx []string
 			for _, b := range g.LinksTo(d.Path) {
 				src := lines[b.From]
-				if b.Line >= 1 && b.Line <= len(src) && b.Kind != semantic.KindFrontmatter {
+				if b.Line >= 1 && b.Line <= len(src) && b.Kind != markdown.KindFrontmatter {
 					ctx = append(ctx, strings.TrimSpace(src[b.Line-1]))
 				}
 			}
 			if len(ctx) > 0 {
-				d.Sections = append(slices.Clip(d.Sections), semantic.Section{Line: end, EndLine: end, Text: strings.Join(ctx, "\n")})
+				d.Sections = append(slices.Clip(d.Sections), markdown.Section{Line: end, EndLine: end, Text: strings.Join(ctx, "\n")})
 			}
 		}
 		out[i] = d
@@ -177,7 +179,7 @@ func (s *semanticRanker) Rank(query string, paraphrases []string, k int) []strin
 	if rerank {
 		n = max(n, s.max)
 	}
-	hits, _, err := s.ix.Search(context.Background(), semantic.Query{Text: query, Paraphrases: paraphrases, Max: n})
+	hits, _, err := s.ix.Search(context.Background(), fulltext.Query{Text: query, Paraphrases: paraphrases, Max: n})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "eval: semantic search %q: %v\n", query, err)
 		return nil
@@ -189,7 +191,7 @@ func (s *semanticRanker) Rank(query string, paraphrases []string, k int) []strin
 		sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
 	}
 	if rerank {
-		hits = semantic.Rerank(hits, s.graph, s.prior)
+		hits = priorRerank(hits, s.graph, s.prior)
 	}
 	seen := make(map[string]bool, k)
 	out := make([]string, 0, k)

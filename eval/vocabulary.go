@@ -6,7 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/packfs/packfs-mcp/semantic"
+	"github.com/packfs/packfs-mcp/markdown"
+
+	"github.com/packfs/packfs-mcp/fulltext"
 )
 
 // rareShare is the largest share of the pages a word may be found in and still
@@ -18,7 +20,7 @@ const rareShare = 0.2
 // analyses it, that is found in that page and in fewer than rareShare of all
 // pages. No ranking of words can find those pages from the query alone.
 func vocabularyGap(qs *QuerySet, root string, files []string) ([]string, error) {
-	ix, err := semantic.OpenIndex(semantic.IndexOptions{}) // for its analyzer only
+	ix, err := fulltext.OpenIndex(fulltext.IndexOptions{}) // for its analyzer only
 	if err != nil {
 		return nil, err
 	}
@@ -30,7 +32,7 @@ func vocabularyGap(qs *QuerySet, root string, files []string) ([]string, error) 
 		if err != nil {
 			return nil, err
 		}
-		d := semantic.Parse(f, src, time.Time{})
+		d := markdown.Parse(f, src, time.Time{})
 		var b strings.Builder
 		b.WriteString(d.Title + "\n" + strings.Join(d.Aliases, "\n"))
 		for _, s := range d.Sections {

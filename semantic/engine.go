@@ -13,12 +13,15 @@ import (
 	"runtime"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/packfs/packfs-mcp/fsroot"
+
+	"github.com/packfs/packfs-mcp/markdown"
+
+	"github.com/packfs/packfs-mcp/fulltext"
 )
 
 // Engine limits.
@@ -42,7 +45,7 @@ type Options struct {
 	// Allow reports whether the name policy lets the tools reach name. If nil, everything is allowed.
 	Allow func(name string, isDir bool) bool
 	// Index configures the full-text index.
-	Index IndexOptions
+	Index fulltext.IndexOptions
 	// MaxFileBytes is the largest file indexed. If zero, DefaultMaxIndexBytes.
 	MaxFileBytes int64
 	// Progress, if set, is called as the build advances, and once more when it completes.
@@ -105,10 +108,10 @@ func (p Progress) String() string {
 // the files. It is safe for concurrent use.
 type Engine struct {
 	opts Options
-	ixp  atomic.Pointer[Index] // nil until the index is open (see New)
+	ixp  atomic.Pointer[fulltext.Index] // nil until the index is open (see New)
 	// opening is closed once an open of the index, if one began, has ended (see awaitOpen).
 	opening atomic.Pointer[chan struct{}]
-	graph   *Graph
+	graph   *markdown.Graph
 	// graphLoaded is closed once the first build has put in the graph every document the index
 	// held when it opened; until then the graph lacks their links, which ReadLinksTo waits for.
 	graphLoaded chan struct{}
@@ -155,7 +158,7 @@ func New(opts Options) *Engine {
 	if opts.Allow == nil {
 		opts.Allow = func(string, bool) bool { return true }
 	}
-	return &Engine{opts: opts, graph: NewGraph(), graphLoaded: make(chan struct{}), scan: map[string]bool{}}
+	return &Engine{opts: opts, graph: markdown.NewGraph(), graphLoaded: make(chan struct{}), scan: map[string]bool{}}
 }
 
 // Open returns an engine whose index is open now; the graph is empty until [Engine.Build].
@@ -174,11 +177,11 @@ func (e *Engine) open() error {
 	e.opening.Store(&done)
 	defer close(done)
 	opts := e.opts.Index
-	ix, err := OpenIndex(opts)
-	if errors.Is(err, ErrIndexBusy) && e.opts.Busy != nil {
+	ix, err := fulltext.OpenIndex(opts)
+	if errors.Is(err, fulltext.ErrIndexBusy) && e.opts.Busy != nil {
 		e.opts.Busy()
 		opts.Dir = "" // another server on this root holds it: keep a private index in memory
-		ix, err = OpenIndex(opts)
+		ix, err = fulltext.OpenIndex(opts)
 	}
 	if err != nil {
 		e.failed.Store(&err)
@@ -189,7 +192,7 @@ func (e *Engine) open() error {
 }
 
 // index returns the open index, or nil before it opens.
-func (e *Engine) index() *Index { return e.ixp.Load() }
+func (e *Engine) index() *fulltext.Index { return e.ixp.Load() }
 
 // Close closes the index.
 func (e *Engine) Close() error {
@@ -270,7 +273,7 @@ func (w *walkedFiles) from(i int) ([]string, bool) {
 // file is one indexable file found by a walk.
 type file struct {
 	path  string
-	stamp Stamp
+	stamp fulltext.Stamp
 }
 
 // walk lists the files the policy allows, without following symbolic links or reading special files.
@@ -306,11 +309,11 @@ func (e *Engine) walk(ctx context.Context, dir string, count bool) ([]file, erro
 			e.mark(p, true)
 			return nil
 		}
-		files = append(files, file{p, Stamp{Size: info.Size(), ModTime: info.ModTime()}})
+		files = append(files, file{p, fulltext.Stamp{Size: info.Size(), ModTime: info.ModTime()}})
 		if count {
 			e.total.Add(1)
 		}
-		if unheld != nil && !ix.holds(p) {
+		if unheld != nil && !ix.Holds(p) {
 			unheld.add(p)
 		}
 		return nil
@@ -354,7 +357,7 @@ func (e *Engine) Build(ctx context.Context) error {
 	// The graph of the documents the index holds comes back from their stored outlines, so a
 	// restart reads only the files that changed.
 	loaded := make(map[string]bool, len(stamps))
-	err := e.index().Outlines(func(d Doc) {
+	err := e.index().Outlines(func(d markdown.Doc) {
 		if st, ok := stamps[d.Path]; ok && st.Size == d.Size && st.ModTime.Equal(d.ModTime) {
 			loaded[d.Path] = true
 			e.graph.Put(d)
@@ -393,7 +396,7 @@ func (e *Engine) Build(ctx context.Context) error {
 		if e.opts.Progress != nil {
 			e.opts.Progress(e.Status())
 		}
-	}, func(d Doc) { delete(stamps, d.Path) }); err != nil {
+	}, func(d markdown.Doc) { delete(stamps, d.Path) }); err != nil {
 		return err
 	}
 	if err := e.drop(slices.Collect(maps.Keys(stamps))...); err != nil {
@@ -405,9 +408,7 @@ func (e *Engine) Build(ctx context.Context) error {
 	}
 	// Read the list of indexed words now, so the first search_content after the build does not
 	// wait for it.
-	ix := e.index()
-	_, err = ix.words(ix.dfs.generation())
-	return err
+	return e.index().LoadWords()
 }
 
 // readAndPut reads and parses names, puts each document in the graph (calling found for it) and
@@ -419,7 +420,7 @@ func (e *Engine) Build(ctx context.Context) error {
 // The build's memory is that of two batches (one parsed, one being analysed) and what bleve keeps
 // of them, so a batch is bounded by the bytes it holds and not only by its files: 500 files of
 // the Linux tree's C sources are ten times the text of 500 tldr pages.
-func (e *Engine) readAndPut(ctx context.Context, names []string, progress func(int), found func(Doc)) error {
+func (e *Engine) readAndPut(ctx context.Context, names []string, progress func(int), found func(markdown.Doc)) error {
 	workers := max(1, min(runtime.GOMAXPROCS(0), maxParseWorkers))
 	var pending chan error // the batch being indexed, if any
 	wait := func() error {
@@ -430,7 +431,7 @@ func (e *Engine) readAndPut(ctx context.Context, names []string, progress func(i
 		pending = nil
 		return err
 	}
-	docs := make([]Doc, buildBatch)
+	docs := make([]markdown.Doc, buildBatch)
 	ok := make([]bool, buildBatch)
 	for start := 0; start < len(names); {
 		if err := ctx.Err(); err != nil {
@@ -462,14 +463,14 @@ func (e *Engine) readAndPut(ctx context.Context, names []string, progress func(i
 		}
 		wg.Wait()
 		n := min(int(next.Load()), len(chunk))
-		batch := make([]Doc, 0, n)
+		batch := make([]markdown.Doc, 0, n)
 		for i := range n {
 			if ok[i] {
-				e.graph.Put(outline(docs[i]))
+				e.graph.Put(docs[i].Outline())
 				found(docs[i])
 				batch = append(batch, docs[i])
 			}
-			docs[i], ok[i] = Doc{}, false // the batch holds them now; the next one reuses the slots
+			docs[i], ok[i] = markdown.Doc{}, false // the batch holds them now; the next one reuses the slots
 		}
 		if err := wait(); err != nil {
 			return err
@@ -500,13 +501,13 @@ const maxParseWorkers = 4
 
 // read reads and parses one file; the error says why it could not: the error of its open, stat or
 // read (gone, special, a hard link, unreadable), or errNotText (too large or binary).
-func (e *Engine) read(name string) (Doc, error) {
+func (e *Engine) read(name string) (markdown.Doc, error) {
 	e.reads.Add(1)
 	src, info, err := e.readText(name, nil)
 	if err != nil {
-		return Doc{}, err
+		return markdown.Doc{}, err
 	}
-	d := Parse(name, src, info.ModTime())
+	d := markdown.Parse(name, src, info.ModTime())
 	d.Size = int64(len(src))
 	d.Frontmatter = hasFrontmatter(src)
 	e.mark(name, d.Frontmatter)
@@ -611,10 +612,10 @@ func (e *Engine) Refresh(ctx context.Context, name string) error {
 		if err != nil {
 			return err
 		}
-		var docs []Doc
+		var docs []markdown.Doc
 		for _, f := range files {
 			if d, err := e.read(f.path); err == nil {
-				e.graph.Put(outline(d))
+				e.graph.Put(d.Outline())
 				docs = append(docs, d)
 			}
 		}
@@ -627,22 +628,22 @@ func (e *Engine) Refresh(ctx context.Context, name string) error {
 	if err != nil {
 		return e.Remove(name)
 	}
-	e.graph.Put(outline(d))
+	e.graph.Put(d.Outline())
 	return e.put(d)
 }
 
 // snapshot copies the stamps of what the index holds.
-func (e *Engine) snapshot() map[string]Stamp {
+func (e *Engine) snapshot() map[string]fulltext.Stamp {
 	ix := e.index()
 	if ix == nil {
-		return map[string]Stamp{}
+		return map[string]fulltext.Stamp{}
 	}
 	out, _ := ix.Stamps()
 	return out
 }
 
 // put indexes docs and records their stamps.
-func (e *Engine) put(docs ...Doc) error {
+func (e *Engine) put(docs ...markdown.Doc) error {
 	if len(docs) == 0 {
 		return nil
 	}
@@ -695,7 +696,7 @@ func (e *Engine) Remove(name string) error {
 
 // Results is what a semantic search returns.
 type Results struct {
-	Hits    []Hit
+	Hits    []fulltext.Hit
 	Related []RelatedHit
 	Total   int
 	// Unknown are the words of the query and its paraphrases that no indexed document
@@ -719,7 +720,7 @@ type RelatedHit struct {
 // is returned, so a file deleted, replaced or newly blocked since it was indexed is never shown.
 // While the index is incomplete, the files it does not hold yet are read directly for up to
 // [ScanBudget] (see [Coverage]).
-func (e *Engine) Search(ctx context.Context, q Query, follow bool) (Results, error) {
+func (e *Engine) Search(ctx context.Context, q fulltext.Query, follow bool) (Results, error) {
 	want := q.Max
 	if want <= 0 {
 		want = 10
@@ -732,7 +733,7 @@ func (e *Engine) Search(ctx context.Context, q Query, follow bool) (Results, err
 	out := Results{Coverage: e.coverage()}
 	if ix := e.index(); ix != nil {
 		// Snippets are made only for the hits returned, after the re-check.
-		hits, total, err := ix.search(ctx, q, e.current, want)
+		hits, total, err := ix.SearchChecked(ctx, q, e.current, want)
 		if err != nil {
 			return Results{}, err
 		}
@@ -795,7 +796,7 @@ func (e *Engine) current(p string) bool {
 // related walks one hop from the hits. A neighbour reached from several hits adds up their scores,
 // and a hub (a document linked with everything) is damped by the log of its degree, so the list
 // favours documents specific to these hits.
-func (e *Engine) related(hits []Hit) []RelatedHit {
+func (e *Engine) related(hits []fulltext.Hit) []RelatedHit {
 	inHits := make(map[string]bool, len(hits))
 	for _, h := range hits {
 		inHits[h.Path] = true
@@ -836,23 +837,23 @@ func (e *Engine) related(hits []Hit) []RelatedHit {
 // file now. While the index is being built, a document the build has not reached is put in the
 // graph as it is read; its backlinks, and the targets of its links, are then those of the
 // documents read so far.
-func (e *Engine) Relations(name string) (Relations, bool) {
+func (e *Engine) Relations(name string) (markdown.Relations, bool) {
 	known := e.graph.Has(name)
 	if !known && (e.complete.Load() || !e.opts.Allow(name, false)) {
-		return Relations{}, false
+		return markdown.Relations{}, false
 	}
 	d, err := e.read(name)
 	if err != nil {
 		return e.graph.Relations(name) // unreadable now: what the graph knows, if anything
 	}
 	if !known {
-		e.graph.Put(outline(d))
+		e.graph.Put(d.Outline())
 	}
 	return e.graph.RelationsOf(d)
 }
 
 // LinksTo returns the documents that link to name.
-func (e *Engine) LinksTo(name string) []Backlink { return e.graph.LinksTo(name) }
+func (e *Engine) LinksTo(name string) []markdown.Backlink { return e.graph.LinksTo(name) }
 
 // Candidates narrows a literal content search to the files that may contain it; ok is false when
 // the index cannot say (it is still building, or the literal is not made of whole ASCII words), and
@@ -891,14 +892,14 @@ func (e *Engine) Reconcile(ctx context.Context) (changed int, err error) {
 	}
 	stamps := e.snapshot()
 	seen := make(map[string]bool, len(files))
-	var docs []Doc
+	var docs []markdown.Doc
 	for _, f := range files {
 		seen[f.path] = true
 		if old, ok := stamps[f.path]; ok && old.Size == f.stamp.Size && old.ModTime.Equal(f.stamp.ModTime) {
 			continue
 		}
 		if d, err := e.read(f.path); err == nil {
-			e.graph.Put(outline(d))
+			e.graph.Put(d.Outline())
 			docs = append(docs, d)
 		}
 	}
@@ -915,8 +916,8 @@ func (e *Engine) Reconcile(ctx context.Context) (changed int, err error) {
 }
 
 // LinksInto returns the links to name, or to any document below it when it is a folder.
-func (e *Engine) LinksInto(name string) []Backlink {
-	var out []Backlink
+func (e *Engine) LinksInto(name string) []markdown.Backlink {
+	var out []markdown.Backlink
 	for _, p := range e.under(name) {
 		out = append(out, e.graph.LinksTo(p)...)
 	}
@@ -936,7 +937,7 @@ func (e *Engine) under(name string) []string {
 	if ix == nil {
 		return nil
 	}
-	out := ix.under(name)
+	out := ix.Under(name)
 	sort.Strings(out)
 	return out
 }
@@ -947,9 +948,9 @@ func (e *Engine) under(name string) []string {
 func (e *Engine) RewriteLinks(from string, src []byte, modTime time.Time, old, dest string) ([]byte, int) {
 	total := 0
 	for _, p := range e.under(old) {
-		d := Parse(from, src, modTime)
-		out, n, _ := RewriteLinks(src, d, func(l Link) Resolved { return e.graph.Resolve(from, l) },
-			p, dest+p[len(old):], e.uniqueAfterMove(p))
+		d := markdown.Parse(from, src, modTime)
+		out, n, _ := markdown.RewriteLinks(src, d, func(l markdown.Link) markdown.Resolved { return e.graph.Resolve(from, l) },
+			p, dest+p[len(old):], e.graph.UniqueAfterMove(p))
 		src, total = out, total+n
 	}
 	return src, total
@@ -958,28 +959,6 @@ func (e *Engine) RewriteLinks(from string, src []byte, modTime time.Time, old, d
 // RelinkMoved returns src, the document now at newPath and formerly at oldPath, with its relative
 // links changed so they reach the same documents from its new folder.
 func (e *Engine) RelinkMoved(src []byte, modTime time.Time, oldPath, newPath string) ([]byte, int) {
-	d := Parse(oldPath, src, modTime)
-	return RelinkMoved(src, d, oldPath, newPath, func(l Link) Resolved { return e.graph.Resolve(oldPath, l) })
-}
-
-// uniqueAfterMove reports whether a name will find only the document moved from moved, so a wiki
-// link can name it alone: no other document answers to it.
-func (e *Engine) uniqueAfterMove(moved string) func(string) bool {
-	return func(name string) bool {
-		e.graph.mu.RLock()
-		defer e.graph.mu.RUnlock()
-		for p := range e.graph.names.lookup(strings.ToLower(name)) {
-			if p != moved {
-				return false
-			}
-		}
-		return true
-	}
-}
-
-// outline is d without its sections' text: what the graph keeps. The text lives in the index;
-// holding it twice would double the memory a large tree takes.
-func outline(d Doc) Doc {
-	d.Sections = nil
-	return d
+	d := markdown.Parse(oldPath, src, modTime)
+	return markdown.RelinkMoved(src, d, oldPath, newPath, func(l markdown.Link) markdown.Resolved { return e.graph.Resolve(oldPath, l) })
 }

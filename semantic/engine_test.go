@@ -8,13 +8,17 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/packfs/packfs-mcp/fulltext"
+
+	"github.com/packfs/packfs-mcp/markdown"
 )
 
 var t0 = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 
 func vault() fstest.MapFS {
 	return fstest.MapFS{
-		"index.md":          {Data: []byte("# Index\nSee [[alpha]] and [beta](sub/beta.md).\n"), ModTime: t0},
+		"index.md":          {Data: []byte("# fulltext.Index\nSee [[alpha]] and [beta](sub/beta.md).\n"), ModTime: t0},
 		"alpha.md":          {Data: []byte("---\naliases: [first]\n---\n# Alpha\nAardvarks live in burrows.\n"), ModTime: t0},
 		"sub/beta.md":       {Data: []byte("# Beta\nBadgers dig setts. Back to [[index]].\n"), ModTime: t0},
 		"notes.txt":         {Data: []byte("plain text about capybaras\n"), ModTime: t0},
@@ -31,7 +35,7 @@ func allow(name string, isDir bool) bool {
 
 func openEngine(t *testing.T, fsys fstest.MapFS, dir string) *Engine {
 	t.Helper()
-	e, err := Open(Options{FS: fsys, Allow: allow, Index: IndexOptions{Dir: dir}})
+	e, err := Open(Options{FS: fsys, Allow: allow, Index: fulltext.IndexOptions{Dir: dir}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +47,7 @@ func openEngine(t *testing.T, fsys fstest.MapFS, dir string) *Engine {
 
 func find(t *testing.T, e *Engine, q string) []string {
 	t.Helper()
-	res, err := e.Search(context.Background(), Query{Text: q}, false)
+	res, err := e.Search(context.Background(), fulltext.Query{Text: q}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +98,7 @@ func TestEngineRelationsTellURLs(t *testing.T) {
 	e := openEngine(t, fsys, "")
 	defer e.Close()
 	rel, ok := e.Relations("links.md")
-	if !ok || len(rel.Links) != 2 || rel.Links[0].To != "alpha.md" || rel.Links[1].Status != StatusExternal {
+	if !ok || len(rel.Links) != 2 || rel.Links[0].To != "alpha.md" || rel.Links[1].Status != markdown.StatusExternal {
 		t.Errorf("links.md links = %+v, want alpha.md then the URL", rel.Links)
 	}
 }
@@ -187,7 +191,7 @@ func TestEngineMoveRewritesLinks(t *testing.T) {
 	defer e.Close()
 	src := fsys["index.md"].Data
 	out, n := e.RewriteLinks("index.md", src, t0, "sub/beta.md", "archive/beta.md")
-	if n != 1 || string(out) != "# Index\nSee [[alpha]] and [beta](archive/beta.md).\n" {
+	if n != 1 || string(out) != "# fulltext.Index\nSee [[alpha]] and [beta](archive/beta.md).\n" {
 		t.Errorf("rewrite = %d %q", n, out)
 	}
 	out, n = e.RewriteLinks("sub/beta.md", fsys["sub/beta.md"].Data, t0, "index.md", "home/start.md")
@@ -203,11 +207,11 @@ func TestEngineBusyIndex(t *testing.T) {
 	fsys := vault()
 	first := openEngine(t, fsys, dir)
 	defer first.Close()
-	if _, err := OpenIndex(IndexOptions{Dir: dir}); !errors.Is(err, ErrIndexBusy) {
-		t.Fatalf("second open = %v, want ErrIndexBusy", err)
+	if _, err := fulltext.OpenIndex(fulltext.IndexOptions{Dir: dir}); !errors.Is(err, fulltext.ErrIndexBusy) {
+		t.Fatalf("second open = %v, want fulltext.ErrIndexBusy", err)
 	}
 	busy := false
-	second, err := Open(Options{FS: fsys, Allow: allow, Index: IndexOptions{Dir: dir}, Busy: func() { busy = true }})
+	second, err := Open(Options{FS: fsys, Allow: allow, Index: fulltext.IndexOptions{Dir: dir}, Busy: func() { busy = true }})
 	if err != nil || !busy {
 		t.Fatalf("second engine: %v, busy called %v", err, busy)
 	}
@@ -270,4 +274,13 @@ func TestBuildBatchBytes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// paths returns the hits' paths, in order.
+func paths(hits []fulltext.Hit) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, h.Path)
+	}
+	return out
 }

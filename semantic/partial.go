@@ -8,11 +8,11 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
-	"unicode"
 
-	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/packfs/packfs-mcp/markdown"
+
+	"github.com/packfs/packfs-mcp/fulltext"
 )
 
 // While the index is being built, a search must not answer "nothing found" for files it has not
@@ -25,10 +25,6 @@ import (
 // the index does not hold yet: long enough to read thousands of small files, short enough that an
 // agent gets an answer at once and can search again when the index is complete.
 const ScanBudget = time.Second
-
-// scanTitleBonus weighs a phrasing's terms found in a scanned file's title or name against the
-// share found anywhere in it (which counts 1).
-const scanTitleBonus = 0.5
 
 // Coverage says how much of the tree a search's answer covers.
 type Coverage struct {
@@ -49,78 +45,11 @@ type Coverage struct {
 	Left time.Duration
 }
 
-// analyzers returns the index's text and words analyzers, which work without an open index.
-var analyzers = sync.OnceValues(func() (text, words analysis.Analyzer) {
-	m, err := newMapping()
-	if err != nil {
-		panic("semantic: the index mapping is invalid: " + err.Error()) // a bug, not input
-	}
-	return m.AnalyzerNamed(textAnalyzer), m.AnalyzerNamed(wordsAnalyzer)
-})
-
-func analyzer() analysis.Analyzer {
-	text, _ := analyzers()
-	return text
-}
-
-// queryTerms is [Index.QueryTerms] without an index: the analysed terms of text, question words
-// left out.
-func queryTerms(text string) []string {
-	_, words := analyzers()
-	var kept []string
-	for _, tok := range words.Analyze([]byte(text)) {
-		if w := string(tok.Term); !questionWords[w] {
-			kept = append(kept, w)
-		}
-	}
-	if len(kept) > 0 {
-		text = strings.Join(kept, " ")
-	}
-	return analyzed(text)
-}
-
-// analyzed returns the distinct terms of text, as the index analyses its text field.
-func analyzed(text string) []string {
-	var out []string
-	for _, tok := range analyzer().Analyze([]byte(text)) {
-		if t := string(tok.Term); !slices.Contains(out, t) {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
-// scanQuery is a query prepared for reading files directly.
-type scanQuery struct {
-	q         Query
-	phrasings [][]string      // the analysed terms of each phrasing
-	all       map[string]bool // every term of every phrasing
-	needles   [][]byte        // the terms, for a cheap look before analysing a file
-}
-
-func newScanQuery(q Query) *scanQuery {
-	sq := &scanQuery{q: q, all: map[string]bool{}}
-	for _, p := range append([]string{q.Text}, q.Paraphrases...) {
-		terms := queryTerms(p)
-		if len(terms) == 0 {
-			continue
-		}
-		sq.phrasings = append(sq.phrasings, terms)
-		for _, t := range terms {
-			if !sq.all[t] {
-				sq.all[t] = true
-				sq.needles = append(sq.needles, []byte(t))
-			}
-		}
-	}
-	return sq
-}
-
 // scanUnindexed reads the files the index does not hold yet, until the deadline, and returns those
 // that match q, best first. exhausted reports that it read every such file.
-func (e *Engine) scanUnindexed(ctx context.Context, q Query, deadline time.Time) (hits []Hit, scanned int, exhausted bool) {
-	sq := newScanQuery(q)
-	if len(sq.phrasings) == 0 {
+func (e *Engine) scanUnindexed(ctx context.Context, q fulltext.Query, deadline time.Time) (hits []fulltext.Hit, scanned int, exhausted bool) {
+	sq := fulltext.NewScanQuery(q)
+	if sq.Empty() {
 		return nil, 0, true
 	}
 	visit := func(name string) bool {
@@ -142,16 +71,16 @@ func (e *Engine) scanUnindexed(ctx context.Context, q Query, deadline time.Time)
 // reached; before it, a walk finds them, and the deadline bounds the walk too: on a restart the
 // index holds nearly every file, and walking 384,000 of them to find the few it does not took
 // seconds. The walk passes over the files held reports, or when held is nil those the index holds.
-func (e *Engine) eachUnindexed(ctx context.Context, sq *scanQuery, deadline time.Time, held func(string) bool, do func(string) bool) bool {
+func (e *Engine) eachUnindexed(ctx context.Context, sq *fulltext.ScanQuery, deadline time.Time, held func(string) bool, do func(string) bool) bool {
 	late := func() bool { return ctx.Err() != nil || time.Now().After(deadline) }
 	visit := func(p string) bool { return !late() && do(p) }
-	prefix := sq.q.Prefix
+	prefix := sq.Prefix()
 	under := func(p string) bool {
 		return prefix == "" || prefix == "." || p == prefix || strings.HasPrefix(p, prefix+"/")
 	}
 	var later []string // files whose name holds no query term, visited after the others
 	first := func(p string) bool {
-		if !sq.named(p) {
+		if !sq.Named(p) {
 			later = append(later, p)
 			return true
 		}
@@ -179,7 +108,7 @@ func (e *Engine) eachUnindexed(ctx context.Context, sq *scanQuery, deadline time
 	}
 	if held == nil {
 		ix := e.index()
-		held = func(p string) bool { return ix != nil && ix.holds(p) }
+		held = func(p string) bool { return ix != nil && ix.Holds(p) }
 	}
 	dir := "."
 	if prefix != "" {
@@ -245,129 +174,19 @@ func (e *Engine) eachWalked(w *walkedFiles, under func(string) bool, first func(
 	}
 }
 
-// named reports whether the file name of p (without its extension) holds a term of the query: a
-// word of the name that the term starts, as a stem starts the words made from it.
-func (sq *scanQuery) named(p string) bool {
-	base := strings.ToLower(path.Base(p))
-	base = strings.TrimSuffix(base, path.Ext(base))
-	for _, w := range strings.FieldsFunc(base, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		for t := range sq.all {
-			if strings.HasPrefix(w, t) && len(w)-len(t) <= maxSuffix {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// maxSuffix is the longest ending a stemmer takes off an English word ("-ation" → "-ate" aside):
-// "archives" is "archiv" and 2 more bytes.
-const maxSuffix = 4
-
 // scanFile reads name and scores it against sq; ok is false when it does not match or cannot be
 // read as text.
-func (e *Engine) scanFile(name string, sq *scanQuery) (Hit, bool) {
-	src, info, err := e.readText(name, func(info fs.FileInfo) bool { return sq.admits(name, info) })
-	if err != nil {
-		return Hit{}, false
+func (e *Engine) scanFile(name string, sq *fulltext.ScanQuery) (fulltext.Hit, bool) {
+	src, info, err := e.readText(name, func(info fs.FileInfo) bool { return sq.Admits(name, info) })
+	if err != nil || !sq.MayMatch(name, src) {
+		return fulltext.Hit{}, false
 	}
-	lower := bytes.ToLower(src)
-	if !sq.named(name) && !slices.ContainsFunc(sq.needles, func(n []byte) bool { return bytes.Contains(lower, n) }) {
-		return Hit{}, false // a stemmed term is a prefix of its words: none is here
-	}
-	d := Parse(name, src, info.ModTime())
-	if len(sq.q.Tags) > 0 && !hasTags(d.Tags, sq.q.Tags) {
-		return Hit{}, false
-	}
-	return sq.score(d)
-}
-
-// admits applies the query's extension, time, size and Keep criteria (the folder is where the scan
-// looks).
-func (sq *scanQuery) admits(name string, info fs.FileInfo) bool {
-	q := sq.q
-	if q.Keep != nil && !q.Keep(name) {
-		return false
-	}
-	if len(q.Extensions) > 0 && !slices.Contains(q.Extensions, strings.ToLower(path.Ext(name))) {
-		return false
-	}
-	if q.After != nil && info.ModTime().Before(*q.After) || q.Before != nil && !info.ModTime().Before(*q.Before) {
-		return false
-	}
-	if q.MinSize != nil && info.Size() < *q.MinSize || q.MaxSize != nil && info.Size() > *q.MaxSize {
-		return false
-	}
-	return true
-}
-
-// hasTags reports whether have holds every tag of want, case-insensitively.
-func hasTags(have, want []string) bool {
-	for _, w := range want {
-		if !slices.ContainsFunc(have, func(h string) bool { return strings.EqualFold(h, w) }) {
-			return false
-		}
-	}
-	return true
-}
-
-// score rates d: for the phrasing it matches best, the share of its terms found anywhere in d
-// plus scanTitleBonus times the share found in its title or file name, scaled to at most 1. The
-// hit shows the section that holds the most terms, or the first one when only the title or the
-// name matches.
-func (sq *scanQuery) score(d Doc) (Hit, bool) {
-	title := map[string]bool{}
-	named := false
-	for _, t := range analyzed(d.Title + " " + strings.TrimSuffix(path.Base(d.Path), path.Ext(d.Path))) {
-		title[t] = true
-		named = named || sq.all[t]
-	}
-	found := map[string]bool{}
-	var best []span // the matches in the best section
-	bestAt, bestN := 0, 0
-	for i, s := range d.Sections {
-		for _, tok := range analyzer().Analyze([]byte(s.Heading)) {
-			if t := string(tok.Term); sq.all[t] {
-				found[t] = true
-			}
-		}
-		seen := map[string]bool{}
-		var spans []span
-		for _, tok := range analyzer().Analyze([]byte(s.Text)) {
-			if t := string(tok.Term); sq.all[t] {
-				spans = append(spans, span{tok.Start, tok.End})
-				seen[t], found[t] = true, true
-			}
-		}
-		if len(seen) > bestN {
-			best, bestAt, bestN = spans, i, len(seen)
-		}
-	}
-	if len(d.Sections) == 0 || len(found) == 0 && !named {
-		return Hit{}, false
-	}
-	score := 0.0
-	for _, terms := range sq.phrasings {
-		in, inTitle := 0, 0
-		for _, t := range terms {
-			if found[t] || title[t] {
-				in++
-			}
-			if title[t] {
-				inTitle++
-			}
-		}
-		n := float64(len(terms))
-		score = max(score, (float64(in)/n+scanTitleBonus*float64(inTitle)/n)/(1+scanTitleBonus))
-	}
-	s := d.Sections[bestAt]
-	return Hit{Path: d.Path, Title: d.Title, Score: score, Heading: s.Heading, Line: s.Line,
-		Snippet: makeSnippet(s.Text, best, snippetMax)}, true
+	return sq.Match(markdown.Parse(name, src, info.ModTime()))
 }
 
 // mergeHits merges the index's hits with those of a scan, best first by score, each path once
 // (the index's hit wins), at most want of them.
-func mergeHits(indexed, scanned []Hit, want int) []Hit {
+func mergeHits(indexed, scanned []fulltext.Hit, want int) []fulltext.Hit {
 	seen := make(map[string]bool, len(indexed))
 	out := slices.Clone(indexed)
 	for _, h := range indexed {
@@ -408,25 +227,25 @@ func (e *Engine) ReadLinksTo(ctx context.Context, name string) Coverage {
 		return cv
 	}
 	needles := [][]byte{bytes.ToLower([]byte(strings.TrimSuffix(path.Base(name), path.Ext(name))))}
-	// Its aliases, from the graph: Relations would read the document for its URLs, which the
-	// caller's own Relations does next. A document the build has not reached is read here to put
+	// Its aliases, from the graph: markdown.Relations would read the document for its URLs, which the
+	// caller's own markdown.Relations does next. A document the build has not reached is read here to put
 	// it in the graph, and so read twice by a relationships call.
 	d, ok := e.graph.Doc(name)
 	if !ok && e.opts.Allow(name, false) {
 		var err error
 		if d, err = e.read(name); err == nil {
 			ok = true
-			e.graph.Put(outline(d))
+			e.graph.Put(d.Outline())
 		}
 	}
 	if !ok {
-		return cv // not a document: nothing links to it that Relations could tell
+		return cv // not a document: nothing links to it that markdown.Relations could tell
 	}
 	for _, a := range d.Aliases {
 		needles = append(needles, bytes.ToLower([]byte(a)))
 	}
 	// An empty query: every file not yet indexed, in the build's order.
-	exhausted := e.eachUnindexed(ctx, &scanQuery{}, deadline, e.graph.Has, func(p string) bool {
+	exhausted := e.eachUnindexed(ctx, &fulltext.ScanQuery{}, deadline, e.graph.Has, func(p string) bool {
 		cv.Scanned++
 		if p == name {
 			return true
@@ -437,8 +256,8 @@ func (e *Engine) ReadLinksTo(ctx context.Context, name string) Coverage {
 		}
 		lower := bytes.ToLower(src)
 		if slices.ContainsFunc(needles, func(n []byte) bool { return len(n) > 0 && bytes.Contains(lower, n) }) {
-			d := Parse(p, src, info.ModTime())
-			e.graph.Put(outline(d))
+			d := markdown.Parse(p, src, info.ModTime())
+			e.graph.Put(d.Outline())
 		}
 		return true
 	})

@@ -10,6 +10,10 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/packfs/packfs-mcp/markdown"
+
+	"github.com/packfs/packfs-mcp/fulltext"
 )
 
 // gatedFS is an fs.FS whose files under gate/ open only once release is closed, so a test can hold
@@ -37,7 +41,7 @@ func (g *gatedFS) Open(name string) (fs.File, error) {
 func TestSearchBeforeTheIndex(t *testing.T) {
 	e := New(Options{FS: vault(), Allow: allow})
 	defer e.Close()
-	res, err := e.Search(context.Background(), Query{Text: "badgers and zebras"}, false)
+	res, err := e.Search(context.Background(), fulltext.Query{Text: "badgers and zebras"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +55,7 @@ func TestSearchBeforeTheIndex(t *testing.T) {
 	if res.Unknown != nil {
 		t.Errorf("unknown words %v from an incomplete index: want none told", res.Unknown)
 	}
-	res, err = e.Search(context.Background(), Query{Text: "aardvark secret"}, false)
+	res, err = e.Search(context.Background(), fulltext.Query{Text: "aardvark secret"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,14 +98,14 @@ func TestSearchDuringTheBuild(t *testing.T) {
 	if st.Phase != PhaseIndexing || st.Done != buildBatch || st.Total != len(m) {
 		t.Fatalf("status while held = %+v, want indexing, %d of %d", st, buildBatch, len(m))
 	}
-	res, err := e.Search(context.Background(), Query{Text: "wombats", Prefix: "a"}, false)
+	res, err := e.Search(context.Background(), fulltext.Query{Text: "wombats", Prefix: "a"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := paths(res.Hits); !slices.Equal(got, []string{"a/0007.md"}) {
 		t.Errorf("indexed hits = %v, want a/0007.md", got)
 	}
-	res, err = e.Search(context.Background(), Query{Text: "wombat", Prefix: "z"}, false)
+	res, err = e.Search(context.Background(), fulltext.Query{Text: "wombat", Prefix: "z"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +123,7 @@ func TestSearchDuringTheBuild(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	res, err = e.Search(context.Background(), Query{Text: "wombat zebra"}, false)
+	res, err = e.Search(context.Background(), fulltext.Query{Text: "wombat zebra"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +144,7 @@ func TestScanOrderAndBudget(t *testing.T) {
 		"image-notes.txt": {Data: []byte("text\n"), ModTime: t0},
 	}
 	e := New(Options{FS: m})
-	sq := newScanQuery(Query{Text: "how do I extract a tar archive"})
+	sq := fulltext.NewScanQuery(fulltext.Query{Text: "how do I extract a tar archive"})
 	var order []string
 	if !e.eachUnindexed(context.Background(), sq, time.Now().Add(time.Minute), nil, func(p string) bool { order = append(order, p); return true }) {
 		t.Fatal("eachUnindexed stopped early")
@@ -149,7 +153,7 @@ func TestScanOrderAndBudget(t *testing.T) {
 	if !slices.Equal(order, want) {
 		t.Errorf("order = %v, want named files first: %v", order, want)
 	}
-	hits, scanned, exhausted := e.scanUnindexed(context.Background(), Query{Text: "tar"}, time.Now().Add(-time.Second))
+	hits, scanned, exhausted := e.scanUnindexed(context.Background(), fulltext.Query{Text: "tar"}, time.Now().Add(-time.Second))
 	if len(hits) != 0 || scanned != 0 || exhausted {
 		t.Errorf("a scan out of time: %v, %d scanned, exhausted %v; want nothing read and files left unread", hits, scanned, exhausted)
 	}
@@ -162,7 +166,7 @@ func TestScanOrderAndBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.dirs.Store(0)
-	_, _, exhausted = e.scanUnindexed(context.Background(), Query{Text: "tar"}, time.Now().Add(-time.Second))
+	_, _, exhausted = e.scanUnindexed(context.Background(), fulltext.Query{Text: "tar"}, time.Now().Add(-time.Second))
 	if exhausted || c.dirs.Load() != 0 {
 		t.Errorf("a scan out of time over indexed files: exhausted %v, %d folders read; want files left unread and no folder read", exhausted, c.dirs.Load())
 	}
@@ -190,15 +194,15 @@ func TestScanCriteria(t *testing.T) {
 	big := int64(13)
 	tests := []struct {
 		name string
-		q    Query
+		q    fulltext.Query
 		want []string
 	}{
-		{"all", Query{Text: "llamas"}, []string{"notes/a.md", "notes/b.txt", "other/c.md"}},
-		{"folder", Query{Text: "llamas", Prefix: "notes"}, []string{"notes/a.md", "notes/b.txt"}},
-		{"extension", Query{Text: "llamas", Extensions: []string{".txt"}}, []string{"notes/b.txt"}},
-		{"size", Query{Text: "llamas", MaxSize: &big}, []string{"notes/b.txt", "other/c.md"}},
-		{"tags", Query{Text: "llamas", Tags: []string{"FARM"}}, []string{"notes/a.md"}},
-		{"keep", Query{Text: "llamas", Keep: func(p string) bool { return p != "notes/a.md" }}, []string{"notes/b.txt", "other/c.md"}},
+		{"all", fulltext.Query{Text: "llamas"}, []string{"notes/a.md", "notes/b.txt", "other/c.md"}},
+		{"folder", fulltext.Query{Text: "llamas", Prefix: "notes"}, []string{"notes/a.md", "notes/b.txt"}},
+		{"extension", fulltext.Query{Text: "llamas", Extensions: []string{".txt"}}, []string{"notes/b.txt"}},
+		{"size", fulltext.Query{Text: "llamas", MaxSize: &big}, []string{"notes/b.txt", "other/c.md"}},
+		{"tags", fulltext.Query{Text: "llamas", Tags: []string{"FARM"}}, []string{"notes/a.md"}},
+		{"keep", fulltext.Query{Text: "llamas", Keep: func(p string) bool { return p != "notes/a.md" }}, []string{"notes/b.txt", "other/c.md"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -217,7 +221,7 @@ func TestRelationsDuringTheBuild(t *testing.T) {
 	e := New(Options{FS: vault(), Allow: allow})
 	defer e.Close()
 	r, ok := e.Relations("index.md")
-	if !ok || r.Title != "Index" || len(r.Links) != 2 {
+	if !ok || r.Title != "fulltext.Index" || len(r.Links) != 2 {
 		t.Errorf("relations before the build = %+v, %v; want the document read on demand with its 2 links", r, ok)
 	}
 	if _, ok := e.Relations(".git/config"); ok {
@@ -267,7 +271,7 @@ func TestProgressString(t *testing.T) {
 // tests of what a restart meets.
 func persistedVault(t *testing.T) string {
 	dir := t.TempDir()
-	e, err := Open(Options{FS: vault(), Allow: allow, Index: IndexOptions{Dir: dir}})
+	e, err := Open(Options{FS: vault(), Allow: allow, Index: fulltext.IndexOptions{Dir: dir}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,13 +286,13 @@ func persistedVault(t *testing.T) string {
 // waits for it and ranks from it, instead of spending its budget reading files the index holds.
 func TestSearchAwaitsTheOpen(t *testing.T) {
 	dir := persistedVault(t)
-	e := New(Options{FS: vault(), Allow: allow, Index: IndexOptions{Dir: dir}})
+	e := New(Options{FS: vault(), Allow: allow, Index: fulltext.IndexOptions{Dir: dir}})
 	defer e.Close()
 	opening := make(chan struct{})
 	e.opening.Store(&opening) // an open under way, as Build begins one
 	got := make(chan Results, 1)
 	go func() {
-		res, err := e.Search(context.Background(), Query{Text: "badgers and zebras"}, false)
+		res, err := e.Search(context.Background(), fulltext.Query{Text: "badgers and zebras"}, false)
 		if err != nil {
 			t.Error(err)
 		}
@@ -315,14 +319,14 @@ func TestSearchAwaitsTheOpen(t *testing.T) {
 // walk for unindexed files used to pass over.
 func TestReadLinksToOnARestart(t *testing.T) {
 	dir := persistedVault(t)
-	e, err := Open(Options{FS: vault(), Allow: allow, Index: IndexOptions{Dir: dir}})
+	e, err := Open(Options{FS: vault(), Allow: allow, Index: fulltext.IndexOptions{Dir: dir}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer e.Close()
 	type answer struct {
 		cv        Coverage
-		backlinks []Backlink
+		backlinks []markdown.Backlink
 	}
 	got := make(chan answer, 1)
 	go func() {
@@ -350,7 +354,7 @@ func TestScanFollowsTheBuildsWalk(t *testing.T) {
 	e.unheld.Store(w)
 	w.add("notes.txt")
 	w.add("index.md")
-	sq := newScanQuery(Query{Text: "notes about capybaras"})
+	sq := fulltext.NewScanQuery(fulltext.Query{Text: "notes about capybaras"})
 	var got []string
 	visit := func(p string) bool { got = append(got, p); return true }
 	if e.eachUnindexed(context.Background(), sq, time.Now().Add(time.Minute), nil, visit) {

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/packfs/packfs-mcp/fsroot"
+
+	"github.com/packfs/packfs-mcp/fulltext"
 )
 
 // BenchmarkBuildTree builds the engine over the folder named by PACKFS_BUILD_ROOT, in process,
@@ -30,7 +32,7 @@ func BenchmarkBuildTree(b *testing.B) {
 	}
 	for b.Loop() {
 		dir := b.TempDir()
-		e, err := Open(Options{FS: os.DirFS(root), Index: IndexOptions{Dir: filepath.Join(dir, "ix")}})
+		e, err := Open(Options{FS: os.DirFS(root), Index: fulltext.IndexOptions{Dir: filepath.Join(dir, "ix")}})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -113,7 +115,7 @@ func BenchmarkSearchTree(b *testing.B) {
 	for b.Loop() {
 		for _, q := range treeQueries {
 			t := time.Now()
-			if _, err := e.Search(context.Background(), Query{Text: q}, false); err != nil {
+			if _, err := e.Search(context.Background(), fulltext.Query{Text: q}, false); err != nil {
 				b.Fatal(err)
 			}
 			took = append(took, time.Since(t))
@@ -145,7 +147,7 @@ func cpuProfile(b *testing.B, env string) (stop func()) {
 // builtTree opens the engine of the folder root with its index persisted in dir, brings the index
 // in step with the files and closes the engine when b ends.
 func builtTree(b *testing.B, root, dir string) *Engine {
-	e, err := Open(Options{FS: os.DirFS(root), Index: IndexOptions{Dir: dir}})
+	e, err := Open(Options{FS: os.DirFS(root), Index: fulltext.IndexOptions{Dir: dir}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -193,7 +195,7 @@ func BenchmarkCandidatesTree(b *testing.B) {
 	reportTimes(b, took)
 	b.ReportMetric(float64(found)/float64(len(took)-scans), "candidates")
 	b.ReportMetric(float64(scans)/float64(len(took)), "share-left-to-scan")
-	b.ReportMetric(float64(len(e.index().wordList.list))/(1<<20), "word-list-MB")
+	b.ReportMetric(float64(e.index().WordListBytes())/(1<<20), "word-list-MB")
 }
 
 // BenchmarkRestartTree opens the index of the folder named by PACKFS_BUILD_ROOT persisted in
@@ -216,7 +218,7 @@ func BenchmarkRestartTree(b *testing.B) {
 	var took []time.Duration
 	for b.Loop() {
 		t := time.Now()
-		e, err := Open(Options{FS: r.FS(), Index: IndexOptions{Dir: dir}})
+		e, err := Open(Options{FS: r.FS(), Index: fulltext.IndexOptions{Dir: dir}})
 		if err != nil {
 			b.Fatal(err)
 		}

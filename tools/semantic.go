@@ -8,6 +8,10 @@ import (
 
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/semantic"
+
+	"github.com/packfs/packfs-mcp/markdown"
+
+	"github.com/packfs/packfs-mcp/fulltext"
 )
 
 // DefaultSemanticResults is how many documents search_semantic returns when the caller does not say.
@@ -22,7 +26,7 @@ func (s *Server) searchSemantic(ctx context.Context, c *call, in intents.Discove
 	if want <= 0 {
 		want = DefaultSemanticResults
 	}
-	q := semantic.Query{
+	q := fulltext.Query{
 		Text:        in.Target.Query,
 		Paraphrases: in.Queries,
 		Prefix:      name,
@@ -177,7 +181,7 @@ func (s *Server) relationships(ctx context.Context, c *call, name string) (any, 
 	}
 	for _, l := range rel.Links {
 		le := linkEntry(l)
-		if !cv.Complete && l.Status == semantic.StatusBroken {
+		if !cv.Complete && l.Status == markdown.StatusBroken {
 			le.Status = statusUnresolved // its target may be a file not indexed yet
 		}
 		out.Links = append(out.Links, le)
@@ -219,9 +223,9 @@ func relationsState(out *SearcherResult, cv semantic.Coverage) {
 		progress, backlinks, roundUp(retry))
 }
 
-func linkEntry(l semantic.Resolved) LinkEntry {
+func linkEntry(l markdown.Resolved) LinkEntry {
 	e := LinkEntry{Target: l.Target, Fragment: l.Fragment, Kind: string(l.Kind), Status: string(l.Status), Line: l.Line, Text: l.Text}
-	if l.Status == semantic.StatusInternal {
+	if l.Status == markdown.StatusInternal {
 		e.To = l.To
 	}
 	return e

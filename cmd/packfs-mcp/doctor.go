@@ -16,8 +16,9 @@ import (
 
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/security"
-	"github.com/packfs/packfs-mcp/semantic"
 	"github.com/packfs/packfs-mcp/tools"
+
+	"github.com/packfs/packfs-mcp/fulltext"
 )
 
 // doctorWalkBudget bounds the walk that counts what the tools can see, so doctor answers quickly
@@ -187,12 +188,12 @@ func (a *app) indexState() string {
 	if dir == "" {
 		return "in memory (no folder outside the root to keep it in; set --index-dir): built at every start"
 	}
-	v, ok := semantic.PersistedFormat(filepath.Join(dir, "bleve"))
+	v, ok := fulltext.PersistedFormat(filepath.Join(dir, "bleve"))
 	switch {
 	case !ok:
 		return dir + " (none yet: built in the background at start)"
-	case v != semantic.IndexFormat:
-		return fmt.Sprintf("%s (format %d, this version uses %d: rebuilt at start)", dir, v, semantic.IndexFormat)
+	case v != fulltext.IndexFormat:
+		return fmt.Sprintf("%s (format %d, this version uses %d: rebuilt at start)", dir, v, fulltext.IndexFormat)
 	}
 	return fmt.Sprintf("%s (format %d: reused at start, only changed files read again)", dir, v)
 }

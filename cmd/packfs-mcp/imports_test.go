@@ -13,7 +13,7 @@ import (
 
 // TestBoundary walks the module's source and fails when a package steps out of its room: only fsroot
 // touches the operating system's filesystem, only tools and cmd speak MCP, and imports point one way
-// (cmd -> tools -> intents, security, semantic -> fsroot).
+// (cmd -> tools -> intents, security, semantic -> fsroot; semantic -> fulltext -> markdown).
 func TestBoundary(t *testing.T) {
 	const module = "github.com/packfs/packfs-mcp/"
 	osOnly := map[string]bool{"os": true, "path/filepath": true, "syscall": true, "io/ioutil": true, "golang.org/x/sys/unix": true}
@@ -22,18 +22,22 @@ func TestBoundary(t *testing.T) {
 		"fsroot":   {},
 		"security": {},
 		"intents":  {},
-		"semantic": {"fsroot"},
-		"tools":    {"fsroot", "security", "intents", "semantic"},
+		"markdown": {},
+		"fulltext": {"markdown"},
+		"semantic": {"fsroot", "markdown", "fulltext"},
+		"tools":    {"fsroot", "security", "intents", "semantic", "markdown", "fulltext"},
 		"audit":    {"fsroot"},
+		"internal": {},
 	}
 	// cmd uses os only to run a process: its arguments, streams and exit code, the config file the
 	// operator names, and the environment that names the folders it creates outside the root for
 	// the index and the backups (the user, the cache and temporary folders).
 	// Commands that are not the server (eval reads corpora outside any root) may use os freely.
 	commands := map[string]bool{"eval": true, "bench": true}
-	// semantic/index.go hands bleve its index folder, the operator's setting outside the root: the
-	// one documented exception inside a library package.
-	exceptions := map[string]bool{"semantic/index.go": true}
+	// fulltext/index.go hands bleve its index folder, the operator's setting outside the root: the
+	// one documented exception inside a library package. internal/corpora unpacks the shared
+	// corpora for tests, and only tests import it (TestCorporaOnlyInTests).
+	exceptions := map[string]bool{"fulltext/index.go": true, "internal/corpora/corpora.go": true}
 	cmdOS := map[string]bool{"Args": true, "Exit": true, "Stdin": true, "Stdout": true, "Stderr": true,
 		"ReadFile": true, "MkdirAll": true, "UserCacheDir": true, "Getenv": true, "Geteuid": true, "TempDir": true, "Interrupt": true, "Signal": true}
 
@@ -108,4 +112,28 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestCorporaOnlyInTests fails when a file other than a test imports internal/corpora, the test
+// fixture that may touch the filesystem.
+func TestCorporaOnlyInTests(t *testing.T) {
+	root := filepath.Join("..", "..")
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return err
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range file.Imports {
+			if path, _ := strconv.Unquote(imp.Path.Value); path == "github.com/packfs/packfs-mcp/internal/corpora" {
+				t.Errorf("%s imports internal/corpora: only tests may", p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

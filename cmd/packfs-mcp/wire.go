@@ -18,6 +18,8 @@ import (
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/semantic"
 	"github.com/packfs/packfs-mcp/tools"
+
+	"github.com/packfs/packfs-mcp/fulltext"
 )
 
 // app is a configured server, ready to listen.
@@ -135,7 +137,7 @@ func (a *app) openEngine() error {
 		},
 		FS:    a.root.FS(),
 		Allow: func(name string, isDir bool) bool { return a.policy.CheckName(name, isDir) == nil },
-		Index: semantic.IndexOptions{
+		Index: fulltext.IndexOptions{
 			Dir:         dir,
 			ChunkSize:   a.cfg.Semantic.ChunkSize,
 			OverlapSize: a.cfg.Semantic.OverlapSize,

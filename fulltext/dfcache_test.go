@@ -1,7 +1,9 @@
-package semantic
+package fulltext
 
 import (
 	"testing"
+
+	"github.com/packfs/packfs-mcp/markdown"
 )
 
 // TestStatsFollowBatches checks that the cached document frequencies change with every put and
@@ -40,7 +42,7 @@ func TestStatsFollowBatches(t *testing.T) {
 	if n, _ := df(); n != 1 {
 		t.Fatalf("df = %d, want 1", n)
 	}
-	if err := ix.PutBatch([]Doc{textDoc("b.md", "B", "zebra crossing"), textDoc("c.md", "C", "horse")}); err != nil {
+	if err := ix.PutBatch([]markdown.Doc{textDoc("b.md", "B", "zebra crossing"), textDoc("c.md", "C", "horse")}); err != nil {
 		t.Fatal(err)
 	}
 	n, total := df()

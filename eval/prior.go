@@ -1,18 +1,22 @@
-package semantic
+package main
 
 import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/packfs/packfs-mcp/markdown"
+
+	"github.com/packfs/packfs-mcp/fulltext"
 )
 
-// DefaultPriorDepth is how many of the top hits [Rerank] looks at for the neighbour signal when
-// [PriorOptions].Depth is zero.
-const DefaultPriorDepth = 20
+// defaultPriorDepth is how many of the top hits [priorRerank] looks at for the neighbour signal when
+// [priorOptions].Depth is zero.
+const defaultPriorDepth = 20
 
-// PriorOptions weighs the query-independent signals of the link graph that [Rerank] adds to a
+// priorOptions weighs the query-independent signals of the link graph that [priorRerank] adds to a
 // ranking. A zero weight turns its signal off, so the zero value changes nothing.
-type PriorOptions struct {
+type priorOptions struct {
 	// InDegree is a in score *= 1 + a*ln(1+b), where b is the number of other documents that link
 	// to the hit: documents many others point to are more often the answer.
 	InDegree float64
@@ -21,29 +25,29 @@ type PriorOptions struct {
 	// frontmatter relation): a document the other good hits agree on gains.
 	Neighbours float64
 	// Depth is how many of the top hits the neighbour signal looks at, and which it may move.
-	// If zero, [DefaultPriorDepth].
+	// If zero, [defaultPriorDepth].
 	Depth int
 }
 
-// Rerank returns hits re-ordered by their scores adjusted with the signals of g that opts
+// priorRerank returns hits re-ordered by their scores adjusted with the signals of g that opts
 // weighs, best first, scores normalised again so that the top hit scores 1. Hits keep their
 // order on equal scores. hits is not modified. With a nil graph or zero options it returns a
 // copy of hits.
-func Rerank(hits []Hit, g *Graph, opts PriorOptions) []Hit {
-	out := append([]Hit(nil), hits...)
+func priorRerank(hits []fulltext.Hit, g *markdown.Graph, opts priorOptions) []fulltext.Hit {
+	out := append([]fulltext.Hit(nil), hits...)
 	if g == nil || len(out) == 0 || (opts.InDegree == 0 && opts.Neighbours == 0) {
 		return out
 	}
 	depth := opts.Depth
 	if depth <= 0 {
-		depth = DefaultPriorDepth
+		depth = defaultPriorDepth
 	}
 	depth = min(depth, len(out))
 	score := make([]float64, len(out))
 	for i, h := range out {
 		score[i] = h.Score
 		if opts.InDegree != 0 {
-			score[i] *= 1 + opts.InDegree*math.Log1p(float64(Backlinkers(g, h.Path)))
+			score[i] *= 1 + opts.InDegree*math.Log1p(float64(g.Backlinkers(h.Path)))
 		}
 	}
 	if opts.Neighbours != 0 {
@@ -68,7 +72,7 @@ func Rerank(hits []Hit, g *Graph, opts PriorOptions) []Hit {
 		idx[i] = i
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return score[idx[a]] > score[idx[b]] })
-	ranked := make([]Hit, len(out))
+	ranked := make([]fulltext.Hit, len(out))
 	for k, i := range idx {
 		ranked[k] = out[i]
 		ranked[k].Score = score[i]
@@ -81,29 +85,13 @@ func Rerank(hits []Hit, g *Graph, opts PriorOptions) []Hit {
 	return ranked
 }
 
-// Backlinkers returns the number of distinct other documents with a resolved link to the
-// document at p: its in-degree in g.
-func Backlinkers(g *Graph, p string) int {
-	g.mu.RLock()
-	defer g.mu.RUnlock()
-	if _, ok := g.docs[p]; !ok {
-		return 0
-	}
-	back := g.back[p]
-	n := back.len()
-	if back.has(p) {
-		n--
-	}
-	return n
-}
-
-// AnchorTexts returns the anchor text of the document at p: the distinct texts of the links
+// anchorTexts returns the anchor text of the document at p: the distinct texts of the links
 // other documents point at it with ("[[Embed files|embedding]]" gives "embedding"; a markdown
 // link gives its text), in order of first appearance by linking document, leaving out texts equal
 // to the document's title, an alias or its file name (case-insensitive), which it already carries.
 // It is what other authors call the document, and is meant to be indexed as an extra searchable
 // field of it.
-func AnchorTexts(g *Graph, p string) []string {
+func anchorTexts(g *markdown.Graph, p string) []string {
 	d, ok := g.Doc(p)
 	if !ok {
 		return nil
@@ -118,7 +106,7 @@ func AnchorTexts(g *Graph, p string) []string {
 	var out []string
 	for _, b := range g.LinksTo(p) {
 		t := strings.TrimSpace(b.Text)
-		if t == "" || t == FrontmatterWiki || b.Kind == KindFrontmatter || own[strings.ToLower(t)] {
+		if t == "" || t == markdown.FrontmatterWiki || b.Kind == markdown.KindFrontmatter || own[strings.ToLower(t)] {
 			continue
 		}
 		own[strings.ToLower(t)] = true

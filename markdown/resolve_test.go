@@ -1,4 +1,4 @@
-package semantic
+package markdown
 
 import (
 	"io/fs"

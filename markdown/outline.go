@@ -1,4 +1,4 @@
-package semantic
+package markdown
 
 import (
 	"encoding/binary"
@@ -19,11 +19,11 @@ import (
 const outlineVersion = 1
 
 // errOutline reports an outline that cannot be decoded; the build then reads the file again.
-var errOutline = errors.New("semantic: malformed outline")
+var errOutline = errors.New("markdown: malformed outline")
 
-// encodeOutline keeps what the relationship graph needs of d, so a restart can rebuild the graph
+// EncodeOutline keeps what the relationship graph needs of d, so a restart can rebuild the graph
 // without reading the files that did not change.
-func encodeOutline(d Doc) string {
+func EncodeOutline(d Doc) string {
 	b := make([]byte, 0, 64+len(d.Path)+len(d.Title)+48*(len(d.Headings)+len(d.Links)))
 	b = append(b, outlineVersion)
 	b = putString(b, d.Path)
@@ -80,9 +80,9 @@ func putInts(b []byte, ns ...int) []byte {
 	return b
 }
 
-// decodeOutline is the inverse of encodeOutline. The strings of the document it returns share s's
+// DecodeOutline is the inverse of EncodeOutline. The strings of the document it returns share s's
 // bytes, so a decoded outline costs one allocation for its text.
-func decodeOutline(s string) (Doc, error) {
+func DecodeOutline(s string) (Doc, error) {
 	r := outlineReader{s: s}
 	if r.byte() != outlineVersion {
 		return Doc{}, errOutline

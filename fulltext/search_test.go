@@ -1,4 +1,4 @@
-package semantic
+package fulltext
 
 import (
 	"bytes"
@@ -19,39 +19,43 @@ import (
 
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/packfs/packfs-mcp/markdown"
+
+	"github.com/packfs/packfs-mcp/internal/corpora"
 )
 
 // filler is neutral text that makes a body long enough for length normalisation to matter.
 const filler = "The quick brown fox jumps over the lazy dog while the cat watches from the window sill. "
 
 // fixtureDocs is the small hand-written set the ranking and criteria tests search.
-func fixtureDocs() []Doc {
+func fixtureDocs() []markdown.Doc {
 	day := func(d int) time.Time { return time.Date(2026, 1, d, 0, 0, 0, 0, time.UTC) }
-	docs := []Doc{
+	docs := []markdown.Doc{
 		// title boost
-		{Path: "food/pancakes.md", Title: "Pancake recipes", Sections: []Section{{Line: 1, Text: "Mix flour, eggs and milk into a batter. " + filler}}},
-		{Path: "food/breakfast.md", Title: "Breakfast", Sections: []Section{{Line: 1, Text: strings.Repeat(filler, 2) + "Sometimes a pancake. " + filler}}},
+		{Path: "food/pancakes.md", Title: "Pancake recipes", Sections: []markdown.Section{{Line: 1, Text: "Mix flour, eggs and milk into a batter. " + filler}}},
+		{Path: "food/breakfast.md", Title: "Breakfast", Sections: []markdown.Section{{Line: 1, Text: strings.Repeat(filler, 2) + "Sometimes a pancake. " + filler}}},
 		// alias boost
-		{Path: "ops/k8s.md", Title: "K8s notes", Aliases: []string{"Kubernetes"}, Sections: []Section{{Line: 1, Text: "Clusters, pods and nodes. " + filler}}},
-		{Path: "ops/cloud.md", Title: "Cloud", Sections: []Section{{Line: 1, Text: filler + "We may run kubernetes one day. " + filler}}},
+		{Path: "ops/k8s.md", Title: "K8s notes", Aliases: []string{"Kubernetes"}, Sections: []markdown.Section{{Line: 1, Text: "Clusters, pods and nodes. " + filler}}},
+		{Path: "ops/cloud.md", Title: "Cloud", Sections: []markdown.Section{{Line: 1, Text: filler + "We may run kubernetes one day. " + filler}}},
 		// OR semantics
-		{Path: "colors/two.md", Title: "Palette", Sections: []Section{{Line: 1, Text: "Red and green paint. " + filler}}},
-		{Path: "colors/one.md", Title: "Sky", Sections: []Section{{Line: 1, Text: "Blue paint. " + filler}}},
+		{Path: "colors/two.md", Title: "Palette", Sections: []markdown.Section{{Line: 1, Text: "Red and green paint. " + filler}}},
+		{Path: "colors/one.md", Title: "Sky", Sections: []markdown.Section{{Line: 1, Text: "Blue paint. " + filler}}},
 		// criteria: every zebra document differs in one criterion
 		{Path: "zoo/a/zebra.md", Title: "Zebra A", Tags: []string{"Animal", "stripes"}, Size: 100, ModTime: day(1),
-			Sections: []Section{{Line: 1, Text: "A zebra grazes."}}},
+			Sections: []markdown.Section{{Line: 1, Text: "A zebra grazes."}}},
 		{Path: "zoo/b/zebra.txt", Title: "zebra", Tags: []string{"animal"}, Size: 5000, ModTime: day(10),
-			Sections: []Section{{Line: 1, Text: "Another zebra sleeps."}}},
+			Sections: []markdown.Section{{Line: 1, Text: "Another zebra sleeps."}}},
 		{Path: "zoology.md", Title: "Zebra notes", Size: 300, ModTime: day(20),
-			Sections: []Section{{Line: 1, Text: "Zebra facts."}}},
+			Sections: []markdown.Section{{Line: 1, Text: "Zebra facts."}}},
 		// grouping and snippets: many sections mention the same word
-		{Path: "guide/search.md", Title: "Searching notes", Sections: []Section{
+		{Path: "guide/search.md", Title: "Searching notes", Sections: []markdown.Section{
 			{Line: 1, Text: "How to search your notes."},
 			{Heading: "Operators", Level: 2, Line: 3, Text: "## Operators\nSearch operators narrow a search: " + filler},
 			{Heading: "Regex", Level: 2, Line: 5, Text: "## Regex\nA regular expression search.\nIt spans\nlines."},
 		}},
 		// paraphrase only
-		{Path: "animals/quokka.md", Title: "Small marsupial", Sections: []Section{{Line: 1, Text: "The quokka smiles on Rottnest Island."}}},
+		{Path: "animals/quokka.md", Title: "Small marsupial", Sections: []markdown.Section{{Line: 1, Text: "The quokka smiles on Rottnest Island."}}},
 	}
 	for i := range docs {
 		docs[i].Markdown = strings.HasSuffix(docs[i].Path, ".md")
@@ -188,7 +192,7 @@ func TestSearchGroupingAndSnippet(t *testing.T) {
 
 func TestSearchFuzzyFallback(t *testing.T) {
 	ix := fixtureIndex(t)
-	if err := ix.Put(Doc{Path: "serach.md", Title: "Typo", Sections: []Section{{Line: 1, Text: "Someone wrote serach here."}}}); err != nil {
+	if err := ix.Put(markdown.Doc{Path: "serach.md", Title: "Typo", Sections: []markdown.Section{{Line: 1, Text: "Someone wrote serach here."}}}); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -435,9 +439,9 @@ func TestCandidatesBroadRuns(t *testing.T) {
 	for i := range maxWordTerms + 1 {
 		fmt.Fprintf(&many, "x%dcommon ", i)
 	}
-	docs := []Doc{
-		{Path: "broad/many.md", Sections: []Section{{Line: 1, Text: many.String()}}},
-		{Path: "broad/rare.md", Sections: []Section{{Line: 1, Text: "a zyzzyva beside no other word"}}},
+	docs := []markdown.Doc{
+		{Path: "broad/many.md", Sections: []markdown.Section{{Line: 1, Text: many.String()}}},
+		{Path: "broad/rare.md", Sections: []markdown.Section{{Line: 1, Text: "a zyzzyva beside no other word"}}},
 	}
 	if err := ix.PutBatch(docs); err != nil {
 		t.Fatal(err)
@@ -478,7 +482,7 @@ func TestCandidatesFollowWrites(t *testing.T) {
 	if got := candidates("wombat"); got != nil {
 		t.Fatalf("before the write: %v", got)
 	}
-	if err := ix.Put(Doc{Path: "new/wombats.md", Title: "Marsupials", Sections: []Section{{Line: 1, Text: "A wombat census."}}}); err != nil {
+	if err := ix.Put(markdown.Doc{Path: "new/wombats.md", Title: "Marsupials", Sections: []markdown.Section{{Line: 1, Text: "A wombat census."}}}); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]string{"new/wombats.md"}, candidates("ombat")); diff != "" {
@@ -505,7 +509,7 @@ func TestWordListFollowsSmallBatches(t *testing.T) {
 		defer ix.wordList.mu.Unlock()
 		return ix.wordList.list, ix.wordList.list != nil && ix.wordList.at == ix.dfs.generation()
 	}
-	if err := ix.Put(Doc{Path: "new/wombats.md", Title: "Marsupials", Sections: []Section{{Line: 1, Text: "A wombat census."}}}); err != nil {
+	if err := ix.Put(markdown.Doc{Path: "new/wombats.md", Title: "Marsupials", Sections: []markdown.Section{{Line: 1, Text: "A wombat census."}}}); err != nil {
 		t.Fatal(err)
 	}
 	list, ok := held()
@@ -514,7 +518,7 @@ func TestWordListFollowsSmallBatches(t *testing.T) {
 		t.Fatalf("after a write: held %v, has wombat %v, sorted %v", ok, slices.Contains(words, "wombat"), slices.IsSorted(words))
 	}
 	// Writing it again with no new word keeps the very same list.
-	if err := ix.Put(Doc{Path: "new/wombats.md", Title: "Marsupials", Sections: []Section{{Line: 1, Text: "A census: wombat, wombat."}}}); err != nil {
+	if err := ix.Put(markdown.Doc{Path: "new/wombats.md", Title: "Marsupials", Sections: []markdown.Section{{Line: 1, Text: "A census: wombat, wombat."}}}); err != nil {
 		t.Fatal(err)
 	}
 	if again, ok := held(); !ok || &again[0] != &list[0] {
@@ -526,9 +530,9 @@ func TestWordListFollowsSmallBatches(t *testing.T) {
 	if _, ok := held(); !ok {
 		t.Fatal("a delete dropped the list")
 	}
-	var many []Doc
+	var many []markdown.Doc
 	for i := range maxIncrementalDocs + 1 {
-		many = append(many, Doc{Path: fmt.Sprintf("bulk/%d.md", i), Sections: []Section{{Line: 1, Text: "bulk"}}})
+		many = append(many, markdown.Doc{Path: fmt.Sprintf("bulk/%d.md", i), Sections: []markdown.Section{{Line: 1, Text: "bulk"}}})
 	}
 	if err := ix.PutBatch(many); err != nil {
 		t.Fatal(err)
@@ -604,7 +608,7 @@ func TestCandidatesSuperset(t *testing.T) {
 	if err := ix.PutBatch(docs); err != nil {
 		t.Fatal(err)
 	}
-	// texts are the files without their frontmatter, which a Doc does not carry (see the
+	// texts are the files without their frontmatter, which a markdown.Doc does not carry (see the
 	// Candidates doc comment); frontmatter-only matches are counted, not failed.
 	texts, files := map[string]string{}, map[string]string{}
 	for _, d := range docs {
@@ -654,11 +658,11 @@ func TestCandidatesSuperset(t *testing.T) {
 		tried, narrowed, frontmatterOnly)
 }
 
-// evalCorpus parses up to limit markdown files of the named corpus (see [corpusDir]) with [Parse].
-func evalCorpus(t testing.TB, name string, limit int) (fs.FS, []Doc) {
+// evalCorpus parses up to limit markdown files of the named corpus (see [corpora.Dir]) with [Parse].
+func evalCorpus(t testing.TB, name string, limit int) (fs.FS, []markdown.Doc) {
 	t.Helper()
-	fsys := os.DirFS(corpusDir(t, name))
-	var docs []Doc
+	fsys := os.DirFS(corpora.Dir(t, name))
+	var docs []markdown.Doc
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || path.Ext(p) != ".md" || len(docs) >= limit {
 			return err
@@ -667,7 +671,7 @@ func evalCorpus(t testing.TB, name string, limit int) (fs.FS, []Doc) {
 		if err != nil {
 			return err
 		}
-		docs = append(docs, Parse(p, b, testTime))
+		docs = append(docs, markdown.Parse(p, b, testTime))
 		return nil
 	})
 	if err != nil {
@@ -857,15 +861,15 @@ func BenchmarkTLDR(b *testing.B) {
 // hits: a unit sharing it beats an equal match on the query alone, and no document is added;
 // and that it leaves the paraphrases' lists alone.
 func TestSearchFeedback(t *testing.T) {
-	var docs []Doc
+	var docs []markdown.Doc
 	for i := range 12 {
-		docs = append(docs, Doc{Path: fmt.Sprintf("other/%02d.md", i), Title: fmt.Sprintf("Other %d", i),
-			Sections: []Section{{Line: 1, Text: "Unrelated words about gardening and weather."}}})
+		docs = append(docs, markdown.Doc{Path: fmt.Sprintf("other/%02d.md", i), Title: fmt.Sprintf("Other %d", i),
+			Sections: []markdown.Section{{Line: 1, Text: "Unrelated words about gardening and weather."}}})
 	}
 	docs = append(docs,
-		Doc{Path: "a/top.md", Title: "Sourdough starter", Sections: []Section{{Line: 1, Text: "Sourdough starter needs flour, levain and hydration."}}},
-		Doc{Path: "b/plain.md", Title: "Plain", Sections: []Section{{Line: 1, Text: "A sourdough note."}}},
-		Doc{Path: "c/related.md", Title: "Related", Sections: []Section{{Line: 1, Text: "A sourdough levain at high hydration."}}},
+		markdown.Doc{Path: "a/top.md", Title: "Sourdough starter", Sections: []markdown.Section{{Line: 1, Text: "Sourdough starter needs flour, levain and hydration."}}},
+		markdown.Doc{Path: "b/plain.md", Title: "Plain", Sections: []markdown.Section{{Line: 1, Text: "A sourdough note."}}},
+		markdown.Doc{Path: "c/related.md", Title: "Related", Sections: []markdown.Section{{Line: 1, Text: "A sourdough levain at high hydration."}}},
 	)
 	ix := newTestIndex(t, IndexOptions{})
 	if err := ix.PutBatch(docs); err != nil {

@@ -1,4 +1,7 @@
-package semantic
+// Package corpora gives tests the shared corpora: real document sets kept as archives in
+// ../shared/corpora beside the repository (see its README). Only tests import it; it is the test
+// fixtures' one exception to "only fsroot touches the filesystem".
+package corpora
 
 import (
 	"archive/tar"
@@ -15,13 +18,13 @@ import (
 	"testing"
 )
 
-// The shared corpora are real document sets, kept as archives in ../shared/corpora beside the
-// repository (see its README). A test asks for one with corpusDir; the first ask unpacks it into a
-// folder of this test binary's own, which TestMain removes. Without the archive the test skips,
+// A test asks for a corpus with [Dir]; the first ask unpacks it into a folder of the test
+// binary's own, which [Remove] (called from TestMain) removes. Without the archive the test skips,
 // unless PACKFS_REQUIRE_CORPORA=1 (as in CI), where it fails instead.
 
-// corpusArchivesDir is where the archives are, relative to this package's folder.
-var corpusArchivesDir = filepath.Join("..", "..", "shared", "corpora")
+// archivesDir is where the archives are, relative to the folder of a package beside this one's
+// parent (tests run in their package's folder, one level below the repository).
+var archivesDir = filepath.Join("..", "..", "shared", "corpora")
 
 // corpusMaxEntry caps one unpacked file: the largest note in either corpus is well under 1 MiB,
 // so anything bigger is a damaged archive.
@@ -42,17 +45,19 @@ var unpacked struct {
 	roots map[string]string
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
+// Remove deletes every corpus unpacked so far; a package's TestMain calls it after m.Run.
+func Remove() {
+	unpacked.Lock()
+	defer unpacked.Unlock()
 	if unpacked.dir != "" {
 		os.RemoveAll(unpacked.dir)
+		unpacked.dir, unpacked.roots = "", nil
 	}
-	os.Exit(code)
 }
 
-// corpusDir returns the folder of the named corpus, unpacking it on first use. It skips the test
-// when the archive is absent, or fails it under PACKFS_REQUIRE_CORPORA=1.
-func corpusDir(t testing.TB, name string) string {
+// Dir returns the folder of the named corpus ("obsidian" or "tldr"), unpacking it on first use.
+// It skips the test when the archive is absent, or fails it under PACKFS_REQUIRE_CORPORA=1.
+func Dir(t testing.TB, name string) string {
 	t.Helper()
 	c, ok := testCorpora[name]
 	if !ok {
@@ -63,7 +68,7 @@ func corpusDir(t testing.TB, name string) string {
 	if dir, ok := unpacked.roots[name]; ok {
 		return dir
 	}
-	archive := filepath.Join(corpusArchivesDir, c.archive)
+	archive := filepath.Join(archivesDir, c.archive)
 	if _, err := os.Stat(archive); err != nil {
 		if os.Getenv("PACKFS_REQUIRE_CORPORA") == "1" {
 			t.Fatalf("PACKFS_REQUIRE_CORPORA=1 but the %s corpus is missing: %v", name, err)
@@ -71,7 +76,7 @@ func corpusDir(t testing.TB, name string) string {
 		t.Skipf("the %s corpus is absent (%v): put ../shared/corpora beside the repository to run this test", name, err)
 	}
 	if unpacked.dir == "" {
-		dir, err := os.MkdirTemp("", "packfs-semantic-corpora-")
+		dir, err := os.MkdirTemp("", "packfs-test-corpora-")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package semantic
+package fulltext
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/packfs/packfs-mcp/markdown"
 )
 
 // testTime is the modification time of test documents.
@@ -28,11 +30,11 @@ func newTestIndex(t testing.TB, opts IndexOptions) *Index {
 }
 
 // textDoc returns a document with one section per body, the first one a preamble.
-func textDoc(path, title string, bodies ...string) Doc {
-	d := Doc{Path: path, Title: title, Markdown: true, Size: 100, ModTime: testTime}
+func textDoc(path, title string, bodies ...string) markdown.Doc {
+	d := markdown.Doc{Path: path, Title: title, Markdown: true, Size: 100, ModTime: testTime}
 	line := 1
 	for i, b := range bodies {
-		s := Section{Line: line, Text: b}
+		s := markdown.Section{Line: line, Text: b}
 		if i > 0 {
 			s.Heading, s.Level = fmt.Sprintf("Part %d", i), 2
 			s.Text = "## " + s.Heading + "\n" + b
@@ -64,7 +66,7 @@ func TestIndexPutDeleteCount(t *testing.T) {
 	ix := newTestIndex(t, IndexOptions{})
 	a := textDoc("notes/a.md", "Alpha", "first", "second", "third")
 	b := textDoc("b.txt", "b", "plain text")
-	if err := ix.PutBatch([]Doc{a, b}); err != nil {
+	if err := ix.PutBatch([]markdown.Doc{a, b}); err != nil {
 		t.Fatal(err)
 	}
 	steps := []struct {
@@ -77,7 +79,7 @@ func TestIndexPutDeleteCount(t *testing.T) {
 		{"shrink a", func() error { return ix.Put(textDoc("notes/a.md", "Alpha", "only")) }, 2, 1},
 		{"grow a", func() error { return ix.Put(a) }, 2, 3},
 		{"same doc twice in a batch", func() error {
-			return ix.PutBatch([]Doc{a, textDoc("notes/a.md", "Alpha", "x", "y")})
+			return ix.PutBatch([]markdown.Doc{a, textDoc("notes/a.md", "Alpha", "x", "y")})
 		}, 2, 2},
 		{"delete unknown", func() error { return ix.Delete("nope.md") }, 2, 2},
 		{"delete a", func() error { return ix.Delete("notes/a.md") }, 1, 0},
@@ -100,7 +102,7 @@ func TestIndexPutDeleteCount(t *testing.T) {
 
 func TestIndexStampsPersist(t *testing.T) {
 	dir := t.TempDir() + "/index"
-	docs := []Doc{textDoc("a.md", "A", "apple"), textDoc("d/b.md", "B", "banana")}
+	docs := []markdown.Doc{textDoc("a.md", "A", "apple"), textDoc("d/b.md", "B", "banana")}
 	docs[1].Size, docs[1].ModTime = 42, testTime.Add(time.Hour)
 	want := map[string]Stamp{
 		"a.md":   {Size: 100, ModTime: testTime},
@@ -225,9 +227,9 @@ func TestChunk(t *testing.T) {
 
 func TestUnits(t *testing.T) {
 	ix := newTestIndex(t, IndexOptions{ChunkSize: 100, OverlapSize: 20})
-	d := Doc{
+	d := markdown.Doc{
 		Path: "a/b/C.MD", Title: "T", Tags: []string{"Go"}, Aliases: []string{"x"},
-		Sections: []Section{
+		Sections: []markdown.Section{
 			{Line: 1, Text: "pre"},
 			{Heading: "One", Level: 1, Line: 2, Text: "# One\n" + strings.Repeat("word ", 30)},
 			{Heading: "Two", Level: 2, Line: 10, Text: "## Two\nbody"},
@@ -267,14 +269,14 @@ func TestUnits(t *testing.T) {
 }
 
 // randomDocs returns n generated documents over a vocabulary of common and rare words.
-func randomDocs(n int, seed uint64) []Doc {
+func randomDocs(n int, seed uint64) []markdown.Doc {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	vocab := make([]string, 5000)
 	for i := range vocab {
 		vocab[i] = fmt.Sprintf("%s%d", []string{"alpha", "beta", "gamma", "delta", "omega"}[i%5], i)
 	}
 	word := func() string { return vocab[int(rng.ExpFloat64()*300)%len(vocab)] }
-	docs := make([]Doc, n)
+	docs := make([]markdown.Doc, n)
 	for i := range docs {
 		var sections []string
 		for range 1 + rng.IntN(4) {
@@ -318,28 +320,28 @@ func writeFile(name, content string) error {
 // exactly those of the live documents: a replaced document once, with its last stamp, a deleted
 // one not at all, whether the records are still in memory or persisted and reopened.
 func TestIndexRecordsStream(t *testing.T) {
-	doc := func(p string, size int64) Doc {
+	doc := func(p string, size int64) markdown.Doc {
 		d := textDoc(p, strings.ToUpper(p), "words of "+p)
 		d.Size = size
-		d.Links = []Link{{Kind: KindWiki, Target: "other", Line: 2}}
+		d.Links = []markdown.Link{{Kind: markdown.KindWiki, Target: "other", Line: 2}}
 		return d
 	}
 	tests := []struct {
 		name    string
-		batches [][]Doc  // each put in one batch, so each makes a segment
-		deletes []string // after the batches
+		batches [][]markdown.Doc // each put in one batch, so each makes a segment
+		deletes []string         // after the batches
 		want    map[string]int64
 	}{
 		{name: "empty", want: map[string]int64{}},
-		{name: "one batch", batches: [][]Doc{{doc("a.md", 1), doc("b.md", 2)}}, want: map[string]int64{"a.md": 1, "b.md": 2}},
+		{name: "one batch", batches: [][]markdown.Doc{{doc("a.md", 1), doc("b.md", 2)}}, want: map[string]int64{"a.md": 1, "b.md": 2}},
 		{
 			name:    "replaced across segments",
-			batches: [][]Doc{{doc("a.md", 1), doc("b.md", 2)}, {doc("a.md", 3)}, {doc("c.md", 4), doc("a.md", 5)}},
+			batches: [][]markdown.Doc{{doc("a.md", 1), doc("b.md", 2)}, {doc("a.md", 3)}, {doc("c.md", 4), doc("a.md", 5)}},
 			want:    map[string]int64{"a.md": 5, "b.md": 2, "c.md": 4},
 		},
 		{
 			name:    "deleted",
-			batches: [][]Doc{{doc("a.md", 1), doc("b.md", 2)}, {doc("c.md", 3)}},
+			batches: [][]markdown.Doc{{doc("a.md", 1), doc("b.md", 2)}, {doc("c.md", 3)}},
 			deletes: []string{"b.md", "c.md"},
 			want:    map[string]int64{"a.md": 1},
 		},
@@ -381,7 +383,7 @@ func TestIndexRecordsStream(t *testing.T) {
 					t.Errorf("stamps (-want +got):\n%s", diff)
 				}
 				outlines := map[string]int64{}
-				if err := ix.Outlines(func(d Doc) {
+				if err := ix.Outlines(func(d markdown.Doc) {
 					if _, dup := outlines[d.Path]; dup {
 						t.Errorf("outline of %s read twice", d.Path)
 					}
@@ -404,8 +406,8 @@ func TestIndexRecordsStream(t *testing.T) {
 // so the bound on batches waiting for the disk never stalls a build that the writer keeps up
 // with, and that small writes and an in-memory index take none.
 func TestIndexUnwrittenTokens(t *testing.T) {
-	large := func(round int) []Doc {
-		var docs []Doc
+	large := func(round int) []markdown.Doc {
+		var docs []markdown.Doc
 		for i := range maxIncrementalDocs + 1 {
 			docs = append(docs, textDoc(fmt.Sprintf("r%d/%d.md", round, i), "T", "some words"))
 		}

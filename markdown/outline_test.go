@@ -1,4 +1,4 @@
-package semantic
+package markdown
 
 import (
 	"reflect"
@@ -17,7 +17,7 @@ func TestOutlineRoundTrip(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			d := Parse(tc.name, []byte(tc.src), mod)
 			d.Size = int64(len(tc.src))
-			got, err := decodeOutline(encodeOutline(d))
+			got, err := DecodeOutline(EncodeOutline(d))
 			if err != nil {
 				t.Fatalf("decode: %v", err)
 			}
@@ -42,31 +42,31 @@ func TestOutlineRoundTrip(t *testing.T) {
 // Every prefix of a valid outline, and the outline with one byte more, is refused without a panic.
 func TestOutlineMalformed(t *testing.T) {
 	d := Parse("a.md", []byte("---\naliases: [x]\n---\n# H\n[[B]] [c](c.md)\n"), time.Unix(1, 0))
-	enc := encodeOutline(d)
+	enc := EncodeOutline(d)
 	for n := range len(enc) {
-		if _, err := decodeOutline(enc[:n]); err == nil {
+		if _, err := DecodeOutline(enc[:n]); err == nil {
 			t.Errorf("a prefix of %d of %d bytes decoded", n, len(enc))
 		}
 	}
 	for _, s := range []string{enc + "x", "\x02" + enc[1:], "\x01\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff"} {
-		if _, err := decodeOutline(s); err == nil {
-			t.Errorf("decodeOutline(%q) succeeded", s)
+		if _, err := DecodeOutline(s); err == nil {
+			t.Errorf("DecodeOutline(%q) succeeded", s)
 		}
 	}
 }
 
 // FuzzDecodeOutline checks that no input makes the decoder panic or allocate beyond its input.
 func FuzzDecodeOutline(f *testing.F) {
-	f.Add(encodeOutline(Parse("a.md", []byte("# H\n[[B|b]] #t\n"), time.Unix(5, 0))))
+	f.Add(EncodeOutline(Parse("a.md", []byte("# H\n[[B|b]] #t\n"), time.Unix(5, 0))))
 	f.Add("")
 	f.Fuzz(func(t *testing.T, s string) {
-		d, err := decodeOutline(s)
+		d, err := DecodeOutline(s)
 		if err != nil {
 			return
 		}
 		// A decoded outline encodes again into one that decodes (varints need not be minimal, so
 		// the bytes may differ).
-		again, err := decodeOutline(encodeOutline(d))
+		again, err := DecodeOutline(EncodeOutline(d))
 		if err != nil || again.Path != d.Path || again.Title != d.Title || len(again.Headings) != len(d.Headings) {
 			t.Errorf("a decoded outline does not survive encoding again: %v", err)
 		}

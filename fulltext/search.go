@@ -1,4 +1,4 @@
-package semantic
+package fulltext
 
 import (
 	"container/heap"
@@ -120,13 +120,13 @@ type ranked struct {
 // unit, and how many documents matched in total. Fuzzy matching (one edit per word) is tried
 // only when no phrasing matches exactly.
 func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, int, error) {
-	return ix.search(ctx, q, nil, 0)
+	return ix.SearchChecked(ctx, q, nil, 0)
 }
 
-// search is [Index.Search] for the engine, which checks every hit against the files: unless keep
-// is nil, the documents it rejects are dropped from the hits and the total, and the stored
+// SearchChecked is [Index.Search] for a caller that checks every hit against the files: unless
+// keep is nil, the documents it rejects are dropped from the hits and the total, and the stored
 // fields and snippets are made only for the first limit documents kept.
-func (ix *Index) search(ctx context.Context, q Query, keep func(path string) bool, limit int) ([]Hit, int, error) {
+func (ix *Index) SearchChecked(ctx context.Context, q Query, keep func(path string) bool, limit int) ([]Hit, int, error) {
 	if strings.TrimSpace(q.Text) == "" {
 		return nil, 0, ErrEmptyQuery
 	}

@@ -1,4 +1,4 @@
-package semantic
+package markdown
 
 import (
 	"fmt"
@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/packfs/packfs-mcp/internal/corpora"
 )
 
 func doc(p, src string) Doc { return Parse(p, []byte(src), time.Time{}) }
@@ -168,7 +170,7 @@ const vaultMinInternal = 1500
 // note (by path, name or alias, nearest first) except those in vaultBrokenLinks, and the only
 // other broken links are embeds of pictures the archive does not carry.
 func TestGraphVault(t *testing.T) {
-	fsys := os.DirFS(corpusDir(t, "obsidian"))
+	fsys := os.DirFS(corpora.Dir(t, "obsidian"))
 	g := NewGraph()
 	var paths []string
 	err := fs.WalkDir(fsys, ".", func(p string, e fs.DirEntry, err error) error {
@@ -316,8 +318,8 @@ func TestGraphSharedNames(t *testing.T) {
 					t.Errorf("links to c%02d/readme.md = %v, want %v", i, got, want)
 				}
 			}
-			if got := len(g.LinksTo("hub.md")); got != copies || Backlinkers(g, "hub.md") != copies {
-				t.Errorf("hub backlinks = %d, backlinkers %d, want %d", got, Backlinkers(g, "hub.md"), copies)
+			if got := len(g.LinksTo("hub.md")); got != copies || g.Backlinkers("hub.md") != copies {
+				t.Errorf("hub backlinks = %d, backlinkers %d, want %d", got, g.Backlinkers("hub.md"), copies)
 			}
 			// Deleting c00's readme sends c00's note to another readme (the first by path, as
 			// all share no folder with it); deleting the hub breaks its links.
@@ -330,8 +332,8 @@ func TestGraphSharedNames(t *testing.T) {
 				t.Errorf("broken links to the deleted hub = %d, want %d", got, copies)
 			}
 			g.Put(hub)
-			if Backlinkers(g, "hub.md") != copies {
-				t.Errorf("hub backlinkers after it came back = %d, want %d", Backlinkers(g, "hub.md"), copies)
+			if g.Backlinkers("hub.md") != copies {
+				t.Errorf("hub backlinkers after it came back = %d, want %d", g.Backlinkers("hub.md"), copies)
 			}
 			if !g.UniqueName("hub") || g.UniqueName("note") {
 				t.Errorf("UniqueName(hub) = %v, UniqueName(note) = %v", g.UniqueName("hub"), g.UniqueName("note"))

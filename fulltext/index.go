@@ -1,10 +1,10 @@
-// This file is the one documented exception to "package semantic never touches the operating
-// system": bleve needs a directory for a persistent index, so index.go passes the index directory
-// to bleve and removes a stale index itself (package os, path/filepath). The directory is the
-// operator's setting, outside the served root, and never a path taken from a request. No other
-// file of package semantic may import os, path/filepath or syscall.
+// This file is the one documented exception to "only fsroot touches the operating system":
+// bleve needs a directory for a persistent index, so index.go passes the index directory to bleve
+// and removes a stale index itself (package os, path/filepath). The directory is the operator's
+// setting, outside the served root, and never a path taken from a request. No other file of
+// package fulltext may import os, path/filepath or syscall.
 
-package semantic
+package fulltext
 
 import (
 	"bytes"
@@ -29,6 +29,8 @@ import (
 	"github.com/blevesearch/bleve/v2/mapping"
 	bindex "github.com/blevesearch/bleve_index_api"
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/packfs/packfs-mcp/markdown"
 )
 
 // IndexFormat is stored beside the index; a different value on open rebuilds the index from
@@ -36,6 +38,12 @@ import (
 const IndexFormat = 6
 
 // Defaults for [IndexOptions].
+// Stamp identifies a file's version for reconciling the index with the files.
+type Stamp struct {
+	Size    int64
+	ModTime time.Time
+}
+
 const (
 	// DefaultChunkSize keeps a unit around a screenful of text, so BM25 length normalisation
 	// compares like with like and a snippet comes from a focused place.
@@ -69,7 +77,7 @@ const indexLockWait = "500ms"
 const (
 	fieldKind     = "kind"     // "meta" on meta records
 	fieldStamp    = "stamp"    // meta: "size:unixnano:units", stored only
-	fieldOutline  = "outline"  // meta: the document without its sections' text (see encodeOutline), stored only
+	fieldOutline  = "outline"  // meta: the document without its sections' text (see markdown.EncodeOutline), stored only
 	fieldWords    = "words"    // meta: all the document's text, lower-cased, never stemmed
 	fieldPath     = "path"     // both, stored only
 	fieldDir      = "dir"      // unit: every ancestor folder
@@ -485,12 +493,12 @@ func (ix *Index) Close() error {
 }
 
 // Put replaces everything indexed for d.Path with d's units and stamp, in one batch.
-func (ix *Index) Put(d Doc) error {
-	return ix.PutBatch([]Doc{d})
+func (ix *Index) Put(d markdown.Doc) error {
+	return ix.PutBatch([]markdown.Doc{d})
 }
 
 // PutBatch does [Index.Put] for many documents in one batch.
-func (ix *Index) PutBatch(docs []Doc) error {
+func (ix *Index) PutBatch(docs []markdown.Doc) error {
 	held := ix.reserve(len(docs) > maxIncrementalDocs)
 	defer func() {
 		if held { // not handed to batch: give the token back
@@ -665,16 +673,16 @@ func (ix *Index) Stamps() (map[string]Stamp, error) {
 	return m, nil
 }
 
-// holds reports whether the index holds the document at p.
-func (ix *Index) holds(p string) bool {
+// Holds reports whether the index holds the document at p.
+func (ix *Index) Holds(p string) bool {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	_, ok := ix.docs[p]
 	return ok
 }
 
-// under returns the paths of the indexed documents at or below name ("." for all), unsorted.
-func (ix *Index) under(name string) []string {
+// Under returns the paths of the indexed documents at or below name ("." for all), unsorted.
+func (ix *Index) Under(name string) []string {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	var out []string
@@ -705,7 +713,7 @@ func pathOfID(id string) string {
 
 // meta is the record holding a document's stamp and the words for [Index.Candidates]: all the
 // text the document exposes, once, so that no chunk boundary can cut a word.
-func (ix *Index) meta(d Doc, st docState) map[string]any {
+func (ix *Index) meta(d markdown.Doc, st docState) map[string]any {
 	var w strings.Builder
 	w.WriteString(d.Title)
 	for _, list := range [][]string{d.Tags, d.Aliases} {
@@ -731,15 +739,15 @@ func (ix *Index) meta(d Doc, st docState) map[string]any {
 		fieldPath:    d.Path,
 		fieldStamp:   formatStamp(st),
 		fieldWords:   w.String(),
-		fieldOutline: encodeOutline(d),
+		fieldOutline: markdown.EncodeOutline(d),
 	}
 }
 
 // Outlines calls fn with the outline (the document without its sections' text and its links out of the root)
 // document, as it was when indexed, one at a time (see eachMeta).
-func (ix *Index) Outlines(fn func(Doc)) error {
+func (ix *Index) Outlines(fn func(markdown.Doc)) error {
 	return ix.eachMeta(true, func(_, _, s string) {
-		if d, err := decodeOutline(s); err == nil {
+		if d, err := markdown.DecodeOutline(s); err == nil {
 			fn(d)
 		} // else unreadable: the build reads the file again
 	})
@@ -747,7 +755,7 @@ func (ix *Index) Outlines(fn func(Doc)) error {
 
 // units splits d into unit records: one per section, or more when a section is longer than
 // the chunk size. A document without sections still gets one unit, so its title is found.
-func (ix *Index) units(d Doc) []map[string]any {
+func (ix *Index) units(d markdown.Doc) []map[string]any {
 	ext := strings.ToLower(path.Ext(d.Path))
 	dirs := ancestors(d.Path)
 	tags := make([]string, len(d.Tags))
@@ -759,10 +767,10 @@ func (ix *Index) units(d Doc) []map[string]any {
 	lead := leadOf(d)
 	sections := d.Sections
 	if len(sections) == 0 {
-		sections = []Section{{Line: 1}}
+		sections = []markdown.Section{{Line: 1}}
 	}
 	var out []map[string]any
-	var stack []Section // heading path: the open headings of lower level
+	var stack []markdown.Section // heading path: the open headings of lower level
 	for _, s := range sections {
 		for len(stack) > 0 && stack[len(stack)-1].Level >= s.Level {
 			stack = stack[:len(stack)-1]
@@ -809,7 +817,7 @@ func (ix *Index) units(d Doc) []map[string]any {
 const maxLead = 500
 
 // leadOf returns the first paragraph of d that is not a heading, at most maxLead bytes.
-func leadOf(d Doc) string {
+func leadOf(d markdown.Doc) string {
 	for _, s := range d.Sections {
 		for _, para := range strings.Split(joinMnemonics(s.Text), "\n\n") {
 			para = strings.TrimSpace(para)

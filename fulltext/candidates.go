@@ -1,4 +1,4 @@
-package semantic
+package fulltext
 
 import (
 	"context"
@@ -31,7 +31,7 @@ const (
 // or found inside more than maxWordTerms words (they narrow nothing worth the query: "reg" is
 // inside 5,200 words of the Linux sources). A run of the literal that is inside that many
 // words is left out of the query when another run narrows, which only widens the candidates.
-// The superset holds for the text the [Doc] carried when indexed: title, tags, aliases, links,
+// The superset holds for the text the [markdown.Doc] carried when indexed: title, tags, aliases, links,
 // headings and sections.
 func (ix *Index) Candidates(ctx context.Context, literal string) ([]string, bool, error) {
 	runs, ok := literalRuns(literal)

@@ -1,4 +1,4 @@
-package semantic
+package markdown
 
 import (
 	"iter"
@@ -593,4 +593,35 @@ func (g *Graph) Degree(p string) int {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	return len(g.neighbours(p))
+}
+
+// Backlinkers returns the number of distinct other documents with a resolved link to the
+// document at p: its in-degree in g.
+func (g *Graph) Backlinkers(p string) int {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	if _, ok := g.docs[p]; !ok {
+		return 0
+	}
+	back := g.back[p]
+	n := back.len()
+	if back.has(p) {
+		n--
+	}
+	return n
+}
+
+// UniqueAfterMove reports whether a name will find only the document moved from moved, so a wiki
+// link can name it alone: no other document answers to it.
+func (g *Graph) UniqueAfterMove(moved string) func(name string) bool {
+	return func(name string) bool {
+		g.mu.RLock()
+		defer g.mu.RUnlock()
+		for p := range g.names.lookup(strings.ToLower(name)) {
+			if p != moved {
+				return false
+			}
+		}
+		return true
+	}
 }

@@ -1,4 +1,4 @@
-package semantic
+package fulltext
 
 import (
 	"bytes"
@@ -47,6 +47,21 @@ type wordList []byte
 // with a regular expression over the index's dictionary: the memory stays that of the index,
 // but each run costs a walk of every segment's dictionary (about 2 s on those sources).
 const maxWordListBytes = 128 << 20
+
+// WordListBytes is the size of the list of the index's words held in memory, in bytes; 0 when
+// none is held.
+func (ix *Index) WordListBytes() int {
+	ix.wordList.mu.Lock()
+	defer ix.wordList.mu.Unlock()
+	return len(ix.wordList.list)
+}
+
+// LoadWords reads the list of the index's words now, so that the first [Index.Candidates] after
+// a build does not wait for it.
+func (ix *Index) LoadWords() error {
+	_, err := ix.words(ix.dfs.generation())
+	return err
+}
 
 // words returns the distinct terms of the words field as of generation gen, reading them from the
 // index when the list held is older; nil, once they are found too many to hold (see tooLarge).

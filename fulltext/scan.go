@@ -1,0 +1,220 @@
+package fulltext
+
+import (
+	"bytes"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+
+	"github.com/packfs/packfs-mcp/markdown"
+)
+
+// While the index is being built, a search must not answer "nothing found" for files it has not
+// looked at: the caller reads the files not yet indexed directly and scores them with a
+// [ScanQuery], roughly: by the share of each phrasing's terms they contain (analysed as the index
+// analyses them), with a bonus for the title and the file name.
+
+// scanTitleBonus weighs a phrasing's terms found in a scanned file's title or name against the
+// share found anywhere in it (which counts 1).
+const scanTitleBonus = 0.5
+
+// analyzers returns the index's text and words analyzers, which work without an open index.
+var analyzers = sync.OnceValues(func() (text, words analysis.Analyzer) {
+	m, err := newMapping()
+	if err != nil {
+		panic("fulltext: the index mapping is invalid: " + err.Error()) // a bug, not input
+	}
+	return m.AnalyzerNamed(textAnalyzer), m.AnalyzerNamed(wordsAnalyzer)
+})
+
+func analyzer() analysis.Analyzer {
+	text, _ := analyzers()
+	return text
+}
+
+// queryTerms is [Index.QueryTerms] without an index: the analysed terms of text, question words
+// left out.
+func queryTerms(text string) []string {
+	_, words := analyzers()
+	var kept []string
+	for _, tok := range words.Analyze([]byte(text)) {
+		if w := string(tok.Term); !questionWords[w] {
+			kept = append(kept, w)
+		}
+	}
+	if len(kept) > 0 {
+		text = strings.Join(kept, " ")
+	}
+	return analyzed(text)
+}
+
+// analyzed returns the distinct terms of text, as the index analyses its text field.
+func analyzed(text string) []string {
+	var out []string
+	for _, tok := range analyzer().Analyze([]byte(text)) {
+		if t := string(tok.Term); !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// ScanQuery is a query prepared for scoring files the index does not hold, read directly. Its
+// zero value matches nothing and names no file.
+type ScanQuery struct {
+	q         Query
+	phrasings [][]string      // the analysed terms of each phrasing
+	all       map[string]bool // every term of every phrasing
+	needles   [][]byte        // the terms, for a cheap look before analysing a file
+}
+
+// NewScanQuery prepares q for scoring files read directly.
+func NewScanQuery(q Query) *ScanQuery {
+	sq := &ScanQuery{q: q, all: map[string]bool{}}
+	for _, p := range append([]string{q.Text}, q.Paraphrases...) {
+		terms := queryTerms(p)
+		if len(terms) == 0 {
+			continue
+		}
+		sq.phrasings = append(sq.phrasings, terms)
+		for _, t := range terms {
+			if !sq.all[t] {
+				sq.all[t] = true
+				sq.needles = append(sq.needles, []byte(t))
+			}
+		}
+	}
+	return sq
+}
+
+// Empty reports that no phrasing of the query has a term: no file can match it.
+func (sq *ScanQuery) Empty() bool { return len(sq.phrasings) == 0 }
+
+// Prefix is the folder the query searches ("" or "." for the whole tree).
+func (sq *ScanQuery) Prefix() string { return sq.q.Prefix }
+
+// Named reports whether the file name of p (without its extension) holds a term of the query: a
+// word of the name that the term starts, as a stem starts the words made from it.
+func (sq *ScanQuery) Named(p string) bool {
+	base := strings.ToLower(path.Base(p))
+	base = strings.TrimSuffix(base, path.Ext(base))
+	for _, w := range strings.FieldsFunc(base, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		for t := range sq.all {
+			if strings.HasPrefix(w, t) && len(w)-len(t) <= maxSuffix {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// maxSuffix is the longest ending a stemmer takes off an English word ("-ation" → "-ate" aside):
+// "archives" is "archiv" and 2 more bytes.
+const maxSuffix = 4
+
+// Admits applies the query's extension, time, size and Keep criteria to the file name with info
+// (the folder is where the caller looks).
+func (sq *ScanQuery) Admits(name string, info fs.FileInfo) bool {
+	q := sq.q
+	if q.Keep != nil && !q.Keep(name) {
+		return false
+	}
+	if len(q.Extensions) > 0 && !slices.Contains(q.Extensions, strings.ToLower(path.Ext(name))) {
+		return false
+	}
+	if q.After != nil && info.ModTime().Before(*q.After) || q.Before != nil && !info.ModTime().Before(*q.Before) {
+		return false
+	}
+	if q.MinSize != nil && info.Size() < *q.MinSize || q.MaxSize != nil && info.Size() > *q.MaxSize {
+		return false
+	}
+	return true
+}
+
+// hasTags reports whether have holds every tag of want, case-insensitively.
+func hasTags(have, want []string) bool {
+	for _, w := range want {
+		if !slices.ContainsFunc(have, func(h string) bool { return strings.EqualFold(h, w) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// MayMatch reports whether the file name, with contents src, may match: its name holds a term,
+// or src holds one (a stemmed term is a prefix of its words). A file it refuses need not be parsed.
+func (sq *ScanQuery) MayMatch(name string, src []byte) bool {
+	if sq.Named(name) {
+		return true
+	}
+	lower := bytes.ToLower(src)
+	return slices.ContainsFunc(sq.needles, func(n []byte) bool { return bytes.Contains(lower, n) })
+}
+
+// Match scores d, parsed from a file [ScanQuery.MayMatch] let through: ok is false when d lacks a
+// tag the query asks for or matches no term.
+func (sq *ScanQuery) Match(d markdown.Doc) (Hit, bool) {
+	if len(sq.q.Tags) > 0 && !hasTags(d.Tags, sq.q.Tags) {
+		return Hit{}, false
+	}
+	return sq.score(d)
+}
+
+// score rates d: for the phrasing it matches best, the share of its terms found anywhere in d
+// plus scanTitleBonus times the share found in its title or file name, scaled to at most 1. The
+// hit shows the section that holds the most terms, or the first one when only the title or the
+// name matches.
+func (sq *ScanQuery) score(d markdown.Doc) (Hit, bool) {
+	title := map[string]bool{}
+	named := false
+	for _, t := range analyzed(d.Title + " " + strings.TrimSuffix(path.Base(d.Path), path.Ext(d.Path))) {
+		title[t] = true
+		named = named || sq.all[t]
+	}
+	found := map[string]bool{}
+	var best []span // the matches in the best section
+	bestAt, bestN := 0, 0
+	for i, s := range d.Sections {
+		for _, tok := range analyzer().Analyze([]byte(s.Heading)) {
+			if t := string(tok.Term); sq.all[t] {
+				found[t] = true
+			}
+		}
+		seen := map[string]bool{}
+		var spans []span
+		for _, tok := range analyzer().Analyze([]byte(s.Text)) {
+			if t := string(tok.Term); sq.all[t] {
+				spans = append(spans, span{tok.Start, tok.End})
+				seen[t], found[t] = true, true
+			}
+		}
+		if len(seen) > bestN {
+			best, bestAt, bestN = spans, i, len(seen)
+		}
+	}
+	if len(d.Sections) == 0 || len(found) == 0 && !named {
+		return Hit{}, false
+	}
+	score := 0.0
+	for _, terms := range sq.phrasings {
+		in, inTitle := 0, 0
+		for _, t := range terms {
+			if found[t] || title[t] {
+				in++
+			}
+			if title[t] {
+				inTitle++
+			}
+		}
+		n := float64(len(terms))
+		score = max(score, (float64(in)/n+scanTitleBonus*float64(inTitle)/n)/(1+scanTitleBonus))
+	}
+	s := d.Sections[bestAt]
+	return Hit{Path: d.Path, Title: d.Title, Score: score, Heading: s.Heading, Line: s.Line,
+		Snippet: makeSnippet(s.Text, best, snippetMax)}, true
+}

@@ -1,0 +1,14 @@
+package markdown
+
+import (
+	"os"
+	"testing"
+
+	"github.com/packfs/packfs-mcp/internal/corpora"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	corpora.Remove()
+	os.Exit(code)
+}
