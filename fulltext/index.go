@@ -104,13 +104,12 @@ const (
 	literalAnalyzer = "packfs_literal"
 )
 
-// textAnalyzer analyses title, heading, aliases, lead and the combined text. It is a variable
-// only so that the ranking evaluation can compare analyzers.
-var textAnalyzer = en.AnalyzerName
+// textAnalyzer analyses title, heading, aliases, lead and the combined text.
+const textAnalyzer = en.AnalyzerName
 
-// scoringModel is the bleve scoring model of new indexes; see bm25B in search.go for the
+// scoringModel is the bleve scoring model of new indexes; see [Ranking.BM25B] for the
 // measurement that chose it.
-var scoringModel = bindex.BM25Scoring
+const scoringModel = bindex.BM25Scoring
 
 // IndexOptions configures an [Index]. Zero values get the documented defaults.
 type IndexOptions struct {
@@ -123,6 +122,8 @@ type IndexOptions struct {
 	// OverlapSize is the bytes shared by consecutive chunks of one section. If zero, defaults to
 	// [DefaultOverlapSize]; it must be smaller than ChunkSize.
 	OverlapSize int
+	// Ranking holds the ranker's weights. If nil, [DefaultRanking].
+	Ranking *Ranking
 }
 
 // docState is what the index remembers of one document in memory.
@@ -136,6 +137,7 @@ type Index struct {
 	bi      bleve.Index
 	chunk   int
 	overlap int
+	ranking Ranking
 
 	mu     sync.Mutex
 	docs   map[string]docState // by path
@@ -172,14 +174,23 @@ func OpenIndex(opts IndexOptions) (*Index, error) {
 	if ix.chunk < 0 || ix.overlap < 0 || ix.overlap >= ix.chunk {
 		return nil, fmt.Errorf("index: overlap %d must be smaller than chunk size %d", ix.overlap, ix.chunk)
 	}
+	ix.ranking = DefaultRanking()
+	if opts.Ranking != nil {
+		ix.ranking = *opts.Ranking
+	}
+	if err := claimBM25(ix.ranking); err != nil {
+		return nil, err
+	}
 	bi, err := openBleve(opts.Dir)
 	if err != nil {
+		releaseBM25()
 		return nil, err
 	}
 	ix.bi = bi
 	ix.persistent = opts.Dir != ""
 	if err := ix.load(); err != nil {
 		bi.Close()
+		releaseBM25()
 		return nil, err
 	}
 	return ix, nil
@@ -485,6 +496,7 @@ func (ix *Index) Close() error {
 		return nil
 	}
 	ix.closed = true
+	defer releaseBM25()
 	waitTimeout(&ix.persisting, persistWait)
 	if err := ix.bi.Close(); err != nil {
 		return fmt.Errorf("index: close: %w", err)

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	bsearch "github.com/blevesearch/bleve/v2/search"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/packfs/packfs-mcp/markdown"
@@ -448,5 +449,34 @@ func TestIndexUnwrittenTokens(t *testing.T) {
 				t.Errorf("%d tokens held after every batch was written", n)
 			}
 		})
+	}
+}
+
+// TestRankingBM25OnePerProcess checks that indexes open at once must agree on BM25's b and k1,
+// which bleve v2.6.1 keeps in package variables, and that closing an index frees them.
+func TestRankingBM25OnePerProcess(t *testing.T) {
+	other := DefaultRanking()
+	other.BM25B = 0.3
+	first, err := OpenIndex(IndexOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	same, err := OpenIndex(IndexOptions{})
+	if err != nil {
+		t.Fatalf("a second index with the same weights: %v", err)
+	}
+	if ix, err := OpenIndex(IndexOptions{Ranking: &other}); err == nil {
+		ix.Close()
+		t.Fatal("an index with another b opened while one with b=0 is open")
+	}
+	first.Close()
+	same.Close()
+	ix, err := OpenIndex(IndexOptions{Ranking: &other})
+	if err != nil {
+		t.Fatalf("once the others are closed: %v", err)
+	}
+	defer ix.Close()
+	if got := bsearch.BM25_b; got != 0.3 {
+		t.Errorf("bleve's BM25_b = %g, want 0.3", got)
 	}
 }

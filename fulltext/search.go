@@ -41,21 +41,6 @@ const (
 	maxCount = 50000
 )
 
-// bm25B is the BM25 length normalisation. bleve v2.6.1 takes the average field length from
-// the number of distinct terms of the field in the whole index divided by the number of records,
-// far below the real average, so its default b=0.75 punishes every unit for its length. Units
-// are already cut to at most ChunkSize bytes, so no normalisation (b=0) ranks best: see
-// TestRankingEval, which measured mean nDCG@5 on 20 judged queries over 173 notes:
-// tf-idf (bleve's default) 0.357, BM25 b=0.75 0.357, b=0.3 0.373, b=0.1 0.403 and, with the
-// heading path searched too, tf-idf 0.386, b=0.1 0.398, b=0 0.430 (and 0.413 with link texts
-// searched as well, so the links field is indexed but not searched).
-const bm25B = 0
-
-func init() {
-	// bleve reads b from a package variable; this package is its only user in the process.
-	bsearch.BM25_b = bm25B
-}
-
 // ErrEmptyQuery is returned by [Index.Search] for a query without text.
 var ErrEmptyQuery = errors.New("empty query")
 
@@ -64,9 +49,6 @@ type fieldBoost struct {
 	field string
 	boost float64
 }
-
-// tagBoost weighs a query word equal to a tag of the document, as a share of its idf in tags.
-var tagBoost = 1.5
 
 // Query is a ranked search.
 type Query struct {
@@ -445,17 +427,6 @@ func (k keepQuery) Searcher(ctx context.Context, r index.IndexReader, m mapping.
 	}), nil
 }
 
-// The bonuses a term earns, on top of its match in a unit's text, when it is also in the
-// document's title, the unit's heading or the document's lead, as a share of the term's weight.
-// They were chosen on the odd-numbered queries of eval/queries (see TestRankingEval): the
-// earlier title boost of 2, weighted by the title's own idf, let a page named after a common
-// word ("see", "free", "last") win any query containing that word.
-var (
-	titleBonus   = 1.0
-	headingBonus = 0.5
-	leadBonus    = 0.75
-)
-
 // questionWords are dropped from a query before analysis, on top of the analyzer's English stop
 // words: the words a question is phrased with ("how do I see which..."), which say nothing of
 // what it asks about and match nearly every document. A query made only of them keeps them.
@@ -577,12 +548,12 @@ func (ix *Index) termsQuery(r index.IndexReader, gen uint64, text string, fuzzy 
 		return query.NewDisjunctionQuery(cs)
 	}
 	var bonus []query.Query
-	for _, b := range []fieldBoost{{fieldTitle, titleBonus}, {fieldAliases, titleBonus}, {fieldHeading, headingBonus}, {fieldLead, leadBonus}} {
+	for _, b := range []fieldBoost{{fieldTitle, ix.ranking.TitleBonus}, {fieldAliases, ix.ranking.TitleBonus}, {fieldHeading, ix.ranking.HeadingBonus}, {fieldLead, ix.ranking.LeadBonus}} {
 		if b.boost > 0 {
 			bonus = append(bonus, clause(b.field, b.boost))
 		}
 	}
-	if tagBoost > 0 {
+	if ix.ranking.TagBoost > 0 {
 		words := ix.terms(wordsAnalyzer, text)
 		if ts, err := ix.stats(r, gen, words, fieldTags); err == nil {
 			var tags []query.Query
@@ -590,7 +561,7 @@ func (ix *Index) termsQuery(r index.IndexReader, gen uint64, text string, fuzzy 
 				if idf, ok := ts.idf(fieldTags, w); ok && !questionWords[w] {
 					tq := query.NewTermQuery(w)
 					tq.SetField(fieldTags)
-					tq.SetBoost(tagBoost / idf)
+					tq.SetBoost(ix.ranking.TagBoost / idf)
 					tags = append(tags, tq)
 				}
 			}

@@ -17,7 +17,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/blevesearch/bleve/v2/search"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/packfs/packfs-mcp/markdown"
@@ -745,33 +744,29 @@ const rankingEvalFloor = 0.463
 // whose floors eval's TestRankingFloors checks; these 20 queries are a further check.
 func TestRankingEval(t *testing.T) {
 	_, docs := evalCorpus(t, "obsidian", 1000)
-	type config struct {
-		name                 string
-		b, k1                float64
-		title, heading, lead float64
-	}
-	configs := []config{
-		{name: "default", b: search.BM25_b, k1: search.BM25_k1, title: titleBonus, heading: headingBonus, lead: leadBonus},
-		{name: "bm25 b=0.3", b: 0.3, k1: search.BM25_k1, title: titleBonus, heading: headingBonus, lead: leadBonus},
-		{name: "bm25 b=0.75 (bleve's)", b: 0.75, k1: search.BM25_k1, title: titleBonus, heading: headingBonus, lead: leadBonus},
-		{name: "bm25 k1=2", b: search.BM25_b, k1: 2, title: titleBonus, heading: headingBonus, lead: leadBonus},
-		{name: "no bonuses", b: search.BM25_b, k1: search.BM25_k1},
-		{name: "title bonus 2", b: search.BM25_b, k1: search.BM25_k1, title: 2, heading: headingBonus, lead: leadBonus},
-		{name: "no lead bonus", b: search.BM25_b, k1: search.BM25_k1, title: titleBonus, heading: headingBonus},
-	}
-	saved := []float64{search.BM25_b, search.BM25_k1, titleBonus, headingBonus, leadBonus}
-	t.Cleanup(func() {
-		search.BM25_b, search.BM25_k1 = saved[0], saved[1]
-		titleBonus, headingBonus, leadBonus = saved[2], saved[3], saved[4]
-	})
-	ix := newTestIndex(t, IndexOptions{})
-	if err := ix.PutBatch(docs); err != nil {
-		t.Fatal(err)
+	def := DefaultRanking()
+	with := func(f func(*Ranking)) Ranking { r := def; f(&r); return r }
+	configs := []struct {
+		name    string
+		ranking Ranking
+	}{
+		{"default", def},
+		{"bm25 b=0.3", with(func(r *Ranking) { r.BM25B = 0.3 })},
+		{"bm25 b=0.75 (bleve's)", with(func(r *Ranking) { r.BM25B = 0.75 })},
+		{"bm25 k1=2", with(func(r *Ranking) { r.BM25K1 = 2 })},
+		{"no bonuses", with(func(r *Ranking) { r.TitleBonus, r.HeadingBonus, r.LeadBonus = 0, 0, 0 })},
+		{"title bonus 2", with(func(r *Ranking) { r.TitleBonus = 2 })},
+		{"no lead bonus", with(func(r *Ranking) { r.LeadBonus = 0 })},
 	}
 	var defScore float64
 	for _, c := range configs {
-		search.BM25_b, search.BM25_k1 = c.b, c.k1
-		titleBonus, headingBonus, leadBonus = c.title, c.heading, c.lead
+		ix, err := OpenIndex(IndexOptions{Ranking: &c.ranking})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ix.PutBatch(docs); err != nil {
+			t.Fatal(err)
+		}
 		sum := 0.0
 		var per []string
 		for _, j := range obsidianJudged {
@@ -788,6 +783,9 @@ func TestRankingEval(t *testing.T) {
 			defScore = mean
 		}
 		t.Logf("%-30s nDCG@5 %.3f  [%s]", c.name, mean, strings.Join(per, " "))
+		if err := ix.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if defScore < rankingEvalFloor {
 		t.Errorf("default ranking nDCG@5 = %.4f, below its floor %.3f", defScore, rankingEvalFloor)
