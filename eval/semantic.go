@@ -1,5 +1,5 @@
 // This file plugs the project's search engine into the evaluation: it parses every file with
-// markdown.Parse, indexes them in an in-memory index, and ranks with (*Index).Search, as the
+// markdown.Parse, indexes them in an in-memory index, and ranks with (*fulltext.Index).Search, as the
 // server's search_semantic does.
 //
 // The --prior flag adds experimental signals of the link graph (see

@@ -6,7 +6,11 @@
 // out of its API.
 package markdown
 
-import "time"
+import (
+	"bytes"
+	"time"
+	"unicode/utf8"
+)
 
 // Doc is one parsed document: a markdown note, or any other text file taken as plain text.
 type Doc struct {
@@ -76,4 +80,11 @@ type Link struct {
 func (d Doc) Outline() Doc {
 	d.Sections = nil
 	return d
+}
+
+// IsText reports whether src is text the tools read, search and index: valid UTF-8 with no NUL
+// byte. A UTF-16 file (with or without its byte-order mark) fails both tests and is taken as
+// binary, never mangled.
+func IsText(src []byte) bool {
+	return utf8.Valid(src) && bytes.IndexByte(src, 0) < 0
 }

@@ -551,7 +551,7 @@ func (e *Engine) readText(name string, keep func(fs.FileInfo) bool) ([]byte, fs.
 	if err != nil {
 		return nil, nil, err
 	}
-	if int64(len(src)) > e.opts.MaxFileBytes || !isText(src) {
+	if int64(len(src)) > e.opts.MaxFileBytes || !markdown.IsText(src) {
 		return nil, nil, errNotText
 	}
 	return src, info, nil
@@ -583,17 +583,6 @@ func (e *Engine) mark(name string, always bool) {
 	} else {
 		delete(e.scan, name)
 	}
-}
-
-// isText reports whether src looks like text: no NUL byte in its first 8 KB.
-func isText(src []byte) bool {
-	head := src[:min(len(src), 8<<10)]
-	for _, b := range head {
-		if b == 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // Refresh brings one path in step after a write: a file is read again and replaces its entries in
@@ -723,7 +712,7 @@ type RelatedHit struct {
 func (e *Engine) Search(ctx context.Context, q fulltext.Query, follow bool) (Results, error) {
 	want := q.Max
 	if want <= 0 {
-		want = 10
+		want = fulltext.DefaultMax
 	}
 	q.Max = want + want/2 + 2 // room for hits dropped by the re-check
 	// One budget for waiting on the open and reading unindexed files: on a restart of 384,050

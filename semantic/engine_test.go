@@ -18,7 +18,7 @@ var t0 = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 
 func vault() fstest.MapFS {
 	return fstest.MapFS{
-		"index.md":          {Data: []byte("# fulltext.Index\nSee [[alpha]] and [beta](sub/beta.md).\n"), ModTime: t0},
+		"index.md":          {Data: []byte("# Index\nSee [[alpha]] and [beta](sub/beta.md).\n"), ModTime: t0},
 		"alpha.md":          {Data: []byte("---\naliases: [first]\n---\n# Alpha\nAardvarks live in burrows.\n"), ModTime: t0},
 		"sub/beta.md":       {Data: []byte("# Beta\nBadgers dig setts. Back to [[index]].\n"), ModTime: t0},
 		"notes.txt":         {Data: []byte("plain text about capybaras\n"), ModTime: t0},
@@ -191,7 +191,7 @@ func TestEngineMoveRewritesLinks(t *testing.T) {
 	defer e.Close()
 	src := fsys["index.md"].Data
 	out, n := e.RewriteLinks("index.md", src, t0, "sub/beta.md", "archive/beta.md")
-	if n != 1 || string(out) != "# fulltext.Index\nSee [[alpha]] and [beta](archive/beta.md).\n" {
+	if n != 1 || string(out) != "# Index\nSee [[alpha]] and [beta](archive/beta.md).\n" {
 		t.Errorf("rewrite = %d %q", n, out)
 	}
 	out, n = e.RewriteLinks("sub/beta.md", fsys["sub/beta.md"].Data, t0, "index.md", "home/start.md")

@@ -227,8 +227,8 @@ func (e *Engine) ReadLinksTo(ctx context.Context, name string) Coverage {
 		return cv
 	}
 	needles := [][]byte{bytes.ToLower([]byte(strings.TrimSuffix(path.Base(name), path.Ext(name))))}
-	// Its aliases, from the graph: markdown.Relations would read the document for its URLs, which the
-	// caller's own markdown.Relations does next. A document the build has not reached is read here to put
+	// Its aliases, from the graph: Relations would read the document for its URLs, which the
+	// caller's own Relations does next. A document the build has not reached is read here to put
 	// it in the graph, and so read twice by a relationships call.
 	d, ok := e.graph.Doc(name)
 	if !ok && e.opts.Allow(name, false) {
@@ -239,7 +239,7 @@ func (e *Engine) ReadLinksTo(ctx context.Context, name string) Coverage {
 		}
 	}
 	if !ok {
-		return cv // not a document: nothing links to it that markdown.Relations could tell
+		return cv // not a document: nothing links to it that Relations could tell
 	}
 	for _, a := range d.Aliases {
 		needles = append(needles, bytes.ToLower([]byte(a)))

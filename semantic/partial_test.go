@@ -221,7 +221,7 @@ func TestRelationsDuringTheBuild(t *testing.T) {
 	e := New(Options{FS: vault(), Allow: allow})
 	defer e.Close()
 	r, ok := e.Relations("index.md")
-	if !ok || r.Title != "fulltext.Index" || len(r.Links) != 2 {
+	if !ok || r.Title != "Index" || len(r.Links) != 2 {
 		t.Errorf("relations before the build = %+v, %v; want the document read on demand with its 2 links", r, ok)
 	}
 	if _, ok := e.Relations(".git/config"); ok {

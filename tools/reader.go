@@ -10,6 +10,8 @@ import (
 
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/intents"
+
+	"github.com/packfs/packfs-mcp/markdown"
 )
 
 // Read limits. A model's context is the scarce resource: one answer never carries more than this.
@@ -68,7 +70,7 @@ func (s *Server) read(ctx context.Context, c *call) (any, error) {
 		return nil, err
 	}
 	out := ReaderResult{Status: Status{Success: true}}
-	text := isText(data)
+	text := markdown.IsText(data)
 	if in.Preferences.IncludeMetadata {
 		out.FileAttrs = attrs(info)
 		if text {
@@ -155,7 +157,7 @@ func (s *Server) metadata(ctx context.Context, c *call, name string) (any, error
 	out := ReaderResult{Status: Status{Success: true}, FileAttrs: attrs(info)}
 	if info.Type == fsroot.TypeFile {
 		if data, _, err := s.cfg.Root.ReadFile(ctx, name, s.cfg.MaxFileSize); err == nil {
-			text := isText(data)
+			text := markdown.IsText(data)
 			out.MediaType = mediaType(name, data, text)
 			out.Binary = !text
 			if text {

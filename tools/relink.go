@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"sort"
+
+	"github.com/packfs/packfs-mcp/markdown"
 )
 
 // relink keeps links working after old moved to dest: it rewrites the links in other documents that
@@ -23,7 +25,7 @@ func (s *Server) relink(ctx context.Context, old, dest string, dry bool) ([]stri
 	}
 	for _, from := range s.linkedFrom(old) {
 		data, info, err := s.cfg.Root.ReadFile(ctx, from, s.cfg.MaxFileSize)
-		if err != nil || !isText(data) {
+		if err != nil || !markdown.IsText(data) {
 			continue
 		}
 		out, n := e.RewriteLinks(from, data, info.ModTime, old, dest)
@@ -44,7 +46,7 @@ func (s *Server) relink(ctx context.Context, old, dest string, dry bool) ([]stri
 			at = p
 		}
 		data, info, err := s.cfg.Root.ReadFile(ctx, at, s.cfg.MaxFileSize)
-		if err != nil || !isText(data) {
+		if err != nil || !markdown.IsText(data) {
 			continue
 		}
 		out, n := e.RelinkMoved(data, info.ModTime, p, now)

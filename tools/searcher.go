@@ -14,6 +14,8 @@ import (
 
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/intents"
+
+	"github.com/packfs/packfs-mcp/markdown"
 )
 
 // Search and listing limits: every answer is bounded, and says when it is.
@@ -190,7 +192,7 @@ func (s *Server) fileContains(ctx context.Context, info fsroot.Info, needle stri
 		return false
 	}
 	data, _, err := s.cfg.Root.ReadFile(ctx, info.Path, s.cfg.MaxFileSize)
-	if err != nil || !isText(data) {
+	if err != nil || !markdown.IsText(data) {
 		return false
 	}
 	return strings.Contains(strings.ToLower(string(data)), needle)
@@ -330,7 +332,7 @@ func (s *Server) searchContent(ctx context.Context, name string, depth int, o in
 			return true
 		}
 		data, _, err := s.cfg.Root.ReadFile(ctx, info.Path, s.cfg.MaxFileSize)
-		if err != nil || !isText(data) {
+		if err != nil || !markdown.IsText(data) {
 			return true // unreadable, special, too large or binary: not searchable text
 		}
 		searched++

@@ -14,9 +14,6 @@ import (
 	"github.com/packfs/packfs-mcp/fulltext"
 )
 
-// DefaultSemanticResults is how many documents search_semantic returns when the caller does not say.
-const DefaultSemanticResults = 10
-
 func (s *Server) searchSemantic(ctx context.Context, c *call, in intents.Discover, name string) (any, error) {
 	e := s.cfg.Engine
 	if e == nil {
@@ -24,7 +21,7 @@ func (s *Server) searchSemantic(ctx context.Context, c *call, in intents.Discove
 	}
 	want := in.Options.MaxResults
 	if want <= 0 {
-		want = DefaultSemanticResults
+		want = fulltext.DefaultMax
 	}
 	q := fulltext.Query{
 		Text:        in.Target.Query,
@@ -74,7 +71,7 @@ func (s *Server) searchSemantic(ctx context.Context, c *call, in intents.Discove
 	for _, h := range hits {
 		fe := FileEntry{Path: h.Path, Title: h.Title, Score: h.Score, Heading: h.Heading, Line: h.Line, Snippet: h.Snippet}
 		if in.Options.IncludeContent {
-			if data, _, err := s.cfg.Root.ReadFile(ctx, h.Path, s.cfg.MaxFileSize); err == nil && isText(data) {
+			if data, _, err := s.cfg.Root.ReadFile(ctx, h.Path, s.cfg.MaxFileSize); err == nil && markdown.IsText(data) {
 				c := capString(string(data), MaxIncludedBytes)
 				fe.Content = &c
 			}

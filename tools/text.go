@@ -1,22 +1,14 @@
 package tools
 
 import (
-	"bytes"
 	"mime"
 	"net/http"
 	"path"
 	"strings"
-	"unicode/utf8"
 )
 
 // sniffLen is how much of a file decides whether it is text: what http.DetectContentType reads.
 const sniffLen = 512
-
-// isText reports whether data is UTF-8 text: valid UTF-8 with no NUL byte. A UTF-16 file (with or
-// without its byte-order mark) fails both tests and is reported as binary, never mangled.
-func isText(data []byte) bool {
-	return utf8.Valid(data) && bytes.IndexByte(data, 0) < 0
-}
 
 // mediaType names what a file holds: by its extension when the name is telling, else by sniffing.
 func mediaType(name string, data []byte, text bool) string {

@@ -13,6 +13,8 @@ import (
 
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/intents"
+
+	"github.com/packfs/packfs-mcp/markdown"
 )
 
 func writerTool() mcp.Tool {
@@ -148,7 +150,7 @@ func (s *Server) appendTo(ctx context.Context, name, content string, o intents.U
 	if err != nil {
 		return err
 	}
-	if !isText(old) {
+	if !markdown.IsText(old) {
 		return notText(name)
 	}
 	if int64(len(old)+len(content)) > s.cfg.MaxFileSize {
@@ -169,7 +171,7 @@ func (s *Server) edit(ctx context.Context, name string, in intents.Update, out *
 	if err != nil {
 		return err
 	}
-	if !isText(old) {
+	if !markdown.IsText(old) {
 		return notText(name)
 	}
 	text, n, err := applyEdits(name, string(old), in.Edits)
