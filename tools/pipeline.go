@@ -100,27 +100,7 @@ func (s *Server) charge(c *call, recursive bool) error {
 	return s.cfg.Limiter.Allow(c.tool, security.Cost(c.purpose, recursive), s.cfg.Now())
 }
 
-// visible reports whether an entry found by a walk may be shown: names the policy refuses are
-// hidden, so a listing never reveals a secret's name or a file the tools could not open.
+// visible reports whether an entry found by a walk may be shown (see [Visible]).
 func (s *Server) visible(info fsroot.Info) bool {
-	switch info.Type {
-	case fsroot.TypeDir:
-		return s.cfg.Policy.CheckName(info.Path, true) == nil
-	case fsroot.TypeSymlink:
-		if s.cfg.Policy.CheckName(info.Path, false) != nil && s.cfg.Policy.CheckName(info.Path, true) != nil {
-			return false
-		}
-		real, err := s.cfg.Root.Resolve(info.Path)
-		if err != nil {
-			return false
-		}
-		st, err := s.cfg.Root.Stat(info.Path)
-		if err != nil {
-			return false
-		}
-		return s.cfg.Policy.CheckName(real, st.Type == fsroot.TypeDir) == nil
-	case fsroot.TypeFile:
-		return s.cfg.Policy.CheckName(info.Path, false) == nil
-	}
-	return false
+	return Visible(s.cfg.Policy, s.cfg.Root, info) == nil
 }

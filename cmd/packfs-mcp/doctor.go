@@ -252,12 +252,31 @@ func (a *app) checkRoot() check {
 	return check{true, fmt.Sprintf("the root is a folder that can be listed (%d entries at its top)", len(entries))}
 }
 
-// checkVisible walks the tree, within a budget, counting the files the tools may open and those the
-// policy hides, with an example of each kind hidden.
 // reasonHardLink is why doctor says a file is hidden when it has more than one hard link: fsroot
 // refuses to read or write it, so the index and every tool pass it over.
 const reasonHardLink = "having more than one hard link"
 
+// hiddenReasons are the reasons doctor gives for entries [tools.Visible] hides, in the order it
+// reports them.
+var hiddenReasons = []string{"blocked", "extension not allowed", reasonHardLink, "not a regular file", "a link leading out of the root or to nothing"}
+
+// hiddenAs names the reason of an error of [tools.Visible] among hiddenReasons.
+func hiddenAs(err error) string {
+	switch {
+	case errors.Is(err, security.ErrExtension):
+		return hiddenReasons[1]
+	case errors.Is(err, fsroot.ErrHardLink):
+		return hiddenReasons[2]
+	case errors.Is(err, fsroot.ErrNotRegular):
+		return hiddenReasons[3]
+	case errors.Is(err, security.ErrBlocked):
+		return hiddenReasons[0]
+	}
+	return hiddenReasons[4]
+}
+
+// checkVisible walks the tree, within a budget, counting the files the tools may open and those
+// they cannot see ([tools.Visible]), with an example of each kind hidden.
 func (a *app) checkVisible() check {
 	ctx, cancel := context.WithTimeout(context.Background(), doctorWalkBudget)
 	defer cancel()
@@ -271,30 +290,19 @@ func (a *app) checkVisible() check {
 			return fs.SkipAll
 		}
 		isDir := info.Type == fsroot.TypeDir
-		if err := a.policy.CheckName(info.Path, isDir); err != nil {
-			reason := "blocked"
-			if errors.Is(err, security.ErrExtension) {
-				reason = "extension not allowed"
-			}
-			if _, seen := hidden[reason]; !seen {
+		if !isDir {
+			files++
+		}
+		if err := tools.Visible(a.policy, a.root, info); err != nil {
+			if reason := hiddenAs(err); hidden[reason] == "" {
 				hidden[reason] = info.Path
-			}
-			if !isDir {
-				files++
 			}
 			if isDir {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if info.Type == fsroot.TypeFile {
-			files++
-			if errors.Is(a.root.Refuses(info), fsroot.ErrHardLink) {
-				if _, seen := hidden[reasonHardLink]; !seen {
-					hidden[reasonHardLink] = info.Path
-				}
-				return nil
-			}
+		if !isDir {
 			visible++
 		}
 		return nil
@@ -306,7 +314,7 @@ func (a *app) checkVisible() check {
 		return check{false, fmt.Sprintf("walking the root failed: %v", err)}
 	}
 	text := fmt.Sprintf("%d files seen%s: %d open to the tools", files, partial, visible)
-	for _, reason := range []string{"blocked", "extension not allowed", reasonHardLink} {
+	for _, reason := range hiddenReasons {
 		if ex, ok := hidden[reason]; ok {
 			hint := ""
 			if reason == reasonHardLink {

@@ -135,8 +135,14 @@ func (a *app) openEngine() error {
 		Busy: func() {
 			a.log.Printf("the search index in %s is in use by another packfs-mcp on this root: this one keeps its own in memory", place.Dir)
 		},
-		FS:    a.root.FS(),
-		Allow: func(name string, isDir bool) bool { return a.policy.CheckName(name, isDir) == nil },
+		FS: a.root.FS(),
+		Allow: func(name string, isDir bool) bool {
+			info := fsroot.Info{Path: name, Type: fsroot.TypeFile}
+			if isDir {
+				info.Type = fsroot.TypeDir
+			}
+			return tools.Visible(a.policy, a.root, info) == nil
+		},
 		Index: fulltext.IndexOptions{
 			Dir:         dir,
 			ChunkSize:   a.cfg.Semantic.ChunkSize,

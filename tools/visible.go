@@ -1,0 +1,48 @@
+package tools
+
+import (
+	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/security"
+)
+
+// Visible is the one rule for what the tools can see of an entry found by a walk of root: what a
+// listing shows, what the index holds (the engine is given it) and what doctor counts. It returns
+// nil when the entry is visible, else why not:
+//   - a name the policy refuses: its [security.ErrBlocked] or [security.ErrExtension] error, so a
+//     listing never reveals a secret's name;
+//   - a file the tools could not open: [fsroot.Root.Refuses] (more than one hard link unless
+//     allowed, a special file);
+//   - a symbolic link: judged on what it reaches inside the root (the name and the target must
+//     both pass); one leading out of the root, or to nothing, is refused with the error that says
+//     so.
+//
+// An entry without a link count (Links 0, as from a walk that only knows names) is judged on its
+// name and type; the hard-link check then happens when the file is opened, by the same
+// [fsroot.Root.Refuses].
+func Visible(policy *security.Policy, root *fsroot.Root, info fsroot.Info) error {
+	switch info.Type {
+	case fsroot.TypeDir:
+		return policy.CheckName(info.Path, true)
+	case fsroot.TypeFile:
+		if err := policy.CheckName(info.Path, false); err != nil {
+			return err
+		}
+		return root.Refuses(info)
+	case fsroot.TypeSymlink:
+		errFile, errDir := policy.CheckName(info.Path, false), policy.CheckName(info.Path, true)
+		if errFile != nil && errDir != nil {
+			return errFile
+		}
+		real, err := root.Resolve(info.Path)
+		if err != nil {
+			return err
+		}
+		st, err := root.Stat(info.Path)
+		if err != nil {
+			return err
+		}
+		st.Path = real
+		return Visible(policy, root, st)
+	}
+	return root.Refuses(info)
+}

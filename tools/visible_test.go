@@ -1,0 +1,86 @@
+package tools
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/security"
+)
+
+// TestVisible checks the one rule for what the tools can see, on a real folder: the listing, the
+// index and doctor all ask it.
+func TestVisible(t *testing.T) {
+	dir := t.TempDir()
+	outside := t.TempDir()
+	write := func(name string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"a.md", ".env", "tool.exe", "h1.md", "notes/b.md"} {
+		write(name)
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.Link(filepath.Join(dir, "h1.md"), filepath.Join(dir, "h2.md")))
+	must(os.WriteFile(filepath.Join(outside, "o.md"), []byte("x\n"), 0o644))
+	must(os.Symlink("a.md", filepath.Join(dir, "to-a.md")))
+	must(os.Symlink(".env", filepath.Join(dir, "to-env.md")))
+	must(os.Symlink(filepath.Join(outside, "o.md"), filepath.Join(dir, "to-outside.md")))
+	must(os.Symlink("gone.md", filepath.Join(dir, "to-nothing.md")))
+	must(syscall.Mkfifo(filepath.Join(dir, "pipe.md"), 0o644))
+
+	for _, allow := range []bool{false, true} {
+		root, err := fsroot.Open(dir, fsroot.Options{AllowHardLinks: allow})
+		must(err)
+		defer root.Close()
+		policy, err := security.NewPolicy(security.PolicyConfig{RootDir: dir})
+		must(err)
+		tests := []struct {
+			name string
+			want error // nil: visible; else the error it must match (errAny: any error)
+		}{
+			{"a.md", nil},
+			{"notes", nil},
+			{"notes/b.md", nil},
+			{".env", security.ErrBlocked},
+			{"tool.exe", security.ErrExtension},
+			{"h1.md", fsroot.ErrHardLink},
+			{"to-a.md", nil},
+			{"to-env.md", security.ErrBlocked},
+			{"to-outside.md", errAny},
+			{"to-nothing.md", errAny},
+			{"pipe.md", fsroot.ErrNotRegular},
+		}
+		for _, tt := range tests {
+			info, err := root.Lstat(tt.name)
+			must(err)
+			got := Visible(policy, root, info)
+			want := tt.want
+			if allow && want == fsroot.ErrHardLink {
+				want = nil
+			}
+			switch {
+			case want == nil && got != nil:
+				t.Errorf("allowHardLinks=%v: %s is hidden (%v), want visible", allow, tt.name, got)
+			case want == errAny && got == nil, want != nil && want != errAny && !errors.Is(got, want):
+				t.Errorf("allowHardLinks=%v: Visible(%s) = %v, want %v", allow, tt.name, got, want)
+			}
+		}
+	}
+}
+
+// errAny stands for any error in TestVisible.
+var errAny = errors.New("any error")
