@@ -22,7 +22,7 @@ const (
 	MaxTrackedTools = 64
 )
 
-// Request weights returned by [Cost].
+// Request weights: the tools' table of purposes gives each purpose one.
 const (
 	// CostLight is a single stat or a read of one bounded file.
 	CostLight = 1
@@ -184,31 +184,4 @@ func (l *Limiter) wait(b *rate.Limiter, cost, n int, now time.Time) time.Duratio
 	// is not reported as 101 ms.
 	ms = math.Ceil(ms - 1e-6)
 	return time.Duration(max(ms, 1)) * time.Millisecond
-}
-
-// Cost returns the rate-limit weight of an intent purpose. Heavier
-// operations cost more because they do more work per request: exists,
-// metadata and read cost [CostLight] (one stat or one bounded read); list,
-// relationships and every write cost [CostMedium] (a directory read, a
-// link lookup, or a change worth pacing); a recursive list and both
-// searches cost [CostHeavy], since each walks a tree. An unknown purpose
-// costs [CostHeavy], so a made-up name is never the cheap way in.
-func Cost(purpose string, recursive bool) int {
-	switch purpose {
-	case "exists", "metadata", "read":
-		return CostLight
-	case "list":
-		if recursive {
-			return CostHeavy
-		}
-		return CostMedium
-	case "relationships":
-		return CostMedium
-	case "search_content", "search_semantic":
-		return CostHeavy
-	}
-	if q, ok := PermissionFor(purpose); ok && q == PermWrite {
-		return CostMedium
-	}
-	return CostHeavy
 }

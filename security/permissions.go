@@ -8,8 +8,8 @@ import (
 // Permission names one kind of access a server may grant.
 type Permission string
 
-// The four permissions. Each intent purpose needs exactly one of them
-// (see [PermissionFor]).
+// The four permissions. Each intent purpose needs exactly one of them (the
+// tools' table of purposes says which).
 const (
 	PermRead   Permission = "read"
 	PermWrite  Permission = "write"
@@ -131,45 +131,14 @@ func (p Permissions) String() string {
 	return b.String()
 }
 
-// purposePermission maps each intent purpose to the permission it needs.
-var purposePermission = map[string]Permission{
-	"read":            PermRead,
-	"metadata":        PermRead,
-	"exists":          PermRead,
-	"list":            PermList,
-	"search_content":  PermSearch,
-	"search_semantic": PermSearch,
-	"relationships":   PermSearch,
-	"create":          PermWrite,
-	"update":          PermWrite,
-	"append":          PermWrite,
-	"delete":          PermWrite,
-	"edit":            PermWrite,
-	"move":            PermWrite,
-	"mkdir":           PermWrite,
-}
-
-// PermissionFor returns the permission an intent purpose needs:
-// read, metadata and exists need read; list needs list; search_content,
-// search_semantic and relationships need search; create, update, append,
-// delete, edit, move and mkdir need write. Purposes are matched exactly.
-// For an unknown purpose it returns ("", false).
-func PermissionFor(purpose string) (Permission, bool) {
-	q, ok := purposePermission[purpose]
-	return q, ok
-}
-
 // DeniedError reports that a purpose needs a permission the server lacks,
 // and says how to enable it, for example
 //
 //	writing needs the "write" permission, which this server has off: restart it with --allow-write (or --permissions read,write,search,list)
-//
-// A DeniedError with an empty Need reports an unknown purpose, which is
-// denied rather than guessed at.
 type DeniedError struct {
 	// Purpose is the intent purpose that was refused, such as "delete".
 	Purpose string
-	// Need is the missing permission, or "" if Purpose is unknown.
+	// Need is the missing permission.
 	Need Permission
 
 	// have is the server's set when the error came from
@@ -179,9 +148,6 @@ type DeniedError struct {
 
 // Error says which permission is missing and which flag enables it.
 func (e *DeniedError) Error() string {
-	if e.Need == "" {
-		return fmt.Sprintf("purpose %q is not known, so it is denied: use one of read, metadata, exists, list, search_content, search_semantic, relationships, create, update, append, delete, edit, move, mkdir", e.Purpose)
-	}
 	flags := "--permissions " + e.have.With(e.Need).String()
 	if e.Need == PermWrite {
 		flags = "--allow-write (or " + flags + ")"
@@ -192,15 +158,12 @@ func (e *DeniedError) Error() string {
 // Unwrap returns [ErrDenied].
 func (e *DeniedError) Unwrap() error { return ErrDenied }
 
-// Check returns nil if the set grants what purpose needs, and a
-// *[DeniedError] otherwise. Unknown purposes are denied.
-func (p Permissions) Check(purpose string) error {
-	q, ok := PermissionFor(purpose)
-	if !ok {
-		return &DeniedError{Purpose: purpose, have: p}
-	}
-	if !p.Has(q) {
-		return &DeniedError{Purpose: purpose, Need: q, have: p}
+// Check returns nil if the set grants need, the permission purpose needs
+// (the tools' table of purposes says which), and a *[DeniedError] naming
+// purpose otherwise.
+func (p Permissions) Check(purpose string, need Permission) error {
+	if !p.Has(need) {
+		return &DeniedError{Purpose: purpose, Need: need, have: p}
 	}
 	return nil
 }

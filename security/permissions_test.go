@@ -87,40 +87,6 @@ func TestPermissionsSet(t *testing.T) {
 	}
 }
 
-func TestPermissionFor(t *testing.T) {
-	tests := []struct {
-		purpose string
-		want    security.Permission
-		ok      bool
-	}{
-		{"read", security.PermRead, true},
-		{"metadata", security.PermRead, true},
-		{"exists", security.PermRead, true},
-		{"list", security.PermList, true},
-		{"search_content", security.PermSearch, true},
-		{"search_semantic", security.PermSearch, true},
-		{"relationships", security.PermSearch, true},
-		{"create", security.PermWrite, true},
-		{"update", security.PermWrite, true},
-		{"append", security.PermWrite, true},
-		{"delete", security.PermWrite, true},
-		{"edit", security.PermWrite, true},
-		{"move", security.PermWrite, true},
-		{"mkdir", security.PermWrite, true},
-		{"chmod", "", false},
-		{"READ", "", false},
-		{"", "", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.purpose, func(t *testing.T) {
-			got, ok := security.PermissionFor(tt.purpose)
-			if got != tt.want || ok != tt.ok {
-				t.Errorf("PermissionFor(%q) = %q, %v; want %q, %v", tt.purpose, got, ok, tt.want, tt.ok)
-			}
-		})
-	}
-}
-
 func TestCheck(t *testing.T) {
 	readOnly, err := security.ParsePermissions([]string{"read"})
 	if err != nil {
@@ -130,26 +96,25 @@ func TestCheck(t *testing.T) {
 		name    string
 		p       security.Permissions
 		purpose string
-		need    security.Permission // "" with denied means unknown purpose
+		need    security.Permission
 		denied  bool
 		flag    string // the flag the message must suggest
 	}{
-		{name: "default read", p: security.DefaultPermissions(), purpose: "read"},
-		{name: "default list", p: security.DefaultPermissions(), purpose: "list"},
-		{name: "default search", p: security.DefaultPermissions(), purpose: "search_semantic"},
+		{name: "default read", p: security.DefaultPermissions(), purpose: "read", need: security.PermRead},
+		{name: "default list", p: security.DefaultPermissions(), purpose: "list", need: security.PermList},
+		{name: "default search", p: security.DefaultPermissions(), purpose: "search_semantic", need: security.PermSearch},
 		{name: "default delete", p: security.DefaultPermissions(), purpose: "delete", need: security.PermWrite, denied: true,
 			flag: "--allow-write (or --permissions read,write,search,list)"},
 		{name: "default move", p: security.DefaultPermissions(), purpose: "move", need: security.PermWrite, denied: true, flag: "--allow-write"},
-		{name: "all edit", p: security.AllPermissions(), purpose: "edit"},
+		{name: "all edit", p: security.AllPermissions(), purpose: "edit", need: security.PermWrite},
 		{name: "read-only search", p: readOnly, purpose: "search_content", need: security.PermSearch, denied: true,
 			flag: "--permissions read,search"},
 		{name: "read-only list", p: readOnly, purpose: "list", need: security.PermList, denied: true, flag: "--permissions read,list"},
 		{name: "none metadata", p: security.Permissions{}, purpose: "metadata", need: security.PermRead, denied: true, flag: "--permissions read"},
-		{name: "unknown purpose", p: security.AllPermissions(), purpose: "chmod", denied: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := tt.p.Check(tt.purpose)
+			err := tt.p.Check(tt.purpose, tt.need)
 			if !tt.denied {
 				if err != nil {
 					t.Fatalf("Check(%q) = %v, want nil", tt.purpose, err)
@@ -177,7 +142,7 @@ func TestCheck(t *testing.T) {
 }
 
 func TestDeniedErrorExample(t *testing.T) {
-	err := security.DefaultPermissions().Check("create")
+	err := security.DefaultPermissions().Check("create", security.PermWrite)
 	want := `writing needs the "write" permission, which this server has off: restart it with --allow-write (or --permissions read,write,search,list)`
 	if err == nil || err.Error() != want {
 		t.Errorf("Check(\"create\") = %v, want %s", err, want)

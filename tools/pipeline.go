@@ -14,11 +14,9 @@ import (
 // server without write permission answers PERMISSION_DENIED whatever else the call got wrong.
 func admit[T any](s *Server, c *call) (T, error) {
 	var zero T
-	if c.purpose != "" {
-		if _, known := security.PermissionFor(c.purpose); known {
-			if err := s.cfg.Permissions.Check(c.purpose); err != nil {
-				return zero, err
-			}
+	if p, known := PurposeOf(c.tool, c.purpose); known {
+		if err := s.cfg.Permissions.Check(p.Name, p.Permission); err != nil {
+			return zero, err
 		}
 	}
 	in, err := intents.Decode[T](c.raw)
@@ -28,8 +26,9 @@ func admit[T any](s *Server, c *call) (T, error) {
 	return in, nil
 }
 
-// Purpose reads the purpose from a call's arguments without judging the rest; "" when there is none.
-func Purpose(raw []byte) string {
+// PurposeIn reads the purpose from a call's arguments without judging the rest; "" when there is
+// none.
+func PurposeIn(raw []byte) string {
 	var v struct {
 		Purpose any `json:"purpose"`
 	}
@@ -97,7 +96,11 @@ func (s *Server) checkParents(name string) error {
 
 // charge runs the rate limiter for the call; heavier purposes cost more.
 func (s *Server) charge(c *call, recursive bool) error {
-	return s.cfg.Limiter.Allow(c.tool, security.Cost(c.purpose, recursive), s.cfg.Now())
+	cost := security.CostHeavy // a made-up purpose is never the cheap way in
+	if p, ok := PurposeOf(c.tool, c.purpose); ok {
+		cost = p.cost(recursive)
+	}
+	return s.cfg.Limiter.Allow(c.tool, cost, s.cfg.Now())
 }
 
 // visible reports whether an entry found by a walk may be shown (see [Visible]).

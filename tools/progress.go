@@ -159,13 +159,8 @@ func (r *reporter) report(now time.Time) {
 
 func (r *reporter) message() string {
 	what := r.purpose
-	switch r.purpose {
-	case "list":
-		what = "listing"
-	case "search_content":
-		what = "searching"
-	case "search_semantic", "relationships":
-		what = "building the search index"
+	if p, ok := PurposeOf(r.tool, r.purpose); ok && p.Progress != "" {
+		what = p.Progress
 	}
 	if r.total > 0 {
 		return fmt.Sprintf("%s: %d of %d %s", what, r.done, r.total, r.unit)

@@ -163,7 +163,7 @@ func (s *Server) enabled(tool string) bool {
 func (s *Server) adapt(tool string, h handlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		c := &call{tool: tool, raw: Arguments(req), start: time.Now()}
-		c.purpose = Purpose(c.raw)
+		c.purpose = PurposeIn(c.raw)
 		if m := req.Params.Meta; m != nil {
 			c.progressToken = m.ProgressToken
 		}

@@ -144,7 +144,7 @@ Flags (the same as serve's):
 		logger.Print(err)
 		return 2
 	}
-	if offered && a.engine != nil && needsIndex(c.name, tools.Purpose(c.args)) {
+	if offered && a.engine != nil && needsIndex(c.name, tools.PurposeIn(c.args)) {
 		a.buildIndex(ctx, progressEvery, func(st semantic.Progress) {
 			if a.cfg.progress != nil {
 				a.cfg.progress(tools.Progress{Done: st.Done, Total: st.Total,
@@ -249,18 +249,11 @@ func notOffered(a *app, name string) string {
 		name, a.perms, need, need, others)
 }
 
-// needsIndex reports whether a call's answer depends on the search index, so call brings it up to
-// date first, as a server that has been running a while would have: ranked search and
-// relationships read it, delete reports the documents that link to what it removes, and move keeps
-// links working.
+// needsIndex reports whether a call's answer depends on the search index (see
+// [tools.Purpose].NeedsIndex), so call brings it up to date first.
 func needsIndex(tool, purpose string) bool {
-	switch tool {
-	case tools.SearcherName:
-		return purpose == "search_semantic" || purpose == "relationships"
-	case tools.WriterName:
-		return purpose == "delete" || purpose == "move"
-	}
-	return false
+	p, ok := tools.PurposeOf(tool, purpose)
+	return ok && p.NeedsIndex
 }
 
 // progressPrinter returns a [tools.Progress] hook that prints each report on stderr as one line.

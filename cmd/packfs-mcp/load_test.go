@@ -21,6 +21,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/packfs/packfs-mcp/security"
+
+	"github.com/packfs/packfs-mcp/tools"
 )
 
 // The load tests drive the built binary the way a busy client does: they write every request
@@ -639,8 +641,9 @@ func TestRateLimitBurst(t *testing.T) {
 		burst   = 120
 	)
 	perTool := max(rateMax/2, 1)
-	existsCost := security.Cost("exists", false)
-	listCost := security.Cost("list", false)
+	existsP, _ := tools.PurposeOf(tools.ReaderName, "exists")
+	listP, _ := tools.PurposeOf(tools.SearcherName, "list")
+	existsCost, listCost := existsP.Cost, listP.Cost
 	allowed := min(perTool, rateMax) / existsCost
 	// A refused call waits for at most existsCost tokens of the reader's bucket, which refills
 	// perTool tokens per window; RetryAfter rounds up to the millisecond.
