@@ -1,8 +1,6 @@
 package main
 
 import (
-	"archive/tar"
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/packfs/packfs-mcp/internal/corpora"
 )
 
 // The content searches: a word in 3 files of the corpus, a word in 342, and a two-word phrase in 651.
@@ -63,7 +63,7 @@ func makeFixtures(root string, cfg config) (fixtures, error) {
 	if cfg.corpusDir != "" {
 		fx.corpusFiles, err = copyTree(cfg.corpusDir, filepath.Join(root, fx.corpus))
 	} else {
-		fx.corpusFiles, err = unpackTLDR(cfg.archive, root)
+		fx.corpusFiles, err = corpora.Unpack(cfg.archive, "", root)
 	}
 	if err != nil {
 		return fx, fmt.Errorf("corpus: %w (pass --corpus-dir DIR for an unpacked copy)", err)
@@ -72,38 +72,6 @@ func makeFixtures(root string, cfg config) (fixtures, error) {
 		return fx, fmt.Errorf("corpus: no %s folder after unpacking", fx.corpus)
 	}
 	return fx, nil
-}
-
-// unpackTLDR extracts the regular files of the archive (whose top folder is tldr/) into dir. A copy,
-// not a link, so that every server sees ordinary files inside its root.
-func unpackTLDR(archive, dir string) (int, error) {
-	f, err := os.Open(archive)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		return 0, err
-	}
-	tr := tar.NewReader(gz)
-	n := 0
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return n, nil
-		}
-		if err != nil {
-			return n, err
-		}
-		if h.Typeflag != tar.TypeReg || !fs.ValidPath(strings.TrimSuffix(h.Name, "/")) {
-			continue
-		}
-		if err := writeFile(filepath.Join(dir, filepath.FromSlash(h.Name)), tr); err != nil {
-			return n, err
-		}
-		n++
-	}
 }
 
 // copyTree copies the regular files under src to dst.

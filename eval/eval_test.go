@@ -1,22 +1,19 @@
 package main
 
 import (
-	"archive/tar"
-	"bytes"
 	"cmp"
-	"compress/gzip"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	gocmp "github.com/google/go-cmp/cmp"
+
+	"github.com/packfs/packfs-mcp/internal/corpora"
 )
 
 // minQueries is the least number of judged queries a corpus must have for
@@ -87,7 +84,7 @@ func TestGrepRanker(t *testing.T) {
 
 // TestQuerySets checks the committed query files without the corpora.
 func TestQuerySets(t *testing.T) {
-	for _, c := range corpora {
+	for _, c := range collections {
 		t.Run(c.Name, func(t *testing.T) {
 			qs, err := loadQuerySet(filepath.Join("queries", c.Queries))
 			if err != nil {
@@ -225,7 +222,7 @@ func TestPoolOut(t *testing.T) {
 
 // TestJudgedFilesExist checks that every judged file is in its corpus.
 func TestJudgedFilesExist(t *testing.T) {
-	for _, c := range corpora {
+	for _, c := range collections {
 		t.Run(c.Name, func(t *testing.T) {
 			files, err := listMarkdown(corpusRoot(t, c))
 			if err != nil {
@@ -274,7 +271,7 @@ var rankingToday = []struct {
 // corpora, with the user's words alone and with each set of a calling model's paraphrases, and
 // fails when a metric falls more than rankingMargin below today's figure.
 func TestRankingFloors(t *testing.T) {
-	for _, c := range corpora {
+	for _, c := range collections {
 		t.Run(c.Name, func(t *testing.T) {
 			root := corpusRoot(t, c)
 			files, err := listMarkdown(root)
@@ -321,116 +318,10 @@ func TestRankingFloors(t *testing.T) {
 	}
 }
 
-// unpackedCorpora holds the corpora unpacked so far, by name, below dir.
-var unpackedCorpora struct {
-	sync.Mutex
-	dir   string
-	roots map[string]string
-}
+func TestMain(m *testing.M) { corpora.Main(m) }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if unpackedCorpora.dir != "" {
-		os.RemoveAll(unpackedCorpora.dir)
-	}
-	os.Exit(code)
-}
-
-// corpusRoot returns the index root of corpus c, unpacked from ../shared/corpora on first use
-// into a folder removed when the tests end. Without the archive it skips the test, or fails it
-// under PACKFS_REQUIRE_CORPORA=1 (as in CI).
-func corpusRoot(t *testing.T, c corpus) string {
-	t.Helper()
-	unpackedCorpora.Lock()
-	defer unpackedCorpora.Unlock()
-	if root, ok := unpackedCorpora.roots[c.Name]; ok {
-		return root
-	}
-	if unpackedCorpora.dir == "" {
-		dir, err := os.MkdirTemp("", "packfs-eval-corpora-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		unpackedCorpora.dir, unpackedCorpora.roots = dir, map[string]string{}
-	}
-	dst := filepath.Join(unpackedCorpora.dir, c.Name)
-	err := unpack(c, filepath.Join("..", "..", "shared", "corpora"), dst)
-	if errors.Is(err, errNoArchive) {
-		if os.Getenv("PACKFS_REQUIRE_CORPORA") == "1" {
-			t.Fatalf("PACKFS_REQUIRE_CORPORA=1 but %v", err)
-		}
-		t.Skipf("corpus archive absent, skipping: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := filepath.Join(dst, filepath.FromSlash(c.Root))
-	unpackedCorpora.roots[c.Name] = root
-	return root
-}
-
-func TestUnpack(t *testing.T) {
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(zw)
-	entries := []struct {
-		hdr  tar.Header
-		body string
-	}{
-		{tar.Header{Name: "c/", Typeflag: tar.TypeDir, Mode: 0o755}, ""},
-		{tar.Header{Name: "c/pages/a.md", Typeflag: tar.TypeReg, Mode: 0o644}, "a"},
-		{tar.Header{Name: "c/pages/sub/b.md", Typeflag: tar.TypeReg, Mode: 0o644}, "b"},
-		{tar.Header{Name: "c/pages.en", Typeflag: tar.TypeSymlink, Linkname: "pages"}, ""},
-		{tar.Header{Name: "c/pages/link.md", Typeflag: tar.TypeSymlink, Linkname: "/etc/passwd"}, ""},
-		{tar.Header{Name: "c/other/x.md", Typeflag: tar.TypeReg, Mode: 0o644}, "x"},
-		{tar.Header{Name: "c/pages/../../evil.md", Typeflag: tar.TypeReg, Mode: 0o644}, "evil"},
-	}
-	for _, e := range entries {
-		e.hdr.Size = int64(len(e.body))
-		if err := tw.WriteHeader(&e.hdr); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tw.Write([]byte(e.body)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	archives, dst := t.TempDir(), t.TempDir()
-	if err := os.WriteFile(filepath.Join(archives, "c.tar.gz"), buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	c := corpus{Name: "c", Archive: "c.tar.gz", Root: "c/pages"}
-	if err := unpack(c, archives, dst); err != nil {
-		t.Fatal(err)
-	}
-	got, err := listMarkdown(filepath.Join(dst, "c", "pages"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := gocmp.Diff([]string{"a.md", "sub/b.md"}, got); diff != "" {
-		t.Errorf("unpacked files mismatch (-want +got):\n%s", diff)
-	}
-	var all []string
-	filepath.WalkDir(dst, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			rel, _ := filepath.Rel(dst, p)
-			all = append(all, filepath.ToSlash(rel))
-		}
-		return nil
-	})
-	if slices.ContainsFunc(all, func(p string) bool { return p != "c/pages/a.md" && p != "c/pages/sub/b.md" }) {
-		t.Errorf("unpack wrote entries outside the root or non-regular files: %q", all)
-	}
-
-	if err := unpack(corpus{Archive: "missing.tar.gz", Root: "x"}, archives, dst); !errors.Is(err, errNoArchive) {
-		t.Errorf("unpack of a missing archive: got %v, want errNoArchive", err)
-	}
-}
+// corpusRoot returns the index root of corpus c for a test (see [corpora.Dir]).
+func corpusRoot(t *testing.T, c corpus) string { return corpora.Dir(t, c.Corpus) }
 
 func TestMergePool(t *testing.T) {
 	dir := t.TempDir()

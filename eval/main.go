@@ -80,7 +80,7 @@ func main() {
 		os.Exit(2)
 	}
 	var selected []corpus
-	for _, c := range corpora {
+	for _, c := range collections {
 		if *which == "all" || *which == c.Name {
 			selected = append(selected, c)
 		}

@@ -602,7 +602,7 @@ func (l wordList) words() []string {
 
 // every file that contains it, ignoring case.
 func TestCandidatesSuperset(t *testing.T) {
-	fsys, docs := evalCorpus(t, "obsidian", 400)
+	fsys, docs := evalCorpus(t, corpora.Obsidian, 400)
 	ix := newTestIndex(t, IndexOptions{})
 	if err := ix.PutBatch(docs); err != nil {
 		t.Fatal(err)
@@ -657,10 +657,10 @@ func TestCandidatesSuperset(t *testing.T) {
 		tried, narrowed, frontmatterOnly)
 }
 
-// evalCorpus parses up to limit markdown files of the named corpus (see [corpora.Dir]) with [Parse].
-func evalCorpus(t testing.TB, name string, limit int) (fs.FS, []markdown.Doc) {
+// evalCorpus parses up to limit markdown files of corpus c (see [corpora.Dir]) with [markdown.Parse].
+func evalCorpus(t testing.TB, c corpora.Corpus, limit int) (fs.FS, []markdown.Doc) {
 	t.Helper()
-	fsys := os.DirFS(corpora.Dir(t, name))
+	fsys := os.DirFS(corpora.Dir(t, c))
 	var docs []markdown.Doc
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || path.Ext(p) != ".md" || len(docs) >= limit {
@@ -743,7 +743,7 @@ const rankingEvalFloor = 0.463
 // themselves were chosen on the odd-numbered queries of eval/queries (go run ./eval --split),
 // whose floors eval's TestRankingFloors checks; these 20 queries are a further check.
 func TestRankingEval(t *testing.T) {
-	_, docs := evalCorpus(t, "obsidian", 1000)
+	_, docs := evalCorpus(t, corpora.Obsidian, 1000)
 	def := DefaultRanking()
 	with := func(f func(*Ranking)) Ranking { r := def; f(&r); return r }
 	configs := []struct {
@@ -829,7 +829,7 @@ func BenchmarkSearch(b *testing.B) {
 // BenchmarkTLDR indexes the tldr pages in batches of 500 (reporting docs/s) and then searches
 // them (reporting the median latency).
 func BenchmarkTLDR(b *testing.B) {
-	_, docs := evalCorpus(b, "tldr", 100000)
+	_, docs := evalCorpus(b, corpora.TLDR, 100000)
 	b.Run("PutBatch", func(b *testing.B) {
 		for b.Loop() {
 			ix := newTestIndex(b, IndexOptions{})

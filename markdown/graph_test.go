@@ -170,7 +170,7 @@ const vaultMinInternal = 1500
 // note (by path, name or alias, nearest first) except those in vaultBrokenLinks, and the only
 // other broken links are embeds of pictures the archive does not carry.
 func TestGraphVault(t *testing.T) {
-	fsys := os.DirFS(corpora.Dir(t, "obsidian"))
+	fsys := os.DirFS(corpora.Dir(t, corpora.Obsidian))
 	g := NewGraph()
 	var paths []string
 	err := fs.WalkDir(fsys, ".", func(p string, e fs.DirEntry, err error) error {

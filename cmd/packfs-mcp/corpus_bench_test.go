@@ -1,11 +1,7 @@
 package main
 
 import (
-	"archive/tar"
-	"bytes"
-	"compress/gzip"
 	"encoding/json"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/packfs/packfs-mcp/internal/corpora"
 )
 
 // BenchmarkTLDRCorpus measures the search index on the whole tldr corpus (38,404 files) through the
@@ -172,41 +170,11 @@ func tldrQueries(b *testing.B) []tldrQuery {
 
 // unpack extracts the regular files of a .tar.gz into dir and returns how many there were.
 func unpack(b *testing.B, archive, dir string) int {
-	f, err := os.Open(archive)
+	n, err := corpora.Unpack(archive, "", dir)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		b.Fatal(err)
-	}
-	tr := tar.NewReader(gz)
-	n := 0
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return n
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
-		if h.Typeflag != tar.TypeReg || strings.Contains(h.Name, "..") {
-			continue
-		}
-		p := filepath.Join(dir, filepath.FromSlash(h.Name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		var buf bytes.Buffer
-		if _, err := io.Copy(&buf, tr); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
-			b.Fatal(err)
-		}
-		n++
-	}
+	return n
 }
 
 func pct(d []time.Duration, p float64) float64 {
