@@ -51,11 +51,7 @@ func find(t *testing.T, e *Engine, q string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	for _, h := range res.Hits {
-		out = append(out, h.Path)
-	}
-	return out
+	return paths(res.Hits)
 }
 
 func TestEngineBuildAndSearch(t *testing.T) {
