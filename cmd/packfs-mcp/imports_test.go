@@ -12,8 +12,9 @@ import (
 )
 
 // TestBoundary walks the module's source and fails when a package steps out of its room: only fsroot
-// touches the operating system's filesystem, only tools and cmd speak MCP, and imports point one way
-// (cmd -> tools -> intents, security, semantic -> fsroot).
+// touches the operating system's filesystem, only tools and cmd speak MCP (toolformat uses MCP's
+// types, not its server), and imports point one way (cmd -> tools -> intents, security, semantic ->
+// fsroot; cmd -> toolformat, audit).
 func TestBoundary(t *testing.T) {
 	const module = "github.com/packfs/packfs-mcp/"
 	osOnly := map[string]bool{"os": true, "path/filepath": true, "syscall": true, "io/ioutil": true, "golang.org/x/sys/unix": true}
@@ -25,7 +26,11 @@ func TestBoundary(t *testing.T) {
 		"semantic": {"fsroot"},
 		"tools":    {"fsroot", "security", "intents", "semantic"},
 		"audit":    {"fsroot"},
+		// toolformat is a library for other programs too: it stands alone.
+		"toolformat": {},
 	}
+	// mcpTypes is the one package of mcp-go that toolformat may import: the protocol's types.
+	const mcpTypes = "github.com/mark3labs/mcp-go/mcp"
 	// cmd uses os only to run a process: its arguments, streams and exit code, the config file the
 	// operator names, and the environment that names the folders it creates outside the root for
 	// the index and the backups (the user, the cache and temporary folders).
@@ -64,8 +69,8 @@ func TestBoundary(t *testing.T) {
 		for _, imp := range file.Imports {
 			path, _ := strconv.Unquote(imp.Path.Value)
 			switch {
-			case strings.HasPrefix(path, "github.com/mark3labs/mcp-go") && pkg != "tools" && pkg != "cmd":
-				t.Errorf("%s imports %s: only tools and cmd speak MCP", rel, path)
+			case strings.HasPrefix(path, "github.com/mark3labs/mcp-go") && pkg != "tools" && pkg != "cmd" && !(pkg == "toolformat" && path == mcpTypes):
+				t.Errorf("%s imports %s: only tools and cmd speak MCP, and toolformat uses only %s", rel, path, mcpTypes)
 			case strings.HasPrefix(path, module):
 				dep := strings.TrimPrefix(path, module)
 				if allowed, ok := allowedProject[pkg]; ok && !contains(allowed, dep) {
