@@ -58,7 +58,7 @@ type HTTPConfig struct {
 	// MaxRequestBytes caps a request body. If zero, 4 MiB.
 	MaxRequestBytes int64 `json:"maxRequestBytes,omitempty" yaml:"maxRequestBytes" validate:"min=0,max=1073741824"`
 	// ClientRateLimit is how many HTTP requests one client (token or address) may make per minute.
-	// If zero, 600.
+	// If zero, [security.DefaultClientRequests].
 	ClientRateLimit int `json:"clientRateLimit,omitempty" yaml:"clientRateLimit" validate:"min=0,max=1000000"`
 }
 

@@ -546,51 +546,6 @@ func TestHTTPStartRefusals(t *testing.T) {
 	}
 }
 
-func TestHTTPClientLimits(t *testing.T) {
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	t.Run("budget and retry", func(t *testing.T) {
-		l := newClientLimits(2) // one every 30 seconds, a burst of 2
-		for i, want := range []bool{true, true, false} {
-			if _, ok := l.allow("a", t0); ok != want {
-				t.Fatalf("request %d allowed = %v, want %v", i+1, ok, want)
-			}
-		}
-		if wait, _ := l.allow("a", t0); wait <= 29*time.Second || wait > 30*time.Second {
-			t.Errorf("wait %v, want about 30s", wait)
-		}
-		if _, ok := l.allow("b", t0); !ok {
-			t.Error("another client is refused")
-		}
-		if _, ok := l.allow("a", t0.Add(30*time.Second)); !ok {
-			t.Error("refused after the wait")
-		}
-	})
-	t.Run("bounded", func(t *testing.T) {
-		l := newClientLimits(10)
-		for i := range maxTrackedClients + 100 {
-			l.allow(fmt.Sprint(i), t0.Add(time.Duration(i)*time.Millisecond))
-		}
-		if n := len(l.clients); n > maxTrackedClients {
-			t.Errorf("%d clients tracked, want at most %d", n, maxTrackedClients)
-		}
-		if l.clients["0"] != nil || l.clients[fmt.Sprint(maxTrackedClients+99)] == nil {
-			t.Error("the clients evicted are not those idle longest")
-		}
-	})
-	t.Run("idle ones go first", func(t *testing.T) {
-		l := newClientLimits(10)
-		l.allow("idle", t0)
-		later := t0.Add(2 * time.Minute)
-		for i := range maxTrackedClients - 1 {
-			l.allow(fmt.Sprint(i), later)
-		}
-		l.allow("new", later)
-		if l.clients["idle"] != nil || len(l.clients) != maxTrackedClients {
-			t.Errorf("idle client kept or active ones dropped: %d tracked", len(l.clients))
-		}
-	})
-}
-
 // TestHTTPInProcess serves in this process, so that the race detector watches the HTTP layer under
 // concurrent clients, and stops the server as an operator would, with SIGTERM.
 func TestHTTPInProcess(t *testing.T) {
