@@ -55,8 +55,6 @@ type HTTPConfig struct {
 	TokenFile string `json:"tokenFile,omitempty" yaml:"tokenFile"`
 	// AllowedOrigins are the Origin header values accepted besides loopback ones.
 	AllowedOrigins []string `json:"allowedOrigins,omitempty" yaml:"allowedOrigins" validate:"omitempty,dive,min=1,max=255"`
-	// MaxRequestBytes caps a request body. If zero, 4 MiB.
-	MaxRequestBytes int64 `json:"maxRequestBytes,omitempty" yaml:"maxRequestBytes" validate:"min=0,max=1073741824"`
 	// ClientRateLimit is how many HTTP requests one client (token or address) may make per minute.
 	// If zero, [security.DefaultClientRequests].
 	ClientRateLimit int `json:"clientRateLimit,omitempty" yaml:"clientRateLimit" validate:"min=0,max=1000000"`
@@ -65,7 +63,10 @@ type HTTPConfig struct {
 // SecurityConfig is the policy part of [Config].
 type SecurityConfig struct {
 	// MaxFileSize is the largest file read or written, in bytes. If zero, 10 MiB.
-	MaxFileSize       int64           `json:"maxFileSize,omitempty" yaml:"maxFileSize" validate:"min=0,max=1073741824"`
+	MaxFileSize int64 `json:"maxFileSize,omitempty" yaml:"maxFileSize" validate:"min=0,max=1073741824"`
+	// MaxRequestBytes caps a message a client sends, a line on stdio or a request body over HTTP.
+	// If zero, [DefaultMaxRequestBytes].
+	MaxRequestBytes   int64           `json:"maxRequestBytes,omitempty" yaml:"maxRequestBytes" validate:"min=0,max=1073741824"`
 	AllowedExtensions []string        `json:"allowedExtensions,omitempty" yaml:"allowedExtensions" validate:"omitempty,dive,min=1,max=32"`
 	BlockedPaths      []string        `json:"blockedPaths,omitempty" yaml:"blockedPaths" validate:"omitempty,dive,min=1,max=255"`
 	AllowHardLinks    bool            `json:"allowHardLinks,omitempty" yaml:"allowHardLinks"`

@@ -201,7 +201,7 @@ func parseServe(args []string, stdout io.Writer) (Config, error) {
 		"a bearer token from $"+tokenEnv+" or --http-token-file is required unless ADDR is loopback")
 	tokenFile := f.fs.String("http-token-file", "", "a `FILE` holding the bearer token HTTP clients must send (instead of $"+tokenEnv+"); at least 16 characters, surrounding whitespace ignored")
 	origins := f.fs.String("http-allowed-origins", "", "comma-separated `ORIGINS` (scheme://host[:port]) of web pages allowed to call, besides loopback ones (default: none)")
-	maxBody := f.fs.Int64("http-max-request-bytes", 0, "largest HTTP request body, in `BYTES` (default 4194304)")
+	maxRequest := f.fs.Int64("max-request-bytes", DefaultMaxRequestBytes, "largest message a client may send, a line on stdio or an HTTP request body, in `BYTES`; a longer one is refused")
 	clientRate := f.fs.Int("http-client-rate-limit", 0, "`N` HTTP requests allowed per client (bearer token or address) per minute (default 600)")
 	f.fs.Usage = func() {
 		fmt.Fprint(f.fs.Output(), "Usage: packfs-mcp serve --root DIR [flags]\n\nServe DIR's files to an MCP client over stdin/stdout (or HTTP with --http). Flags override the config file.\n\n")
@@ -221,8 +221,8 @@ func parseServe(args []string, stdout io.Writer) (Config, error) {
 	if set["http-allowed-origins"] {
 		c.HTTP.AllowedOrigins = splitList(*origins)
 	}
-	if set["http-max-request-bytes"] {
-		c.HTTP.MaxRequestBytes = *maxBody
+	if set["max-request-bytes"] {
+		c.Security.MaxRequestBytes = *maxRequest
 	}
 	if set["http-client-rate-limit"] {
 		c.HTTP.ClientRateLimit = *clientRate

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -35,10 +34,6 @@ import (
 // then go through the same MCP server, and so the same permissions, policy and tool limiter, as on stdio.
 
 const (
-	// DefaultMaxRequestBytes caps a request body when [HTTPConfig.MaxRequestBytes] is zero: the largest
-	// file the writer accepts by default (10 MiB) is better sent in parts, and 4 MiB of JSON is far
-	// more than any other call needs.
-	DefaultMaxRequestBytes = 4 << 20
 	// minTokenLen is the shortest bearer token accepted: a shorter one could be guessed.
 	minTokenLen = 16
 	// maxTokenBytes is the largest token file read: a token is a line, not a document.
@@ -57,9 +52,6 @@ const (
 	sessionIdleTTL = 30 * time.Minute
 	// heartbeatInterval keeps an idle event stream from being cut by a proxy.
 	heartbeatInterval = 30 * time.Second
-	// refusedCode is the JSON-RPC error code of a request the HTTP layer refuses (in the range
-	// JSON-RPC leaves to servers); the reason is in the message and in data.code.
-	refusedCode = -32000
 )
 
 // httpAccess is what the HTTP transport checks, resolved from [HTTPConfig].
@@ -205,7 +197,7 @@ func (a *app) listenHTTP(ctx context.Context) error {
 	)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", streams)
-	g := newGate(mux, acc, a.cfg.HTTP)
+	g := newGate(mux, acc, a.cfg)
 	hs.Handler = g
 
 	served := make(chan error, 1)
@@ -261,12 +253,9 @@ type gate struct {
 	unauthorized, forbidden, tooLarge, limited atomic.Int64
 }
 
-func newGate(next http.Handler, acc httpAccess, c HTTPConfig) *gate {
-	g := &gate{next: next, origins: acc.origins, maxBody: c.MaxRequestBytes}
-	if g.maxBody <= 0 {
-		g.maxBody = DefaultMaxRequestBytes
-	}
-	g.limits = security.NewClientLimiter(security.ClientLimitConfig{PerClient: c.ClientRateLimit, Window: time.Minute})
+func newGate(next http.Handler, acc httpAccess, c Config) *gate {
+	g := &gate{next: next, origins: acc.origins, maxBody: maxRequest(c)}
+	g.limits = security.NewClientLimiter(security.ClientLimitConfig{PerClient: c.HTTP.ClientRateLimit, Window: time.Minute})
 	if acc.token != "" {
 		g.auth = true
 		g.sum = sha256.Sum256([]byte(acc.token))
@@ -362,8 +351,7 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (g *gate) refuseTooLarge(w http.ResponseWriter) {
 	g.tooLarge.Add(1)
-	refuse(w, http.StatusRequestEntityTooLarge, "TOO_LARGE", fmt.Sprintf("the request is larger than this server's limit of %d bytes "+
-		"(--http-max-request-bytes): send less per call, such as a large file in parts with create, then append", g.maxBody), 0)
+	refuse(w, http.StatusRequestEntityTooLarge, "TOO_LARGE", tooLarge(g.maxBody), 0)
 }
 
 // originAllowed reports whether a browser page at origin may call: a loopback origin, or one listed.
@@ -405,26 +393,11 @@ func remoteIP(r *http.Request) string {
 	return host
 }
 
-// refuse writes a refusal as a JSON-RPC error, so an MCP client shows its message: what went wrong
-// and what to do. Its id is null, as the request was not read.
+// refuse writes a refusal as a JSON-RPC error (see [refusal]) with the HTTP status.
 func refuse(w http.ResponseWriter, status int, code, msg string, retryAfterMs int64) {
-	type refusalData struct {
-		Code         string `json:"code"`
-		RetryAfterMs int64  `json:"retryAfterMs,omitempty"`
-	}
-	type refusalError struct {
-		Code    int         `json:"code"`
-		Message string      `json:"message"`
-		Data    refusalData `json:"data"`
-	}
-	body, _ := json.Marshal(struct {
-		JSONRPC string       `json:"jsonrpc"`
-		ID      any          `json:"id"`
-		Error   refusalError `json:"error"`
-	}{"2.0", nil, refusalError{refusedCode, msg, refusalData{code, retryAfterMs}}})
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	w.Write(append(body, '\n'))
+	w.Write(refusal(code, msg, retryAfterMs))
 }

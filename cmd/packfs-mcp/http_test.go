@@ -233,9 +233,10 @@ func initializeBody(n int) string {
 	return b
 }
 
-// refusal is the JSON body of a request the HTTP layer refused.
-type refusal struct {
-	JSONRPC string `json:"jsonrpc"`
+// refused is the JSON of a message a transport refused: an HTTP body, or a line on stdio.
+type refused struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
 	Error   struct {
 		Code    int    `json:"code"`
 		Message string `json:"message"`
@@ -275,7 +276,7 @@ func TestHTTPRefusals(t *testing.T) {
 	f := newFixture(t)
 	const maxBody = 64 << 10
 	srv := startHTTP(t, f, httpEnv(f, tokenEnv+"="+testToken),
-		"--http-max-request-bytes", fmt.Sprint(maxBody), "--http-allowed-origins", "https://app.example, http://tools.example:8080")
+		"--max-request-bytes", fmt.Sprint(maxBody), "--http-allowed-origins", "https://app.example, http://tools.example:8080")
 	auth := "Bearer " + testToken
 	tests := []struct {
 		name    string
@@ -358,7 +359,7 @@ func TestHTTPRefusals(t *testing.T) {
 			if tt.code == "" {
 				return
 			}
-			var r refusal
+			var r refused
 			if err := json.Unmarshal(data, &r); err != nil {
 				t.Fatalf("the refusal is not JSON: %s", data)
 			}
@@ -436,7 +437,7 @@ func exhaust(t *testing.T, hc *http.Client, url string, hdr map[string]string, l
 		if ra := resp.Header.Get("Retry-After"); ra == "" || ra == "0" {
 			t.Errorf("Retry-After = %q, want a number of seconds", ra)
 		}
-		var r refusal
+		var r refused
 		must(t, json.Unmarshal(data, &r))
 		if r.Error.Data.Code != "RATE_LIMITED" || r.Error.Data.RetryAfterMs <= 0 {
 			t.Errorf("refusal %s, want RATE_LIMITED with retryAfterMs", data)

@@ -313,7 +313,8 @@ func maxFile(c Config) int64 {
 }
 
 // listen serves MCP on in and out until the client closes in or ctx ends. Requests read before
-// the end of input are answered before it returns.
+// the end of input are answered before it returns. A line longer than the message bound is
+// answered with the TOO_LARGE refusal HTTP sends, and dropped; the lines after it are served.
 func (a *app) listen(ctx context.Context, in io.Reader, out io.Writer) error {
 	s := server.NewStdioServer(a.mcp)
 	s.SetErrorLogger(a.log)
@@ -322,8 +323,17 @@ func (a *app) listen(ctx context.Context, in io.Reader, out io.Writer) error {
 	if grace <= 0 {
 		grace = tools.DefaultTimeout
 	}
-	r := &inputReader{r: bufio.NewReaderSize(in, 64<<10), l: l, grace: grace + 5*time.Second}
-	return s.Listen(ctx, r, &outputWriter{w: out, l: l})
+	w := &outputWriter{w: out, l: l}
+	limit := maxRequest(a.cfg)
+	tooLong := refusal("TOO_LARGE", tooLarge(limit), 0)
+	r := &inputReader{r: bufio.NewReaderSize(in, 64<<10), l: l, grace: grace + 5*time.Second, max: limit,
+		refuse: func() {
+			a.log.Printf("refused a message of more than %d bytes on stdin (--max-request-bytes)", limit)
+			if err := w.answer(tooLong); err != nil {
+				a.log.Printf("answering it: %v", err)
+			}
+		}}
+	return s.Listen(ctx, r, w)
 }
 
 func (a *app) close() {
