@@ -216,6 +216,11 @@ func notIndexed(st semantic.Progress) string {
 	return "; not indexed: " + strings.Join(parts, ", ")
 }
 
+// defaultReconcile is how often the index picks up changes made by other programs when
+// [SemanticConfig.ReconcileMs] is zero: soon enough that a search finds an edit made in an editor a
+// moment ago, rarely enough that the walk it takes costs little.
+const defaultReconcile = 10 * time.Second
+
 // indexInBackground builds the index, logging progress to stderr every few seconds, then keeps it in
 // step with changes made by other programs by reconciling every interval, until ctx ends.
 func (a *app) indexInBackground(ctx context.Context) {
@@ -228,7 +233,7 @@ func (a *app) indexInBackground(ctx context.Context) {
 	}
 	every := time.Duration(a.cfg.Semantic.ReconcileMs) * time.Millisecond
 	if every <= 0 {
-		every = 10 * time.Second
+		every = defaultReconcile
 	}
 	tick := time.NewTicker(every)
 	defer tick.Stop()
