@@ -195,19 +195,8 @@ func TestAnswer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, err := json.Marshal(c.Answer(tt.res))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got, want any
-			if err := json.Unmarshal(out, &got); err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal([]byte(tt.want), &want); err != nil {
-				t.Fatal(err)
-			}
-			if d := cmp.Diff(want, got); d != "" {
-				t.Errorf("answer (-want +got):\n%s\n%s", d, out)
+			if d := diffJSON(t, tt.want, c.Answer(tt.res)); d != "" {
+				t.Errorf("answer (-want +got):\n%s", d)
 			}
 		})
 	}

@@ -66,6 +66,23 @@ func fixtureTools() []mcp.Tool {
 	}
 }
 
+// diffJSON returns how got, encoded, differs from the JSON want, as values: "" when they are equal.
+func diffJSON(t *testing.T, want string, got any) string {
+	t.Helper()
+	out, err := json.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g, w any
+	if err := json.Unmarshal(out, &g); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatal(err)
+	}
+	return cmp.Diff(w, g)
+}
+
 func compile(t *testing.T, raw string) *jsonschema.Schema {
 	t.Helper()
 	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(raw))
@@ -212,18 +229,7 @@ func TestDefinitionsEdges(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := json.Marshal(defs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var g, w any
-			if err := json.Unmarshal(got, &g); err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal([]byte(tt.want), &w); err != nil {
-				t.Fatal(err)
-			}
-			if d := cmp.Diff(w, g); d != "" {
+			if d := diffJSON(t, tt.want, defs); d != "" {
 				t.Errorf("(-want +got):\n%s", d)
 			}
 		})
