@@ -1,7 +1,8 @@
 // Package security makes the string-level decisions that come before any
 // filesystem call: which operations are permitted ([Permissions]), how a
 // caller's path becomes a root-relative name ([Policy.Clean]), which names
-// may be reached at all ([Policy.CheckName]) and how fast ([Limiter]).
+// may be reached at all ([Policy.CheckName]) and how fast ([Limiter] for the
+// tools, [ClientLimiter] for each client of the HTTP transport).
 //
 // The package is deliberately pure: it imports neither os, path/filepath nor
 // syscall, and never touches the filesystem. It cannot see symlinks, so it is

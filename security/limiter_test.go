@@ -220,6 +220,9 @@ func TestRateLimitErrorMessage(t *testing.T) {
 		{name: "bare",
 			err:  &security.RateLimitError{RetryAfter: 5 * time.Millisecond},
 			want: "rate limit exceeded; retry in 5 ms"},
+		{name: "client",
+			err:  &security.RateLimitError{RetryAfter: 1500 * time.Millisecond, Scope: "addr 192.0.2.1", Client: true, Limit: 600, Window: time.Minute},
+			want: `rate limit exceeded for client "addr 192.0.2.1": 600 requests per 1m0s; retry in 1500 ms`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -256,6 +259,81 @@ func TestLimiterConcurrent(t *testing.T) {
 					mu.Unlock()
 				} else if !errors.Is(err, security.ErrRateLimited) {
 					t.Errorf("unexpected error: %v", err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if allowed != budget {
+		t.Errorf("allowed %d calls, want exactly %d", allowed, budget)
+	}
+}
+
+func TestClientLimiter(t *testing.T) {
+	// Two a minute: one every 30 seconds, a burst of 2.
+	l := security.NewClientLimiter(security.ClientLimitConfig{PerClient: 2, Window: time.Minute})
+	steps := []struct {
+		name   string
+		client string
+		at     time.Duration
+		wait   time.Duration // 0 for allowed
+	}{
+		{name: "first of the burst", client: "a", wait: 0},
+		{name: "second of the burst", client: "a", wait: 0},
+		{name: "over the burst", client: "a", wait: 30 * time.Second},
+		{name: "refused again, nothing charged", client: "a", at: 10 * time.Second, wait: 20 * time.Second},
+		{name: "another client has its own budget", client: "b", wait: 0},
+		{name: "after the wait", client: "a", at: 30 * time.Second, wait: 0},
+		{name: "the next one waits again", client: "a", at: 30 * time.Second, wait: 30 * time.Second},
+	}
+	for _, s := range steps {
+		err := l.Allow(s.client, t0.Add(s.at))
+		if s.wait == 0 {
+			if err != nil {
+				t.Fatalf("%s: %v, want allowed", s.name, err)
+			}
+			continue
+		}
+		rl := refused(t, err, s.client)
+		if !rl.Client || rl.Limit != 2 || rl.Window != time.Minute {
+			t.Errorf("%s: %+v, want the client's limit of 2 per minute", s.name, rl)
+		}
+		within(t, rl.RetryAfter, s.wait, time.Millisecond)
+	}
+}
+
+func TestClientLimiterDefaults(t *testing.T) {
+	l := security.NewClientLimiter(security.ClientLimitConfig{})
+	if l.PerClient() != security.DefaultClientRequests || l.Window() != security.DefaultWindow {
+		t.Errorf("defaults %d per %v, want %d per %v", l.PerClient(), l.Window(), security.DefaultClientRequests, security.DefaultWindow)
+	}
+	for i := range security.DefaultClientRequests {
+		if err := l.Allow("a", t0); err != nil {
+			t.Fatalf("request %d: %v", i+1, err)
+		}
+	}
+	refused(t, l.Allow("a", t0), "a")
+}
+
+func TestClientLimiterConcurrent(t *testing.T) {
+	// 8 goroutines race for one client's 50 tokens at one instant; exactly
+	// 50 calls may pass, whatever the interleaving. Run with -race.
+	const goroutines, calls, budget = 8, 20, 50
+	l := security.NewClientLimiter(security.ClientLimitConfig{PerClient: budget, Window: time.Minute})
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		allowed int
+	)
+	for range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range calls {
+				if l.Allow("a", t0) == nil {
+					mu.Lock()
+					allowed++
+					mu.Unlock()
 				}
 			}
 		}()

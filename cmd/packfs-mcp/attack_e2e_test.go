@@ -21,7 +21,9 @@ func TestSecurityCases(t *testing.T) {
 			f := newFixture(t)
 			extras(t, f)
 			before := f.snapshot(t)
-			s := start(t, f, era.opts, "--allow-write")
+			// D32 is about the writer's own limit: the message bound, below it by default, would
+			// refuse the call first (TestStdioMessageBound).
+			s := start(t, f, era.opts, "--allow-write", "--max-request-bytes", roomForHugeWrites)
 			t0 := time.Now()
 			runCases(t, s, securityCases(f))
 			s.checkNoLeak()

@@ -60,28 +60,29 @@ type rawServer struct {
 	out *bufio.Reader
 }
 
-func startRaw(b *testing.B, root string, args ...string) *rawServer {
-	b.Helper()
+func startRaw(tb testing.TB, root string, args ...string) *rawServer {
+	tb.Helper()
 	cmd := exec.Command(binPath, append([]string{"serve", "--root", root}, args...)...)
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	s := &rawServer{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
-	b.Cleanup(func() { in.Close(); cmd.Wait() })
-	s.roundTrip(b, initializeLine)
+	tb.Cleanup(func() { in.Close(); cmd.Wait() })
+	s.roundTrip(tb, initializeLine)
 	io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
 	return s
 }
 
-func (s *rawServer) roundTrip(b *testing.B, line string) string {
+func (s *rawServer) roundTrip(tb testing.TB, line string) string {
+	tb.Helper()
 	if _, err := io.WriteString(s.in, line); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	reply, err := s.out.ReadString('\n')
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	return reply
 }

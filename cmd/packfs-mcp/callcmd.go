@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,6 +20,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/packfs/packfs-mcp/semantic"
+	"github.com/packfs/packfs-mcp/toolformat"
 	"github.com/packfs/packfs-mcp/tools"
 )
 
@@ -110,16 +110,16 @@ Flags (the same as serve's):
 		logger.Printf("stdin holds more than %d bytes, more than one call can carry under --max-file-size %d", limit, maxFile(cfg))
 		return 2
 	}
-	c, err := parseCall(data)
+	c, err := toolformat.ParseCall("stdin", data)
 	if err != nil {
-		logger.Printf("%v\n\nPass one tool call as a JSON object on stdin, in one of these shapes:\n%s", err, callShapes)
+		logger.Printf("%s\n\nPass one tool call as a JSON object on stdin, in one of these shapes:\n%s", callError(err), callShapes)
 		return 2
 	}
-	if !slices.Contains(toolNames, c.name) {
+	if !slices.Contains(toolNames, c.Name) {
 		// Answered in the caller's shape like any failed call: a framework hands it back to the
 		// model, which can then call a tool that exists.
-		logger.Printf("unknown tool %q: the tools are %s", c.name, strings.Join(toolNames, ", "))
-		return printAnswer(stdout, logger, c, tools.UnknownTool(c.name))
+		logger.Printf("unknown tool %q: the tools are %s", c.Name, strings.Join(toolNames, ", "))
+		return printAnswer(stdout, logger, c, tools.UnknownTool(c.Name))
 	}
 
 	cfg.progress = progressPrinter(logger)
@@ -132,19 +132,19 @@ Flags (the same as serve's):
 	// A tool the flags do not offer answers like any failed call, in the caller's shape, so a
 	// framework has a result to hand back to the model: the error says what is off and how to turn
 	// it on.
-	tool, offered := findTool(a.tools.Tools(), c.name)
+	tool, offered := findTool(a.tools.Tools(), c.Name)
 	if !offered {
-		tool, _ = a.tools.Refusal(c.name, notOffered(a, c.name))
+		tool, _ = a.tools.Refusal(c.Name, notOffered(a, c.Name))
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	req, err := c.request()
+	req, err := c.Request()
 	if err != nil {
 		logger.Print(err)
 		return 2
 	}
-	if offered && a.engine != nil && needsIndex(c.name, tools.PurposeIn(c.args)) {
+	if offered && a.engine != nil && needsIndex(c.Name, tools.PurposeIn(c.Arguments)) {
 		a.buildIndex(ctx, progressEvery, func(st semantic.Progress) {
 			if a.cfg.progress != nil {
 				a.cfg.progress(tools.Progress{Done: st.Done, Total: st.Total,
@@ -157,16 +157,16 @@ Flags (the same as serve's):
 	if err != nil || res == nil {
 		// The tools answer every failure as a result; an error here is a bug, logged as the server
 		// would log it, with no result to print.
-		logger.Printf("%s: %v", c.name, err)
+		logger.Printf("%s: %v", c.Name, err)
 		return 1
 	}
-	a.record(ctx, c.journalID(), &req, res, start)
+	a.record(ctx, journalID(c), &req, res, start)
 	return printAnswer(stdout, logger, c, res)
 }
 
 // printAnswer prints res in c's shape and returns the exit code: 1 for an error result, else 0.
-func printAnswer(stdout io.Writer, logger *log.Logger, c *callInput, res *mcp.CallToolResult) int {
-	out, err := json.Marshal(c.answer(res))
+func printAnswer(stdout io.Writer, logger *log.Logger, c *toolformat.Call, res *mcp.CallToolResult) int {
+	out, err := json.Marshal(c.Answer(res))
 	if err != nil {
 		logger.Printf("encoding the result: %v", err)
 		return 1
@@ -176,6 +176,18 @@ func printAnswer(stdout io.Writer, logger *log.Logger, c *callInput, res *mcp.Ca
 		return 1
 	}
 	return 0
+}
+
+// callError is err, a [toolformat.ParseCall] error about stdin, with what call adds for its user:
+// that it runs one call per run, and only tool calls.
+func callError(err error) string {
+	switch {
+	case errors.Is(err, toolformat.ErrNotOneCall):
+		return err.Error() + " (run call once for each call)"
+	case errors.Is(err, toolformat.ErrNotToolCall):
+		return err.Error() + `: call runs only "tools/call" (packfs-mcp serve answers the rest)`
+	}
+	return err.Error()
 }
 
 // gatedWriter passes writes on to w until it is closed, then drops them.
@@ -271,320 +283,20 @@ func progressPrinter(logger *log.Logger) func(tools.Progress) {
 	}
 }
 
-// callShape is the shape a tool call came in, and so the shape its result goes back in.
-type callShape int
-
-const (
-	shapeMCP       callShape = iota // MCP's tools/call params: {"name", "arguments"}
-	shapeJSONRPC                    // a whole JSON-RPC tools/call request
-	shapeOpenAI                     // a Chat Completions tool call: {"id", "type": "function", "function": {"name", "arguments"}}
-	shapeResponses                  // a Responses API function_call item: {"type": "function_call", "call_id", "name", "arguments"}
-	shapeAnthropic                  // a Messages API tool_use block: {"type": "tool_use", "id", "name", "input"}
-)
-
-// callInput is one tool call read from stdin, whatever its shape.
-type callInput struct {
-	shape callShape
-	// id is the call's id as it came, a JSON string (a string or a number for JSON-RPC), so it goes
-	// back byte for byte; nil when the call had none.
-	id   json.RawMessage
-	name string
-	args json.RawMessage // always a JSON object
-	meta json.RawMessage // MCP's _meta, passed on as a server would; nil when absent
-}
-
-// parseCall reads one tool call in any of the accepted shapes. Its errors say what is wrong, in
-// the input's own field names; the caller adds the shapes expected.
-func parseCall(data []byte) (*callInput, error) {
-	data = bytes.TrimSpace(data)
-	if len(data) == 0 {
-		return nil, errors.New("no tool call: stdin was empty")
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var top json.RawMessage
-	if err := dec.Decode(&top); err != nil {
-		return nil, fmt.Errorf("stdin is not JSON: %v", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("stdin holds more than one JSON value, or text after the call: pass exactly one tool call (run call once for each call)")
-	}
-	m, err := object(top, "stdin")
-	if err != nil {
-		if top[0] == '[' {
-			return nil, errors.New("stdin holds a JSON array: pass one tool call object, not a list (run call once for each call)")
-		}
-		return nil, err
-	}
-	c := &callInput{}
-	if err := c.fromObject(m); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-// fromObject reads a call from its top-level object, telling the shape by its fields.
-func (c *callInput) fromObject(m map[string]json.RawMessage) error {
-	_, rpc := m["jsonrpc"]
-	_, method := m["method"]
-	if rpc || method {
-		return c.fromJSONRPC(m)
-	}
-	typ, err := optString(m, "type", "type")
-	if err != nil {
-		return err
-	}
-	switch {
-	case typ == "function" || typ == "" && m["function"] != nil:
-		c.shape = shapeOpenAI
-		if m["function"] == nil {
-			return errors.New(`an OpenAI tool call of type "function" needs a "function" object with its name and arguments (is this a tool definition rather than a call?)`)
-		}
-		fn, err := object(m["function"], "function")
-		if err != nil {
-			return err
-		}
-		if c.id, err = optID(m, "id"); err != nil {
-			return err
-		}
-		return c.fromFields(fn, "function.name", "arguments", "function.arguments")
-	case typ == "function_call":
-		c.shape = shapeResponses
-		if c.id, err = optID(m, "call_id"); err != nil {
-			return err
-		}
-		return c.fromFields(m, "name", "arguments", "arguments")
-	case typ == "tool_use":
-		c.shape = shapeAnthropic
-		if c.id, err = optID(m, "id"); err != nil {
-			return err
-		}
-		return c.fromFields(m, "name", "input", "input")
-	case typ == "":
-		c.shape = shapeMCP
-		c.meta = m["_meta"]
-		return c.fromFields(m, "name", "arguments", "arguments")
-	}
-	return fmt.Errorf(`unknown call type %q: expected "function" (OpenAI), "function_call" (OpenAI Responses), "tool_use" (Anthropic), or no type (MCP)`, typ)
-}
-
-// fromJSONRPC reads a JSON-RPC tools/call request.
-func (c *callInput) fromJSONRPC(m map[string]json.RawMessage) error {
-	c.shape = shapeJSONRPC
-	if v, err := optString(m, "jsonrpc", "jsonrpc"); err != nil || v != "2.0" {
-		return errors.New(`a JSON-RPC request needs "jsonrpc": "2.0"`)
-	}
-	method, err := optString(m, "method", "method")
-	if err != nil {
-		return err
-	}
-	if method != "tools/call" {
-		return fmt.Errorf(`JSON-RPC method %q is not a tool call: call runs only "tools/call" (packfs-mcp serve answers the rest)`, method)
-	}
-	id := bytes.TrimSpace(m["id"])
-	if len(id) == 0 || !(id[0] == '"' || id[0] == '-' || id[0] >= '0' && id[0] <= '9') {
-		return errors.New(`a JSON-RPC tools/call request needs an "id", a string or a number, to answer to`)
-	}
-	c.id = id
-	if m["params"] == nil {
-		return errors.New(`a JSON-RPC tools/call request needs "params": {"name": ..., "arguments": {...}}`)
-	}
-	params, err := object(m["params"], "params")
-	if err != nil {
-		return err
-	}
-	c.meta = params["_meta"]
-	return c.fromFields(params, "params.name", "arguments", "params.arguments")
-}
-
-// fromFields reads the tool's name and arguments from m; the paths name them in errors.
-func (c *callInput) fromFields(m map[string]json.RawMessage, namePath, argsKey, argsPath string) error {
-	key := namePath[strings.LastIndexByte(namePath, '.')+1:]
-	name, err := optString(m, key, namePath)
-	if err != nil {
-		return err
-	}
-	if name == "" {
-		return fmt.Errorf("no tool name: %s is missing or empty", namePath)
-	}
-	c.name = name
-	c.args, err = arguments(m[argsKey], argsPath)
-	return err
-}
-
-// arguments returns a call's arguments as a JSON object: given as an object, or as a string holding
-// one (as OpenAI sends them). Absent, null and "" mean no arguments, {}.
-func arguments(raw json.RawMessage, path string) (json.RawMessage, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return json.RawMessage("{}"), nil
-	}
-	if raw[0] == '"' {
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, fmt.Errorf("%s: %v", path, err)
-		}
-		inner := bytes.TrimSpace([]byte(s))
-		if len(inner) == 0 {
-			return json.RawMessage("{}"), nil
-		}
-		if !json.Valid(inner) {
-			return nil, fmt.Errorf("%s is a string but does not hold JSON: it must be a JSON object of the tool's arguments, or a string holding one", path)
-		}
-		if inner[0] != '{' {
-			return nil, fmt.Errorf("%s holds a JSON %s, not an object: it must hold the tool's arguments as an object such as {\"purpose\": \"read\", ...}", path, kindOf(inner))
-		}
-		return inner, nil
-	}
-	if raw[0] != '{' {
-		return nil, fmt.Errorf("%s is a JSON %s, not an object: it must be the tool's arguments as an object such as {\"purpose\": \"read\", ...}, or a string holding one", path, kindOf(raw))
-	}
-	return raw, nil
-}
-
-// object decodes raw as a JSON object; path names it in the error.
-func object(raw json.RawMessage, path string) (map[string]json.RawMessage, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '{' {
-		return nil, fmt.Errorf("%s is a JSON %s, not an object", path, kindOf(raw))
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	return m, nil
-}
-
-// optString returns the string m[key], or "" when it is absent or null; path names it in the error.
-func optString(m map[string]json.RawMessage, key, path string) (string, error) {
-	raw := m[key]
-	if len(raw) == 0 || string(raw) == "null" {
-		return "", nil
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", fmt.Errorf("%s is a JSON %s, not a string", path, kindOf(raw))
-	}
-	return s, nil
-}
-
-// optID returns the id string m[key] as raw JSON, or nil when it is absent.
-func optID(m map[string]json.RawMessage, key string) (json.RawMessage, error) {
-	if _, err := optString(m, key, key); err != nil {
-		return nil, err
-	}
-	if raw := bytes.TrimSpace(m[key]); len(raw) > 0 && string(raw) != "null" {
-		return raw, nil
-	}
-	return nil, nil
-}
-
-// kindOf names the kind of JSON value raw begins, for error messages.
-func kindOf(raw []byte) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return "nothing"
-	}
-	switch raw[0] {
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	}
-	return "number"
-}
-
-// request builds the MCP request the server would have decoded from the same call: its params go
-// through mcp-go's own decoding, so the handler sees the arguments exactly as it does when served.
-func (c *callInput) request() (mcp.CallToolRequest, error) {
-	params, err := json.Marshal(struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-		Meta      json.RawMessage `json:"_meta,omitempty"`
-	}{c.name, c.args, c.meta})
-	if err != nil {
-		return mcp.CallToolRequest{}, fmt.Errorf("the call's arguments: %v", err)
-	}
-	var req mcp.CallToolRequest
-	req.Method = string(mcp.MethodToolsCall)
-	if err := json.Unmarshal(params, &req.Params); err != nil {
-		return mcp.CallToolRequest{}, fmt.Errorf("the call's params: %v", err)
-	}
-	return req, nil
-}
-
 // journalID is the id the journal records for the call: the JSON-RPC request id as the server's
 // hooks see it, the OpenAI or Anthropic call id as a string, or nil when the call had none.
-func (c *callInput) journalID() any {
-	if c.id == nil {
+func journalID(c *toolformat.Call) any {
+	if c.ID == nil {
 		return nil
 	}
-	if c.shape == shapeJSONRPC {
+	if c.Shape == toolformat.ShapeJSONRPC {
 		var id mcp.RequestId
-		if json.Unmarshal(c.id, &id) == nil {
+		if json.Unmarshal(c.ID, &id) == nil {
 			return id
 		}
 		return nil
 	}
 	var s string
-	json.Unmarshal(c.id, &s) // parseCall checked it is a string
+	json.Unmarshal(c.ID, &s) // ParseCall checked it is a string
 	return s
-}
-
-// answer shapes a result to go back the way the call came.
-func (c *callInput) answer(res *mcp.CallToolResult) any {
-	id := c.id
-	if id == nil {
-		id = json.RawMessage(`""`)
-	}
-	text := resultText(res)
-	switch c.shape {
-	case shapeJSONRPC:
-		return struct {
-			JSONRPC string              `json:"jsonrpc"`
-			ID      json.RawMessage     `json:"id"`
-			Result  *mcp.CallToolResult `json:"result"`
-		}{mcp.JSONRPC_VERSION, id, res}
-	case shapeOpenAI:
-		return struct {
-			Role       string          `json:"role"`
-			ToolCallID json.RawMessage `json:"tool_call_id"`
-			Content    string          `json:"content"`
-		}{"tool", id, text}
-	case shapeResponses:
-		return struct {
-			Type   string          `json:"type"`
-			CallID json.RawMessage `json:"call_id"`
-			Output string          `json:"output"`
-		}{"function_call_output", id, text}
-	case shapeAnthropic:
-		type block struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}
-		return struct {
-			Type      string          `json:"type"`
-			ToolUseID json.RawMessage `json:"tool_use_id"`
-			Content   []block         `json:"content"`
-			IsError   bool            `json:"is_error"`
-		}{"tool_result", id, []block{{"text", text}}, res.IsError}
-	}
-	return res
-}
-
-// resultText is the text a model reads from a result: its text blocks, which the tools fill with
-// the result's JSON.
-func resultText(res *mcp.CallToolResult) string {
-	var parts []string
-	for _, c := range res.Content {
-		if t, ok := c.(mcp.TextContent); ok {
-			parts = append(parts, t.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
 }

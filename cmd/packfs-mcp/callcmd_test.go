@@ -209,41 +209,6 @@ func timeless(t *testing.T, text string) map[string]any {
 	return r
 }
 
-// TestCallParse checks that the same call in every shape maps to the same tool and intent, with
-// its id kept as it came.
-func TestCallParse(t *testing.T) {
-	const args = `{"purpose": "search_content", "target": {"path": "notes", "query": "a \"quoted\" word"}, "options": {"contextLines": 1}}`
-	var want any
-	must(t, json.Unmarshal([]byte(args), &want))
-	for _, shape := range callShapeNames {
-		t.Run(shape, func(t *testing.T) {
-			id := idFor(shape)
-			c, err := parseCall([]byte(inShape(t, shape, id, searcher, args)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if c.name != searcher {
-				t.Errorf("name = %q", c.name)
-			}
-			var got any
-			must(t, json.Unmarshal(c.args, &got))
-			if d := cmp.Diff(want, got); d != "" {
-				t.Errorf("arguments (-want +got):\n%s", d)
-			}
-			wantID := ""
-			if id != "" {
-				wantID = `"` + id + `"`
-				if shape == "jsonrpc number id" {
-					wantID = id
-				}
-			}
-			if string(c.id) != wantID {
-				t.Errorf("id = %s, want %s", c.id, wantID)
-			}
-		})
-	}
-}
-
 // serverResult runs one tools/call through a server started with the same flags and returns the
 // result's text.
 func serverResult(t *testing.T, flags []string, tool, args string) string {
@@ -320,6 +285,9 @@ func TestCallShapes(t *testing.T) {
 	}
 }
 
+// TestCallMalformed checks what call does with input it cannot run: exit status 2, nothing on
+// stdout, and on stderr the reason and the shapes it takes, with what call adds to
+// [toolformat.ParseCall]'s reasons. The reasons themselves are toolformat's TestParseCallErrors.
 func TestCallMalformed(t *testing.T) {
 	_, flags := callRoot(t)
 	readArgs := `{"purpose": "read", "target": {"path": "notes/a.md"}}`
@@ -331,27 +299,13 @@ func TestCallMalformed(t *testing.T) {
 	}{
 		{name: "empty", stdin: " \n", stderrHas: []string{"stdin was empty", "OpenAI"}},
 		{name: "not JSON", stdin: "read notes/a.md", stderrHas: []string{"stdin is not JSON", "in one of these shapes"}},
-		{name: "truncated", stdin: `{"name": "packfs-file-reader", "arguments": {`, stderrHas: []string{"stdin is not JSON"}},
-		{name: "two objects", stdin: `{"name": "packfs-file-reader"} {"name": "packfs-file-reader"}`, stderrHas: []string{"more than one JSON value"}},
-		{name: "trailing text", stdin: `{"name": "packfs-file-reader"} and more`, stderrHas: []string{"more than one JSON value"}},
-		{name: "array", stdin: `[{"name": "packfs-file-reader"}]`, stderrHas: []string{"JSON array", "one tool call object"}},
+		{name: "two objects", stdin: `{"name": "packfs-file-reader"} {"name": "packfs-file-reader"}`,
+			stderrHas: []string{"more than one JSON value", "pass exactly one tool call (run call once for each call)"}},
+		{name: "array", stdin: `[{"name": "packfs-file-reader"}]`, stderrHas: []string{"JSON array", "one tool call object, not a list (run call once for each call)"}},
 		{name: "string", stdin: `"packfs-file-reader"`, stderrHas: []string{"stdin is a JSON string, not an object"}},
-		{name: "no name", stdin: `{"arguments": ` + readArgs + `}`, stderrHas: []string{"no tool name: name is missing"}},
-		{name: "no name openai", stdin: `{"id": "c", "type": "function", "function": {"arguments": "{}"}}`, stderrHas: []string{"function.name is missing"}},
-		{name: "name not a string", stdin: `{"name": 7}`, stderrHas: []string{"name is a JSON number, not a string"}},
-		{name: "arguments array", stdin: `{"name": "packfs-file-reader", "arguments": [1]}`, stderrHas: []string{"arguments is a JSON array, not an object"}},
-		{name: "arguments number", stdin: `{"type": "tool_use", "id": "t", "name": "packfs-file-reader", "input": 3}`, stderrHas: []string{"input is a JSON number, not an object"}},
-		{name: "arguments string not JSON", stdin: `{"id": "c", "type": "function", "function": {"name": "packfs-file-reader", "arguments": "{purpose: read}"}}`, stderrHas: []string{"function.arguments is a string but does not hold JSON"}},
-		{name: "arguments string array", stdin: `{"type": "function_call", "call_id": "c", "name": "packfs-file-reader", "arguments": "[]"}`, stderrHas: []string{"arguments holds a JSON array, not an object"}},
-		{name: "function not an object", stdin: `{"type": "function", "function": "packfs-file-reader"}`, stderrHas: []string{"function is a JSON string, not an object"}},
-		{name: "tool definition", stdin: `{"type": "function", "name": "packfs-file-reader", "parameters": {}}`, stderrHas: []string{"tool definition rather than a call"}},
-		{name: "unknown type", stdin: `{"type": "tool_result", "tool_use_id": "t", "content": "x"}`, stderrHas: []string{`unknown call type "tool_result"`}},
-		{name: "id not a string", stdin: `{"type": "tool_use", "id": 5, "name": "packfs-file-reader", "input": {}}`, stderrHas: []string{"id is a JSON number, not a string"}},
-		{name: "jsonrpc other method", stdin: `{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}`, stderrHas: []string{`method "tools/list" is not a tool call`}},
-		{name: "jsonrpc no id", stdin: `{"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "packfs-file-reader"}}`, stderrHas: []string{`needs an "id"`}},
-		{name: "jsonrpc object id", stdin: `{"jsonrpc": "2.0", "id": {}, "method": "tools/call", "params": {"name": "packfs-file-reader"}}`, stderrHas: []string{`needs an "id"`}},
-		{name: "jsonrpc no params", stdin: `{"jsonrpc": "2.0", "id": 1, "method": "tools/call"}`, stderrHas: []string{`needs "params"`}},
-		{name: "jsonrpc wrong version", stdin: `{"jsonrpc": "1.0", "id": 1, "method": "tools/call", "params": {"name": "packfs-file-reader"}}`, stderrHas: []string{`"jsonrpc": "2.0"`}},
+		{name: "no name openai", stdin: `{"id": "c", "type": "function", "function": {"arguments": "{}"}}`, stderrHas: []string{"function.name is missing", "Anthropic"}},
+		{name: "jsonrpc other method", stdin: `{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}`,
+			stderrHas: []string{`JSON-RPC method "tools/list" is not a tool call: call runs only "tools/call" (packfs-mcp serve answers the rest)`}},
 		{name: "no root", stdin: `{"name": "packfs-file-reader", "arguments": ` + readArgs + `}`, noRoot: true, stderrHas: []string{"no root: pass --root DIR"}},
 	}
 	for _, tt := range tests {

@@ -25,7 +25,7 @@ type Config struct {
 	// BackupDir is where options.backup keeps previous versions; it must lie outside the root.
 	// If empty, a folder in the user's cache directory keyed by the root.
 	BackupDir string `json:"backupDir,omitempty" yaml:"backupDir"`
-	// TimeoutMs bounds each tool call. If zero, 30 seconds.
+	// TimeoutMs bounds each tool call. If zero, [tools.DefaultTimeout].
 	TimeoutMs int `json:"timeoutMs,omitempty" yaml:"timeoutMs" validate:"min=0,max=3600000"`
 	// ReadOnly removes the write permission whatever Permissions says.
 	ReadOnly bool `json:"readOnly,omitempty" yaml:"readOnly"`
@@ -42,7 +42,8 @@ type Config struct {
 type JournalConfig struct {
 	// File is the journal's path. If empty, no journal is kept.
 	File string `json:"file,omitempty" yaml:"file"`
-	// MaxContentBytes caps each file content recorded in the journal. If zero, 4096; -1 records none.
+	// MaxContentBytes caps each file content recorded in the journal. If zero,
+	// [audit.DefaultMaxContentBytes]; -1 records none.
 	MaxContentBytes int `json:"maxContentBytes,omitempty" yaml:"maxContentBytes" validate:"min=-1,max=104857600"`
 }
 
@@ -55,17 +56,18 @@ type HTTPConfig struct {
 	TokenFile string `json:"tokenFile,omitempty" yaml:"tokenFile"`
 	// AllowedOrigins are the Origin header values accepted besides loopback ones.
 	AllowedOrigins []string `json:"allowedOrigins,omitempty" yaml:"allowedOrigins" validate:"omitempty,dive,min=1,max=255"`
-	// MaxRequestBytes caps a request body. If zero, 4 MiB.
-	MaxRequestBytes int64 `json:"maxRequestBytes,omitempty" yaml:"maxRequestBytes" validate:"min=0,max=1073741824"`
 	// ClientRateLimit is how many HTTP requests one client (token or address) may make per minute.
-	// If zero, 600.
+	// If zero, [security.DefaultClientRequests].
 	ClientRateLimit int `json:"clientRateLimit,omitempty" yaml:"clientRateLimit" validate:"min=0,max=1000000"`
 }
 
 // SecurityConfig is the policy part of [Config].
 type SecurityConfig struct {
-	// MaxFileSize is the largest file read or written, in bytes. If zero, 10 MiB.
-	MaxFileSize       int64           `json:"maxFileSize,omitempty" yaml:"maxFileSize" validate:"min=0,max=1073741824"`
+	// MaxFileSize is the largest file read or written, in bytes. If zero, [tools.DefaultMaxFileSize].
+	MaxFileSize int64 `json:"maxFileSize,omitempty" yaml:"maxFileSize" validate:"min=0,max=1073741824"`
+	// MaxRequestBytes caps a message a client sends, a line on stdio or a request body over HTTP.
+	// If zero, [DefaultMaxRequestBytes].
+	MaxRequestBytes   int64           `json:"maxRequestBytes,omitempty" yaml:"maxRequestBytes" validate:"min=0,max=1073741824"`
 	AllowedExtensions []string        `json:"allowedExtensions,omitempty" yaml:"allowedExtensions" validate:"omitempty,dive,min=1,max=32"`
 	BlockedPaths      []string        `json:"blockedPaths,omitempty" yaml:"blockedPaths" validate:"omitempty,dive,min=1,max=255"`
 	AllowHardLinks    bool            `json:"allowHardLinks,omitempty" yaml:"allowHardLinks"`
@@ -91,7 +93,8 @@ type SemanticConfig struct {
 	IndexDir string `json:"indexDir,omitempty" yaml:"indexDir"`
 	// Disabled turns the index off: search_semantic and relationships answer NOT_AVAILABLE.
 	Disabled bool `json:"disabled,omitempty" yaml:"disabled"`
-	// ReconcileMs is how often changes made by other programs are picked up. If zero, 10 seconds.
+	// ReconcileMs is how often changes made by other programs are picked up. If zero,
+	// [defaultReconcile].
 	ReconcileMs int `json:"reconcileMs,omitempty" yaml:"reconcileMs" validate:"min=0,max=86400000"`
 }
 

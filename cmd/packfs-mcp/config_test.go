@@ -52,9 +52,13 @@ func TestParseServe(t *testing.T) {
 		{name: "unknown tool", args: []string{"--root", "/r", "--disable-tool", "packfs-file-reader,reader"},
 			wantErr: "setting disabledTools[1] must be one of: packfs-file-reader, packfs-file-searcher, packfs-file-writer"},
 		{name: "journal and http", args: []string{"--root", "/r", "--journal", "/j.jsonl", "--journal-max-content", "-1", "--http", "127.0.0.1:0",
-			"--http-allowed-origins", "https://a.example, https://b.example", "--http-max-request-bytes", "1024", "--http-client-rate-limit", "5"},
-			want: Config{RootPath: "/r", Journal: JournalConfig{File: "/j.jsonl", MaxContentBytes: -1}, HTTP: HTTPConfig{Addr: "127.0.0.1:0",
-				AllowedOrigins: []string{"https://a.example", "https://b.example"}, MaxRequestBytes: 1024, ClientRateLimit: 5}}},
+			"--http-allowed-origins", "https://a.example, https://b.example", "--max-request-bytes", "1024", "--http-client-rate-limit", "5"},
+			want: Config{RootPath: "/r", Journal: JournalConfig{File: "/j.jsonl", MaxContentBytes: -1}, Security: SecurityConfig{MaxRequestBytes: 1024},
+				HTTP: HTTPConfig{Addr: "127.0.0.1:0", AllowedOrigins: []string{"https://a.example", "https://b.example"}, ClientRateLimit: 5}}},
+		{name: "request bound from the file", args: []string{"--config", writeFile(t, "b.yaml", "rootPath: /r\nsecurity:\n  maxRequestBytes: 2048\n")},
+			want: Config{RootPath: "/r", Security: SecurityConfig{MaxRequestBytes: 2048}}},
+		{name: "huge request bound", args: []string{"--root", "/r", "--max-request-bytes", "99999999999"}, wantErr: "setting security.maxRequestBytes must be at most"},
+		{name: "the old HTTP flag", args: []string{"--root", "/r", "--http-max-request-bytes", "1024"}, wantErr: "did you mean --max-request-bytes?"},
 		{name: "bad journal cap", args: []string{"--root", "/r", "--journal-max-content", "-2"}, wantErr: "setting journal.maxContentBytes must be at least -1"},
 	}
 	for _, tt := range tests {

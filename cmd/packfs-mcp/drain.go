@@ -48,19 +48,32 @@ func (l *ledger) wait(grace time.Duration) {
 	l.mu.Unlock()
 }
 
-// inputReader passes the client's lines through, counting those that expect an answer.
+// inputReader passes the client's lines through, counting those that expect an answer. A line
+// longer than max bytes (its newline aside) is not passed on: it is read to its end without being
+// kept, so it costs no more memory than max, and refuse answers it; the next line is read as usual.
 type inputReader struct {
-	r     *bufio.Reader
-	l     *ledger
-	grace time.Duration
-	buf   []byte
-	err   error
+	r      *bufio.Reader
+	l      *ledger
+	grace  time.Duration
+	max    int64
+	refuse func()
+	line   []byte // the line being read, reused while it stays small
+	buf    []byte // what is left of the line to pass on
+	err    error
 }
 
+// keptLine is the largest line buffer kept for the next line: a larger one, left by a large
+// message, is dropped rather than held for the life of the server.
+const keptLine = 64 << 10
+
 func (in *inputReader) Read(p []byte) (int, error) {
-	if len(in.buf) == 0 && in.err == nil {
-		line, err := in.r.ReadBytes('\n')
-		if expectsAnswer(line) {
+	for len(in.buf) == 0 && in.err == nil {
+		line, tooLong, err := in.next()
+		switch {
+		case tooLong:
+			in.refuse()
+			line = nil
+		case expectsAnswer(line):
 			in.l.add(1)
 		}
 		in.buf, in.err = line, err
@@ -74,6 +87,33 @@ func (in *inputReader) Read(p []byte) (int, error) {
 	n := copy(p, in.buf)
 	in.buf = in.buf[n:]
 	return n, nil
+}
+
+// next reads the next line, with its newline if it has one. A line of more than in.max bytes
+// before its newline is read to its end and dropped as it goes: next reports it too long and
+// returns no bytes of it.
+func (in *inputReader) next() (line []byte, tooLong bool, err error) {
+	if cap(in.line) > keptLine {
+		in.line = nil
+	}
+	in.line = in.line[:0]
+	for {
+		chunk, err := in.r.ReadSlice('\n')
+		if !tooLong {
+			size := int64(len(in.line) + len(chunk))
+			if len(chunk) > 0 && chunk[len(chunk)-1] == '\n' {
+				size--
+			}
+			if size > in.max {
+				tooLong, in.line = true, in.line[:0]
+			} else {
+				in.line = append(in.line, chunk...)
+			}
+		}
+		if err != bufio.ErrBufferFull {
+			return in.line, tooLong, err
+		}
+	}
 }
 
 // expectsAnswer reports whether a JSON-RPC line is a request (a method and an id) or is
@@ -97,16 +137,29 @@ func expectsAnswer(line []byte) bool {
 // in that place instead).
 var responsePrefix = []byte(`{"jsonrpc":"2.0","id"`)
 
-// outputWriter passes the server's lines through, crediting each response to the ledger.
+// outputWriter passes the server's lines through, crediting each response to the ledger. Each
+// write is one whole line (mcp-go writes a message at a time), and writes do not interleave.
 type outputWriter struct {
-	w io.Writer
-	l *ledger
+	mu sync.Mutex
+	w  io.Writer
+	l  *ledger
 }
 
 func (out *outputWriter) Write(p []byte) (int, error) {
+	out.mu.Lock()
+	defer out.mu.Unlock()
 	n, err := out.w.Write(p)
 	if bytes.HasPrefix(p, responsePrefix) {
 		out.l.add(-1)
 	}
 	return n, err
+}
+
+// answer writes line, the transport's own answer to a message it did not pass on, between the
+// server's lines; the ledger never counted that message, so nothing is credited.
+func (out *outputWriter) answer(line []byte) error {
+	out.mu.Lock()
+	defer out.mu.Unlock()
+	_, err := out.w.Write(line)
+	return err
 }

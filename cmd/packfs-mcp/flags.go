@@ -11,8 +11,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/packfs/packfs-mcp/audit"
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/tools"
 )
 
 // serverFlags are the flags that configure a server, shared by serve, call and doctor so the three
@@ -46,18 +48,18 @@ func newServerFlags(name string, stdout io.Writer) *serverFlags {
 		root:            fs.String("root", "", "the folder to serve, `DIR` (required; also rootPath in the config file)"),
 		configFile:      fs.String("config", "", "a JSON or YAML config `FILE` with PackFS setting names (rootPath, permissions, security.*, semantic.*)"),
 		permissionFlags: addPermissionFlags(fs),
-		maxSize:         fs.Int64("max-file-size", 0, "largest file read or written, in `BYTES` (default 10485760)"),
+		maxSize:         fs.Int64("max-file-size", tools.DefaultMaxFileSize, "largest file read or written, in `BYTES`"),
 		exts:            fs.String("allowed-extensions", "", "comma-separated `EXTENSIONS` that may be opened, such as .md,.txt; * allows any (default: common text, document, data and source types)"),
 		blocked:         fs.String("blocked-paths", "", "comma-separated `PATTERNS`: path components never reached, such as .git,*.pem (default: version control, secrets and keys)"),
 		hardLinks:       fs.Bool("allow-hard-links", false, "allow files with more than one hard link (they can alias files outside the root)"),
-		rateMax:         fs.Int("rate-limit", 0, "`N` requests allowed per window, overall; each tool gets half (default 3000)"),
-		rateWindow:      fs.Duration("rate-window", 0, "the rate limit's window, a `DURATION` such as 1m (default 1m)"),
+		rateMax:         fs.Int("rate-limit", security.DefaultMaxRequests, "`N` requests allowed per window, overall; each tool gets half"),
+		rateWindow:      fs.Duration("rate-window", security.DefaultWindow, "the rate limit's window, a `DURATION` such as 10s"),
 		backupDir:       fs.String("backup-dir", "", "the `DIR` where options.backup keeps previous versions; must be outside the root (default: the first of the user cache folder, /var/tmp and $TMPDIR that is outside the root)"),
-		timeout:         fs.Duration("timeout", 0, "deadline of each tool call, a `DURATION` such as 30s (default 30s)"),
+		timeout:         fs.Duration("timeout", tools.DefaultTimeout, "deadline of each tool call, a `DURATION` such as 1m30s"),
 		indexDir:        fs.String("index-dir", "", "the `DIR` where the search index persists; must be outside the root (default: the first of the user cache folder, /var/tmp and $TMPDIR that is outside the root)"),
 		noIndex:         fs.Bool("no-index", false, "do not build the search index (search_semantic and relationships are then unavailable)"),
 		journal:         fs.String("journal", "", "append one JSON line per tool call to `FILE`, outside the root (an audit journal; read it with packfs-mcp journal FILE)"),
-		journalMax:      fs.Int("journal-max-content", 0, "record file contents in the journal only up to this many `BYTES` each (default 4096; -1 records none)"),
+		journalMax:      fs.Int("journal-max-content", audit.DefaultMaxContentBytes, "record file contents in the journal only up to this many `BYTES` each; -1 records none"),
 	}
 }
 
@@ -73,7 +75,7 @@ type permissionFlags struct {
 // addPermissionFlags registers the permission flags on fs.
 func addPermissionFlags(fs *flag.FlagSet) permissionFlags {
 	return permissionFlags{
-		perms:      fs.String("permissions", "", "comma-separated `PERMISSIONS`: read, write, search, list (default read,search,list)"),
+		perms:      fs.String("permissions", security.DefaultPermissions().String(), "comma-separated `PERMISSIONS`: "+security.AllPermissions().String()),
 		allowWrite: fs.Bool("allow-write", false, "also allow writing (adds the write permission and the writer tool)"),
 		readOnly:   fs.Bool("read-only", false, "never write, whatever the permissions or the config file say (removes the writer tool)"),
 		disable:    fs.String("disable-tool", "", "comma-separated `TOOLS` not to offer: "+strings.Join(toolNames, ", ")),
@@ -88,7 +90,9 @@ func (p permissionFlags) apply(c *Config, set map[string]bool) {
 	}
 	if *p.allowWrite {
 		if len(c.Permissions) == 0 {
-			c.Permissions = []string{"read", "search", "list"}
+			for _, q := range security.DefaultPermissions().List() {
+				c.Permissions = append(c.Permissions, string(q))
+			}
 		}
 		c.Permissions = append(c.Permissions, "write")
 	}
@@ -194,38 +198,52 @@ func (f *serverFlags) config() (Config, error) {
 	return c, c.validate()
 }
 
-// parseServe reads serve's flags: the server's, plus the transport. Its help goes to stdout.
-func parseServe(args []string, stdout io.Writer) (Config, error) {
-	f := newServerFlags("serve", stdout)
-	httpAddr := f.fs.String("http", "", "serve MCP over streamable HTTP at http://`ADDR`/mcp (such as 127.0.0.1:8080) instead of stdio; "+
+// serveFlags are serve's flags: the server's, plus the transport's.
+type serveFlags struct {
+	*serverFlags
+	httpAddr, tokenFile, origins *string
+	maxRequest                   *int64
+	clientRate                   *int
+}
+
+// newServeFlags registers serve's flags on a new flag set, whose help goes to stdout.
+func newServeFlags(stdout io.Writer) *serveFlags {
+	f := &serveFlags{serverFlags: newServerFlags("serve", stdout)}
+	f.httpAddr = f.fs.String("http", "", "serve MCP over streamable HTTP at http://`ADDR`/mcp (such as 127.0.0.1:8080) instead of stdio; "+
 		"a bearer token from $"+tokenEnv+" or --http-token-file is required unless ADDR is loopback")
-	tokenFile := f.fs.String("http-token-file", "", "a `FILE` holding the bearer token HTTP clients must send (instead of $"+tokenEnv+"); at least 16 characters, surrounding whitespace ignored")
-	origins := f.fs.String("http-allowed-origins", "", "comma-separated `ORIGINS` (scheme://host[:port]) of web pages allowed to call, besides loopback ones (default: none)")
-	maxBody := f.fs.Int64("http-max-request-bytes", 0, "largest HTTP request body, in `BYTES` (default 4194304)")
-	clientRate := f.fs.Int("http-client-rate-limit", 0, "`N` HTTP requests allowed per client (bearer token or address) per minute (default 600)")
+	f.tokenFile = f.fs.String("http-token-file", "", fmt.Sprintf("a `FILE` holding the bearer token HTTP clients must send (instead of $%s); at least %d characters, surrounding whitespace ignored", tokenEnv, minTokenLen))
+	f.origins = f.fs.String("http-allowed-origins", "", "comma-separated `ORIGINS` (scheme://host[:port]) of web pages allowed to call, besides loopback ones (default: none)")
+	f.maxRequest = f.fs.Int64("max-request-bytes", DefaultMaxRequestBytes, "largest message a client may send, a line on stdio or an HTTP request body, in `BYTES`; a longer one is refused")
+	f.clientRate = f.fs.Int("http-client-rate-limit", security.DefaultClientRequests, "`N` HTTP requests allowed per client (bearer token or address) per minute")
 	f.fs.Usage = func() {
 		fmt.Fprint(f.fs.Output(), "Usage: packfs-mcp serve --root DIR [flags]\n\nServe DIR's files to an MCP client over stdin/stdout (or HTTP with --http). Flags override the config file.\n\n")
 		f.fs.PrintDefaults()
 	}
+	return f
+}
+
+// parseServe reads serve's flags, whose help goes to stdout, into the configuration.
+func parseServe(args []string, stdout io.Writer) (Config, error) {
+	f := newServeFlags(stdout)
 	c, err := f.parse(args)
 	if err != nil {
 		return c, err
 	}
 	set := visited(f.fs)
 	if set["http"] {
-		c.HTTP.Addr = *httpAddr
+		c.HTTP.Addr = *f.httpAddr
 	}
 	if set["http-token-file"] {
-		c.HTTP.TokenFile = *tokenFile
+		c.HTTP.TokenFile = *f.tokenFile
 	}
 	if set["http-allowed-origins"] {
-		c.HTTP.AllowedOrigins = splitList(*origins)
+		c.HTTP.AllowedOrigins = splitList(*f.origins)
 	}
-	if set["http-max-request-bytes"] {
-		c.HTTP.MaxRequestBytes = *maxBody
+	if set["max-request-bytes"] {
+		c.Security.MaxRequestBytes = *f.maxRequest
 	}
 	if set["http-client-rate-limit"] {
-		c.HTTP.ClientRateLimit = *clientRate
+		c.HTTP.ClientRateLimit = *f.clientRate
 	}
 	if err := c.validate(); err != nil || c.HTTP.Addr == "" {
 		return c, err

@@ -3,11 +3,19 @@ package main
 import (
 	"bytes"
 	"errors"
+	"flag"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/packfs/packfs-mcp/audit"
+	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/tools"
 )
 
 // runBinary runs the built binary with args and an empty stdin, and returns its exit status,
@@ -167,6 +175,39 @@ func TestFlagsRootErrors(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// valueInProse is a default stated in a flag's help as a value, "(default 30s)", rather than in
+// words for one that is no value, "(default: none)".
+var valueInProse = regexp.MustCompile(`\(default [^:]|default (is )?[0-9"]`)
+
+// TestFlagsStateNoDefault checks that no flag's help states a default value itself: the value is
+// the flag's own, defined once, and the flag package prints it, so the help cannot drift from it.
+func TestFlagsStateNoDefault(t *testing.T) {
+	sets := map[string]*flag.FlagSet{"serve": newServeFlags(io.Discard).fs}
+	for name, fs := range sets {
+		fs.VisitAll(func(fl *flag.Flag) {
+			if valueInProse.MatchString(fl.Usage) {
+				t.Errorf("%s --%s: help %q states a default: make it the flag's value (%q now)", name, fl.Name, fl.Usage, fl.DefValue)
+			}
+		})
+	}
+	// The defaults the help shows are the values the server falls back on when a setting is zero.
+	fs := newServeFlags(io.Discard).fs
+	for name, want := range map[string]any{
+		"max-file-size":          tools.DefaultMaxFileSize,
+		"max-request-bytes":      DefaultMaxRequestBytes,
+		"timeout":                tools.DefaultTimeout,
+		"rate-limit":             security.DefaultMaxRequests,
+		"rate-window":            security.DefaultWindow,
+		"http-client-rate-limit": security.DefaultClientRequests,
+		"journal-max-content":    audit.DefaultMaxContentBytes,
+		"permissions":            security.DefaultPermissions(),
+	} {
+		if got := fs.Lookup(name).DefValue; got != fmt.Sprint(want) {
+			t.Errorf("--%s defaults to %s in its help, but the server falls back on %v", name, got, want)
 		}
 	}
 }

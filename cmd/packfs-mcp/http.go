@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,13 +18,12 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
-	"golang.org/x/time/rate"
 
+	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/tools"
 )
 
@@ -36,16 +34,6 @@ import (
 // then go through the same MCP server, and so the same permissions, policy and tool limiter, as on stdio.
 
 const (
-	// DefaultMaxRequestBytes caps a request body when [HTTPConfig.MaxRequestBytes] is zero: the largest
-	// file the writer accepts by default (10 MiB) is better sent in parts, and 4 MiB of JSON is far
-	// more than any other call needs.
-	DefaultMaxRequestBytes = 4 << 20
-	// DefaultClientRateLimit is how many HTTP requests one client may make per minute when
-	// [HTTPConfig.ClientRateLimit] is zero: 10 a second on average, with a burst of as many.
-	DefaultClientRateLimit = 600
-	// maxTrackedClients bounds the rate limiter's memory (about 200 bytes a client), so clients
-	// arriving from ever new addresses cannot grow it.
-	maxTrackedClients = 10000
 	// minTokenLen is the shortest bearer token accepted: a shorter one could be guessed.
 	minTokenLen = 16
 	// maxTokenBytes is the largest token file read: a token is a line, not a document.
@@ -64,9 +52,6 @@ const (
 	sessionIdleTTL = 30 * time.Minute
 	// heartbeatInterval keeps an idle event stream from being cut by a proxy.
 	heartbeatInterval = 30 * time.Second
-	// refusedCode is the JSON-RPC error code of a request the HTTP layer refuses (in the range
-	// JSON-RPC leaves to servers); the reason is in the message and in data.code.
-	refusedCode = -32000
 )
 
 // httpAccess is what the HTTP transport checks, resolved from [HTTPConfig].
@@ -212,7 +197,7 @@ func (a *app) listenHTTP(ctx context.Context) error {
 	)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", streams)
-	g := newGate(mux, acc, a.cfg.HTTP)
+	g := newGate(mux, acc, a.cfg)
 	hs.Handler = g
 
 	served := make(chan error, 1)
@@ -226,7 +211,7 @@ func (a *app) listenHTTP(ctx context.Context) error {
 		where = " (every interface: use this machine's name or address)"
 	}
 	a.log.Printf("listening on http://%s/mcp%s; %s; at most %d requests a minute per client, %d bytes a request",
-		ln.Addr(), where, auth, g.limits.perMinute, g.maxBody)
+		ln.Addr(), where, auth, g.limits.PerClient(), g.maxBody)
 	if !loopback {
 		a.log.Print("this is plain HTTP, where the token and the files travel unencrypted: across a network, put a TLS proxy in front")
 	}
@@ -261,22 +246,16 @@ type gate struct {
 	key     string   // the rate limiter's key for clients holding the token: a hash, never the token
 	origins map[string]bool
 	maxBody int64
-	limits  *clientLimits
+	// limits is each client's budget of requests a minute, by its key: the token's, or its address.
+	limits *security.ClientLimiter
 
 	// refusals, for the summary at shutdown
 	unauthorized, forbidden, tooLarge, limited atomic.Int64
 }
 
-func newGate(next http.Handler, acc httpAccess, c HTTPConfig) *gate {
-	g := &gate{next: next, origins: acc.origins, maxBody: c.MaxRequestBytes}
-	if g.maxBody <= 0 {
-		g.maxBody = DefaultMaxRequestBytes
-	}
-	perMinute := c.ClientRateLimit
-	if perMinute <= 0 {
-		perMinute = DefaultClientRateLimit
-	}
-	g.limits = newClientLimits(perMinute)
+func newGate(next http.Handler, acc httpAccess, c Config) *gate {
+	g := &gate{next: next, origins: acc.origins, maxBody: maxRequest(c)}
+	g.limits = security.NewClientLimiter(security.ClientLimitConfig{PerClient: c.HTTP.ClientRateLimit, Window: time.Minute})
 	if acc.token != "" {
 		g.auth = true
 		g.sum = sha256.Sum256([]byte(acc.token))
@@ -320,12 +299,13 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !authed {
 		key = "addr " + remoteIP(r)
 	}
-	if wait, ok := g.limits.allow(key, time.Now()); !ok {
+	var limited *security.RateLimitError
+	if err := g.limits.Allow(key, time.Now()); errors.As(err, &limited) {
 		g.limited.Add(1)
-		secs := int(math.Ceil(wait.Seconds()))
+		secs := int(math.Ceil(limited.RetryAfter.Seconds()))
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
 		refuse(w, http.StatusTooManyRequests, "RATE_LIMITED", fmt.Sprintf("too many requests from this client: at most %d a minute; retry in %d seconds",
-			g.limits.perMinute, secs), wait.Milliseconds())
+			g.limits.PerClient(), secs), limited.RetryAfter.Milliseconds())
 		return
 	}
 	if g.auth && !authed {
@@ -371,8 +351,7 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (g *gate) refuseTooLarge(w http.ResponseWriter) {
 	g.tooLarge.Add(1)
-	refuse(w, http.StatusRequestEntityTooLarge, "TOO_LARGE", fmt.Sprintf("the request is larger than this server's limit of %d bytes "+
-		"(--http-max-request-bytes): send less per call, such as a large file in parts with create, then append", g.maxBody), 0)
+	refuse(w, http.StatusRequestEntityTooLarge, "TOO_LARGE", tooLarge(g.maxBody), 0)
 }
 
 // originAllowed reports whether a browser page at origin may call: a loopback origin, or one listed.
@@ -414,82 +393,11 @@ func remoteIP(r *http.Request) string {
 	return host
 }
 
-// refuse writes a refusal as a JSON-RPC error, so an MCP client shows its message: what went wrong
-// and what to do. Its id is null, as the request was not read.
+// refuse writes a refusal as a JSON-RPC error (see [refusal]) with the HTTP status.
 func refuse(w http.ResponseWriter, status int, code, msg string, retryAfterMs int64) {
-	type refusalData struct {
-		Code         string `json:"code"`
-		RetryAfterMs int64  `json:"retryAfterMs,omitempty"`
-	}
-	type refusalError struct {
-		Code    int         `json:"code"`
-		Message string      `json:"message"`
-		Data    refusalData `json:"data"`
-	}
-	body, _ := json.Marshal(struct {
-		JSONRPC string       `json:"jsonrpc"`
-		ID      any          `json:"id"`
-		Error   refusalError `json:"error"`
-	}{"2.0", nil, refusalError{refusedCode, msg, refusalData{code, retryAfterMs}}})
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	w.Write(append(body, '\n'))
-}
-
-// clientLimits is a token bucket per client, refilling perMinute a minute with a burst of as many.
-type clientLimits struct {
-	perMinute int
-	mu        sync.Mutex
-	clients   map[string]*clientBucket
-}
-
-type clientBucket struct {
-	lim  *rate.Limiter
-	seen time.Time
-}
-
-func newClientLimits(perMinute int) *clientLimits {
-	return &clientLimits{perMinute: perMinute, clients: map[string]*clientBucket{}}
-}
-
-// allow takes one request from key's bucket, or says how long to wait for one.
-func (c *clientLimits) allow(key string, now time.Time) (time.Duration, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	b := c.clients[key]
-	if b == nil {
-		if len(c.clients) >= maxTrackedClients {
-			c.evict(now)
-		}
-		b = &clientBucket{lim: rate.NewLimiter(rate.Limit(float64(c.perMinute)/60), c.perMinute)}
-		c.clients[key] = b
-	}
-	b.seen = now
-	res := b.lim.ReserveN(now, 1)
-	if d := res.DelayFrom(now); d > 0 {
-		res.CancelAt(now)
-		return d, false
-	}
-	return 0, true
-}
-
-// evict forgets the clients idle for a minute, whose buckets are full again so forgetting them loses
-// nothing; if there are none, the one idle longest.
-func (c *clientLimits) evict(now time.Time) {
-	var oldest string
-	var oldestSeen time.Time
-	for k, b := range c.clients {
-		if now.Sub(b.seen) >= time.Minute {
-			delete(c.clients, k)
-			continue
-		}
-		if oldest == "" || b.seen.Before(oldestSeen) {
-			oldest, oldestSeen = k, b.seen
-		}
-	}
-	if len(c.clients) >= maxTrackedClients {
-		delete(c.clients, oldest)
-	}
+	w.Write(refusal(code, msg, retryAfterMs))
 }

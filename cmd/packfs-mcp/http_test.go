@@ -233,9 +233,10 @@ func initializeBody(n int) string {
 	return b
 }
 
-// refusal is the JSON body of a request the HTTP layer refused.
-type refusal struct {
-	JSONRPC string `json:"jsonrpc"`
+// refused is the JSON of a message a transport refused: an HTTP body, or a line on stdio.
+type refused struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
 	Error   struct {
 		Code    int    `json:"code"`
 		Message string `json:"message"`
@@ -275,7 +276,7 @@ func TestHTTPRefusals(t *testing.T) {
 	f := newFixture(t)
 	const maxBody = 64 << 10
 	srv := startHTTP(t, f, httpEnv(f, tokenEnv+"="+testToken),
-		"--http-max-request-bytes", fmt.Sprint(maxBody), "--http-allowed-origins", "https://app.example, http://tools.example:8080")
+		"--max-request-bytes", fmt.Sprint(maxBody), "--http-allowed-origins", "https://app.example, http://tools.example:8080")
 	auth := "Bearer " + testToken
 	tests := []struct {
 		name    string
@@ -358,7 +359,7 @@ func TestHTTPRefusals(t *testing.T) {
 			if tt.code == "" {
 				return
 			}
-			var r refusal
+			var r refused
 			if err := json.Unmarshal(data, &r); err != nil {
 				t.Fatalf("the refusal is not JSON: %s", data)
 			}
@@ -436,7 +437,7 @@ func exhaust(t *testing.T, hc *http.Client, url string, hdr map[string]string, l
 		if ra := resp.Header.Get("Retry-After"); ra == "" || ra == "0" {
 			t.Errorf("Retry-After = %q, want a number of seconds", ra)
 		}
-		var r refusal
+		var r refused
 		must(t, json.Unmarshal(data, &r))
 		if r.Error.Data.Code != "RATE_LIMITED" || r.Error.Data.RetryAfterMs <= 0 {
 			t.Errorf("refusal %s, want RATE_LIMITED with retryAfterMs", data)
@@ -544,51 +545,6 @@ func TestHTTPStartRefusals(t *testing.T) {
 			}
 		})
 	}
-}
-
-func TestHTTPClientLimits(t *testing.T) {
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	t.Run("budget and retry", func(t *testing.T) {
-		l := newClientLimits(2) // one every 30 seconds, a burst of 2
-		for i, want := range []bool{true, true, false} {
-			if _, ok := l.allow("a", t0); ok != want {
-				t.Fatalf("request %d allowed = %v, want %v", i+1, ok, want)
-			}
-		}
-		if wait, _ := l.allow("a", t0); wait <= 29*time.Second || wait > 30*time.Second {
-			t.Errorf("wait %v, want about 30s", wait)
-		}
-		if _, ok := l.allow("b", t0); !ok {
-			t.Error("another client is refused")
-		}
-		if _, ok := l.allow("a", t0.Add(30*time.Second)); !ok {
-			t.Error("refused after the wait")
-		}
-	})
-	t.Run("bounded", func(t *testing.T) {
-		l := newClientLimits(10)
-		for i := range maxTrackedClients + 100 {
-			l.allow(fmt.Sprint(i), t0.Add(time.Duration(i)*time.Millisecond))
-		}
-		if n := len(l.clients); n > maxTrackedClients {
-			t.Errorf("%d clients tracked, want at most %d", n, maxTrackedClients)
-		}
-		if l.clients["0"] != nil || l.clients[fmt.Sprint(maxTrackedClients+99)] == nil {
-			t.Error("the clients evicted are not those idle longest")
-		}
-	})
-	t.Run("idle ones go first", func(t *testing.T) {
-		l := newClientLimits(10)
-		l.allow("idle", t0)
-		later := t0.Add(2 * time.Minute)
-		for i := range maxTrackedClients - 1 {
-			l.allow(fmt.Sprint(i), later)
-		}
-		l.allow("new", later)
-		if l.clients["idle"] != nil || len(l.clients) != maxTrackedClients {
-			t.Errorf("idle client kept or active ones dropped: %d tracked", len(l.clients))
-		}
-	})
 }
 
 // TestHTTPInProcess serves in this process, so that the race detector watches the HTTP layer under

@@ -57,11 +57,8 @@ func (a *app) openJournal() error {
 	if file == "" {
 		return nil
 	}
-	abs, err := filepath.Abs(file)
-	if err != nil {
-		return fmt.Errorf("journal %s: %w", file, err)
-	}
-	dir, err := fsroot.Open(filepath.Dir(abs), fsroot.Options{})
+	clean := filepath.Clean(file)
+	dir, err := fsroot.Open(filepath.Dir(clean), fsroot.Options{})
 	if err != nil {
 		return fmt.Errorf("journal %s: its folder must exist: %w", file, err)
 	}
@@ -70,7 +67,7 @@ func (a *app) openJournal() error {
 		return fmt.Errorf("the journal %s is inside the root, where the tools could read or change it: choose a file outside the root", file)
 	}
 	j := &journal{dir: dir, file: file, perms: a.perms.String()}
-	j.w, err = audit.Open(dir, filepath.Base(abs), audit.Options{
+	j.w, err = audit.Open(dir, filepath.Base(clean), audit.Options{
 		MaxContentBytes: a.cfg.Journal.MaxContentBytes,
 		OnError: func(err error) {
 			a.log.Printf("%v: tool calls go on unjournalled; later journal failures are not logged", err)
@@ -360,16 +357,13 @@ Flags:
 // openJournalFile opens a journal for reading through an fsroot.Root on its folder, to be read as
 // a stream, so a large journal is never held in memory. close closes both.
 func openJournalFile(file string) (r io.Reader, close func(), err error) {
-	abs, err := filepath.Abs(file)
-	if err != nil {
-		return nil, nil, err
-	}
+	clean := filepath.Clean(file)
 	// The journal is the operator's own file: a hard link to it is no escape worth refusing.
-	dir, err := fsroot.Open(filepath.Dir(abs), fsroot.Options{AllowHardLinks: true})
+	dir, err := fsroot.Open(filepath.Dir(clean), fsroot.Options{AllowHardLinks: true})
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot read %s: %w", file, err)
 	}
-	f, err := dir.FS().Open(filepath.Base(abs))
+	f, err := dir.FS().Open(filepath.Base(clean))
 	if err != nil {
 		dir.Close()
 		return nil, nil, fmt.Errorf("cannot read %s: %w", file, err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/packfs/packfs-mcp/fsroot"
@@ -65,14 +66,13 @@ type statePlace struct {
 // path so two roots never share one. It creates nothing.
 func placeState(kind stateKind, configured string, root *fsroot.Root) (statePlace, error) {
 	if configured != "" {
-		abs, err := filepath.Abs(configured)
-		if err != nil {
-			return statePlace{}, err
-		}
-		if within(resolveHost(abs), root.ResolvedDir()) {
+		// The folder is kept by where it lands, its links resolved: what is judged outside the
+		// root is what is used.
+		dir := resolveHost(configured)
+		if within(dir, root.ResolvedDir()) {
 			return statePlace{}, fmt.Errorf("the %s directory %s is inside the root, where the tools could reach it: choose one outside it with --%s-dir, or leave the flag out", kind, configured, flagKind(kind))
 		}
-		return statePlace{Dir: abs, chosen: true}, nil
+		return statePlace{Dir: dir, chosen: true}, nil
 	}
 	sum := sha256.Sum256([]byte(root.ResolvedDir()))
 	for _, b := range stateBases() {
@@ -94,8 +94,8 @@ func flagKind(kind stateKind) string {
 	return string(kind)
 }
 
-// make creates the place's folder (mode 0700), making a shared base private first, and checks
-// again, with every link now resolved, that it is outside the root.
+// make creates the place's folder and its missing parents (mode 0700), making a shared base private
+// first, and checks again, with every link now resolved, that it is outside the root.
 func (p statePlace) make(root *fsroot.Root) error {
 	if p.Dir == "" {
 		return errors.New("no folder outside the root")
@@ -105,7 +105,7 @@ func (p statePlace) make(root *fsroot.Root) error {
 			return err
 		}
 	}
-	if err := os.MkdirAll(p.Dir, 0o700); err != nil {
+	if err := makeDirs(p.Dir); err != nil {
 		return err
 	}
 	if within(resolveHost(p.Dir), root.ResolvedDir()) {
@@ -118,4 +118,31 @@ func (p statePlace) make(root *fsroot.Root) error {
 func resolveHost(p string) string {
 	r, _ := fsroot.ResolveHost(p)
 	return r
+}
+
+// makeDirs creates dir and its missing parents, each with mode 0700 as os.MkdirAll(dir, 0o700)
+// would, through fsroot's host-path functions (only fsroot touches the filesystem), and checks that
+// dir is a folder that opens. The folders it creates are private to this user
+// ([fsroot.PrivateDir]); those that exist are left as they are.
+func makeDirs(dir string) error {
+	var missing []string
+	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
+		if _, ok := fsroot.ResolveHost(p); ok {
+			break
+		}
+		missing = append(missing, p)
+		if filepath.Dir(p) == p {
+			break
+		}
+	}
+	for _, p := range slices.Backward(missing) {
+		if err := fsroot.PrivateDir(p); err != nil {
+			return err
+		}
+	}
+	r, err := fsroot.Open(dir, fsroot.Options{})
+	if err != nil {
+		return err
+	}
+	return r.Close()
 }

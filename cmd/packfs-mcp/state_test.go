@@ -67,3 +67,48 @@ func TestPlaceState(t *testing.T) {
 		})
 	}
 }
+
+// TestMakeDirs checks that the state folders are made as os.MkdirAll(dir, 0o700) made them: every
+// missing folder private to the user, those that exist left as they are, and a file or a dangling
+// link in the way an error.
+func TestMakeDirs(t *testing.T) {
+	base := t.TempDir()
+	must(t, os.Mkdir(filepath.Join(base, "shared"), 0o755))
+	must(t, os.Chmod(filepath.Join(base, "shared"), 0o755)) // whatever the umask
+	must(t, os.WriteFile(filepath.Join(base, "file"), nil, 0o644))
+	must(t, os.Symlink(filepath.Join(base, "absent"), filepath.Join(base, "dangling")))
+	must(t, os.Symlink(filepath.Join(base, "shared"), filepath.Join(base, "link")))
+	tests := []struct {
+		name    string
+		dir     string
+		made    []string // the folders that must now exist with mode 0700
+		kept    string   // a folder that must keep its mode 0755
+		wantErr bool
+	}{
+		{name: "missing parents", dir: "a/b/c", made: []string{"a", "a/b", "a/b/c"}},
+		{name: "under an existing folder", dir: "shared/x/y", made: []string{"shared/x", "shared/x/y"}, kept: "shared"},
+		{name: "an existing folder", dir: "shared", kept: "shared"},
+		{name: "through a link", dir: "link/z", made: []string{"shared/z"}, kept: "shared"},
+		{name: "a file in the way", dir: "file/x", wantErr: true},
+		{name: "a file", dir: "file", wantErr: true},
+		{name: "a dangling link", dir: "dangling", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := makeDirs(filepath.Join(base, tt.dir))
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("makeDirs(%s) = %v, want an error: %v", tt.dir, err, tt.wantErr)
+			}
+			for _, d := range tt.made {
+				if info, err := os.Lstat(filepath.Join(base, d)); err != nil || !info.IsDir() || info.Mode().Perm() != 0o700 {
+					t.Errorf("%s: %v, %v; want a folder of mode 0700", d, info, err)
+				}
+			}
+			if tt.kept != "" {
+				if info, err := os.Lstat(filepath.Join(base, tt.kept)); err != nil || info.Mode().Perm() != 0o755 {
+					t.Errorf("%s: %v, %v; want it left at mode 0755", tt.kept, info, err)
+				}
+			}
+		})
+	}
+}

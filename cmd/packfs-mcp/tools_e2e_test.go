@@ -360,7 +360,9 @@ func TestWriterEndToEnd(t *testing.T) {
 		t.Run(era.name, func(t *testing.T) {
 			f := newFixture(t)
 			before := f.snapshot(t)
-			s := start(t, f, era.opts, "--allow-write")
+			// "content too large" is about the writer's own limit: the message bound, below it by
+			// default, would refuse the call first (TestStdioMessageBound).
+			s := start(t, f, era.opts, "--allow-write", "--max-request-bytes", roomForHugeWrites)
 			runCases(t, s, writerCases(f))
 			s.checkNoLeak()
 			after := f.snapshot(t)

@@ -11,11 +11,9 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/packfs/packfs-mcp/toolformat"
 	"github.com/packfs/packfs-mcp/tools"
 )
-
-// toolFormats are the shapes the tools subcommand prints, in the order its help lists them.
-var toolFormats = []string{"mcp", "openai", "openai-responses", "anthropic", "jsonschema"}
 
 // toolsCmd prints the definitions of the tools a server would offer, in the shape a framework that
 // registers tools itself expects. The definitions come from the same [tools.Server] the server
@@ -25,7 +23,7 @@ var toolFormats = []string{"mcp", "openai", "openai-responses", "anthropic", "js
 func toolsCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("tools", flag.ContinueOnError)
 	fs.SetOutput(stdout)
-	format := fs.String("format", "mcp", "the shape to print: "+strings.Join(toolFormats, ", "))
+	format := fs.String("format", string(toolformat.MCP), "the shape to print: "+formatNames())
 	configFile := fs.String("config", "", "a JSON or YAML config `FILE`, as for serve: its permissions, readOnly and disabledTools apply")
 	pf := addPermissionFlags(fs)
 	fs.Usage = func() {
@@ -84,7 +82,11 @@ Flags:
 			return fail(fmt.Errorf("unknown tool %q in --disable-tool: the tools are %s", name, strings.Join(toolNames, ", ")))
 		}
 	}
-	defs, err := toolDefinitions(tools.New(tools.Config{Permissions: p, Disabled: c.DisabledTools}), *format)
+	var list []mcp.Tool
+	for _, t := range tools.New(tools.Config{Permissions: p, Disabled: c.DisabledTools}).Tools() {
+		list = append(list, t.Tool)
+	}
+	defs, err := toolformat.Definitions(list, toolformat.Format(*format))
 	if err != nil {
 		return fail(err)
 	}
@@ -97,112 +99,11 @@ Flags:
 	return 0
 }
 
-// openAITool is a function tool of the OpenAI Chat Completions API.
-type openAITool struct {
-	Type     string         `json:"type"` // always "function"
-	Function openAIFunction `json:"function"`
-}
-
-// openAIFunction is the function of an [openAITool]. Strict is left unset (false): strict mode
-// requires every property to be required and every object closed, and the intents have optional
-// fields.
-type openAIFunction struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	Parameters  json.RawMessage `json:"parameters"`
-}
-
-// openAIResponsesTool is a function tool of the OpenAI Responses API. Strict is always written,
-// false, because that API defaults it to true and the schemas do not meet strict mode's rules.
-type openAIResponsesTool struct {
-	Type        string          `json:"type"` // always "function"
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	Parameters  json.RawMessage `json:"parameters"`
-	Strict      bool            `json:"strict"`
-}
-
-// anthropicTool is a client tool of the Anthropic Messages API.
-type anthropicTool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	InputSchema json.RawMessage `json:"input_schema"`
-}
-
-// toolSchemas are one tool's schemas in the jsonschema format.
-type toolSchemas struct {
-	Input  json.RawMessage `json:"input"`
-	Output json.RawMessage `json:"output"`
-}
-
-// toolDefinitions returns the tools s offers, in the order tools/list sends them (by name), shaped
-// for format.
-func toolDefinitions(s *tools.Server, format string) (any, error) {
-	var list []mcp.Tool
-	for _, t := range s.Tools() {
-		list = append(list, t.Tool)
+// formatNames lists the formats the tools subcommand prints, for its help.
+func formatNames() string {
+	var names []string
+	for _, f := range toolformat.Formats() {
+		names = append(names, string(f))
 	}
-	slices.SortFunc(list, func(a, b mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
-	switch format {
-	case "mcp":
-		if list == nil {
-			list = []mcp.Tool{}
-		}
-		return list, nil
-	case "openai":
-		out := []openAITool{}
-		for _, t := range list {
-			out = append(out, openAITool{Type: "function", Function: openAIFunction{Name: t.Name, Description: t.Description, Parameters: inputSchema(t)}})
-		}
-		return out, nil
-	case "openai-responses":
-		out := []openAIResponsesTool{}
-		for _, t := range list {
-			out = append(out, openAIResponsesTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: inputSchema(t)})
-		}
-		return out, nil
-	case "anthropic":
-		out := []anthropicTool{}
-		for _, t := range list {
-			out = append(out, anthropicTool{Name: t.Name, Description: t.Description, InputSchema: inputSchema(t)})
-		}
-		return out, nil
-	case "jsonschema":
-		out := map[string]toolSchemas{}
-		for _, t := range list {
-			out[t.Name] = toolSchemas{Input: inputSchema(t), Output: outputSchema(t)}
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("unknown format %q: choose one of %s", format, strings.Join(toolFormats, ", "))
-}
-
-// inputSchema returns t's input schema as the server sends it. The tools declare it raw, generated
-// from their intent types; the structured form is a fallback that keeps this right should one not.
-func inputSchema(t mcp.Tool) json.RawMessage {
-	if len(t.RawInputSchema) > 0 {
-		return t.RawInputSchema
-	}
-	return mustMarshal(t.Name, t.InputSchema)
-}
-
-// outputSchema returns t's output schema as the server sends it, or null when it declares none.
-func outputSchema(t mcp.Tool) json.RawMessage {
-	if len(t.RawOutputSchema) > 0 {
-		return t.RawOutputSchema
-	}
-	if t.OutputSchema.Type == "" {
-		return json.RawMessage("null")
-	}
-	return mustMarshal(t.Name, t.OutputSchema)
-}
-
-// mustMarshal encodes a declared schema. One that does not encode is a bug in a tool definition,
-// which panics as mcp-go's AddTool does, never a problem of the input.
-func mustMarshal(tool string, schema any) json.RawMessage {
-	b, err := json.Marshal(schema)
-	if err != nil {
-		panic(fmt.Sprintf("tool %s: schema: %v", tool, err))
-	}
-	return b
+	return strings.Join(names, ", ")
 }

@@ -6,40 +6,15 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/packfs/packfs-mcp/toolformat"
 )
-
-// toolShapes are the required shapes of each format's output, written from the providers' API
-// references: OpenAI's function tools (name ^[a-zA-Z0-9_-]{1,64}$, parameters an object schema, no
-// strict in Chat Completions; strict false in the Responses API, which defaults it to true),
-// Anthropic's tools (name ^[a-zA-Z0-9_-]{1,64}$, input_schema of type object), MCP's Tool
-// (inputSchema and outputSchema of type object), and a map of name to input and output schemas.
-var toolShapes = map[string]string{
-	"mcp": `{"type": "array", "minItems": 1, "items": {"type": "object", "required": ["name", "description", "inputSchema", "outputSchema", "annotations"],
-		"properties": {"name": {"$ref": "#/$defs/name"}, "description": {"type": "string", "minLength": 1},
-			"inputSchema": {"$ref": "#/$defs/object"}, "outputSchema": {"$ref": "#/$defs/object"},
-			"annotations": {"type": "object", "required": ["readOnlyHint", "destructiveHint"]}}}, ` + shapeDefs + `}`,
-	"openai": `{"type": "array", "minItems": 1, "items": {"type": "object", "required": ["type", "function"], "additionalProperties": false,
-		"properties": {"type": {"const": "function"},
-			"function": {"type": "object", "required": ["name", "description", "parameters"], "additionalProperties": false,
-				"properties": {"name": {"$ref": "#/$defs/name"}, "description": {"type": "string", "minLength": 1}, "parameters": {"$ref": "#/$defs/object"}}}}}, ` + shapeDefs + `}`,
-	"openai-responses": `{"type": "array", "minItems": 1, "items": {"type": "object", "required": ["type", "name", "description", "parameters", "strict"], "additionalProperties": false,
-		"properties": {"type": {"const": "function"}, "name": {"$ref": "#/$defs/name"}, "description": {"type": "string", "minLength": 1},
-			"parameters": {"$ref": "#/$defs/object"}, "strict": {"const": false}}}, ` + shapeDefs + `}`,
-	"anthropic": `{"type": "array", "minItems": 1, "items": {"type": "object", "required": ["name", "description", "input_schema"], "additionalProperties": false,
-		"properties": {"name": {"$ref": "#/$defs/name"}, "description": {"type": "string", "minLength": 1}, "input_schema": {"$ref": "#/$defs/object"}}}, ` + shapeDefs + `}`,
-	"jsonschema": `{"type": "object", "minProperties": 1, "propertyNames": {"$ref": "#/$defs/name"},
-		"additionalProperties": {"type": "object", "required": ["input", "output"], "additionalProperties": false,
-			"properties": {"input": {"$ref": "#/$defs/object"}, "output": {"$ref": "#/$defs/object"}}}, ` + shapeDefs + `}`,
-}
-
-const shapeDefs = `"$defs": {
-	"name": {"type": "string", "pattern": "^[a-zA-Z0-9_-]{1,64}$"},
-	"object": {"type": "object", "required": ["type", "properties"], "properties": {"type": {"const": "object"}, "properties": {"type": "object"}}}}`
 
 // toolsOut runs the tools subcommand and returns its exit code, stdout and stderr.
 func toolsOut(t *testing.T, args ...string) (int, []byte, string) {
@@ -80,23 +55,39 @@ func schemasByName(t *testing.T, format string, out []byte) (in, outSchemas map[
 	return in, outSchemas
 }
 
+// vendorName is the tool names OpenAI and Anthropic accept.
+var vendorName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// TestToolsCmdFormats checks that our tools, in every format, are what the vendors accept: names
+// they take, and schemas that are valid JSON Schemas and describe the intents. That each format has
+// its vendor's shape is toolformat's TestDefinitionsVendorShapes.
 func TestToolsCmdFormats(t *testing.T) {
-	for _, format := range toolFormats {
-		t.Run(format, func(t *testing.T) {
-			code, out, stderr := toolsOut(t, "--format", format, "--allow-write")
+	for _, format := range toolformat.Formats() {
+		t.Run(string(format), func(t *testing.T) {
+			code, out, stderr := toolsOut(t, "--format", string(format), "--allow-write")
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(out))
-			must(t, err)
-			if err := compileSchema(t, []byte(toolShapes[format])).Validate(inst); err != nil {
-				t.Fatalf("output does not have the %s shape: %v\n%s", format, err, out)
+			in, outSchemas := schemasByName(t, string(format), out)
+			if format == toolformat.MCP {
+				var list []struct {
+					Name, Description string
+					Annotations       map[string]any
+				}
+				must(t, json.Unmarshal(out, &list))
+				for _, tool := range list {
+					if tool.Description == "" || tool.Annotations["readOnlyHint"] == nil || tool.Annotations["destructiveHint"] == nil {
+						t.Errorf("%s: description %q, annotations %v: want a description and both hints", tool.Name, tool.Description, tool.Annotations)
+					}
+				}
 			}
-			in, outSchemas := schemasByName(t, format, out)
 			if got := len(in); got != 3 {
 				t.Errorf("%d tools, want all 3", got)
 			}
 			for name, s := range in {
+				if !vendorName.MatchString(name) {
+					t.Errorf("tool name %q is not one the vendors accept (%s)", name, vendorName)
+				}
 				raw, _ := json.Marshal(s)
 				compileSchema(t, raw) // a valid JSON Schema, or the test fails
 				if name == reader {
@@ -169,7 +160,8 @@ func TestToolsCmdMatchesServer(t *testing.T) {
 				m := tool.(map[string]any)
 				wantIn[m["name"].(string)], wantOut[m["name"].(string)] = m["inputSchema"], m["outputSchema"]
 			}
-			for _, format := range toolFormats {
+			for _, f := range toolformat.Formats() {
+				format := string(f)
 				code, out, stderr := toolsOut(t, append(tt.tool, "--format", format)...)
 				if code != 0 {
 					t.Fatalf("%s: exit %d: %s", format, code, stderr)
@@ -251,7 +243,11 @@ func TestToolsCmdHelp(t *testing.T) {
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit %d, stderr %q: help goes to stdout", code, stderr)
 	}
-	for _, want := range append([]string{"Usage: packfs-mcp tools", "Examples:", "packfs-mcp tools --format openai", "-disable-tool", "-allow-write", "-config"}, toolFormats...) {
+	want := []string{"Usage: packfs-mcp tools", "Examples:", "packfs-mcp tools --format openai", "-disable-tool", "-allow-write", "-config"}
+	for _, f := range toolformat.Formats() {
+		want = append(want, "  "+string(f)+" ") // each format is explained
+	}
+	for _, want := range want {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("help lacks %q:\n%s", want, out)
 		}

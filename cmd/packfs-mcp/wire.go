@@ -224,6 +224,11 @@ func notIndexed(st semantic.Progress) string {
 	return "; not indexed: " + strings.Join(parts, ", ")
 }
 
+// defaultReconcile is how often the index picks up changes made by other programs when
+// [SemanticConfig.ReconcileMs] is zero: soon enough that a search finds an edit made in an editor a
+// moment ago, rarely enough that the walk it takes costs little.
+const defaultReconcile = 10 * time.Second
+
 // indexInBackground builds the index, logging progress to stderr every few seconds, then keeps it in
 // step with changes made by other programs by reconciling every interval, until ctx ends.
 func (a *app) indexInBackground(ctx context.Context) {
@@ -236,7 +241,7 @@ func (a *app) indexInBackground(ctx context.Context) {
 	}
 	every := time.Duration(a.cfg.Semantic.ReconcileMs) * time.Millisecond
 	if every <= 0 {
-		every = 10 * time.Second
+		every = defaultReconcile
 	}
 	tick := time.NewTicker(every)
 	defer tick.Stop()
@@ -321,7 +326,8 @@ func maxFile(c Config) int64 {
 }
 
 // listen serves MCP on in and out until the client closes in or ctx ends. Requests read before
-// the end of input are answered before it returns.
+// the end of input are answered before it returns. A line longer than the message bound is
+// answered with the TOO_LARGE refusal HTTP sends, and dropped; the lines after it are served.
 func (a *app) listen(ctx context.Context, in io.Reader, out io.Writer) error {
 	s := server.NewStdioServer(a.mcp)
 	s.SetErrorLogger(a.log)
@@ -330,8 +336,17 @@ func (a *app) listen(ctx context.Context, in io.Reader, out io.Writer) error {
 	if grace <= 0 {
 		grace = tools.DefaultTimeout
 	}
-	r := &inputReader{r: bufio.NewReaderSize(in, 64<<10), l: l, grace: grace + 5*time.Second}
-	return s.Listen(ctx, r, &outputWriter{w: out, l: l})
+	w := &outputWriter{w: out, l: l}
+	limit := maxRequest(a.cfg)
+	tooLong := refusal("TOO_LARGE", tooLarge(limit), 0)
+	r := &inputReader{r: bufio.NewReaderSize(in, 64<<10), l: l, grace: grace + 5*time.Second, max: limit,
+		refuse: func() {
+			a.log.Printf("refused a message of more than %d bytes on stdin (--max-request-bytes)", limit)
+			if err := w.answer(tooLong); err != nil {
+				a.log.Printf("answering it: %v", err)
+			}
+		}}
+	return s.Listen(ctx, r, w)
 }
 
 func (a *app) close() {
