@@ -50,16 +50,18 @@ func (l *ledger) wait(grace time.Duration) {
 
 // inputReader passes the client's lines through, counting those that expect an answer. A line
 // longer than max bytes (its newline aside) is not passed on: it is read to its end without being
-// kept, so it costs no more memory than max, and refuse answers it; the next line is read as usual.
+// kept, so it costs no more memory than max, and refuse answers it, with the message's id when
+// its head tells it (see idOf); the next line is read as usual.
 type inputReader struct {
 	r      *bufio.Reader
 	l      *ledger
 	grace  time.Duration
 	max    int64
-	refuse func()
+	refuse func(id json.RawMessage)
 	line   []byte // the line being read, reused while it stays small
 	buf    []byte // what is left of the line to pass on
 	err    error
+	id     json.RawMessage // the id of the last line found too long, nil when its head did not tell
 }
 
 // keptLine is the largest line buffer kept for the next line: a larger one, left by a large
@@ -71,7 +73,7 @@ func (in *inputReader) Read(p []byte) (int, error) {
 		line, tooLong, err := in.next()
 		switch {
 		case tooLong:
-			in.refuse()
+			in.refuse(in.id)
 			line = nil
 		case expectsAnswer(line):
 			in.l.add(1)
@@ -105,6 +107,7 @@ func (in *inputReader) next() (line []byte, tooLong bool, err error) {
 				size--
 			}
 			if size > in.max {
+				in.id = idOf(append(in.line, chunk...))
 				tooLong, in.line = true, in.line[:0]
 			} else {
 				in.line = append(in.line, chunk...)
@@ -114,6 +117,34 @@ func (in *inputReader) next() (line []byte, tooLong bool, err error) {
 			return in.line, tooLong, err
 		}
 	}
+}
+
+// idOf returns the id of a JSON-RPC request from the head of its line, or nil when the head does
+// not tell it: clients write the id before the params, so a request cut short in its params still
+// names the id its answer must carry, and a client waiting for that id gets its refusal at once
+// rather than at its own timeout. Only a number or a string is an id.
+func idOf(head []byte) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(head))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nil // cut short, or not JSON
+		}
+		if key == "id" {
+			if c := value[0]; c == '"' || c == '-' || c >= '0' && c <= '9' {
+				return value
+			}
+			return nil
+		}
+	}
+	return nil
 }
 
 // expectsAnswer reports whether a JSON-RPC line is a request (a method and an id) or is

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"encoding/json"
 )
 
 // note is a line of n bytes (at least 40) that expects no answer, so the ledger owes nothing at the
@@ -44,7 +46,7 @@ func TestInputReaderBound(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			refused := 0
 			in := &inputReader{r: bufio.NewReaderSize(strings.NewReader(tt.in), 16), l: newLedger(), max: max,
-				refuse: func() { refused++ }}
+				refuse: func(json.RawMessage) { refused++ }}
 			out, err := io.ReadAll(in)
 			if err != nil {
 				t.Fatal(err)
@@ -89,7 +91,7 @@ func TestInputReaderMemory(t *testing.T) {
 	after := note(40) + "\n"
 	refused := 0
 	in := &inputReader{r: bufio.NewReaderSize(&endless{n: line, rest: "\n" + after}, 64<<10), l: newLedger(), max: max,
-		refuse: func() { refused++ }}
+		refuse: func(json.RawMessage) { refused++ }}
 	var before, done runtime.MemStats
 	runtime.ReadMemStats(&before)
 	out, err := io.ReadAll(in)
@@ -102,5 +104,24 @@ func TestInputReaderMemory(t *testing.T) {
 	}
 	if alloc := done.TotalAlloc - before.TotalAlloc; alloc > line/8 {
 		t.Errorf("reading a %d-byte line over a bound of %d allocated %d bytes, want under %d", line, max, alloc, line/8)
+	}
+}
+
+// TestIdOf checks which ids a refusal recovers from the head of a line cut short.
+func TestIdOf(t *testing.T) {
+	tests := []struct{ head, want string }{
+		{`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x","arguments":{"content":"aaaa`, `7`},
+		{`{"id":"abc","jsonrpc":"2.0","params":{"a":`, `"abc"`},
+		{`{"jsonrpc":"2.0","method":"tools/call","params":{"content":"aaaa`, ``}, // id after the cut
+		{`{"jsonrpc":"2.0","id":null,"method":"x"`, ``},
+		{`{"jsonrpc":"2.0","id":{"a":1},"method":"x"`, ``},
+		{`[{"id":1}`, ``},
+		{`not json at all`, ``},
+		{`{"params":{"id":9,"x":"aaa`, ``}, // an id inside the params is not the message's
+	}
+	for _, tt := range tests {
+		if got := string(idOf([]byte(tt.head))); got != tt.want {
+			t.Errorf("idOf(%.40q) = %q, want %q", tt.head, got, tt.want)
+		}
 	}
 }

@@ -399,5 +399,5 @@ func refuse(w http.ResponseWriter, status int, code, msg string, retryAfterMs in
 	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	w.Write(refusal(code, msg, retryAfterMs))
+	w.Write(refusal(nil, code, msg, retryAfterMs))
 }

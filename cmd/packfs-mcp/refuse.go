@@ -38,8 +38,12 @@ func tooLarge(limit int64) string {
 
 // refusal is the JSON-RPC error line, with a newline, that answers a message a transport refuses
 // before reading it, so an MCP client shows what went wrong and what to do: the reason in the
-// message and, as a code, in data.code. Its id is null, as the message was not read.
-func refusal(code, msg string, retryAfterMs int64) []byte {
+// message and, as a code, in data.code. Its id is id, or null when the message's id is not known
+// (it was not read).
+func refusal(id json.RawMessage, code, msg string, retryAfterMs int64) []byte {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
 	type refusalData struct {
 		Code         string `json:"code"`
 		RetryAfterMs int64  `json:"retryAfterMs,omitempty"`
@@ -50,9 +54,9 @@ func refusal(code, msg string, retryAfterMs int64) []byte {
 		Data    refusalData `json:"data"`
 	}
 	body, _ := json.Marshal(struct {
-		JSONRPC string       `json:"jsonrpc"`
-		ID      any          `json:"id"`
-		Error   refusalError `json:"error"`
-	}{"2.0", nil, refusalError{refusedCode, msg, refusalData{code, retryAfterMs}}})
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   refusalError    `json:"error"`
+	}{"2.0", id, refusalError{refusedCode, msg, refusalData{code, retryAfterMs}}})
 	return append(body, '\n')
 }

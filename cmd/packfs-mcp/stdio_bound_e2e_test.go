@@ -16,9 +16,10 @@ import (
 const roomForHugeWrites = "33554432"
 
 // TestStdioMessageBound drives the built binary over stdio with lines at and past the message
-// bound: a line of the bound's size is served; a longer one gets the refusal HTTP sends (id null,
-// TOO_LARGE, naming the bound in bytes and the flag that raises it) and is dropped, and the next
-// call is served; a line of 128 MiB leaves the server's peak memory far below its size.
+// bound: a line of the bound's size is served; a longer one gets the refusal HTTP sends (TOO_LARGE,
+// naming the bound in bytes and the flag that raises it) with the call's id, read from the line's
+// head, or null when the head does not tell it, and is dropped, and the next call is served; a line
+// of 128 MiB leaves the server's peak memory far below its size.
 func TestStdioMessageBound(t *testing.T) {
 	root := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(root, "a.md"), []byte("# A\nhello\n"), 0o644))
@@ -53,12 +54,12 @@ func TestStdioMessageBound(t *testing.T) {
 		}
 		return r.Result.StructuredContent
 	}
-	refusedLine := func(reply string) {
+	refusedLine := func(reply, id string) {
 		t.Helper()
 		var r refused
 		must(t, json.Unmarshal([]byte(reply), &r))
-		if r.JSONRPC != "2.0" || string(r.ID) != "null" || r.Error.Code != refusedCode || r.Error.Data.Code != "TOO_LARGE" {
-			t.Errorf("reply %s, want a JSON-RPC error with id null and data.code TOO_LARGE", reply)
+		if r.JSONRPC != "2.0" || string(r.ID) != id || r.Error.Code != refusedCode || r.Error.Data.Code != "TOO_LARGE" {
+			t.Errorf("reply %s, want a JSON-RPC error with id %s and data.code TOO_LARGE", reply, id)
 		}
 		for _, want := range []string{fmt.Sprintf("limit of %d bytes", limit), "--max-request-bytes"} {
 			if !strings.Contains(r.Error.Message, want) {
@@ -71,7 +72,7 @@ func TestStdioMessageBound(t *testing.T) {
 	if res := answered(s.roundTrip(t, read(2, "a.md", limit)), 2); res["code"] != "INVALID_ARGUMENT" {
 		t.Errorf("a call at the bound: %v, want the tool's INVALID_ARGUMENT", res)
 	}
-	refusedLine(s.roundTrip(t, read(3, "a.md", limit+1)))
+	refusedLine(s.roundTrip(t, read(3, "a.md", limit+1)), "3")
 	if res := answered(s.roundTrip(t, read(4, "a.md", 0)), 4); res["success"] != true {
 		t.Errorf("the call after a refused one: %v, want success", res)
 	}
@@ -83,7 +84,7 @@ func TestStdioMessageBound(t *testing.T) {
 	}
 	reply, err := s.out.ReadString('\n')
 	must(t, err)
-	refusedLine(reply)
+	refusedLine(reply, "null")
 	if res := answered(s.roundTrip(t, read(5, "a.md", 0)), 5); res["success"] != true {
 		t.Errorf("the call after a 128 MiB line: %v, want success", res)
 	}

@@ -20,6 +20,8 @@ import (
 	"github.com/packfs/packfs-mcp/tools"
 
 	"github.com/packfs/packfs-mcp/fulltext"
+
+	"encoding/json"
 )
 
 // app is a configured server, ready to listen.
@@ -338,11 +340,10 @@ func (a *app) listen(ctx context.Context, in io.Reader, out io.Writer) error {
 	}
 	w := &outputWriter{w: out, l: l}
 	limit := maxRequest(a.cfg)
-	tooLong := refusal("TOO_LARGE", tooLarge(limit), 0)
 	r := &inputReader{r: bufio.NewReaderSize(in, 64<<10), l: l, grace: grace + 5*time.Second, max: limit,
-		refuse: func() {
+		refuse: func(id json.RawMessage) {
 			a.log.Printf("refused a message of more than %d bytes on stdin (--max-request-bytes)", limit)
-			if err := w.answer(tooLong); err != nil {
+			if err := w.answer(refusal(id, "TOO_LARGE", tooLarge(limit), 0)); err != nil {
 				a.log.Printf("answering it: %v", err)
 			}
 		}}
