@@ -14,11 +14,15 @@ import (
 )
 
 const (
-	// DefaultMaxFileSize is the limit [Root.ReadFile] and
-	// [Root.AppendFile] use when given max <= 0: large enough for any text
-	// an agent works with, small enough that one call cannot exhaust
-	// memory.
-	DefaultMaxFileSize = 64 << 20
+	// DefaultMaxFileSize is the largest file the server reads or writes
+	// unless configured otherwise, and the limit [Root.ReadFile] and
+	// [Root.AppendFile] use when given max <= 0. 10 MiB is more than any
+	// document an agent edits (one answer carries at most a few hundred
+	// KiB of it), and small enough that one call, which holds a file a few
+	// times over while it decodes, checks and encodes it, cannot exhaust
+	// the server's memory. It is defined here, in the lowest package, so
+	// every other one refers to this one value.
+	DefaultMaxFileSize = 10 << 20
 	// DefaultMaxDirEntries is the entry limit [Root.ReadDir] uses when
 	// given max <= 0, so one listing stays bounded in time and memory.
 	DefaultMaxDirEntries = 100_000

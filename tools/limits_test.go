@@ -9,7 +9,7 @@ import (
 
 // tooLargeBytes bounds what a call on a file over the size limit may allocate: the call's decoding,
 // checks and answer, 9 to 22 KB on 2026-11-24; nothing that grows with the file or the limit
-// (10 MiB).
+// ([fsroot.DefaultMaxFileSize]).
 const tooLargeBytes = 128 << 10
 
 // TestTooLargeAllocatesLittle is case D28 through the tools: a sparse 10 GB file is refused from its

@@ -33,9 +33,11 @@ const (
 
 // Defaults for [Config]'s zero fields.
 const (
-	// DefaultMaxFileSize bounds every read and write: large enough for any document an agent edits,
-	// small enough that one call cannot exhaust memory.
-	DefaultMaxFileSize = 10 << 20
+	// DefaultMaxFileSize is [fsroot.DefaultMaxFileSize], the one definition of the largest file.
+	//
+	// Deprecated: use [fsroot.DefaultMaxFileSize]. This name stays only while cmd/packfs-mcp
+	// refers to it.
+	DefaultMaxFileSize = fsroot.DefaultMaxFileSize
 	// DefaultTimeout bounds one call; an interactive agent waits no longer than this for an answer.
 	DefaultTimeout = 30 * time.Second
 )
@@ -46,7 +48,7 @@ type Config struct {
 	Policy      *security.Policy
 	Limiter     *security.Limiter
 	Permissions security.Permissions
-	// MaxFileSize is the largest file read or written, in bytes. If zero, DefaultMaxFileSize.
+	// MaxFileSize is the largest file read or written, in bytes. If zero, [fsroot.DefaultMaxFileSize].
 	MaxFileSize int64
 	// Timeout bounds each call. If zero, DefaultTimeout.
 	Timeout time.Duration
@@ -78,7 +80,7 @@ type Server struct {
 // New returns a Server for cfg, filling its zero fields with their defaults.
 func New(cfg Config) *Server {
 	if cfg.MaxFileSize <= 0 {
-		cfg.MaxFileSize = DefaultMaxFileSize
+		cfg.MaxFileSize = fsroot.DefaultMaxFileSize
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
