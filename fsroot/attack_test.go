@@ -52,8 +52,9 @@ var attackOps = []struct {
 			return nil, err
 		}
 		defer e.Close()
+		found, _ := e.Info()
 		data, info, err := e.ReadFile(ctx, 1<<20)
-		return fmt.Sprint(e.Path(), e.Info(), string(data), info), err
+		return fmt.Sprint(e.Path(), found, string(data), info), err
 	}},
 	{"ReadDir", func(ctx context.Context, r *Root, name string) (any, error) {
 		entries, _, err := r.ReadDir(ctx, name, 0)

@@ -54,8 +54,8 @@ type Entry struct {
 // [ErrLoop], [ErrNotDir] (a non-directory followed by more components),
 // [fs.ErrNotExist] (a missing directory followed by ".." in a link's
 // text), [fs.ErrPermission] (a directory that cannot be opened). A missing
-// last component, or missing trailing part, is not: the Entry then reports
-// Exists false, and Path is what a create would produce.
+// last component, or missing trailing part, is not: the Entry's Info then
+// fails with [fs.ErrNotExist], and Path is what a create would produce.
 func (r *Root) Lookup(name string) (*Entry, error) {
 	e, err := r.lookup(name)
 	if err != nil {
@@ -68,12 +68,15 @@ func (r *Root) Lookup(name string) (*Entry, error) {
 // does: "." for the root.
 func (e *Entry) Path() string { return e.path }
 
-// Exists reports whether something was at [Entry.Path] at the lookup.
-func (e *Entry) Exists() bool { return e.exists }
-
 // Info describes what was at [Entry.Path] at the lookup (Info.Path is the
-// name looked up); the zero Info if nothing was.
-func (e *Entry) Info() Info { return e.info }
+// name looked up; never a link, since links were followed). If nothing
+// was, it fails with [fs.ErrNotExist].
+func (e *Entry) Info() (Info, error) {
+	if !e.exists {
+		return Info{}, e.r.pathErr("stat", e.name, fs.ErrNotExist)
+	}
+	return e.info, nil
+}
 
 // Close releases the directory handle the Entry holds. It never fails; it
 // returns an error to be an [io.Closer].

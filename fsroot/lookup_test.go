@@ -55,12 +55,16 @@ func TestLookup(t *testing.T) {
 				t.Fatalf("Lookup(%q): %v", tt.name, err)
 			}
 			defer e.Close()
-			if e.Path() != tt.path || e.Exists() != tt.exists || e.dangling != tt.dangling || e.Info().Type != tt.typ {
+			info, err := e.Info()
+			if exists := err == nil; e.Path() != tt.path || exists != tt.exists || e.dangling != tt.dangling || info.Type != tt.typ {
 				t.Errorf("Lookup(%q) = path %q, exists %v, dangling %v, type %q; want %q, %v, %v, %q",
-					tt.name, e.Path(), e.Exists(), e.dangling, e.Info().Type, tt.path, tt.exists, tt.dangling, tt.typ)
+					tt.name, e.Path(), exists, e.dangling, info.Type, tt.path, tt.exists, tt.dangling, tt.typ)
 			}
-			if tt.exists && e.Info().Path != tt.name {
-				t.Errorf("Info().Path = %q, want the name looked up, %q", e.Info().Path, tt.name)
+			if !tt.exists && !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("Info() error = %v, want fs.ErrNotExist", err)
+			}
+			if tt.exists && info.Path != tt.name {
+				t.Errorf("Info().Path = %q, want the name looked up, %q", info.Path, tt.name)
 			}
 			if got, err := r.Resolve(tt.name); err != nil || got != tt.path {
 				t.Errorf("Resolve(%q) = %q, %v; want Lookup's path %q", tt.name, got, err, tt.path)

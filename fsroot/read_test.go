@@ -412,7 +412,9 @@ func TestDifferential(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer e.Close()
-			if diff := cmp.Diff(wantInfo, e.Info()); diff != "" {
+			if found, err := e.Info(); err != nil {
+				t.Errorf("Lookup info: %v", err)
+			} else if diff := cmp.Diff(wantInfo, found); diff != "" {
 				t.Errorf("Lookup (-os +fsroot):\n%s", diff)
 			}
 			if real, err := filepath.EvalSymlinks(host); err != nil || filepath.Join(r.ResolvedDir(), e.Path()) != real {
