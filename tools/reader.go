@@ -48,22 +48,23 @@ func (s *Server) read(ctx context.Context, c *call) (any, error) {
 	if in.Purpose == "exists" {
 		return s.exists(c, in)
 	}
-	name, err := s.resolvePath(in.Target.Path, kindAny)
+	name, e, err := s.lookup(in.Target.Path)
 	c.path = name
 	if err != nil {
 		return nil, err
 	}
+	defer e.Close()
 	if err := s.charge(c, false); err != nil {
 		return nil, err
 	}
 	if in.Purpose == "metadata" {
-		return s.metadata(ctx, c, name)
+		return s.metadata(ctx, c, name, e)
 	}
 	max := s.cfg.MaxFileSize
 	if p := in.Preferences.MaxSize; p > 0 && p < max {
 		max = p
 	}
-	data, info, err := s.cfg.Root.ReadFile(ctx, name, max)
+	data, info, err := e.ReadFile(ctx, max)
 	if err != nil {
 		return nil, err
 	}
@@ -147,14 +148,16 @@ func (s *Server) exists(c *call, in intents.Access) (any, error) {
 	return out, nil
 }
 
-func (s *Server) metadata(ctx context.Context, c *call, name string) (any, error) {
-	info, err := s.cfg.Root.Stat(name)
+// metadata describes the entry e that name reached: what the lookup found there, and for a
+// regular file what its content is.
+func (s *Server) metadata(ctx context.Context, c *call, name string, e *fsroot.Entry) (any, error) {
+	info, err := e.Info()
 	if err != nil {
 		return nil, err
 	}
 	out := ReaderResult{Status: Status{Success: true}, FileAttrs: attrs(info)}
 	if info.Type == fsroot.TypeFile {
-		if data, _, err := s.cfg.Root.ReadFile(ctx, name, s.cfg.MaxFileSize); err == nil {
+		if data, _, err := e.ReadFile(ctx, s.cfg.MaxFileSize); err == nil {
 			text := isText(data)
 			out.MediaType = mediaType(name, data, text)
 			out.Binary = !text
