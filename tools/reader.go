@@ -149,7 +149,8 @@ func (s *Server) exists(c *call, in intents.Access) (any, error) {
 }
 
 // metadata describes the entry e that name reached: what the lookup found there, and for a
-// regular file what its content is.
+// regular file what its content is, judged while it streams by, so a file up to the size limit
+// costs a bounded buffer, not its size in memory.
 func (s *Server) metadata(ctx context.Context, c *call, name string, e *fsroot.Entry) (any, error) {
 	info, err := e.Info()
 	if err != nil {
@@ -157,12 +158,13 @@ func (s *Server) metadata(ctx context.Context, c *call, name string, e *fsroot.E
 	}
 	out := ReaderResult{Status: Status{Success: true}, FileAttrs: attrs(info)}
 	if info.Type == fsroot.TypeFile {
-		if data, _, err := e.ReadFile(ctx, s.cfg.MaxFileSize); err == nil {
-			text := isText(data)
-			out.MediaType = mediaType(name, data, text)
+		var t textScan
+		if _, err := e.Scan(ctx, s.cfg.MaxFileSize, func(p []byte) error { t.add(p); return nil }); err == nil {
+			text := t.text()
+			out.MediaType = mediaType(name, t.head, text)
 			out.Binary = !text
 			if text {
-				out.Lines = ptr(len(splitLines(string(data))))
+				out.Lines = ptr(t.lines())
 			}
 		} else {
 			out.MediaType = mediaType(name, nil, false)
