@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -73,7 +72,7 @@ func (s *Server) read(ctx context.Context, c *call) (any, error) {
 	if in.Preferences.IncludeMetadata {
 		out.FileAttrs = attrs(info)
 		if text {
-			out.Lines = ptr(len(splitLines(string(data))))
+			out.Lines = ptr(lineCount(data))
 		}
 	}
 	out.MediaType = mediaType(name, data, text)
@@ -87,35 +86,40 @@ func (s *Server) read(ctx context.Context, c *call) (any, error) {
 	case !text:
 		out.Binary = true
 	default:
-		s.window(&out, string(data), in.Preferences)
+		s.window(&out, data, in.Preferences)
 		out.Encoding = "utf-8"
 	}
 	out.Metadata = c.meta()
 	return out, nil
 }
 
-// window cuts the lines the caller asked for out of text, capped so one answer stays small.
-func (s *Server) window(out *ReaderResult, text string, p intents.AccessPreferences) {
-	lines := splitLines(text)
-	out.TotalLines = ptr(len(lines))
-	start := min(p.Offset, len(lines))
-	end := len(lines)
+// window cuts the lines the caller asked for out of the text data, capped so one answer stays
+// small. It walks the line ends in place and copies only the lines it returns.
+func (s *Server) window(out *ReaderResult, data []byte, p intents.AccessPreferences) {
+	total := lineCount(data)
+	out.TotalLines = ptr(total)
+	start := min(p.Offset, total)
+	end := total
 	if p.Limit > 0 {
-		end = min(start+p.Limit, len(lines))
+		end = min(start+p.Limit, total)
 	}
 	budget := MaxContentBytes
 	if p.ChunkIfLarge {
 		budget = ChunkBytes
 	}
-	var b strings.Builder
-	i := start
+	from := 0
+	for range start {
+		from += lineLen(data[from:])
+	}
+	to, i := from, start
 	for ; i < end; i++ {
-		if b.Len()+len(lines[i]) > budget && i > start {
+		next := to + lineLen(data[to:])
+		if next-from > budget && i > start {
 			break
 		}
-		b.WriteString(lines[i])
+		to = next
 	}
-	content := b.String()
+	content := string(data[from:to])
 	out.Content = &content
 	if start > 0 || p.Limit > 0 || i < end {
 		out.Offset = ptr(start)
@@ -123,7 +127,7 @@ func (s *Server) window(out *ReaderResult, text string, p intents.AccessPreferen
 	if i < end {
 		out.Truncated = true
 		out.NextOffset = ptr(i)
-	} else if end < len(lines) {
+	} else if end < total {
 		out.NextOffset = ptr(end)
 	}
 }

@@ -78,7 +78,7 @@ func (t *textScan) add(p []byte) {
 // text reports whether the content was UTF-8 text, as isText would say of it whole.
 func (t *textScan) text() bool { return !t.invalid && t.np == 0 }
 
-// lines is len(splitLines(content)): every line ends with a newline but the last, which may not.
+// lines is lineCount of the content: every line ends with a newline but the last, which may not.
 func (t *textScan) lines() int {
 	if t.size > 0 && t.last != '\n' {
 		return t.newlines + 1
@@ -119,6 +119,23 @@ func mediaType(name string, data []byte, text bool) string {
 		data = data[:sniffLen]
 	}
 	return strings.Split(http.DetectContentType(data), ";")[0]
+}
+
+// lineCount is len(splitLines(string(data))), counted in place.
+func lineCount(data []byte) int {
+	n := bytes.Count(data, []byte{'\n'})
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// lineLen is the length of the first line of data with its line ending, as splitLines cuts it.
+func lineLen(data []byte) int {
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		return i + 1
+	}
+	return len(data)
 }
 
 // splitLines splits text into lines, each keeping its line ending, so joining them gives the text back.
