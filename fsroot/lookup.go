@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"slices"
 	"strings"
@@ -39,6 +40,9 @@ type Entry struct {
 	// root, or a name whose links end in "..").
 	dirs dirStack
 	elem string
+	// closed reports that Close let go of dirs: the Entry can no longer
+	// open anything.
+	closed bool
 }
 
 // Lookup resolves name as [Root.Resolve] does, following symbolic links
@@ -78,10 +82,12 @@ func (e *Entry) Info() (Info, error) {
 	return e.info, nil
 }
 
-// Close releases the directory handle the Entry holds. It never fails; it
+// Close releases the directory handle the Entry holds; reading through
+// the Entry afterwards fails with [os.ErrClosed]. Close never fails; it
 // returns an error to be an [io.Closer].
 func (e *Entry) Close() error {
 	e.dirs.close()
+	e.closed = true
 	return nil
 }
 
@@ -167,6 +173,9 @@ func (e *Entry) Scan(ctx context.Context, limit int64, fn func(piece []byte) err
 // opened, then the open handle, which is the check that counts. The error
 // is a cause for pathErr.
 func (e *Entry) open() (int, Info, error) {
+	if e.closed {
+		return -1, Info{}, os.ErrClosed
+	}
 	if !e.exists {
 		return -1, Info{}, fs.ErrNotExist
 	}
@@ -205,6 +214,9 @@ func (e *Entry) open() (int, Info, error) {
 // openDir opens the directory the Entry reached, as a handle the caller
 // closes. The error is a cause for pathErr.
 func (e *Entry) openDir() (int, error) {
+	if e.closed {
+		return -1, os.ErrClosed
+	}
 	var fd int
 	err := e.dirs.do(func(dir int) error {
 		elem := e.elem

@@ -208,6 +208,20 @@ func TestEntryAfterChange(t *testing.T) {
 	}
 }
 
+// TestEntryClosed checks that an Entry reads nothing once closed, even a file of the same name
+// in the root, where a closed Entry's empty directory stack would otherwise lead.
+func TestEntryClosed(t *testing.T) {
+	_, r := newTree(t, Options{}, "d/", "d/f.md=in d", "f.md=at the root")
+	e, err := r.Lookup("d/f.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	if data, _, err := e.ReadFile(context.Background(), 0); !errors.Is(err, os.ErrClosed) {
+		t.Errorf("ReadFile after Close = %q, %v; want os.ErrClosed", data, err)
+	}
+}
+
 // TestScan checks that Scan hands over the whole file in pieces, bounded by the limit whatever the
 // reported size, and stops on fn's error and on a cancelled context.
 func TestScan(t *testing.T) {
