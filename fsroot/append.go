@@ -106,13 +106,13 @@ func (r *Root) openAppend(name string) (*os.File, error) {
 	return f, nil
 }
 
-// checkAppendable refuses a symbolic link, then whatever checkRegular
+// checkAppendable refuses a symbolic link, then whatever [Root.Refuses]
 // refuses.
 func (r *Root) checkAppendable(fi fs.FileInfo) error {
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		return ErrNotRegular
 	}
-	return r.checkRegular(fi)
+	return r.Refuses(newInfo("", fi))
 }
 
 // Name returns the root-relative name the Appender was opened with.

@@ -46,6 +46,16 @@ var attackOps = []struct {
 		data, info, err := r.ReadFile(ctx, name, 1<<20)
 		return fmt.Sprint(string(data), info), err
 	}},
+	{"Lookup", func(ctx context.Context, r *Root, name string) (any, error) {
+		e, err := r.Lookup(name)
+		if err != nil {
+			return nil, err
+		}
+		defer e.Close()
+		found, _ := e.Info()
+		data, info, err := e.ReadFile(ctx, 1<<20)
+		return fmt.Sprint(e.Path(), found, string(data), info), err
+	}},
 	{"ReadDir", func(ctx context.Context, r *Root, name string) (any, error) {
 		entries, _, err := r.ReadDir(ctx, name, 0)
 		return entries, err
@@ -98,6 +108,7 @@ func leafLink(follow error) map[string]error {
 		"Stat":              follow,
 		"Resolve":           follow,
 		"ReadFile":          follow,
+		"Lookup":            follow,
 		"ReadDir":           follow,
 		"Walk":              follow,
 		"WriteFile":         follow,
@@ -144,7 +155,7 @@ var attacks = []struct {
 	{"d/\x00", all(ErrInvalid)},
 	{strings.Repeat("a/", 2100) + "x", all(ErrInvalid)},
 	{`d\..\..\outside\secret.txt`, map[string]error{ // a literal name on Linux
-		"Stat": fs.ErrNotExist, "Lstat": fs.ErrNotExist, "ReadFile": fs.ErrNotExist,
+		"Stat": fs.ErrNotExist, "Lstat": fs.ErrNotExist, "ReadFile": fs.ErrNotExist, "Lookup": fs.ErrNotExist,
 		"ReadDir": fs.ErrNotExist, "Walk": fs.ErrNotExist, "AppendFile": fs.ErrNotExist,
 		"Remove": fs.ErrNotExist, "RemoveAll": fs.ErrNotExist, "RenameFrom": fs.ErrNotExist,
 		"FSOpen": fs.ErrNotExist, "Resolve": nil, "CreateFile": nil, "WriteFile": nil,

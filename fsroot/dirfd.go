@@ -1,6 +1,7 @@
 package fsroot
 
 import (
+	"io"
 	"io/fs"
 	"os"
 	"time"
@@ -9,12 +10,12 @@ import (
 )
 
 // This file holds the few operations fsroot performs relative to an open
-// directory handle rather than through os.Root: Walk and listings need to
-// stat, read links and descend in constant time per entry however deep
-// they are, and os.Root offers neither an fstatat on a handle nor a
-// non-blocking OpenRoot. Each call takes a single entry name read from
-// the directory itself (never containing "/", never "." or ".."), and
-// never follows a symbolic link, so it cannot leave the directory.
+// directory handle rather than through os.Root: Walk, listings and lookups
+// ([Root.Lookup]) need to stat, read links and descend in constant time per
+// component however deep they are, and os.Root offers neither an fstatat on
+// a handle nor a non-blocking OpenRoot. Each call takes a single entry name
+// (never containing "/", never "." or ".."), and never follows a symbolic
+// link, so it cannot leave the directory.
 
 // childDirFlags open a subdirectory without following a link (ELOOP),
 // without blocking on a FIFO swapped in (ENOTDIR), and without acquiring
@@ -41,12 +42,8 @@ func openDirAt(dir *os.File, name, rel string) (*os.File, error) {
 	var nfd int
 	err := control(dir, func(fd int) error {
 		var err error
-		for {
-			nfd, err = unix.Openat(fd, name, childDirFlags, 0)
-			if err != unix.EINTR {
-				return err
-			}
-		}
+		nfd, err = openDirFD(fd, name)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -57,22 +54,63 @@ func openDirAt(dir *os.File, name, rel string) (*os.File, error) {
 // statAt is lstat of the entry name of dir.
 func statAt(dir *os.File, name string) (unix.Stat_t, error) {
 	var st unix.Stat_t
-	err := control(dir, func(fd int) error {
-		return unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
-	})
+	err := control(dir, func(fd int) error { return lstatFD(fd, name, &st) })
 	return st, err
 }
 
 // readlinkAt returns the text of the symbolic link name in dir.
 func readlinkAt(dir *os.File, name string) (string, error) {
+	var target string
+	err := control(dir, func(fd int) error {
+		var err error
+		target, err = readlinkFD(fd, name)
+		return err
+	})
+	return target, err
+}
+
+// openDirFD opens the subdirectory name of the directory descriptor dirfd
+// with childDirFlags and returns the new descriptor, which the caller
+// closes.
+func openDirFD(dirfd int, name string) (int, error) {
+	for {
+		fd, err := unix.Openat(dirfd, name, childDirFlags, 0)
+		if err != unix.EINTR {
+			return fd, err
+		}
+	}
+}
+
+// openFileFD opens the entry name of the directory descriptor dirfd for
+// reading with readFlags, without following a link (ELOOP).
+func openFileFD(dirfd int, name string) (int, error) {
+	for {
+		fd, err := unix.Openat(dirfd, name, readFlags|unix.O_NOFOLLOW, 0)
+		if err != unix.EINTR {
+			return fd, err
+		}
+	}
+}
+
+// lstatFD is lstat of the entry name of the directory descriptor dirfd.
+func lstatFD(dirfd int, name string, st *unix.Stat_t) error {
+	for {
+		err := unix.Fstatat(dirfd, name, st, unix.AT_SYMLINK_NOFOLLOW)
+		if err != unix.EINTR {
+			return err
+		}
+	}
+}
+
+// readlinkFD returns the text of the symbolic link name in the directory
+// descriptor dirfd.
+func readlinkFD(dirfd int, name string) (string, error) {
 	for size := 256; ; size *= 2 {
 		buf := make([]byte, size)
-		var n int
-		err := control(dir, func(fd int) error {
-			var err error
-			n, err = unix.Readlinkat(fd, name, buf)
-			return err
-		})
+		n, err := unix.Readlinkat(dirfd, name, buf)
+		for err == unix.EINTR {
+			n, err = unix.Readlinkat(dirfd, name, buf)
+		}
 		if err != nil {
 			return "", err
 		}
@@ -82,6 +120,35 @@ func readlinkAt(dir *os.File, name string) (string, error) {
 		if size >= unix.PathMax*2 {
 			return "", unix.ENAMETOOLONG
 		}
+	}
+}
+
+// fstatFD is fstat of the descriptor fd.
+func fstatFD(fd int, st *unix.Stat_t) error {
+	for {
+		err := unix.Fstat(fd, st)
+		if err != unix.EINTR {
+			return err
+		}
+	}
+}
+
+// fdReader reads a descriptor fsroot opened (and closes); a read of 0
+// bytes is the end of the file.
+type fdReader int
+
+func (f fdReader) Read(p []byte) (int, error) {
+	for {
+		n, err := unix.Read(int(f), p)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return 0, err
+		case n == 0 && len(p) > 0:
+			return 0, io.EOF
+		}
+		return n, nil
 	}
 }
 

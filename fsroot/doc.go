@@ -66,15 +66,21 @@
 //
 // Symbolic links are text: [Root.Lstat], [Root.ReadDir] and [Root.Walk]
 // report a link's target as stored, without following it, and Walk never
-// descends through a link. [Root.Resolve] follows links the way the kernel
-// would, inside the root only, so policy can judge a name by what it
-// reaches.
+// descends through a link. [Root.Resolve] and [Root.Lookup] follow links
+// the way the kernel would, inside the root only, so policy can judge a
+// name by what it reaches; a lookup keeps hold of the directory where the
+// name ended, so the file read afterwards ([Entry.ReadFile]) is the one
+// the policy judged, not whatever the name leads to by then.
 //
-// Listings and walks read entries, stat them, read link texts and (in
-// Walk) descend with getdents, fstatat, readlinkat and
-// openat(O_NOFOLLOW|O_DIRECTORY) relative to a directory handle opened
-// through the os.Root, one entry name at a time, so they cost the same at
-// any depth and can neither follow a link nor block on a FIFO.
+// Listings, walks and lookups read entries, stat them, read link texts and
+// descend with getdents, fstatat, readlinkat and
+// openat(O_NOFOLLOW|O_DIRECTORY) relative to a directory handle that
+// starts at the root's, opened through the os.Root, one entry name at a
+// time, so each component costs the same at any depth and none can follow
+// a link or block on a FIFO. A lookup follows a link only by reading its
+// text and walking that, with the checks os.Root makes: an absolute text,
+// or a ".." above the root, is [ErrEscapes]. Reads ([Root.ReadFile],
+// [Root.FS], [Root.AppendFile]) go through a lookup.
 //
 // fsroot targets Linux. A Root is safe for concurrent use by multiple
 // goroutines.

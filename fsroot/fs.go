@@ -10,8 +10,8 @@ import (
 
 // FS returns a read-only [fs.FS] over the root, for packages that read
 // files (search, indexing) and can then be tested with fstest.MapFS.
-// Opening a regular file goes through the same non-blocking open and
-// regular-file and hard-link checks as [Root.ReadFile]; directories can be
+// Opening a regular file goes through the same lookup, non-blocking open
+// and regular-file and hard-link checks as [Root.ReadFile]; directories can be
 // opened and read with ReadDir (hiding [TempPrefix] entries); FIFOs,
 // sockets and devices give [ErrNotRegular]. Names follow [fs.ValidPath];
 // errors are [*fs.PathError] values with root-relative names. It does not
@@ -20,32 +20,34 @@ func (r *Root) FS() fs.FS { return rootFS{r} }
 
 type rootFS struct{ r *Root }
 
-// Open implements [fs.FS].
+// Open implements [fs.FS]: one [Root.Lookup] of name, then an open of
+// what it reached in the directory where the lookup ended.
 func (fsys rootFS) Open(name string) (fs.File, error) {
 	r := fsys.r
-	if err := checkName(name); err != nil {
-		return nil, r.pathErr("open", name, err)
-	}
-	fi, err := r.root.Stat(name)
+	e, err := r.lookup(name)
 	if err != nil {
 		return nil, r.pathErr("open", name, err)
 	}
-	if fi.IsDir() {
-		f, err := r.root.OpenFile(name, dirFlags, 0)
+	defer e.Close()
+	if e.exists && e.info.Type == TypeDir {
+		fd, err := e.openDir()
 		if err != nil {
 			return nil, r.pathErr("open", name, err)
 		}
-		if fi, err = f.Stat(); err != nil {
+		f := os.NewFile(uintptr(fd), name)
+		fi, err := f.Stat()
+		if err != nil {
 			f.Close()
 			return nil, r.pathErr("open", name, err)
 		}
 		return &dirFile{r: r, f: f, name: name, info: fileInfo{name, fi}}, nil
 	}
-	f, fi, err := r.openRegular(name)
+	fd, info, err := e.open()
 	if err != nil {
 		return nil, r.pathErr("open", name, err)
 	}
-	return &file{r: r, f: f, name: name, info: fileInfo{name, fi}}, nil
+	f := os.NewFile(uintptr(fd), name)
+	return &file{r: r, f: f, name: name, info: fileInfo{name, infoFileInfo{info}}}, nil
 }
 
 // fileInfo gives an os FileInfo the root-relative base name.

@@ -2,9 +2,7 @@ package fsroot
 
 import (
 	"context"
-	"errors"
 	"io"
-	"io/fs"
 	"math"
 	"os"
 	"path"
@@ -14,11 +12,15 @@ import (
 )
 
 const (
-	// DefaultMaxFileSize is the limit [Root.ReadFile] and
-	// [Root.AppendFile] use when given max <= 0: large enough for any text
-	// an agent works with, small enough that one call cannot exhaust
-	// memory.
-	DefaultMaxFileSize = 64 << 20
+	// DefaultMaxFileSize is the largest file the server reads or writes
+	// unless configured otherwise, and the limit [Root.ReadFile] and
+	// [Root.AppendFile] use when given max <= 0. 10 MiB is more than any
+	// document an agent edits (one answer carries at most a few hundred
+	// KiB of it), and small enough that one call, which holds a file a few
+	// times over while it decodes, checks and encodes it, cannot exhaust
+	// the server's memory. It is defined here, in the lowest package, so
+	// every other one refers to this one value.
+	DefaultMaxFileSize = 10 << 20
 	// DefaultMaxDirEntries is the entry limit [Root.ReadDir] uses when
 	// given max <= 0, so one listing stays bounded in time and memory.
 	DefaultMaxDirEntries = 100_000
@@ -38,41 +40,9 @@ const (
 	dirFlags = readFlags | syscall.O_DIRECTORY
 )
 
-// openRegular opens name for reading and checks the open handle: a
-// regular file, hard links only if allowed. It returns the handle and its
-// fstat information. The error is a cause for pathErr.
-func (r *Root) openRegular(name string) (*os.File, fs.FileInfo, error) {
-	// A stat first keeps device nodes and sockets from being opened at
-	// all in the common case; the fstat of the handle below is the check
-	// that counts, since the entry can change in between.
-	fi, err := r.root.Stat(name)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := r.checkRegular(fi); err != nil {
-		return nil, nil, err
-	}
-	f, err := r.root.OpenFile(name, readFlags, 0)
-	if err != nil {
-		if errors.Is(err, syscall.ENXIO) { // a socket
-			return nil, nil, ErrNotRegular
-		}
-		return nil, nil, err
-	}
-	fi, err = f.Stat()
-	if err == nil {
-		err = r.checkRegular(fi)
-	}
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	return f, fi, nil
-}
-
 // ReadFile reads the regular file name, at most max bytes (max <= 0 means
 // [DefaultMaxFileSize]), and returns its content and the open handle's
-// Info (Info.Path is name).
+// Info (Info.Path is name). It is [Root.Lookup] then [Entry.ReadFile].
 //
 // The file is opened through the root without blocking, and the handle is
 // checked: not a regular file gives [ErrNotRegular] (with [ErrIsDir] for a
@@ -89,22 +59,12 @@ func (r *Root) ReadFile(ctx context.Context, name string, max int64) ([]byte, In
 	if err := ctx.Err(); err != nil {
 		return nil, Info{}, r.pathErr("read", name, err)
 	}
-	if max <= 0 {
-		max = DefaultMaxFileSize
-	}
-	f, fi, err := r.openRegular(name)
+	e, err := r.lookup(name)
 	if err != nil {
 		return nil, Info{}, r.pathErr("read", name, err)
 	}
-	defer f.Close()
-	if fi.Size() > max {
-		return nil, Info{}, r.pathErr("read", name, ErrTooLarge)
-	}
-	data, err := readBounded(ctx, f, fi.Size(), max)
-	if err != nil {
-		return nil, Info{}, r.pathErr("read", name, err)
-	}
-	return data, newInfo(name, fi), nil
+	defer e.Close()
+	return e.ReadFile(ctx, max)
 }
 
 // readBounded reads f to the end, failing with ErrTooLarge beyond max

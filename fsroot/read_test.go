@@ -407,6 +407,19 @@ func TestDifferential(t *testing.T) {
 			if diff := cmp.Diff(wantInfo, got); diff != "" {
 				t.Errorf("Stat (-os +fsroot):\n%s", diff)
 			}
+			e, err := r.Lookup(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			if found, err := e.Info(); err != nil {
+				t.Errorf("Lookup info: %v", err)
+			} else if diff := cmp.Diff(wantInfo, found); diff != "" {
+				t.Errorf("Lookup (-os +fsroot):\n%s", diff)
+			}
+			if real, err := filepath.EvalSymlinks(host); err != nil || filepath.Join(r.ResolvedDir(), e.Path()) != real {
+				t.Errorf("Lookup path %q, want %q (%v)", e.Path(), real, err)
+			}
 			if want.IsDir() {
 				osEntries, err := os.ReadDir(host)
 				if err != nil {
@@ -442,6 +455,13 @@ func TestDifferential(t *testing.T) {
 			data, _, err := r.ReadFile(context.Background(), name, 0)
 			if err != nil || !bytes.Equal(data, wantData) {
 				t.Errorf("ReadFile = %q, %v; want %q", data, err, wantData)
+			}
+			var scanned []byte
+			if _, err := e.Scan(context.Background(), 0, func(p []byte) error {
+				scanned = append(scanned, p...)
+				return nil
+			}); err != nil || !bytes.Equal(scanned, wantData) {
+				t.Errorf("Scan = %q, %v; want %q", scanned, err, wantData)
 			}
 		})
 	}

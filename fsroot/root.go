@@ -40,7 +40,12 @@ type Options struct {
 // Root is a directory tree that every operation is confined to. Create one
 // with [Open]; it is safe for concurrent use.
 type Root struct {
-	root     *os.Root
+	root *os.Root
+	// top is a handle of the root directory, from which [Root.Lookup]
+	// walks names; topConn runs a function with its descriptor, which
+	// stays valid while it runs (see [Root.atRoot]).
+	top      *os.File
+	topConn  syscall.RawConn
 	opts     Options
 	dir      string
 	resolved string
@@ -75,11 +80,21 @@ func Open(dir string, opts Options) (*Root, error) {
 	if err == nil && !fi.IsDir() {
 		err = ErrNotDir
 	}
+	var top *os.File
+	if err == nil {
+		top, err = root.OpenFile(".", dirFlags, 0)
+	}
+	var topConn syscall.RawConn
+	if err == nil {
+		if topConn, err = top.SyscallConn(); err != nil {
+			top.Close()
+		}
+	}
 	if err != nil {
 		root.Close()
 		return nil, fmt.Errorf("open root %s: %w", dir, err)
 	}
-	r := &Root{root: root, opts: opts, dir: abs, resolved: resolved}
+	r := &Root{root: root, top: top, topConn: topConn, opts: opts, dir: abs, resolved: resolved}
 	// ".." at the root is refused lexically by os.Root, before any system
 	// call, with its escape error.
 	if _, err := root.Lstat(".."); err != nil {
@@ -95,7 +110,21 @@ func Open(dir string, opts Options) (*Root, error) {
 
 // Close closes the root. Files already open through it stay usable; every
 // later method call fails.
-func (r *Root) Close() error { return r.root.Close() }
+func (r *Root) Close() error {
+	r.top.Close()
+	return r.root.Close()
+}
+
+// atRoot runs fn with the descriptor of the root directory. The descriptor
+// stays open while fn runs, even if the Root is closed meanwhile; once it
+// is closed, atRoot fails with [os.ErrClosed] without calling fn.
+func (r *Root) atRoot(fn func(dir int) error) error {
+	var ferr error
+	if err := r.topConn.Control(func(fd uintptr) { ferr = fn(int(fd)) }); err != nil {
+		return err
+	}
+	return ferr
+}
 
 // Dir returns the root's absolute path as given to [Open], cleaned.
 func (r *Root) Dir() string { return r.dir }
@@ -250,9 +279,4 @@ func (r *Root) Refuses(info Info) error {
 		return ErrHardLink
 	}
 	return nil
-}
-
-// checkRegular is [Root.Refuses] for what a stat returned.
-func (r *Root) checkRegular(fi fs.FileInfo) error {
-	return r.Refuses(newInfo("", fi))
 }

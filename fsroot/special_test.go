@@ -72,6 +72,24 @@ func TestSpecialFiles(t *testing.T) {
 			_, _, err := r.ReadFile(context.Background(), name, 1<<20)
 			return err
 		}},
+		{"Lookup", func(r *Root, name string) error {
+			e, err := r.Lookup(name)
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			_, _, err = e.ReadFile(context.Background(), 1<<20)
+			return err
+		}},
+		{"Scan", func(r *Root, name string) error {
+			e, err := r.Lookup(name)
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			_, err = e.Scan(context.Background(), 1<<20, func([]byte) error { return nil })
+			return err
+		}},
 		{"AppendFile", func(r *Root, name string) error {
 			return r.AppendFile(context.Background(), name, []byte("x"), 1<<20)
 		}},

@@ -134,36 +134,34 @@ func (r *Root) CreateFile(ctx context.Context, name string, data []byte, perm fs
 	return nil
 }
 
-// writeTarget resolves name for WriteFile and AppendFile: the file a
-// write reaches, with its current information (nil if it is to be
-// created). It returns a cause for pathErr.
-func (r *Root) writeTarget(name string, mustExist bool) (string, fs.FileInfo, error) {
+// writeTarget looks name up for WriteFile and AppendFile: the file a
+// write reaches, which need not exist unless mustExist. The caller closes
+// the Entry. The error is a cause for pathErr.
+func (r *Root) writeTarget(name string, mustExist bool) (*Entry, error) {
 	if name == "." {
-		return "", nil, ErrIsRoot
+		return nil, ErrIsRoot
 	}
-	res, err := r.resolve(name)
+	e, err := r.lookup(name)
+	if err != nil {
+		return nil, err
+	}
 	switch {
-	case err != nil:
-		return "", nil, err
-	case res.path == ".":
-		return "", nil, ErrIsRoot
-	case !res.exists && mustExist:
-		return "", nil, fs.ErrNotExist
-	case !res.exists && res.dangling:
+	case e.path == ".":
+		err = ErrIsRoot
+	case !e.exists && mustExist:
+		err = fs.ErrNotExist
+	case !e.exists && e.dangling:
 		// Never create the target of a dangling link, even inside the
 		// root: the link's author chose that name, not the caller.
-		return "", nil, ErrNotRegular
-	case !res.exists:
-		return res.path, nil, nil
+		err = ErrNotRegular
+	case e.exists:
+		err = r.Refuses(e.info)
 	}
-	fi, err := r.root.Lstat(res.path)
 	if err != nil {
-		return "", nil, err
+		e.Close()
+		return nil, err
 	}
-	if err := r.checkRegular(fi); err != nil {
-		return "", nil, err
-	}
-	return res.path, fi, nil
+	return e, nil
 }
 
 // replace atomically replaces the root-relative target with chunks: a
@@ -207,15 +205,16 @@ func (r *Root) WriteFile(ctx context.Context, name string, data []byte) error {
 	if err := checkName(name); err != nil {
 		return r.pathErr("write", name, err)
 	}
-	target, fi, err := r.writeTarget(name, false)
+	e, err := r.writeTarget(name, false)
 	if err != nil {
 		return r.pathErr("write", name, err)
 	}
+	defer e.Close()
 	perm := defaultPerm
-	if fi != nil {
-		perm = fi.Mode().Perm()
+	if e.exists {
+		perm = e.info.Mode.Perm()
 	}
-	if err := r.replace(ctx, target, perm, data); err != nil {
+	if err := r.replace(ctx, e.path, perm, data); err != nil {
 		return r.pathErr("write", name, err)
 	}
 	return nil
@@ -239,24 +238,25 @@ func (r *Root) AppendFile(ctx context.Context, name string, data []byte, max int
 	if int64(len(data)) > max {
 		return r.pathErr("append", name, ErrTooLarge)
 	}
-	target, _, err := r.writeTarget(name, true)
+	e, err := r.writeTarget(name, true)
 	if err != nil {
 		return r.pathErr("append", name, err)
 	}
-	f, fi, err := r.openRegular(target)
+	defer e.Close()
+	fd, info, err := e.open()
 	if err != nil {
 		return r.pathErr("append", name, err)
 	}
 	limit := max - int64(len(data))
 	var old []byte
-	if fi.Size() > limit {
+	if info.Size > limit {
 		err = ErrTooLarge
 	} else {
-		old, err = readBounded(ctx, f, fi.Size(), limit)
+		old, err = readBounded(ctx, fdReader(fd), info.Size, limit)
 	}
-	f.Close()
+	unix.Close(fd)
 	if err == nil {
-		err = r.replace(ctx, target, fi.Mode().Perm(), old, data)
+		err = r.replace(ctx, e.path, info.Mode.Perm(), old, data)
 	}
 	if err != nil {
 		return r.pathErr("append", name, err)

@@ -84,7 +84,67 @@ func (d Doc) Outline() Doc {
 
 // IsText reports whether src is text the tools read, search and index: valid UTF-8 with no NUL
 // byte. A UTF-16 file (with or without its byte-order mark) fails both tests and is taken as
-// binary, never mangled.
+// binary, never mangled. [TextCheck] says the same of content that arrives in pieces.
 func IsText(src []byte) bool {
 	return utf8.Valid(src) && bytes.IndexByte(src, 0) < 0
+}
+
+// TextCheck says what [IsText] says of content written to it in pieces, holding at most one
+// character cut off between two pieces. The zero value is ready: content of no bytes is text.
+type TextCheck struct {
+	invalid bool // a NUL byte or invalid UTF-8 was seen
+	// partial holds the first np bytes of a character cut off at the end of the last piece.
+	partial [utf8.UTFMax]byte
+	np      int
+}
+
+// Write judges the next piece of the content.
+func (c *TextCheck) Write(p []byte) {
+	if c.invalid || len(p) == 0 {
+		return
+	}
+	if bytes.IndexByte(p, 0) >= 0 {
+		c.invalid = true
+		return
+	}
+	if c.np > 0 {
+		// Complete the character cut off at the end of the last piece.
+		var buf [2 * utf8.UTFMax]byte
+		n := copy(buf[:], c.partial[:c.np])
+		n += copy(buf[n:], p[:min(len(p), utf8.UTFMax)])
+		if !utf8.FullRune(buf[:n]) { // still cut off: p is shorter than the rest of it
+			c.np = copy(c.partial[:], buf[:n])
+			return
+		}
+		r, size := utf8.DecodeRune(buf[:n])
+		if r == utf8.RuneError && size == 1 {
+			c.invalid = true
+			return
+		}
+		p = p[size-c.np:]
+		c.np = 0
+	}
+	cut := cutRune(p)
+	if !utf8.Valid(p[:len(p)-cut]) {
+		c.invalid = true
+		return
+	}
+	c.np = copy(c.partial[:], p[len(p)-cut:])
+}
+
+// Text reports whether the content written so far is text.
+func (c *TextCheck) Text() bool { return !c.invalid && c.np == 0 }
+
+// cutRune returns how many bytes at the end of p begin a character that p cuts off: 0 when p ends
+// on a whole character (or on bytes that are invalid whatever follows).
+func cutRune(p []byte) int {
+	for i := 1; i < utf8.UTFMax && i <= len(p); i++ {
+		if utf8.RuneStart(p[len(p)-i]) {
+			if utf8.FullRune(p[len(p)-i:]) {
+				return 0
+			}
+			return i
+		}
+	}
+	return 0
 }

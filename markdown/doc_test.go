@@ -22,3 +22,20 @@ func TestIsText(t *testing.T) {
 		}
 	}
 }
+
+// FuzzTextCheck holds TextCheck, fed the content in pieces cut anywhere, to IsText of it whole.
+func FuzzTextCheck(f *testing.F) {
+	for _, s := range []string{"", "café", "caf\xe9", "東京\x00", "\xe6\x9d", "a\xf0\x9f\x98\x80b"} {
+		f.Add([]byte(s), uint8(1), uint8(2))
+	}
+	f.Fuzz(func(t *testing.T, src []byte, a, b uint8) {
+		var c TextCheck
+		i, j := min(int(a), len(src)), min(int(a)+int(b), len(src))
+		c.Write(src[:i])
+		c.Write(src[i:j])
+		c.Write(src[j:])
+		if got, want := c.Text(), IsText(src); got != want {
+			t.Errorf("TextCheck in pieces at %d, %d of %q = %v, IsText = %v", i, j, src, got, want)
+		}
+	})
+}

@@ -5,7 +5,9 @@
 // tools, [ClientLimiter] for each client of the HTTP transport).
 //
 // The package is deliberately pure: it imports neither os, path/filepath nor
-// syscall, and never touches the filesystem. It cannot see symlinks, so it is
+// syscall, and never touches the filesystem. It imports fsroot for one
+// constant, [fsroot.TempPrefix], so the temporary files it always blocks
+// ([TempFilePattern]) are named in one place. It cannot see symlinks, so it is
 // not the boundary. The boundary is package fsroot, which resolves every name
 // through an [os.Root]; its caller passes names resolved there back to
 // [Policy.CheckName], so a link is judged by what it reaches, not by its own

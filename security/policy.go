@@ -7,13 +7,15 @@ import (
 	"strings"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/packfs/packfs-mcp/fsroot"
 )
 
 // TempFilePattern matches the temporary files fsroot writes before an atomic
-// rename. It is always blocked, whatever [PolicyConfig.BlockedPaths] says,
-// so a half-written file is never readable or writable through the tools.
-// It must match the prefix fsroot uses.
-const TempFilePattern = ".packfs-tmp-*"
+// rename: [fsroot.TempPrefix] followed by anything. It is always blocked,
+// whatever [PolicyConfig.BlockedPaths] says, so a half-written file is never
+// readable or writable through the tools.
+const TempFilePattern = fsroot.TempPrefix + "*"
 
 // anyExtension in [PolicyConfig.AllowedExtensions] allows every extension.
 const anyExtension = "*"

@@ -4,12 +4,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
 // tooLargeBytes bounds what a call on a file over the size limit may allocate: the call's decoding,
 // checks and answer, 9 to 22 KB on 2026-11-24; nothing that grows with the file or the limit
-// (10 MiB).
+// ([fsroot.DefaultMaxFileSize]).
 const tooLargeBytes = 128 << 10
 
 // TestTooLargeAllocatesLittle is case D28 through the tools: a sparse 10 GB file is refused from its
@@ -50,5 +51,29 @@ func TestTooLargeAllocatesLittle(t *testing.T) {
 				t.Errorf("the call allocated %d bytes, want at most %d", bytes, tooLargeBytes)
 			}
 		})
+	}
+}
+
+// metadataBytes bounds what metadata may allocate on a file near the size limit: its buffer of at
+// most 64 KiB, the sniffed head, the decoding and the answer; nothing that grows with the file.
+const metadataBytes = 256 << 10
+
+// TestMetadataStreams checks that metadata counts a large file's lines while it streams by, in a
+// bounded buffer, rather than holding the file: an 8 MiB text file costs what a small one does, and
+// the answer still says how many lines it has and that it is text.
+func TestMetadataStreams(t *testing.T) {
+	const lines = 8 << 20 / 64
+	e := newRaceEnv(t, "big.md="+strings.Repeat(strings.Repeat("x", 63)+"\n", lines))
+	args := toolArgs("metadata", "big.md", nil)
+	e.call(ReaderName, args) // warm up: first-call caches are not the file's cost
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	out := e.call(ReaderName, args)
+	runtime.ReadMemStats(&after)
+	if out["success"] != true || out["lines"] != float64(lines) || out["binary"] == true || out["mediaType"] != "text/markdown" {
+		t.Fatalf("metadata = %v, want %d lines of text/markdown", out, lines)
+	}
+	if bytes := after.TotalAlloc - before.TotalAlloc; bytes > metadataBytes {
+		t.Errorf("metadata of an 8 MiB file allocated %d bytes, want at most %d", bytes, metadataBytes)
 	}
 }

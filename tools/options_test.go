@@ -281,7 +281,7 @@ func (e *optionEnv) call(t *testing.T, tool string, args map[string]any) optionR
 		t.Fatalf("%s %v: %v", tool, args, err)
 	}
 	var out optionResult
-	mustOK(t, json.Unmarshal(res.StructuredContent.(json.RawMessage), &out.Result))
+	mustOK(t, json.Unmarshal(structured(t, res), &out.Result))
 	delete(out.Result, "metadata")
 	out.Tree = map[string]string{}
 	filepath.WalkDir(e.root, func(p string, d fs.DirEntry, err error) error {

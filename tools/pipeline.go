@@ -54,8 +54,16 @@ const (
 
 // resolvePath runs the path policy on a caller's path: it cleans it into a root-relative name, then
 // judges both the name and what it reaches through symbolic links inside the root. It returns the
-// cleaned name (the one the caller used, which the filesystem layer resolves again, safely).
+// cleaned name (the one the caller used, which the filesystem layer resolves again, safely). A caller
+// that reads what the name reaches uses lookup instead, which resolves it once.
 func (s *Server) resolvePath(raw string, k kind) (string, error) {
+	if k == kindAny {
+		name, e, err := s.lookup(raw)
+		if e != nil {
+			e.Close()
+		}
+		return name, err
+	}
 	name, err := s.cfg.Policy.Clean(raw)
 	if err != nil {
 		return "", err
@@ -64,25 +72,41 @@ func (s *Server) resolvePath(raw string, k kind) (string, error) {
 	if err != nil {
 		return name, err
 	}
-	isDir := k == kindDir
-	if k == kindAny {
-		info, err := s.cfg.Root.Stat(name) // what the name reaches; real is inside the root
-		if err != nil && !isNotExist(err) {
-			// The entry changed since Resolve (say, a directory became a link
-			// leading outside): report that, not a verdict on the wrong kind.
-			return name, err
-		}
-		isDir = err == nil && info.Type == fsroot.TypeDir
+	return name, s.judge(name, real, k == kindDir)
+}
+
+// lookup runs the path policy on a caller's path as resolvePath does for kindAny, and returns the
+// cleaned name and the entry it reached: the name is looked up once, following symbolic links inside
+// the root, and judged (with the path it reached) as a directory if a directory is there, else as a
+// file. The caller closes the entry and reads through it, so what it reads is what was judged, not
+// whatever the name leads to by then.
+func (s *Server) lookup(raw string) (string, *fsroot.Entry, error) {
+	name, err := s.cfg.Policy.Clean(raw)
+	if err != nil {
+		return "", nil, err
 	}
+	e, err := s.cfg.Root.Lookup(name)
+	if err != nil {
+		return name, nil, err
+	}
+	info, err := e.Info()
+	if err := s.judge(name, e.Path(), err == nil && info.Type == fsroot.TypeDir); err != nil {
+		e.Close()
+		return name, nil, err
+	}
+	return name, e, nil
+}
+
+// judge runs the name policy on a cleaned name and on real, the path it reaches through symbolic
+// links, so a link is judged by its own name and by what it reaches.
+func (s *Server) judge(name, real string, isDir bool) error {
 	if err := s.cfg.Policy.CheckName(name, isDir); err != nil {
-		return name, err
+		return err
 	}
 	if real != name {
-		if err := s.cfg.Policy.CheckName(real, isDir); err != nil {
-			return name, err
-		}
+		return s.cfg.Policy.CheckName(real, isDir)
 	}
-	return name, nil
+	return nil
 }
 
 // checkParents judges every directory above name, for writes that create them.

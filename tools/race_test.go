@@ -251,7 +251,11 @@ func (e *raceEnv) call(tool string, args map[string]any) map[string]any {
 		e.t.Errorf("%s %v: protocol error %v", tool, args, err)
 		return nil
 	}
-	raw, _ := res.StructuredContent.(json.RawMessage)
+	raw, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		e.t.Errorf("%s %v: structured content %v", tool, args, err)
+		return nil
+	}
 	text := string(raw)
 	for _, c := range res.Content {
 		if tc, ok := mcp.AsTextContent(c); ok {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -50,22 +49,23 @@ func (s *Server) read(ctx context.Context, c *call) (any, error) {
 	if in.Purpose == "exists" {
 		return s.exists(c, in)
 	}
-	name, err := s.resolvePath(in.Target.Path, kindAny)
+	name, e, err := s.lookup(in.Target.Path)
 	c.path = name
 	if err != nil {
 		return nil, err
 	}
+	defer e.Close()
 	if err := s.charge(c, false); err != nil {
 		return nil, err
 	}
 	if in.Purpose == "metadata" {
-		return s.metadata(ctx, c, name)
+		return s.metadata(ctx, c, name, e)
 	}
 	max := s.cfg.MaxFileSize
 	if p := in.Preferences.MaxSize; p > 0 && p < max {
 		max = p
 	}
-	data, info, err := s.cfg.Root.ReadFile(ctx, name, max)
+	data, info, err := e.ReadFile(ctx, max)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +74,7 @@ func (s *Server) read(ctx context.Context, c *call) (any, error) {
 	if in.Preferences.IncludeMetadata {
 		out.FileAttrs = attrs(info)
 		if text {
-			out.Lines = ptr(len(splitLines(string(data))))
+			out.Lines = ptr(lineCount(data))
 		}
 	}
 	out.MediaType = mediaType(name, data, text)
@@ -88,35 +88,40 @@ func (s *Server) read(ctx context.Context, c *call) (any, error) {
 	case !text:
 		out.Binary = true
 	default:
-		s.window(&out, string(data), in.Preferences)
+		s.window(&out, data, in.Preferences)
 		out.Encoding = "utf-8"
 	}
 	out.Metadata = c.meta()
 	return out, nil
 }
 
-// window cuts the lines the caller asked for out of text, capped so one answer stays small.
-func (s *Server) window(out *ReaderResult, text string, p intents.AccessPreferences) {
-	lines := splitLines(text)
-	out.TotalLines = ptr(len(lines))
-	start := min(p.Offset, len(lines))
-	end := len(lines)
+// window cuts the lines the caller asked for out of the text data, capped so one answer stays
+// small. It walks the line ends in place and copies only the lines it returns.
+func (s *Server) window(out *ReaderResult, data []byte, p intents.AccessPreferences) {
+	total := lineCount(data)
+	out.TotalLines = ptr(total)
+	start := min(p.Offset, total)
+	end := total
 	if p.Limit > 0 {
-		end = min(start+p.Limit, len(lines))
+		end = min(start+p.Limit, total)
 	}
 	budget := MaxContentBytes
 	if p.ChunkIfLarge {
 		budget = ChunkBytes
 	}
-	var b strings.Builder
-	i := start
+	from := 0
+	for range start {
+		from += lineLen(data[from:])
+	}
+	to, i := from, start
 	for ; i < end; i++ {
-		if b.Len()+len(lines[i]) > budget && i > start {
+		next := to + lineLen(data[to:])
+		if next-from > budget && i > start {
 			break
 		}
-		b.WriteString(lines[i])
+		to = next
 	}
-	content := b.String()
+	content := string(data[from:to])
 	out.Content = &content
 	if start > 0 || p.Limit > 0 || i < end {
 		out.Offset = ptr(start)
@@ -124,7 +129,7 @@ func (s *Server) window(out *ReaderResult, text string, p intents.AccessPreferen
 	if i < end {
 		out.Truncated = true
 		out.NextOffset = ptr(i)
-	} else if end < len(lines) {
+	} else if end < total {
 		out.NextOffset = ptr(end)
 	}
 }
@@ -149,19 +154,23 @@ func (s *Server) exists(c *call, in intents.Access) (any, error) {
 	return out, nil
 }
 
-func (s *Server) metadata(ctx context.Context, c *call, name string) (any, error) {
-	info, err := s.cfg.Root.Stat(name)
+// metadata describes the entry e that name reached: what the lookup found there, and for a
+// regular file what its content is, judged while it streams by, so a file up to the size limit
+// costs a bounded buffer, not its size in memory.
+func (s *Server) metadata(ctx context.Context, c *call, name string, e *fsroot.Entry) (any, error) {
+	info, err := e.Info()
 	if err != nil {
 		return nil, err
 	}
 	out := ReaderResult{Status: Status{Success: true}, FileAttrs: attrs(info)}
 	if info.Type == fsroot.TypeFile {
-		if data, _, err := s.cfg.Root.ReadFile(ctx, name, s.cfg.MaxFileSize); err == nil {
-			text := markdown.IsText(data)
-			out.MediaType = mediaType(name, data, text)
+		var t textScan
+		if _, err := e.Scan(ctx, s.cfg.MaxFileSize, func(p []byte) error { t.add(p); return nil }); err == nil {
+			text := t.text()
+			out.MediaType = mediaType(name, t.head, text)
 			out.Binary = !text
 			if text {
-				out.Lines = ptr(len(splitLines(string(data))))
+				out.Lines = ptr(t.lines())
 			}
 		} else {
 			out.MediaType = mediaType(name, nil, false)

@@ -33,9 +33,6 @@ const (
 
 // Defaults for [Config]'s zero fields.
 const (
-	// DefaultMaxFileSize bounds every read and write: large enough for any document an agent edits,
-	// small enough that one call cannot exhaust memory.
-	DefaultMaxFileSize = 10 << 20
 	// DefaultTimeout bounds one call; an interactive agent waits no longer than this for an answer.
 	DefaultTimeout = 30 * time.Second
 )
@@ -46,7 +43,7 @@ type Config struct {
 	Policy      *security.Policy
 	Limiter     *security.Limiter
 	Permissions security.Permissions
-	// MaxFileSize is the largest file read or written, in bytes. If zero, DefaultMaxFileSize.
+	// MaxFileSize is the largest file read or written, in bytes. If zero, [fsroot.DefaultMaxFileSize].
 	MaxFileSize int64
 	// Timeout bounds each call. If zero, DefaultTimeout.
 	Timeout time.Duration
@@ -78,7 +75,7 @@ type Server struct {
 // New returns a Server for cfg, filling its zero fields with their defaults.
 func New(cfg Config) *Server {
 	if cfg.MaxFileSize <= 0 {
-		cfg.MaxFileSize = DefaultMaxFileSize
+		cfg.MaxFileSize = fsroot.DefaultMaxFileSize
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
@@ -216,13 +213,17 @@ func errorResult(tool string, st Status, m Meta) any {
 	}
 }
 
+// shape makes the tool result of out: out itself as structured content, and its JSON as text. The
+// structured content stays a Go value rather than the encoded text: encoding/json copies a
+// json.RawMessage into the response only after scanning it byte by byte, which costs several
+// times what encoding the value again does, and gives the same bytes.
 func shape(out any, isErr bool) *mcp.CallToolResult {
 	text, err := json.Marshal(out)
 	if err != nil {
 		text = []byte(`{"success":false,"code":"INTERNAL","error":"the result could not be encoded"}`)
-		isErr = true
+		out, isErr = json.RawMessage(text), true
 	}
-	res := mcp.NewToolResultStructured(json.RawMessage(text), string(text))
+	res := mcp.NewToolResultStructured(out, string(text))
 	res.IsError = isErr
 	return res
 }

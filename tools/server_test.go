@@ -20,7 +20,7 @@ func TestPanicBecomesToolError(t *testing.T) {
 		t.Fatalf("err = %v, want a tool result", err)
 	}
 	var out map[string]any
-	if err := json.Unmarshal(res.StructuredContent.(json.RawMessage), &out); err != nil {
+	if err := json.Unmarshal(structured(t, res), &out); err != nil {
 		t.Fatal(err)
 	}
 	if !res.IsError || out["code"] != CodeInternal || out["success"] != false {
@@ -61,7 +61,7 @@ func TestHungCallTimesOut(t *testing.T) {
 	go func() {
 		res, _ := hung(context.Background(), mcp.CallToolRequest{})
 		var out map[string]any
-		json.Unmarshal(res.StructuredContent.(json.RawMessage), &out)
+		json.Unmarshal(structured(t, res), &out)
 		errc <- out
 	}()
 	if res, err := quick(context.Background(), mcp.CallToolRequest{}); err != nil || res.IsError {
@@ -111,12 +111,55 @@ func TestRefusal(t *testing.T) {
 				t.Fatalf("err = %v, want a tool result", err)
 			}
 			var out map[string]any
-			if err := json.Unmarshal(res.StructuredContent.(json.RawMessage), &out); err != nil {
+			if err := json.Unmarshal(structured(t, res), &out); err != nil {
 				t.Fatal(err)
 			}
 			meta, _ := out["metadata"].(map[string]any)
 			if !res.IsError || out["success"] != false || out["code"] != CodePermissionDenied || out["error"] != why || meta["tool"] != tt.name {
 				t.Errorf("result = %v (isError %v)", out, res.IsError)
+			}
+		})
+	}
+}
+
+// structured returns a tool result's structured content as a client receives it.
+func structured(t testing.TB, res *mcp.CallToolResult) []byte {
+	t.Helper()
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestShapeSameJSON checks that a result goes out as structured content and, byte for byte, the
+// same JSON as text, for a success and for an error.
+func TestShapeSameJSON(t *testing.T) {
+	content := "line one\nline \"two\" <b>&</b>\n"
+	for _, tt := range []struct {
+		name  string
+		out   any
+		isErr bool
+	}{
+		{"read", ReaderResult{Status: Status{Success: true}, Content: &content, Encoding: "utf-8", TotalLines: ptr(2)}, false},
+		{"error", errorResult(ReaderName, Status{Code: CodeNotFound, Error: "\"a.md\" does not exist"}, Meta{Tool: ReaderName}), true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			wire, err := json.Marshal(shape(tt.out, tt.isErr))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got struct {
+				Content           []struct{ Text string }
+				StructuredContent json.RawMessage
+				IsError           bool
+			}
+			if err := json.Unmarshal(wire, &got); err != nil {
+				t.Fatal(err)
+			}
+			want, _ := json.Marshal(tt.out)
+			if len(got.Content) != 1 || got.Content[0].Text != string(want) || string(got.StructuredContent) != string(want) || got.IsError != tt.isErr {
+				t.Errorf("result %s, want the text and the structured content both %s (isError %v)", wire, want, tt.isErr)
 			}
 		})
 	}

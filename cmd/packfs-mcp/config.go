@@ -63,7 +63,7 @@ type HTTPConfig struct {
 
 // SecurityConfig is the policy part of [Config].
 type SecurityConfig struct {
-	// MaxFileSize is the largest file read or written, in bytes. If zero, [tools.DefaultMaxFileSize].
+	// MaxFileSize is the largest file read or written, in bytes. If zero, [fsroot.DefaultMaxFileSize].
 	MaxFileSize int64 `json:"maxFileSize,omitempty" yaml:"maxFileSize" validate:"min=0,max=1073741824"`
 	// MaxRequestBytes caps a message a client sends, a line on stdio or a request body over HTTP.
 	// If zero, [DefaultMaxRequestBytes].

@@ -48,7 +48,7 @@ func newServerFlags(name string, stdout io.Writer) *serverFlags {
 		root:            fs.String("root", "", "the folder to serve, `DIR` (required; also rootPath in the config file)"),
 		configFile:      fs.String("config", "", "a JSON or YAML config `FILE` with PackFS setting names (rootPath, permissions, security.*, semantic.*)"),
 		permissionFlags: addPermissionFlags(fs),
-		maxSize:         fs.Int64("max-file-size", tools.DefaultMaxFileSize, "largest file read or written, in `BYTES`"),
+		maxSize:         fs.Int64("max-file-size", fsroot.DefaultMaxFileSize, "largest file read or written, in `BYTES`"),
 		exts:            fs.String("allowed-extensions", "", "comma-separated `EXTENSIONS` that may be opened, such as .md,.txt; * allows any (default: common text, document, data and source types)"),
 		blocked:         fs.String("blocked-paths", "", "comma-separated `PATTERNS`: path components never reached, such as .git,*.pem (default: version control, secrets and keys)"),
 		hardLinks:       fs.Bool("allow-hard-links", false, "allow files with more than one hard link (they can alias files outside the root)"),

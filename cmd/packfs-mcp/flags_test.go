@@ -16,6 +16,8 @@ import (
 	"github.com/packfs/packfs-mcp/audit"
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/tools"
+
+	"github.com/packfs/packfs-mcp/fsroot"
 )
 
 // runBinary runs the built binary with args and an empty stdin, and returns its exit status,
@@ -197,7 +199,7 @@ func TestFlagsStateNoDefault(t *testing.T) {
 	// The defaults the help shows are the values the server falls back on when a setting is zero.
 	fs := newServeFlags(io.Discard).fs
 	for name, want := range map[string]any{
-		"max-file-size":          tools.DefaultMaxFileSize,
+		"max-file-size":          fsroot.DefaultMaxFileSize,
 		"max-request-bytes":      DefaultMaxRequestBytes,
 		"timeout":                tools.DefaultTimeout,
 		"rate-limit":             security.DefaultMaxRequests,

@@ -20,7 +20,7 @@ var (
 	// listed (cmd, the commands) may import any.
 	allowedProject = map[string][]string{
 		"fsroot":   {},
-		"security": {},
+		"security": {"fsroot"},
 		"intents":  {},
 		"markdown": {},
 		"fulltext": {"markdown"},

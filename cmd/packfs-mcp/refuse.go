@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/packfs/packfs-mcp/tools"
+	"github.com/packfs/packfs-mcp/fsroot"
 )
 
 // What both transports refuse before MCP reads a message, and how they say so.
@@ -15,7 +15,7 @@ const (
 	// takes by default, even with its text escaped to twice its size in JSON, and far more than
 	// any other call needs. Unbounded, one 60 MB line on stdio took the server to 439 MB before
 	// it answered.
-	DefaultMaxRequestBytes = 2*tools.DefaultMaxFileSize + 1<<20
+	DefaultMaxRequestBytes = 2*fsroot.DefaultMaxFileSize + 1<<20
 	// refusedCode is the JSON-RPC error code of a message a transport refuses (in the range
 	// JSON-RPC leaves to servers); the reason is in the message and in data.code.
 	refusedCode = -32000

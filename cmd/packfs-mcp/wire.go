@@ -324,7 +324,7 @@ func maxFile(c Config) int64 {
 	if c.Security.MaxFileSize > 0 {
 		return c.Security.MaxFileSize
 	}
-	return tools.DefaultMaxFileSize
+	return fsroot.DefaultMaxFileSize
 }
 
 // listen serves MCP on in and out until the client closes in or ctx ends. Requests read before

@@ -1,0 +1,529 @@
+package fsroot
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// heldDirs bounds the directory handles one lookup keeps open: the
+// heldDirs deepest levels, and every heldDirs-th level as a checkpoint. A
+// ".." in a link's text then steps back to an open handle, or reopens at
+// most heldDirs-1 levels from a checkpoint, while a name 2,000 levels deep
+// holds about 100 descriptors rather than 2,000.
+const heldDirs = 32
+
+// Entry is what a name reached in one [Root.Lookup]: the path it led to
+// after following symbolic links inside the root, whether something is
+// there, what it is, and the open handle of the directory that holds it,
+// through which [Entry.ReadFile] and [Entry.Scan] open it. Close it when
+// done. An Entry is not safe for concurrent use.
+type Entry struct {
+	r    *Root
+	name string // as asked, for Info.Path and errors
+	path string
+	// exists reports that the entry was there at the lookup; info is
+	// then its lstat (never a link: links were followed).
+	exists bool
+	info   Info
+	// dangling reports a missing entry reached through a symbolic link.
+	dangling bool
+	// dirs ends with the directory holding the entry, whose name in it is
+	// elem; elem is "" when the entry is that directory itself (the
+	// root, or a name whose links end in "..").
+	dirs dirStack
+	elem string
+	// closed reports that Close let go of dirs: the Entry can no longer
+	// open anything.
+	closed bool
+}
+
+// Lookup resolves name as [Root.Resolve] does, following symbolic links
+// inside the root component by component, in one pass: each component is
+// opened (a directory) or stat'ed (the last) relative to the handle of the
+// directory before it, so the work grows with the depth of name, not with
+// its square, and no component is resolved twice. The returned [Entry]
+// holds the handle of the directory where the name ended, so reading the
+// file afterwards ([Entry.ReadFile]) opens it there, without resolving the
+// name again: what a caller judged by [Entry.Path] is what it reads.
+//
+// A name that cannot be resolved is an error: [ErrInvalid], [ErrEscapes],
+// [ErrLoop], [ErrNotDir] (a non-directory followed by more components),
+// [fs.ErrNotExist] (a missing directory followed by ".." in a link's
+// text), [fs.ErrPermission] (a directory that cannot be opened). A missing
+// last component, or missing trailing part, is not: the Entry's Info then
+// fails with [fs.ErrNotExist], and Path is what a create would produce.
+func (r *Root) Lookup(name string) (*Entry, error) {
+	e, err := r.lookup(name)
+	if err != nil {
+		return nil, r.pathErr("lookup", name, err)
+	}
+	return e, nil
+}
+
+// Path returns the root-relative path the name reached, as [Root.Resolve]
+// does: "." for the root.
+func (e *Entry) Path() string { return e.path }
+
+// Info describes what was at [Entry.Path] at the lookup (Info.Path is the
+// name looked up; never a link, since links were followed). If nothing
+// was, it fails with [fs.ErrNotExist].
+func (e *Entry) Info() (Info, error) {
+	if !e.exists {
+		return Info{}, e.r.pathErr("stat", e.name, fs.ErrNotExist)
+	}
+	return e.info, nil
+}
+
+// Close releases the directory handle the Entry holds; reading through
+// the Entry afterwards fails with [os.ErrClosed]. Close never fails; it
+// returns an error to be an [io.Closer].
+func (e *Entry) Close() error {
+	e.dirs.close()
+	e.closed = true
+	return nil
+}
+
+// ReadFile reads the regular file the Entry reached, as [Root.ReadFile]
+// does and with the same errors, and returns its content and the open
+// handle's Info (Info.Path is the name looked up). The file is opened in
+// the directory the lookup ended in, without following a link: a link
+// swapped in since the lookup gives [ErrNotRegular].
+func (e *Entry) ReadFile(ctx context.Context, max int64) ([]byte, Info, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, Info{}, e.r.pathErr("read", e.name, err)
+	}
+	if max <= 0 {
+		max = DefaultMaxFileSize
+	}
+	fd, info, err := e.open()
+	if err != nil {
+		return nil, Info{}, e.r.pathErr("read", e.name, err)
+	}
+	defer unix.Close(fd)
+	if info.Size > max {
+		return nil, Info{}, e.r.pathErr("read", e.name, ErrTooLarge)
+	}
+	data, err := readBounded(ctx, fdReader(fd), info.Size, max)
+	if err != nil {
+		return nil, Info{}, e.r.pathErr("read", e.name, err)
+	}
+	return data, info, nil
+}
+
+// Scan reads the regular file the Entry reached, opened as
+// [Entry.ReadFile] opens it, in pieces of at most 64 KiB, passing each to
+// fn, which must not keep it: the buffer is reused. It reads at most limit
+// bytes (limit <= 0 means [DefaultMaxFileSize]) and fails with
+// [ErrTooLarge] beyond them, so a caller can compute over a file without
+// holding it whole; fn may then have seen part of it. ctx is checked
+// between pieces. It returns the open handle's Info, and the errors of
+// ReadFile or fn's.
+func (e *Entry) Scan(ctx context.Context, limit int64, fn func(piece []byte) error) (Info, error) {
+	if err := ctx.Err(); err != nil {
+		return Info{}, e.r.pathErr("read", e.name, err)
+	}
+	if limit <= 0 {
+		limit = DefaultMaxFileSize
+	}
+	fd, info, err := e.open()
+	if err != nil {
+		return Info{}, e.r.pathErr("read", e.name, err)
+	}
+	defer unix.Close(fd)
+	if info.Size > limit {
+		return Info{}, e.r.pathErr("read", e.name, ErrTooLarge)
+	}
+	// A buffer of the reported size, plus a byte to meet the end, within
+	// [512 B, readChunk]: the size is only a guess.
+	buf := make([]byte, min(max(info.Size+1, 512), readChunk))
+	var total int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return Info{}, e.r.pathErr("read", e.name, err)
+		}
+		n, err := fdReader(fd).Read(buf)
+		if total += int64(n); total > limit {
+			return Info{}, e.r.pathErr("read", e.name, ErrTooLarge)
+		}
+		if n > 0 {
+			if ferr := fn(buf[:n]); ferr != nil {
+				return Info{}, ferr
+			}
+		}
+		if err == io.EOF {
+			return info, nil
+		}
+		if err != nil {
+			return Info{}, e.r.pathErr("read", e.name, err)
+		}
+	}
+}
+
+// open opens the regular file the Entry reached for reading and returns
+// its descriptor, which the caller closes, and the handle's Info. It
+// judges what the lookup saw first, so a device or a FIFO is never
+// opened, then the open handle, which is the check that counts. The error
+// is a cause for pathErr.
+func (e *Entry) open() (int, Info, error) {
+	if e.closed {
+		return -1, Info{}, os.ErrClosed
+	}
+	if !e.exists {
+		return -1, Info{}, fs.ErrNotExist
+	}
+	if err := e.r.Refuses(e.info); err != nil {
+		return -1, Info{}, err
+	}
+	var fd int
+	err := e.dirs.do(func(dir int) error {
+		var err error
+		fd, err = openFileFD(dir, e.elem)
+		return err
+	})
+	switch {
+	case errors.Is(err, unix.ELOOP):
+		// A link swapped in since the lookup: it is not followed, since
+		// the name was judged by where it led then.
+		return -1, Info{}, withCause(ErrNotRegular, unix.ELOOP)
+	case errors.Is(err, unix.ENXIO): // a socket
+		return -1, Info{}, ErrNotRegular
+	case err != nil:
+		return -1, Info{}, err
+	}
+	var st unix.Stat_t
+	if err := fstatFD(fd, &st); err != nil {
+		unix.Close(fd)
+		return -1, Info{}, err
+	}
+	info := statInfo(e.name, path.Base(e.name), &st)
+	if err := e.r.Refuses(info); err != nil {
+		unix.Close(fd)
+		return -1, Info{}, err
+	}
+	return fd, info, nil
+}
+
+// openDir opens the directory the Entry reached, as a handle the caller
+// closes. The error is a cause for pathErr.
+func (e *Entry) openDir() (int, error) {
+	if e.closed {
+		return -1, os.ErrClosed
+	}
+	var fd int
+	err := e.dirs.do(func(dir int) error {
+		elem := e.elem
+		if elem == "" {
+			// The directory itself: a new open file description, since a
+			// duplicate of dir would share its read position.
+			elem = "."
+		}
+		var err error
+		fd, err = openDirFD(dir, elem)
+		return err
+	})
+	if errors.Is(err, unix.ELOOP) {
+		// A link swapped in since the lookup: not followed.
+		err = withCause(ErrNotDir, unix.ELOOP)
+	}
+	return fd, err
+}
+
+// lookup implements Lookup, returning a cause for pathErr on failure.
+func (r *Root) lookup(name string) (*Entry, error) {
+	if err := checkName(name); err != nil {
+		return nil, err
+	}
+	e := &Entry{r: r, name: name, dirs: dirStack{r: r}}
+	if err := e.resolve(); err != nil {
+		e.dirs.close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// pending is a path component still to resolve; viaLink marks those that
+// came from a link's target rather than from the name itself.
+type pending struct {
+	elem    string
+	viaLink bool
+}
+
+// real reports whether p names something to resolve: not "" or ".".
+func (p pending) real() bool { return p.elem != "" && p.elem != "." }
+
+// resolve walks e.name: it enters every directory on the way, follows
+// links by putting their text in place of their name, and stops at the
+// last component, which it stats. The walk is the kernel's: ".." steps
+// back to the directory the walk came from (a link's text is relative to
+// the link's directory), a non-directory cannot be followed by anything,
+// not even a trailing "/" from a link's text, and more than maxSymlinks
+// links fail.
+func (e *Entry) resolve() error {
+	d := &e.dirs
+	var todo []pending
+	for elem := range strings.SplitSeq(e.name, "/") {
+		todo = append(todo, pending{elem: elem})
+	}
+	links := 0
+	for len(todo) > 0 {
+		p := todo[0]
+		todo = todo[1:]
+		switch p.elem {
+		case "", ".":
+			continue
+		case "..":
+			if len(d.names) == 0 {
+				return ErrEscapes
+			}
+			d.pop()
+			continue
+		}
+		last := !slices.ContainsFunc(todo, pending.real)
+		if !last {
+			// Most components on the way are directories: one openat
+			// enters them. Only when it fails does a stat tell a link
+			// from a file.
+			err := d.enter(p.elem)
+			switch {
+			case err == nil:
+				continue
+			case errors.Is(err, fs.ErrNotExist):
+				return e.missing(p, todo)
+			case !errors.Is(err, unix.ELOOP) && !errors.Is(err, unix.ENOTDIR):
+				return err
+			}
+		}
+		var st unix.Stat_t
+		err := d.do(func(dir int) error { return lstatFD(dir, p.elem, &st) })
+		if errors.Is(err, fs.ErrNotExist) {
+			return e.missing(p, todo)
+		}
+		if err != nil {
+			return err
+		}
+		switch st.Mode & unix.S_IFMT {
+		case unix.S_IFLNK:
+			if links++; links > maxSymlinks {
+				return errLoop
+			}
+			var target string
+			err := d.do(func(dir int) error {
+				var err error
+				target, err = readlinkFD(dir, p.elem)
+				return err
+			})
+			if errors.Is(err, unix.EINVAL) {
+				// Replaced by a non-link after the stat: look again.
+				todo = append([]pending{p}, todo...)
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if target == "" || strings.HasPrefix(target, "/") {
+				return ErrEscapes
+			}
+			var expanded []pending
+			for elem := range strings.SplitSeq(target, "/") {
+				expanded = append(expanded, pending{elem: elem, viaLink: true})
+			}
+			todo = append(expanded, todo...)
+		case unix.S_IFDIR:
+			if !last {
+				// Not a directory when entered, one now: look again.
+				// links, counted, bounds the retries.
+				if links++; links > maxSymlinks {
+					return errLoop
+				}
+				todo = append([]pending{p}, todo...)
+				continue
+			}
+			return e.found(p.elem, &st)
+		default:
+			// The kernel refuses anything after a non-directory, even a
+			// trailing "/" or "/." from a link's text.
+			if len(todo) > 0 {
+				return ErrNotDir
+			}
+			return e.found(p.elem, &st)
+		}
+	}
+	// The name ended on a directory entered (or the root): the entry is
+	// that directory itself.
+	var st unix.Stat_t
+	if err := d.do(func(dir int) error { return fstatFD(dir, &st) }); err != nil {
+		return err
+	}
+	return e.found("", &st)
+}
+
+// found records the entry elem of the deepest directory (the directory
+// itself if elem is ""), described by st, and lets go of the handles of
+// the directories above it.
+func (e *Entry) found(elem string, st *unix.Stat_t) error {
+	if err := e.dirs.keepLast(); err != nil {
+		return err
+	}
+	e.exists, e.elem = true, elem
+	e.path = e.dirs.join(elem)
+	e.info = statInfo(e.name, path.Base(e.name), st)
+	return nil
+}
+
+// missing records that component p of the deepest directory does not
+// exist: Path is that directory joined with p and the rest. A rest with
+// ".." is refused: as an escape if it climbs above the root, otherwise as
+// missing, because the kernel cannot pass through a missing directory.
+func (e *Entry) missing(p pending, todo []pending) error {
+	elems := append(slices.Clone(e.dirs.names), p.elem)
+	dangling := p.viaLink
+	dotdot := false
+	for _, t := range todo {
+		dangling = dangling || t.viaLink
+		dotdot = dotdot || t.elem == ".."
+		elems = append(elems, t.elem)
+	}
+	joined := path.Join(elems...)
+	if joined == ".." || strings.HasPrefix(joined, "../") {
+		return ErrEscapes
+	}
+	if dotdot {
+		return fs.ErrNotExist
+	}
+	e.dirs.close()
+	e.path, e.dangling = joined, dangling
+	return nil
+}
+
+// dirStack is the chain of directories a lookup entered below the root:
+// names[i] was entered from level i-1 (the root for i = 0), and fds[i] is
+// its handle, or -1 while closed to save descriptors.
+type dirStack struct {
+	r     *Root
+	names []string
+	fds   []int
+}
+
+// do runs fn with the handle of the deepest directory (the root's when
+// none was entered), reopening it if it was closed.
+func (d *dirStack) do(fn func(dir int) error) error {
+	k := len(d.names) - 1
+	if k < 0 {
+		return d.r.atRoot(fn)
+	}
+	if d.fds[k] < 0 {
+		if err := d.reopen(k); err != nil {
+			return err
+		}
+	}
+	return fn(d.fds[k])
+}
+
+// enter opens the subdirectory name of the deepest directory, without
+// following a link, and makes it the deepest. It closes the handle of the
+// level leaving the window of held handles, unless that is a checkpoint.
+func (d *dirStack) enter(name string) error {
+	var fd int
+	err := d.do(func(dir int) error {
+		var err error
+		fd, err = openDirFD(dir, name)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	d.names = append(d.names, name)
+	d.fds = append(d.fds, fd)
+	if k := len(d.fds) - 1 - heldDirs; k >= 0 && (k+1)%heldDirs != 0 && d.fds[k] >= 0 {
+		unix.Close(d.fds[k])
+		d.fds[k] = -1
+	}
+	return nil
+}
+
+// reopen reopens level k, closed to save descriptors, and the closed levels
+// above it, by name from the nearest level still open (or the root),
+// without following links.
+func (d *dirStack) reopen(k int) error {
+	j := k - 1
+	for j >= 0 && d.fds[j] < 0 {
+		j--
+	}
+	for i := j + 1; i <= k; i++ {
+		var fd int
+		open := func(dir int) error {
+			var err error
+			fd, err = openDirFD(dir, d.names[i])
+			return err
+		}
+		var err error
+		if i == 0 {
+			err = d.r.atRoot(open)
+		} else {
+			err = open(d.fds[i-1])
+		}
+		if err != nil {
+			return err
+		}
+		d.fds[i] = fd
+	}
+	return nil
+}
+
+// pop leaves the deepest directory.
+func (d *dirStack) pop() {
+	k := len(d.names) - 1
+	if d.fds[k] >= 0 {
+		unix.Close(d.fds[k])
+	}
+	d.names, d.fds = d.names[:k], d.fds[:k]
+}
+
+// keepLast makes sure the deepest directory is open and closes the others,
+// which a lookup no longer needs once it has found its entry.
+func (d *dirStack) keepLast() error {
+	k := len(d.names) - 1
+	if k < 0 {
+		return nil
+	}
+	if d.fds[k] < 0 {
+		if err := d.reopen(k); err != nil {
+			return err
+		}
+	}
+	for i, fd := range d.fds[:k] {
+		if fd >= 0 {
+			unix.Close(fd)
+			d.fds[i] = -1
+		}
+	}
+	return nil
+}
+
+// join returns the root-relative path of the entry elem of the deepest
+// directory ("" for the directory itself).
+func (d *dirStack) join(elem string) string {
+	p := path.Join(append(slices.Clip(d.names), elem)...)
+	if p == "" {
+		return "."
+	}
+	return p
+}
+
+// close closes every handle still open; the stack then names the root.
+func (d *dirStack) close() {
+	for _, fd := range d.fds {
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+	}
+	d.names, d.fds = nil, nil
+}
