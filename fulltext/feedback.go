@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
 )
@@ -73,10 +72,7 @@ func (ix *Index) expansion(ctx context.Context, r index.IndexReader, gen uint64,
 	for i := range n {
 		ids[i] = list[i].unit
 	}
-	req := bleve.NewSearchRequestOptions(query.NewDocIDQuery(ids), n, 0, false)
-	req.Fields = []string{fieldTitle, fieldHeading, fieldBody}
-	req.Score = "none"
-	res, err := ix.bi.SearchInContext(ctx, req)
+	stored, err := ix.stored(ctx, ids, fieldTitle, fieldHeading, fieldBody)
 	if err != nil {
 		return nil, fmt.Errorf("search: feedback: %w", err)
 	}
@@ -92,10 +88,14 @@ func (ix *Index) expansion(ctx context.Context, r index.IndexReader, gen uint64,
 	for _, r := range list[:n] {
 		score[r.unit] = r.score
 	}
-	for _, h := range res.Hits {
+	for _, id := range ids {
+		fields, ok := stored[id]
+		if !ok {
+			continue
+		}
 		var b strings.Builder
 		for _, f := range []string{fieldTitle, fieldHeading, fieldBody} {
-			s, _ := h.Fields[f].(string)
+			s, _ := fields[f].(string)
 			b.WriteString(s)
 			b.WriteByte('\n')
 		}
@@ -109,7 +109,7 @@ func (ix *Index) expansion(ctx context.Context, r index.IndexReader, gen uint64,
 			if skip[t] || question[t] || len(t) < 2 || strings.Trim(t, "0123456789") == "" {
 				continue
 			}
-			weight[t] += score[h.ID] / float64(len(toks))
+			weight[t] += score[id] / float64(len(toks))
 		}
 	}
 	cands := make([]string, 0, len(weight))

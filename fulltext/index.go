@@ -19,12 +19,12 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	bindex "github.com/blevesearch/bleve_index_api"
@@ -55,9 +55,14 @@ const (
 // formatFile is the name of the file inside the index directory that holds [IndexFormat].
 const formatFile = "packfs-index-format"
 
-// bleveMetaFile is the file scorch writes at the top of its directory; its presence (or ours)
-// tells OpenIndex that a directory is an index it may delete.
+// bleveMetaFile is the file bleve's root package writes at the top of an index directory, as
+// indexes made before scorch was opened directly have; its presence (or ours) tells OpenIndex
+// that a directory is an index it may delete. The store beside it is the same, so such an index
+// opens as it is.
 const bleveMetaFile = "index_meta.json"
+
+// storeDir is the folder, inside the index directory, where scorch keeps its segments.
+const storeDir = "store"
 
 // ErrNotIndex is returned by [OpenIndex] when the index directory holds something that is not an
 // index, which it refuses to delete.
@@ -134,7 +139,8 @@ type docState struct {
 
 // Index is a full-text index of sections of documents. It is safe for concurrent use.
 type Index struct {
-	bi      bleve.Index
+	bi      bindex.Index // scorch, opened directly: bleve's root package is not linked in
+	m       *mapping.IndexMappingImpl
 	chunk   int
 	overlap int
 	ranking Ranking
@@ -181,12 +187,17 @@ func OpenIndex(opts IndexOptions) (*Index, error) {
 	if err := claimBM25(ix.ranking); err != nil {
 		return nil, err
 	}
+	m, err := newMapping()
+	if err != nil {
+		releaseBM25()
+		return nil, err
+	}
 	bi, err := openBleve(opts.Dir)
 	if err != nil {
 		releaseBM25()
 		return nil, err
 	}
-	ix.bi = bi
+	ix.bi, ix.m = bi, m
 	ix.persistent = opts.Dir != ""
 	if err := ix.load(); err != nil {
 		bi.Close()
@@ -207,7 +218,7 @@ func PersistedFormat(dir string) (int, bool) {
 	return v, err == nil
 }
 
-// openBleve opens or creates the bleve index in dir ("" for memory).
+// openBleve opens or creates the scorch index in dir ("" for memory).
 //
 // The index is opened with scorch's unsafe_batch: a batch returns once it is searchable, not
 // once it is on disk, so the build's next batch is analysed while the previous one is written
@@ -215,15 +226,19 @@ func PersistedFormat(dir string) (int, bool) {
 // lost by it: the index is a cache whose stamps are checked against the files at every start,
 // so a batch that a crash kept off the disk is read again; [Index.Close] waits for the
 // batches still being written.
-func openBleve(dir string) (bleve.Index, error) {
+//
+// scorch is opened directly rather than through bleve's root package, which links in every
+// index type, store, highlighter and its HTTP and TLS dependencies: 3.4 MB of binary and about
+// 1 MB of memory at start.
+func openBleve(dir string) (bindex.Index, error) {
 	if dir == "" {
 		return newBleve("")
 	}
 	format, err := os.ReadFile(filepath.Join(dir, formatFile))
 	if err == nil && string(bytes.TrimSpace(format)) == strconv.Itoa(IndexFormat) {
-		cfg := scorchConfig()
+		cfg := scorchConfig(filepath.Join(dir, storeDir))
 		cfg["bolt_timeout"] = indexLockWait
-		bi, err := bleve.OpenUsing(dir, cfg)
+		bi, err := openScorch(cfg)
 		if err == nil {
 			return bi, nil
 		}
@@ -246,9 +261,26 @@ func openBleve(dir string) (bleve.Index, error) {
 	return bi, nil
 }
 
-// scorchConfig is the runtime configuration of the bleve index; see openBleve.
-func scorchConfig() map[string]any {
-	return map[string]any{"unsafe_batch": true}
+// analysisQueue is the pool of workers that analyse the documents of a batch, shared by every
+// index of the process as bleve shares its own.
+var analysisQueue = sync.OnceValue(func() *bindex.AnalysisQueue { return bindex.NewAnalysisQueue(4) })
+
+// openScorch opens the scorch index cfg describes.
+func openScorch(cfg map[string]any) (bindex.Index, error) {
+	bi, err := scorch.NewScorch(scorch.Name, cfg, analysisQueue())
+	if err != nil {
+		return nil, err
+	}
+	if err := bi.Open(); err != nil {
+		return nil, err
+	}
+	return bi, nil
+}
+
+// scorchConfig is the configuration of the scorch index stored in path ("" for memory); see
+// openBleve.
+func scorchConfig(path string) map[string]any {
+	return map[string]any{"unsafe_batch": true, "path": path}
 }
 
 // removeIndexDir removes dir if it is missing, empty, or an index (ours or bleve's).
@@ -275,12 +307,15 @@ func removeIndexDir(dir string) error {
 	return nil
 }
 
-func newBleve(dir string) (bleve.Index, error) {
-	m, err := newMapping()
-	if err != nil {
-		return nil, err
+// newBleve creates an empty scorch index in dir ("" for memory).
+func newBleve(dir string) (bindex.Index, error) {
+	path := ""
+	if dir != "" {
+		path = filepath.Join(dir, storeDir)
 	}
-	bi, err := bleve.NewUsing(dir, m, "scorch", "scorch", scorchConfig())
+	cfg := scorchConfig(path)
+	cfg["create_if_missing"], cfg["error_if_exists"] = true, true
+	bi, err := openScorch(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("index: create: %w", err)
 	}
@@ -290,7 +325,7 @@ func newBleve(dir string) (bleve.Index, error) {
 // newMapping describes the records: nothing is indexed dynamically, and only what search
 // results show is stored.
 func newMapping() (*mapping.IndexMappingImpl, error) {
-	im := bleve.NewIndexMapping()
+	im := mapping.NewIndexMapping()
 	im.ScoringModel = scoringModel
 	im.DefaultAnalyzer = textAnalyzer
 	// The words analyzer splits queries like the unicode tokenizer and lower-cases, without
@@ -312,7 +347,7 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	}
 
 	text := func(store bool) *mapping.FieldMapping {
-		f := bleve.NewTextFieldMapping()
+		f := mapping.NewTextFieldMapping()
 		f.Analyzer = textAnalyzer
 		f.Store = store
 		f.IncludeTermVectors = false
@@ -321,7 +356,7 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		return f
 	}
 	kw := func(store bool) *mapping.FieldMapping {
-		f := bleve.NewKeywordFieldMapping()
+		f := mapping.NewKeywordFieldMapping()
 		f.Analyzer = keyword.Name
 		f.Store = store
 		f.IncludeTermVectors = false
@@ -330,7 +365,7 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		return f
 	}
 	num := func(store bool) *mapping.FieldMapping {
-		f := bleve.NewNumericFieldMapping()
+		f := mapping.NewNumericFieldMapping()
 		f.Store = store
 		f.IncludeInAll = false
 		f.DocValues = false
@@ -339,7 +374,7 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	words := text(false)
 	words.Analyzer = literalAnalyzer
 	words.SkipFreqNorm = true
-	date := bleve.NewDateTimeFieldMapping()
+	date := mapping.NewDateTimeFieldMapping()
 	date.Store = false
 	date.IncludeInAll = false
 	date.DocValues = false
@@ -352,7 +387,7 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	storedNum := num(true)
 	storedNum.Index = false
 
-	dm := bleve.NewDocumentStaticMapping()
+	dm := mapping.NewDocumentStaticMapping()
 	for name, f := range map[string]*mapping.FieldMapping{
 		fieldKind:     kw(false),
 		fieldStamp:    storedKw,
@@ -375,7 +410,7 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		dm.AddFieldMappingsAt(name, f)
 	}
 	// No composite _all field: every field is searched by name.
-	dm.AddSubDocumentMapping("_all", bleve.NewDocumentDisabledMapping())
+	dm.AddSubDocumentMapping("_all", mapping.NewDocumentDisabledMapping())
 	im.DefaultMapping = dm
 	im.StoreDynamic = false
 	im.IndexDynamic = false
@@ -388,11 +423,7 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 
 // reader opens a snapshot of the index for reading; the caller closes it.
 func (ix *Index) reader() (bindex.IndexReader, error) {
-	adv, err := ix.bi.Advanced()
-	if err != nil {
-		return nil, err
-	}
-	return adv.Reader()
+	return ix.bi.Reader()
 }
 
 // load reads every meta record into ix.docs.
@@ -519,7 +550,7 @@ func (ix *Index) PutBatch(docs []markdown.Doc) error {
 	}()
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	b := ix.bi.NewBatch()
+	b := bindex.NewBatch()
 	next := make(map[string]docState, len(docs))
 	var texts []string // of the words fields, for the word list of a small batch
 	for _, d := range docs {
@@ -534,7 +565,7 @@ func (ix *Index) PutBatch(docs []markdown.Doc) error {
 		}
 		units := ix.units(d)
 		for i, u := range units {
-			if err := b.Index(unitID(d.Path, i), u); err != nil {
+			if err := ix.add(b, unitID(d.Path, i), u); err != nil {
 				return fmt.Errorf("index: %s: %w", d.Path, err)
 			}
 		}
@@ -543,7 +574,7 @@ func (ix *Index) PutBatch(docs []markdown.Doc) error {
 		if len(docs) <= maxIncrementalDocs {
 			texts = append(texts, m[fieldWords].(string))
 		}
-		if err := b.Index(d.Path+"#"+metaID, m); err != nil {
+		if err := ix.add(b, d.Path+"#"+metaID, m); err != nil {
 			return fmt.Errorf("index: %s: %w", d.Path, err)
 		}
 		next[d.Path] = st
@@ -602,10 +633,21 @@ func (ix *Index) reserve(large bool) bool {
 	}
 }
 
+// add maps the record data with the index's mapping and adds it to b under id, replacing any
+// record with that id.
+func (ix *Index) add(b *bindex.Batch, id string, data map[string]any) error {
+	doc := document.NewDocument(id)
+	if err := ix.m.MapDocument(doc, data); err != nil {
+		return err
+	}
+	b.Update(doc)
+	return nil
+}
+
 // batch applies b, counting it in ix.persisting until scorch has written it; held says that
 // reserve took a token for it, given back once it is written. Call with ix.mu held, and reserve
 // before taking it: waiting for the writer must not block searches.
-func (ix *Index) batch(b *bleve.Batch, held bool) error {
+func (ix *Index) batch(b *bindex.Batch, held bool) error {
 	// The statistics change with the batch: a new generation while it applies, and another once
 	// it is searchable, so none read meanwhile outlives it.
 	ix.dfs.invalidate()
@@ -648,7 +690,7 @@ func waitTimeout(wg *sync.WaitGroup, d time.Duration) {
 func (ix *Index) Delete(paths ...string) error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	b := ix.bi.NewBatch()
+	b := bindex.NewBatch()
 	for _, p := range paths {
 		st, ok := ix.docs[p]
 		if !ok {
@@ -659,7 +701,7 @@ func (ix *Index) Delete(paths ...string) error {
 		}
 		b.Delete(p + "#" + metaID)
 	}
-	if b.Size() == 0 {
+	if len(b.IndexOps) == 0 {
 		return nil
 	}
 	from := ix.dfs.generation()

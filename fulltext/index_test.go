@@ -50,9 +50,14 @@ func textDoc(path, title string, bodies ...string) markdown.Doc {
 // unitCount returns how many unit records of path the bleve index holds.
 func unitCount(t *testing.T, ix *Index, path string) int {
 	t.Helper()
+	r, err := ix.reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
 	n := 0
 	for i := 0; i < 100; i++ {
-		doc, err := ix.bi.Document(unitID(path, i))
+		doc, err := r.Document(unitID(path, i))
 		if err != nil {
 			t.Fatal(err)
 		}

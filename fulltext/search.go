@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/mapping"
 	bsearch "github.com/blevesearch/bleve/v2/search"
@@ -266,11 +265,11 @@ func (h *unitHeap) Pop() any {
 // search would.
 func (ix *Index) searcher(ctx context.Context, r index.IndexReader, q query.Query) (bsearch.Searcher, error) {
 	model := index.DefaultScoringModel
-	if m, ok := ix.bi.Mapping().(*mapping.IndexMappingImpl); ok && m.ScoringModel != "" {
-		model = m.ScoringModel
+	if ix.m.ScoringModel != "" {
+		model = ix.m.ScoringModel
 	}
 	ctx = context.WithValue(ctx, bsearch.GetScoringModelCallbackKey, bsearch.GetScoringModelCallbackFn(func() string { return model }))
-	s, err := q.Searcher(ctx, r, ix.bi.Mapping(), bsearch.SearcherOptions{})
+	s, err := q.Searcher(ctx, r, ix.m, bsearch.SearcherOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
@@ -646,16 +645,9 @@ func (ix *Index) hits(ctx context.Context, fused []ranked, phrasings []string, f
 	for i, r := range fused {
 		ids[i] = r.unit
 	}
-	req := bleve.NewSearchRequestOptions(query.NewDocIDQuery(ids), len(ids), 0, false)
-	req.Fields = []string{fieldTitle, fieldHeading, fieldBody, fieldLine}
-	req.Score = "none"
-	res, err := ix.bi.SearchInContext(ctx, req)
+	fields, err := ix.stored(ctx, ids, fieldTitle, fieldHeading, fieldBody, fieldLine)
 	if err != nil {
 		return nil, fmt.Errorf("search: load hits: %w", err)
-	}
-	fields := make(map[string]map[string]any, len(res.Hits))
-	for _, h := range res.Hits {
-		fields[h.ID] = h.Fields
 	}
 	terms := map[string]bool{}
 	for _, p := range phrasings {
@@ -680,6 +672,47 @@ func (ix *Index) hits(ctx context.Context, fused []ranked, phrasings []string, f
 	return out, nil
 }
 
+// stored returns the stored fields named of the records ids, by id; a record gone is left out.
+// Text fields come back as strings and numeric ones as float64s, as bleve's search results give
+// them.
+func (ix *Index) stored(ctx context.Context, ids []string, fields ...string) (map[string]map[string]any, error) {
+	r, err := ix.reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	out := make(map[string]map[string]any, len(ids))
+	for _, id := range ids {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		doc, err := r.Document(id)
+		if err != nil {
+			return nil, err
+		}
+		if doc == nil {
+			continue
+		}
+		got := make(map[string]any, len(fields))
+		doc.VisitFields(func(f index.Field) {
+			name := f.Name()
+			if !slices.Contains(fields, name) {
+				return
+			}
+			switch v := f.(type) {
+			case index.NumericField:
+				if n, err := v.Number(); err == nil {
+					got[name] = n
+				}
+			case index.TextField:
+				got[name] = v.Text()
+			}
+		})
+		out[id] = got
+	}
+	return out, nil
+}
+
 // terms returns the distinct terms analyzer makes of text.
 func (ix *Index) terms(analyzer, text string) []string {
 	var out []string
@@ -692,7 +725,7 @@ func (ix *Index) terms(analyzer, text string) []string {
 }
 
 func (ix *Index) analyze(analyzer, text string) analysis.TokenStream {
-	a := ix.bi.Mapping().AnalyzerNamed(analyzer)
+	a := ix.m.AnalyzerNamed(analyzer)
 	if a == nil {
 		return nil
 	}
