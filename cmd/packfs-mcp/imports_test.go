@@ -326,3 +326,28 @@ func TestCorporaOnlyInTests(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestNoBleveRoot fails when a file other than a test imports bleve's root package: fulltext opens
+// scorch directly, and the root package would link every index type, store and highlighter bleve
+// has (3.4 MB of binary, about 1 MB of memory at start) back in.
+func TestNoBleveRoot(t *testing.T) {
+	root := filepath.Join("..", "..")
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return err
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range file.Imports {
+			if path, _ := strconv.Unquote(imp.Path.Value); path == "github.com/blevesearch/bleve/v2" {
+				t.Errorf("%s imports bleve's root package: use its subpackages (scorch, mapping, search)", p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
