@@ -345,6 +345,13 @@ func TestMakeSnippet(t *testing.T) {
 		{"window skips to the matches", long + "needle hay needle " + long, []string{"needle", "needle"},
 			"…" + strings.Repeat("word ", 11) + "**needle** hay **needle**" + strings.Repeat(" word", 42) + "…"},
 		{"utf-8", strings.Repeat("é", 400), nil, strings.Repeat("é", 148) + "…"},
+		{"already bold", "Set the **Root** folder", []string{"Root"}, "Set the **Root** folder"},
+		{"inside a bold phrase", "**the Root folder** and Root", []string{"Root", "Root"}, "**the Root folder** and **Root**"},
+		{"underscore bold", "a __Root__ b", []string{"Root"}, "a __Root__ b"},
+		{"bold ends a paragraph", "**x\n\nRoot", []string{"Root"}, "**x **Root**"},
+		{"code span", "run `vault list` for each vault", []string{"vault", "vault"}, "run `vault list` for each **vault**"},
+		{"wiki link", "see [[Manage vaults|vault manager]] for a vault", []string{"vault", "vault", "vault"},
+			"see [[Manage vaults|vault manager]] for a **vault**"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -90,12 +90,15 @@ func makeSnippet(body string, spans []span, limit int) string {
 			full = false
 			break
 		}
-		word := body[s.start:s.end]
-		if b.Len()+len(word)+4 > budget {
+		word := strings.Join(strings.Fields(body[s.start:s.end]), " ")
+		if !inMarkup(body, s.start) {
+			word = "**" + word + "**"
+		}
+		if b.Len()+len(word) > budget {
 			full = false
 			break
 		}
-		b.WriteString("**" + strings.Join(strings.Fields(word), " ") + "**")
+		b.WriteString(word)
 		space = false
 		pos = s.end
 	}
@@ -111,6 +114,20 @@ func makeSnippet(body string, spans []span, limit int) string {
 		out = strings.TrimRight(out, " ") + ellipsis
 	}
 	return strings.TrimRight(out, " ")
+}
+
+// inMarkup reports whether the byte at pos of body lies where marking a match would break the
+// markdown around it, judged on its paragraph: inside strong emphasis (after an odd number of
+// "**" or "__"), where it is bold already and would show as ****word****; inside a code span
+// (after an odd number of "`"), where the marks would show literally; or inside a wiki link
+// (more "[[" than "]]"), whose target they would change.
+func inMarkup(body string, pos int) bool {
+	para := body[:pos]
+	if i := strings.LastIndex(para, "\n\n"); i >= 0 {
+		para = para[i+2:]
+	}
+	return strings.Count(para, "**")%2 == 1 || strings.Count(para, "__")%2 == 1 ||
+		strings.Count(para, "`")%2 == 1 || strings.Count(para, "[[") > strings.Count(para, "]]")
 }
 
 // nearAny reports whether t is within one edit of some term, as a fuzzy match is.

@@ -195,6 +195,15 @@ func semanticCases(f *fixture) []toolCase {
 				t.Errorf("top hit = %v", h)
 			}
 		}},
+		{name: "markup in the text", tool: writer, args: intent("create", "notes/bold.md", map[string]any{"content": "# Wombats\nFeed the **wallabies** first, then run `wallabies --count` and see [[wallabies|the herd]].\n"})},
+		{name: "a snippet marks matches without breaking the markup", tool: searcher, args: semanticQuery("wallabies", nil), check: func(t *testing.T, r map[string]any) {
+			h := first(t, r)
+			snip, _ := h["snippet"].(string)
+			if h["path"] != "notes/bold.md" || !strings.Contains(snip, "the **wallabies** first") ||
+				!strings.Contains(snip, "`wallabies --count`") || !strings.Contains(snip, "[[wallabies|the herd]]") || strings.Contains(snip, "****") {
+				t.Errorf("hit %v, want notes/bold.md with its markup as written", h)
+			}
+		}},
 		{name: "update replaces the words", tool: writer, args: intent("update", "notes/new.md", map[string]any{"content": "# Quokka notes\n"})},
 		{name: "old words gone after update", tool: searcher, args: semanticQuery("zanzibarian", nil), check: func(t *testing.T, r map[string]any) {
 			if has(paths(r), "notes/new.md") {
