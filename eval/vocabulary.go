@@ -20,11 +20,6 @@ const rareShare = 0.2
 // analyses it, that is found in that page and in fewer than rareShare of all
 // pages. No ranking of words can find those pages from the query alone.
 func vocabularyGap(qs *QuerySet, root string, files []string) ([]string, error) {
-	ix, err := fulltext.OpenIndex(fulltext.IndexOptions{}) // for its analyzer only
-	if err != nil {
-		return nil, err
-	}
-	defer ix.Close()
 	pageTerms := make(map[string]map[string]bool, len(files))
 	df := map[string]int{}
 	for _, f := range files {
@@ -39,7 +34,7 @@ func vocabularyGap(qs *QuerySet, root string, files []string) ([]string, error) 
 			b.WriteString("\n" + s.Heading + "\n" + s.Text)
 		}
 		set := map[string]bool{}
-		for _, t := range ix.QueryTerms(b.String()) {
+		for _, t := range fulltext.QueryTerms(b.String()) {
 			set[t] = true
 			df[t]++
 		}
@@ -47,7 +42,7 @@ func vocabularyGap(qs *QuerySet, root string, files []string) ([]string, error) 
 	}
 	var gap []string
 	for _, q := range qs.Queries {
-		if !sharesRareTerm(ix.QueryTerms(q.Query), q.judgments(), pageTerms, df, len(files)) {
+		if !sharesRareTerm(fulltext.QueryTerms(q.Query), q.judgments(), pageTerms, df, len(files)) {
 			gap = append(gap, q.ID)
 		}
 	}

@@ -67,7 +67,7 @@ func (ix *Index) matching(ctx context.Context, q query.Query) ([]string, error) 
 		return nil, err
 	}
 	defer r.Close()
-	s, err := q.Searcher(ctx, r, ix.m, bsearch.SearcherOptions{Score: "none"})
+	s, err := q.Searcher(ctx, r, indexMapping(), bsearch.SearcherOptions{Score: "none"})
 	if err != nil {
 		return nil, err
 	}

@@ -77,7 +77,7 @@ func (ix *Index) expansion(ctx context.Context, r index.IndexReader, gen uint64,
 		return nil, fmt.Errorf("search: feedback: %w", err)
 	}
 	skip := map[string]bool{}
-	for _, t := range ix.terms(textAnalyzer, text) {
+	for _, t := range termsOf(textAnalyzer, text) {
 		skip[t] = true
 	}
 	question := ix.questionTerms()
@@ -99,7 +99,7 @@ func (ix *Index) expansion(ctx context.Context, r index.IndexReader, gen uint64,
 			b.WriteString(s)
 			b.WriteByte('\n')
 		}
-		toks := ix.analyze(textAnalyzer, b.String())
+		toks := analyze(textAnalyzer, b.String())
 		if len(toks) == 0 {
 			continue
 		}
@@ -151,7 +151,7 @@ func (ix *Index) expansion(ctx context.Context, r index.IndexReader, gen uint64,
 	}
 	// RM3 interpolation: the expansion is a distribution over its terms, given feedbackWeight
 	// of the mass of the nq original terms.
-	nq := float64(len(ix.QueryTerms(text)))
+	nq := float64(len(QueryTerms(text)))
 	clauses := make([]query.Query, len(cs))
 	for i, c := range cs {
 		tq := query.NewTermQuery(c.t)
@@ -169,7 +169,7 @@ func (ix *Index) questionTerms() map[string]bool {
 	ix.questionOnce.Do(func() {
 		ix.question = map[string]bool{}
 		for w := range questionWords {
-			for _, tok := range ix.analyze(textAnalyzer, w) {
+			for _, tok := range analyze(textAnalyzer, w) {
 				ix.question[string(tok.Term)] = true
 			}
 		}

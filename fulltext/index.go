@@ -140,7 +140,6 @@ type docState struct {
 // Index is a full-text index of sections of documents. It is safe for concurrent use.
 type Index struct {
 	bi      bindex.Index // scorch, opened directly: bleve's root package is not linked in
-	m       *mapping.IndexMappingImpl
 	chunk   int
 	overlap int
 	ranking Ranking
@@ -187,17 +186,12 @@ func OpenIndex(opts IndexOptions) (*Index, error) {
 	if err := claimBM25(ix.ranking); err != nil {
 		return nil, err
 	}
-	m, err := newMapping()
-	if err != nil {
-		releaseBM25()
-		return nil, err
-	}
 	bi, err := openBleve(opts.Dir)
 	if err != nil {
 		releaseBM25()
 		return nil, err
 	}
-	ix.bi, ix.m = bi, m
+	ix.bi = bi
 	ix.persistent = opts.Dir != ""
 	if err := ix.load(); err != nil {
 		bi.Close()
@@ -321,6 +315,16 @@ func newBleve(dir string) (bindex.Index, error) {
 	}
 	return bi, nil
 }
+
+// indexMapping is the mapping of every index, built once: it holds no state of an index, and the
+// analyzers of queries and of files not indexed yet are its own.
+var indexMapping = sync.OnceValue(func() *mapping.IndexMappingImpl {
+	m, err := newMapping()
+	if err != nil {
+		panic("fulltext: the index mapping is invalid: " + err.Error()) // a bug, not input
+	}
+	return m
+})
 
 // newMapping describes the records: nothing is indexed dynamically, and only what search
 // results show is stored.
@@ -637,7 +641,7 @@ func (ix *Index) reserve(large bool) bool {
 // record with that id.
 func (ix *Index) add(b *bindex.Batch, id string, data map[string]any) error {
 	doc := document.NewDocument(id)
-	if err := ix.m.MapDocument(doc, data); err != nil {
+	if err := indexMapping().MapDocument(doc, data); err != nil {
 		return err
 	}
 	b.Update(doc)

@@ -6,10 +6,7 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"sync"
 	"unicode"
-
-	"github.com/blevesearch/bleve/v2/analysis"
 
 	"github.com/packfs/packfs-mcp/markdown"
 )
@@ -22,47 +19,6 @@ import (
 // scanTitleBonus weighs a phrasing's terms found in a scanned file's title or name against the
 // share found anywhere in it (which counts 1).
 const scanTitleBonus = 0.5
-
-// analyzers returns the index's text and words analyzers, which work without an open index.
-var analyzers = sync.OnceValues(func() (text, words analysis.Analyzer) {
-	m, err := newMapping()
-	if err != nil {
-		panic("fulltext: the index mapping is invalid: " + err.Error()) // a bug, not input
-	}
-	return m.AnalyzerNamed(textAnalyzer), m.AnalyzerNamed(wordsAnalyzer)
-})
-
-func analyzer() analysis.Analyzer {
-	text, _ := analyzers()
-	return text
-}
-
-// queryTerms is [Index.QueryTerms] without an index: the analysed terms of text, question words
-// left out.
-func queryTerms(text string) []string {
-	_, words := analyzers()
-	var kept []string
-	for _, tok := range words.Analyze([]byte(text)) {
-		if w := string(tok.Term); !questionWords[w] {
-			kept = append(kept, w)
-		}
-	}
-	if len(kept) > 0 {
-		text = strings.Join(kept, " ")
-	}
-	return analyzed(text)
-}
-
-// analyzed returns the distinct terms of text, as the index analyses its text field.
-func analyzed(text string) []string {
-	var out []string
-	for _, tok := range analyzer().Analyze([]byte(text)) {
-		if t := string(tok.Term); !slices.Contains(out, t) {
-			out = append(out, t)
-		}
-	}
-	return out
-}
 
 // ScanQuery is a query prepared for scoring files the index does not hold, read directly. Its
 // zero value matches nothing and names no file.
@@ -77,7 +33,7 @@ type ScanQuery struct {
 func NewScanQuery(q Query) *ScanQuery {
 	sq := &ScanQuery{q: q, all: map[string]bool{}}
 	for _, p := range append([]string{q.Text}, q.Paraphrases...) {
-		terms := queryTerms(p)
+		terms := QueryTerms(p)
 		if len(terms) == 0 {
 			continue
 		}
@@ -172,7 +128,7 @@ func (sq *ScanQuery) Match(d markdown.Doc) (Hit, bool) {
 func (sq *ScanQuery) score(d markdown.Doc) (Hit, bool) {
 	title := map[string]bool{}
 	named := false
-	for _, t := range analyzed(d.Title + " " + strings.TrimSuffix(path.Base(d.Path), path.Ext(d.Path))) {
+	for _, t := range termsOf(textAnalyzer, d.Title+" "+strings.TrimSuffix(path.Base(d.Path), path.Ext(d.Path))) {
 		title[t] = true
 		named = named || sq.all[t]
 	}
@@ -180,14 +136,14 @@ func (sq *ScanQuery) score(d markdown.Doc) (Hit, bool) {
 	var best []span // the matches in the best section
 	bestAt, bestN := 0, 0
 	for i, s := range d.Sections {
-		for _, tok := range analyzer().Analyze([]byte(s.Heading)) {
+		for _, tok := range analyze(textAnalyzer, s.Heading) {
 			if t := string(tok.Term); sq.all[t] {
 				found[t] = true
 			}
 		}
 		seen := map[string]bool{}
 		var spans []span
-		for _, tok := range analyzer().Analyze([]byte(s.Text)) {
+		for _, tok := range analyze(textAnalyzer, s.Text) {
 			if t := string(tok.Term); sq.all[t] {
 				spans = append(spans, span{tok.Start, tok.End})
 				seen[t], found[t] = true, true

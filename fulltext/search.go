@@ -265,11 +265,11 @@ func (h *unitHeap) Pop() any {
 // search would.
 func (ix *Index) searcher(ctx context.Context, r index.IndexReader, q query.Query) (bsearch.Searcher, error) {
 	model := index.DefaultScoringModel
-	if ix.m.ScoringModel != "" {
-		model = ix.m.ScoringModel
+	if m := indexMapping(); m.ScoringModel != "" {
+		model = m.ScoringModel
 	}
 	ctx = context.WithValue(ctx, bsearch.GetScoringModelCallbackKey, bsearch.GetScoringModelCallbackFn(func() string { return model }))
-	s, err := q.Searcher(ctx, r, ix.m, bsearch.SearcherOptions{})
+	s, err := q.Searcher(ctx, r, indexMapping(), bsearch.SearcherOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
@@ -443,9 +443,9 @@ var questionWords = map[string]bool{
 
 // QueryTerms returns the distinct analysed terms of text without question words: the terms a
 // search for text matches, one clause each.
-func (ix *Index) QueryTerms(text string) []string {
+func QueryTerms(text string) []string {
 	var kept []string
-	for _, w := range ix.terms(wordsAnalyzer, text) {
+	for _, w := range termsOf(wordsAnalyzer, text) {
 		if !questionWords[w] {
 			kept = append(kept, w)
 		}
@@ -453,7 +453,7 @@ func (ix *Index) QueryTerms(text string) []string {
 	if len(kept) > 0 {
 		text = strings.Join(kept, " ")
 	}
-	return ix.terms(textAnalyzer, text)
+	return termsOf(textAnalyzer, text)
 }
 
 // UnknownWords returns the words of the phrasings, lower-cased, in order and once each, that
@@ -464,12 +464,12 @@ func (ix *Index) UnknownWords(phrasings ...string) ([]string, error) {
 	var words, terms []string
 	wordTerms := map[string][]string{}
 	for _, p := range phrasings {
-		for _, w := range ix.terms(wordsAnalyzer, p) {
+		for _, w := range termsOf(wordsAnalyzer, p) {
 			if questionWords[w] || wordTerms[w] != nil || slices.Contains(words, w) {
 				continue
 			}
 			words = append(words, w)
-			wordTerms[w] = ix.terms(textAnalyzer, w)
+			wordTerms[w] = termsOf(textAnalyzer, w)
 			terms = append(terms, wordTerms[w]...)
 		}
 	}
@@ -505,7 +505,7 @@ func (ix *Index) UnknownWords(phrasings ...string) ([]string, error) {
 // outweighed everything else; the boost undoes both. (One clause per field, as before, measured
 // 0.41 nDCG@5 on obsidian and 0.11 on tldr against 0.58 and 0.23.)
 func (ix *Index) termsQuery(r index.IndexReader, gen uint64, text string, fuzzy bool) query.Query {
-	terms := ix.QueryTerms(text)
+	terms := QueryTerms(text)
 	if fuzzy {
 		var clauses []query.Query
 		for _, t := range terms {
@@ -553,7 +553,7 @@ func (ix *Index) termsQuery(r index.IndexReader, gen uint64, text string, fuzzy 
 		}
 	}
 	if ix.ranking.TagBoost > 0 {
-		words := ix.terms(wordsAnalyzer, text)
+		words := termsOf(wordsAnalyzer, text)
 		if ts, err := ix.stats(r, gen, words, fieldTags); err == nil {
 			var tags []query.Query
 			for _, w := range words {
@@ -651,7 +651,7 @@ func (ix *Index) hits(ctx context.Context, fused []ranked, phrasings []string, f
 	}
 	terms := map[string]bool{}
 	for _, p := range phrasings {
-		for _, t := range ix.terms(textAnalyzer, p) {
+		for _, t := range termsOf(textAnalyzer, p) {
 			terms[t] = true
 		}
 	}
@@ -713,10 +713,10 @@ func (ix *Index) stored(ctx context.Context, ids []string, fields ...string) (ma
 	return out, nil
 }
 
-// terms returns the distinct terms analyzer makes of text.
-func (ix *Index) terms(analyzer, text string) []string {
+// termsOf returns the distinct terms the named analyzer makes of text.
+func termsOf(analyzer, text string) []string {
 	var out []string
-	for _, tok := range ix.analyze(analyzer, text) {
+	for _, tok := range analyze(analyzer, text) {
 		if t := string(tok.Term); !slices.Contains(out, t) {
 			out = append(out, t)
 		}
@@ -724,8 +724,9 @@ func (ix *Index) terms(analyzer, text string) []string {
 	return out
 }
 
-func (ix *Index) analyze(analyzer, text string) analysis.TokenStream {
-	a := ix.m.AnalyzerNamed(analyzer)
+// analyze runs the named analyzer of the index mapping over text.
+func analyze(analyzer, text string) analysis.TokenStream {
+	a := indexMapping().AnalyzerNamed(analyzer)
 	if a == nil {
 		return nil
 	}

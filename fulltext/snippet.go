@@ -20,7 +20,7 @@ type span struct{ start, end int }
 // one line and at most snippetMax bytes.
 func (ix *Index) snippet(body string, terms map[string]bool, fuzzy bool) string {
 	var spans []span
-	for _, tok := range ix.analyze(textAnalyzer, body) {
+	for _, tok := range analyze(textAnalyzer, body) {
 		t := string(tok.Term)
 		if terms[t] || fuzzy && nearAny(t, terms) {
 			spans = append(spans, span{tok.Start, tok.End})

@@ -240,7 +240,7 @@ func isWordRune(r rune) bool {
 func (ix *Index) batchWords(texts []string) []string {
 	var out []string
 	for _, t := range texts {
-		out = append(out, ix.terms(literalAnalyzer, t)...)
+		out = append(out, termsOf(literalAnalyzer, t)...)
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
