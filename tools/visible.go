@@ -33,15 +33,16 @@ func Visible(policy *security.Policy, root *fsroot.Root, info fsroot.Info) error
 		if errFile != nil && errDir != nil {
 			return errFile
 		}
-		real, err := root.Resolve(info.Path)
+		e, err := root.Lookup(info.Path)
 		if err != nil {
 			return err
 		}
-		st, err := root.Stat(info.Path)
+		defer e.Close()
+		st, err := e.Info()
 		if err != nil {
 			return err
 		}
-		st.Path = real
+		st.Path = e.Path()
 		return Visible(policy, root, st)
 	}
 	return root.Refuses(info)
