@@ -256,23 +256,27 @@ func (a *app) checkRoot() check {
 // refuses to read or write it, so the index and every tool pass it over.
 const reasonHardLink = "having more than one hard link"
 
-// hiddenReasons are the reasons doctor gives for entries [tools.Visible] hides, in the order it
-// reports them.
-var hiddenReasons = []string{"blocked", "extension not allowed", reasonHardLink, "not a regular file", "a link leading out of the root or to nothing"}
+// hiddenReasons are the reasons doctor gives for entries [tools.Visible] hides, each with the
+// error that says it, in the order doctor reports them; an error of none of them is the last.
+var hiddenReasons = []struct {
+	err    error
+	reason string
+}{
+	{security.ErrBlocked, "blocked"},
+	{security.ErrExtension, "extension not allowed"},
+	{fsroot.ErrHardLink, reasonHardLink},
+	{fsroot.ErrNotRegular, "not a regular file"},
+	{nil, "a link leading out of the root or to nothing"},
+}
 
-// hiddenAs names the reason of an error of [tools.Visible] among hiddenReasons.
+// hiddenAs names the reason of an error of [tools.Visible].
 func hiddenAs(err error) string {
-	switch {
-	case errors.Is(err, security.ErrExtension):
-		return hiddenReasons[1]
-	case errors.Is(err, fsroot.ErrHardLink):
-		return hiddenReasons[2]
-	case errors.Is(err, fsroot.ErrNotRegular):
-		return hiddenReasons[3]
-	case errors.Is(err, security.ErrBlocked):
-		return hiddenReasons[0]
+	for _, h := range hiddenReasons {
+		if h.err == nil || errors.Is(err, h.err) {
+			return h.reason
+		}
 	}
-	return hiddenReasons[4]
+	return ""
 }
 
 // checkVisible walks the tree, within a budget, counting the files the tools may open and those
@@ -314,7 +318,8 @@ func (a *app) checkVisible() check {
 		return check{false, fmt.Sprintf("walking the root failed: %v", err)}
 	}
 	text := fmt.Sprintf("%d files seen%s: %d open to the tools", files, partial, visible)
-	for _, reason := range hiddenReasons {
+	for _, h := range hiddenReasons {
+		reason := h.reason
 		if ex, ok := hidden[reason]; ok {
 			hint := ""
 			if reason == reasonHardLink {
