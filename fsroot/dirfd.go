@@ -23,7 +23,8 @@ import (
 const childDirFlags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_NOCTTY | unix.O_CLOEXEC
 
 // control runs fn with dir's descriptor, keeping dir alive and its
-// blocking mode unchanged.
+// blocking mode unchanged. Once dir is closed, it fails with
+// [os.ErrClosed] without calling fn.
 func control(dir *os.File, fn func(fd int) error) error {
 	rc, err := dir.SyscallConn()
 	if err != nil {
@@ -31,7 +32,7 @@ func control(dir *os.File, fn func(fd int) error) error {
 	}
 	var ferr error
 	if err := rc.Control(func(fd uintptr) { ferr = fn(int(fd)) }); err != nil {
-		return err
+		return os.ErrClosed // the only way Control fails: the file is closed
 	}
 	return ferr
 }

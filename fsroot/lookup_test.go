@@ -290,3 +290,13 @@ func openFDs(t *testing.T) int {
 	}
 	return len(fds)
 }
+
+// TestRootClosed checks that a lookup on a closed Root fails with os.ErrClosed, which callers map
+// to a stable code, rather than with the poller's own "use of closed file".
+func TestRootClosed(t *testing.T) {
+	_, r := newTree(t, Options{}, "f.md=x")
+	r.Close()
+	if _, err := r.Lookup("f.md"); !errors.Is(err, os.ErrClosed) {
+		t.Errorf("Lookup after Close = %v, want os.ErrClosed", err)
+	}
+}

@@ -42,10 +42,8 @@ type Options struct {
 type Root struct {
 	root *os.Root
 	// top is a handle of the root directory, from which [Root.Lookup]
-	// walks names; topConn runs a function with its descriptor, which
-	// stays valid while it runs (see [Root.atRoot]).
+	// walks names (see [Root.atRoot]).
 	top      *os.File
-	topConn  syscall.RawConn
 	opts     Options
 	dir      string
 	resolved string
@@ -84,17 +82,11 @@ func Open(dir string, opts Options) (*Root, error) {
 	if err == nil {
 		top, err = root.OpenFile(".", dirFlags, 0)
 	}
-	var topConn syscall.RawConn
-	if err == nil {
-		if topConn, err = top.SyscallConn(); err != nil {
-			top.Close()
-		}
-	}
 	if err != nil {
 		root.Close()
 		return nil, fmt.Errorf("open root %s: %w", dir, err)
 	}
-	r := &Root{root: root, top: top, topConn: topConn, opts: opts, dir: abs, resolved: resolved}
+	r := &Root{root: root, top: top, opts: opts, dir: abs, resolved: resolved}
 	// ".." at the root is refused lexically by os.Root, before any system
 	// call, with its escape error.
 	if _, err := root.Lstat(".."); err != nil {
@@ -119,11 +111,7 @@ func (r *Root) Close() error {
 // stays open while fn runs, even if the Root is closed meanwhile; once it
 // is closed, atRoot fails with [os.ErrClosed] without calling fn.
 func (r *Root) atRoot(fn func(dir int) error) error {
-	var ferr error
-	if err := r.topConn.Control(func(fd uintptr) { ferr = fn(int(fd)) }); err != nil {
-		return err
-	}
-	return ferr
+	return control(r.top, fn)
 }
 
 // Dir returns the root's absolute path as given to [Open], cleaned.
