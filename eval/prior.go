@@ -5,9 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/packfs/packfs-mcp/markdown"
-
 	"github.com/packfs/packfs-mcp/fulltext"
+	"github.com/packfs/packfs-mcp/markdown"
 )
 
 // defaultPriorDepth is how many of the top hits [priorRerank] looks at for the neighbour signal when

@@ -6,9 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/packfs/packfs-mcp/markdown"
-
 	"github.com/packfs/packfs-mcp/fulltext"
+	"github.com/packfs/packfs-mcp/markdown"
 )
 
 // priorGraph is a small graph: hub.md is linked from three documents, leaf.md from none,

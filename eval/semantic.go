@@ -25,9 +25,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/packfs/packfs-mcp/markdown"
-
 	"github.com/packfs/packfs-mcp/fulltext"
+	"github.com/packfs/packfs-mcp/markdown"
 )
 
 func init() {

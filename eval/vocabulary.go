@@ -6,9 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/packfs/packfs-mcp/markdown"
-
 	"github.com/packfs/packfs-mcp/fulltext"
+	"github.com/packfs/packfs-mcp/markdown"
 )
 
 // rareShare is the largest share of the pages a word may be found in and still

@@ -19,9 +19,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/packfs/packfs-mcp/markdown"
-
 	"github.com/packfs/packfs-mcp/internal/corpora"
+	"github.com/packfs/packfs-mcp/markdown"
 )
 
 // filler is neutral text that makes a body long enough for length normalisation to matter.

@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/packfs/packfs-mcp/security"
 )
 

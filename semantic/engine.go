@@ -18,10 +18,8 @@ import (
 	"time"
 
 	"github.com/packfs/packfs-mcp/fsroot"
-
-	"github.com/packfs/packfs-mcp/markdown"
-
 	"github.com/packfs/packfs-mcp/fulltext"
+	"github.com/packfs/packfs-mcp/markdown"
 )
 
 // Engine limits.

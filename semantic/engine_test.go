@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/packfs/packfs-mcp/fulltext"
-
 	"github.com/packfs/packfs-mcp/markdown"
 )
 

@@ -10,9 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/packfs/packfs-mcp/markdown"
-
 	"github.com/packfs/packfs-mcp/fulltext"
+	"github.com/packfs/packfs-mcp/markdown"
 )
 
 // While the index is being built, a search must not answer "nothing found" for files it has not

@@ -11,9 +11,8 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/packfs/packfs-mcp/markdown"
-
 	"github.com/packfs/packfs-mcp/fulltext"
+	"github.com/packfs/packfs-mcp/markdown"
 )
 
 // gatedFS is an fs.FS whose files under gate/ open only once release is closed, so a test can hold

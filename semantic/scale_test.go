@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/packfs/packfs-mcp/fsroot"
-
 	"github.com/packfs/packfs-mcp/fulltext"
 )
 

@@ -9,7 +9,6 @@ import (
 
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/intents"
-
 	"github.com/packfs/packfs-mcp/markdown"
 )
 

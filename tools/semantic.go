@@ -6,12 +6,10 @@ import (
 	"path"
 	"time"
 
-	"github.com/packfs/packfs-mcp/intents"
-	"github.com/packfs/packfs-mcp/semantic"
-
-	"github.com/packfs/packfs-mcp/markdown"
-
 	"github.com/packfs/packfs-mcp/fulltext"
+	"github.com/packfs/packfs-mcp/intents"
+	"github.com/packfs/packfs-mcp/markdown"
+	"github.com/packfs/packfs-mcp/semantic"
 )
 
 func (s *Server) searchSemantic(ctx context.Context, c *call, in intents.Discover, name string) (any, error) {

@@ -15,10 +15,9 @@ import (
 	"time"
 
 	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/fulltext"
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/tools"
-
-	"github.com/packfs/packfs-mcp/fulltext"
 )
 
 // doctorWalkBudget bounds the walk that counts what the tools can see, so doctor answers quickly

@@ -2,14 +2,13 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"io"
 	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"encoding/json"
 )
 
 // note is a line of n bytes (at least 40) that expects no answer, so the ledger owes nothing at the

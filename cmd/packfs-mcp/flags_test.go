@@ -14,10 +14,9 @@ import (
 	"testing"
 
 	"github.com/packfs/packfs-mcp/audit"
+	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/tools"
-
-	"github.com/packfs/packfs-mcp/fsroot"
 )
 
 // runBinary runs the built binary with args and an empty stdin, and returns its exit status,
