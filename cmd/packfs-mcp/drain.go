@@ -61,7 +61,6 @@ type inputReader struct {
 	line   []byte // the line being read, reused while it stays small
 	buf    []byte // what is left of the line to pass on
 	err    error
-	id     json.RawMessage // the id of the last line found too long, nil when its head did not tell
 }
 
 // keptLine is the largest line buffer kept for the next line: a larger one, left by a large
@@ -70,11 +69,10 @@ const keptLine = 64 << 10
 
 func (in *inputReader) Read(p []byte) (int, error) {
 	for len(in.buf) == 0 && in.err == nil {
-		line, tooLong, err := in.next()
+		line, tooLong, id, err := in.next()
 		switch {
 		case tooLong:
-			in.refuse(in.id)
-			line = nil
+			in.refuse(id)
 		case expectsAnswer(line):
 			in.l.add(1)
 		}
@@ -93,8 +91,8 @@ func (in *inputReader) Read(p []byte) (int, error) {
 
 // next reads the next line, with its newline if it has one. A line of more than in.max bytes
 // before its newline is read to its end and dropped as it goes: next reports it too long and
-// returns no bytes of it.
-func (in *inputReader) next() (line []byte, tooLong bool, err error) {
+// returns no bytes of it, and the line's id when its first idHead bytes tell it (see idOf).
+func (in *inputReader) next() (line []byte, tooLong bool, id json.RawMessage, err error) {
 	if cap(in.line) > keptLine {
 		in.line = nil
 	}
@@ -107,17 +105,22 @@ func (in *inputReader) next() (line []byte, tooLong bool, err error) {
 				size--
 			}
 			if size > in.max {
-				in.id = idOf(append(in.line, chunk...))
+				head := append(in.line, chunk...)
+				id = idOf(head[:min(len(head), idHead)])
 				tooLong, in.line = true, in.line[:0]
 			} else {
 				in.line = append(in.line, chunk...)
 			}
 		}
 		if err != bufio.ErrBufferFull {
-			return in.line, tooLong, err
+			return in.line, tooLong, id, err
 		}
 	}
 }
+
+// idHead is how much of the start of a refused line idOf reads for its id: a request writes its
+// id within its first few dozen bytes, and reading no more keeps a refusal cheap.
+const idHead = 4 << 10
 
 // idOf returns the id of a JSON-RPC request from the head of its line, or nil when the head does
 // not tell it: clients write the id before the params, so a request cut short in its params still
