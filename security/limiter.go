@@ -129,8 +129,8 @@ func NewLimiter(cfg LimitConfig) *Limiter {
 		perTool: cfg.PerTool,
 		tools:   make(map[string]*rate.Limiter),
 	}
-	l.overall = l.bucket(l.max)
-	l.overflow = l.bucket(l.perTool)
+	l.overall = bucket(l.max, l.window)
+	l.overflow = bucket(l.perTool, l.window)
 	return l
 }
 
@@ -139,9 +139,6 @@ func NewLimiter(cfg LimitConfig) *Limiter {
 func (l *Limiter) Summary() string {
 	return fmt.Sprintf("rate limit %d per %v, %d per tool", l.max, l.window, l.perTool)
 }
-
-// bucket returns a full bucket allowing n requests per window.
-func (l *Limiter) bucket(n int) *rate.Limiter { return bucket(n, l.window) }
 
 // bucket returns a full bucket allowing n requests per window, with a
 // burst of n.
@@ -158,7 +155,7 @@ func (l *Limiter) toolBucket(tool string) *rate.Limiter {
 	if len(l.tools) >= MaxTrackedTools {
 		return l.overflow
 	}
-	b := l.bucket(l.perTool)
+	b := bucket(l.perTool, l.window)
 	l.tools[tool] = b
 	return b
 }

@@ -144,7 +144,9 @@ Flags (the same as serve's):
 		logger.Print(err)
 		return 2
 	}
-	if offered && a.engine != nil && needsIndex(c.Name, tools.PurposeIn(c.Arguments)) {
+	// A call whose answer depends on the index finds it up to date, as a server that has been
+	// running a while would have (see tools.Purpose.NeedsIndex).
+	if p, ok := tools.PurposeOf(c.Name, tools.PurposeIn(c.Arguments)); offered && a.engine != nil && ok && p.NeedsIndex {
 		a.buildIndex(ctx, progressEvery, func(st semantic.Progress) {
 			if a.cfg.progress != nil {
 				a.cfg.progress(tools.Progress{Done: st.Done, Total: st.Total,
@@ -259,13 +261,6 @@ func notOffered(a *app, name string) string {
 	}
 	return fmt.Sprintf("%s is not offered: the server's permissions are %s, without %s; to use it, restart the server with %s in --permissions.%s",
 		name, a.perms, need, need, others)
-}
-
-// needsIndex reports whether a call's answer depends on the search index (see
-// [tools.Purpose].NeedsIndex), so call brings it up to date first.
-func needsIndex(tool, purpose string) bool {
-	p, ok := tools.PurposeOf(tool, purpose)
-	return ok && p.NeedsIndex
 }
 
 // progressPrinter returns a [tools.Progress] hook that prints each report on stderr as one line.
