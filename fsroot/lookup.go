@@ -217,6 +217,9 @@ func (e *Entry) openDir() (int, error) {
 	if e.closed {
 		return -1, os.ErrClosed
 	}
+	if !e.exists {
+		return -1, fs.ErrNotExist // else an empty stack and name would open the root itself
+	}
 	var fd int
 	err := e.dirs.do(func(dir int) error {
 		elem := e.elem

@@ -61,11 +61,13 @@ func (s *Server) discover(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	name, err := s.resolvePath(in.Target.Path, kindAny)
+	name, e, err := s.lookup(in.Target.Path)
 	c.path = name
 	if err != nil {
 		return nil, err
 	}
+	info, infoErr := e.Info() // what the lookup found there, so the name is walked once
+	e.Close()
 	if err := s.charge(c, in.Recursive()); err != nil {
 		return nil, err
 	}
@@ -75,9 +77,8 @@ func (s *Server) discover(ctx context.Context, c *call) (any, error) {
 	case "relationships":
 		return s.relationships(ctx, c, name)
 	}
-	info, err := s.cfg.Root.Stat(name)
-	if err != nil {
-		return nil, err
+	if infoErr != nil {
+		return nil, infoErr
 	}
 	if info.Type != fsroot.TypeDir && in.Purpose == "list" {
 		return nil, fsroot.ErrNotDir
