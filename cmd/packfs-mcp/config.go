@@ -111,16 +111,25 @@ func loadConfig(file string) (Config, error) {
 		dec := yaml.NewDecoder(bytes.NewReader(data))
 		dec.KnownFields(true)
 		if err := dec.Decode(&c); err != nil {
-			return c, fmt.Errorf("config %s: %v", file, err)
+			return c, configError(file, err)
 		}
 		return c, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
-		return c, fmt.Errorf("config %s: %v", file, err)
+		return c, configError(file, err)
 	}
 	return c, nil
+}
+
+// configError says that file could not be read as a config, and, for a key that moved, where it
+// went: http.maxRequestBytes bounds stdio too now, as security.maxRequestBytes.
+func configError(file string, err error) error {
+	if strings.Contains(err.Error(), "maxRequestBytes") {
+		return fmt.Errorf("config %s: %v (the message bound is security.maxRequestBytes now, for stdio and HTTP alike: move it there)", file, err)
+	}
+	return fmt.Errorf("config %s: %v", file, err)
 }
 
 // validate checks c and names the setting and the rule of the first problem, in the config file's

@@ -45,6 +45,8 @@ func TestParseServe(t *testing.T) {
 		{name: "negative limit", args: []string{"--root", "/r", "--rate-limit", "-1"}, wantErr: "setting security.rateLimiting.maxRequests must be at least 0"},
 		{name: "huge file limit", args: []string{"--root", "/r", "--max-file-size", "99999999999"}, wantErr: "setting security.maxFileSize must be at most"},
 		{name: "unknown setting", args: []string{"--config", writeFile(t, "u.json", `{"rootPath": "/r", "rootpath2": 1}`)}, wantErr: `unknown field "rootpath2"`},
+		{name: "the old message bound key", args: []string{"--config", writeFile(t, "m.json", `{"rootPath": "/r", "http": {"maxRequestBytes": 1024}}`)},
+			wantErr: "the message bound is security.maxRequestBytes now"},
 		{name: "unknown yaml setting", args: []string{"--config", writeFile(t, "u.yml", "rootPath: /r\nsecurity:\n  maxFileSise: 3\n")}, wantErr: "field maxFileSise not found"},
 		{name: "two roots", args: []string{"/a", "/b"}, wantErr: "unexpected argument"},
 		{name: "read-only wins over allow-write", args: []string{"--root", "/r", "--allow-write", "--read-only", "--disable-tool", "packfs-file-searcher"},
