@@ -25,6 +25,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -192,6 +193,10 @@ func evalCorpus(w io.Writer, c corpus, corpusDir, queryDir string, verbose bool)
 		return fmt.Errorf("judged files not in the corpus:\n  %s", strings.Join(miss, "\n  "))
 	}
 
+	names, err := readNames(root, files)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "\n%s (%s: %d files, %d queries)\n", c.Name, c.Root, len(files), len(qs.Queries))
 	results := make([]evaluation, len(rankers))
 	for i, f := range rankers {
@@ -202,7 +207,7 @@ func evalCorpus(w io.Writer, c corpus, corpusDir, queryDir string, verbose bool)
 		if verbose {
 			fmt.Fprintf(w, "\n[%s]\n", f.name)
 		}
-		results[i] = evaluate(w, r, qs, paras, verbose)
+		results[i] = evaluate(w, r, qs, paras, names, verbose)
 	}
 	if verbose {
 		fmt.Fprintln(w)
@@ -217,7 +222,7 @@ func evalCorpus(w io.Writer, c corpus, corpusDir, queryDir string, verbose bool)
 		fmt.Fprintf(w, "            %s\n", strings.Join(gap, " "))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "ranker\tqueries\tnDCG@%d\tMRR@%d\trecall@%d\n", ndcgDepth, mrrDepth, recallDepth)
+	fmt.Fprintf(tw, "ranker\tqueries\tnDCG@%d\tMRR@%d\trecall@%d\tnamed@%d\n", ndcgDepth, mrrDepth, recallDepth, namedDepth)
 	for i, f := range rankers {
 		if splitReport {
 			for _, odd := range []bool{true, false} {
@@ -227,11 +232,11 @@ func evalCorpus(w io.Writer, c corpus, corpusDir, queryDir string, verbose bool)
 					name = f.name + " odd"
 				}
 				s := mean(results[i].perQuery, sub)
-				fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\n", name, len(sub), s.NDCG, s.MRR, s.Recall)
+				fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\t%s\n", name, len(sub), s.NDCG, s.MRR, s.Recall, results[i].namedShare(sub))
 			}
 		}
 		s := results[i].scores
-		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\n", f.name, len(qs.Queries), s.NDCG, s.MRR, s.Recall)
+		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\t%s\n", f.name, len(qs.Queries), s.NDCG, s.MRR, s.Recall, results[i].namedShare(qs.ids()))
 	}
 	return tw.Flush()
 }
@@ -249,6 +254,20 @@ var (
 type evaluation struct {
 	scores
 	perQuery map[string]scores
+	// named holds, for each query with phrasings that name a judged page, how many of them
+	// had one in the top namedDepth and how many there were.
+	named map[string][2]int
+}
+
+// namedShare says of the phrasings of the queries ids that name a judged page how many had one
+// in the top namedDepth: "hits/phrasings".
+func (e evaluation) namedShare(ids []string) string {
+	hits, n := 0, 0
+	for _, id := range ids {
+		hits += e.named[id][0]
+		n += e.named[id][1]
+	}
+	return fmt.Sprintf("%d/%d", hits, n)
 }
 
 // parity returns the ids of the queries of qs whose number (the trailing
@@ -264,6 +283,15 @@ func (qs *QuerySet) parity(odd bool) []string {
 		if err == nil && (n%2 == 1) == odd {
 			ids = append(ids, q.ID)
 		}
+	}
+	return ids
+}
+
+// ids returns the ids of the queries of qs, in order.
+func (qs *QuerySet) ids() []string {
+	ids := make([]string, len(qs.Queries))
+	for i, q := range qs.Queries {
+		ids[i] = q.ID
 	}
 	return ids
 }
@@ -285,9 +313,10 @@ func mean(per map[string]scores, ids []string) scores {
 // for none), through r and returns the mean metrics and each query's. If
 // verbose, it writes each query's metrics and the rank (or "-") of each of its
 // judged files to w.
-func evaluate(w io.Writer, r Ranker, qs *QuerySet, paras map[string][]string, verbose bool) evaluation {
+func evaluate(w io.Writer, r Ranker, qs *QuerySet, paras map[string][]string, names corpusNames, verbose bool) evaluation {
 	var sum scores
 	per := make(map[string]scores, len(qs.Queries))
+	named := map[string][2]int{}
 	for _, q := range qs.Queries {
 		rel := q.judgments()
 		got := top(r.Rank(q.Query, paras[q.ID], rankDepth), rankDepth)
@@ -298,20 +327,24 @@ func evaluate(w io.Writer, r Ranker, qs *QuerySet, paras map[string][]string, ve
 			Recall: Recall(got, rel, recallDepth),
 		}
 		per[q.ID] = s
+		nm := names.named(q, paras[q.ID])
+		if len(nm) > 0 {
+			named[q.ID] = [2]int{namedHits(got, nm), len(nm)}
+		}
 		sum.NDCG += s.NDCG
 		sum.MRR += s.MRR
 		sum.Recall += s.Recall
 		if verbose {
-			writeQuery(w, q, got, s)
+			writeQuery(w, q, got, s, nm)
 		}
 	}
 	n := float64(len(qs.Queries))
-	return evaluation{scores: scores{NDCG: sum.NDCG / n, MRR: sum.MRR / n, Recall: sum.Recall / n}, perQuery: per}
+	return evaluation{scores: scores{NDCG: sum.NDCG / n, MRR: sum.MRR / n, Recall: sum.Recall / n}, perQuery: per, named: named}
 }
 
-// writeQuery writes one query's metrics, the ranks of its judged files and
-// its top three results.
-func writeQuery(w io.Writer, q Query, got []string, s scores) {
+// writeQuery writes one query's metrics, the ranks of its judged files, the
+// judged files its phrasings name and its top results, as many as nDCG counts.
+func writeQuery(w io.Writer, q Query, got []string, s scores, named map[string][]string) {
 	fmt.Fprintf(w, "%-5s ndcg=%.2f rr=%.2f recall=%.2f  %q\n", q.ID, s.NDCG, s.MRR, s.Recall, q.Query)
 	rank := make(map[string]int, len(got))
 	for i, p := range got {
@@ -325,7 +358,18 @@ func writeQuery(w io.Writer, q Query, got []string, s scores) {
 		}
 		fmt.Fprintf(w, "        rel %d  rank %-2s  %s\n", rel[p], r, p)
 	}
-	for i, p := range got[:min(3, len(got))] {
+	for _, phrasing := range slices.Sorted(maps.Keys(named)) {
+		var ranks []string
+		for _, p := range named[phrasing] {
+			r := "-"
+			if n, ok := rank[p]; ok {
+				r = fmt.Sprint(n)
+			}
+			ranks = append(ranks, p+" "+r)
+		}
+		fmt.Fprintf(w, "        named  %q: %s\n", phrasing, strings.Join(ranks, ", "))
+	}
+	for i, p := range got[:min(ndcgDepth, len(got))] {
 		fmt.Fprintf(w, "        top %d  rel %d    %s\n", i+1, rel[p], p)
 	}
 }

@@ -43,6 +43,26 @@ var (
 	priorMaxFlag   = flag.Int("prior-max", 50, "hits fetched for re-ranking")
 )
 
+// Flags that override weights of fulltext.DefaultRanking, to measure others.
+var (
+	nameBonusFlag    = flag.Float64("name-bonus", fulltext.DefaultRanking().NameBonus, "Ranking.NameBonus: lift of a document a phrasing names (0: names off)")
+	nameCoverageFlag = flag.Float64("name-coverage", fulltext.DefaultRanking().NameCoverage, "Ranking.NameCoverage: least share of the phrasing's other terms a named document must contain")
+	keepNamedFlag    = flag.Int("keep-named", fulltext.DefaultRanking().KeepNamed, "Ranking.KeepNamed: place above which fusion keeps a document a phrasing names and ranks first (0: off)")
+	sectionNamesFlag = flag.Bool("section-names", fulltext.DefaultRanking().SectionNames, "Ranking.SectionNames: a heading names its section")
+	literalFlag      = flag.Float64("literal-weight", fulltext.DefaultRanking().LiteralWeight, "Ranking.LiteralWeight: weight of the user's words' list in fusion")
+	scoreFusionFlag  = flag.Float64("score-fusion", fulltext.DefaultRanking().ScoreFusion, "Ranking.ScoreFusion: share of normalised scores in fusion")
+	titleBonusFlag   = flag.Float64("title-bonus", fulltext.DefaultRanking().TitleBonus, "Ranking.TitleBonus")
+)
+
+// ranking returns the default ranking with the flags' weights.
+func ranking() *fulltext.Ranking {
+	r := fulltext.DefaultRanking()
+	r.NameBonus, r.NameCoverage, r.KeepNamed = *nameBonusFlag, *nameCoverageFlag, *keepNamedFlag
+	r.TitleBonus = *titleBonusFlag
+	r.SectionNames, r.LiteralWeight, r.ScoreFusion = *sectionNamesFlag, *literalFlag, *scoreFusionFlag
+	return &r
+}
+
 // semanticHitsPerResult is how many hits to ask for per wanted file: the
 // engine returns one hit per matching section, so several hits may name the
 // same file.
@@ -71,7 +91,7 @@ func priors() map[string]bool {
 // newSemanticRanker parses every file under root and indexes them in an
 // in-memory index.
 func newSemanticRanker(root string, files []string) (Ranker, error) {
-	ix, err := fulltext.OpenIndex(fulltext.IndexOptions{})
+	ix, err := fulltext.OpenIndex(fulltext.IndexOptions{Ranking: ranking()})
 	if err != nil {
 		return nil, fmt.Errorf("semantic ranker: %w", err)
 	}

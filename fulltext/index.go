@@ -35,7 +35,7 @@ import (
 
 // IndexFormat is stored beside the index; a different value on open rebuilds the index from
 // scratch. Bump it whenever the mapping or the unit layout changes.
-const IndexFormat = 6
+const IndexFormat = 7
 
 // Defaults for [IndexOptions].
 // Stamp identifies a file's version for reconciling the index with the files.
@@ -92,6 +92,8 @@ const (
 	fieldBody     = "body"     // unit: the chunk's text, stored only (fieldText searches it)
 	fieldTags     = "tags"     // unit
 	fieldAliases  = "aliases"  // unit
+	fieldNames    = "names"    // unit: the keys of the document's names (see NameKeys)
+	fieldSection  = "section"  // unit: the key of the section's heading
 	fieldText     = "text"     // unit: title, aliases, heading path and body, searched as one
 	fieldLead     = "lead"     // unit: the document's first paragraph, which usually says what it is about
 	fieldLine     = "line"     // unit: first line of the chunk, stored only
@@ -405,6 +407,8 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		fieldBody:     storedText,
 		fieldTags:     kw(false),
 		fieldAliases:  text(false),
+		fieldNames:    kw(false),
+		fieldSection:  kw(false),
 		fieldText:     text(false),
 		fieldLead:     text(false),
 		fieldLine:     storedNum,
@@ -821,6 +825,7 @@ func (ix *Index) units(d markdown.Doc) []map[string]any {
 		tags[i] = strings.ToLower(t)
 	}
 	aliases := strings.Join(d.Aliases, "\n")
+	names := NameKeys(d)
 
 	lead := leadOf(d)
 	sections := d.Sections
@@ -864,6 +869,12 @@ func (ix *Index) units(d markdown.Doc) []map[string]any {
 			}
 			if lead != "" {
 				u[fieldLead] = lead
+			}
+			if len(names) > 0 {
+				u[fieldNames] = names
+			}
+			if k := NameKey(s.Heading); k != "" {
+				u[fieldSection] = k
 			}
 			out = append(out, u)
 		}

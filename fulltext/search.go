@@ -95,6 +95,8 @@ type ranked struct {
 	path  string
 	unit  string  // id of its best unit
 	score float64 // normalised: the list's top document scores 1
+	raw   float64 // bleve's score of the unit
+	named bool    // the phrasing names the document (see Index.lift)
 }
 
 // Search runs q and returns at most q.Max documents, best first, each represented by its best
@@ -138,6 +140,13 @@ func (ix *Index) SearchChecked(ctx context.Context, q Query, keep func(path stri
 	if err == nil && total > 0 {
 		lists, err = ix.feedback(ctx, r, gen, phrasings, terms, lists, filter, q.Keep, want, q.Threshold)
 	}
+	if err == nil && total > 0 && ix.ranking.NameBonus > 0 {
+		for i, p := range phrasings {
+			if lists[i], err = ix.lift(ctx, r, gen, p, terms[i], lists[i], filter, q.Keep); err != nil {
+				break
+			}
+		}
+	}
 	if err == nil && total == 0 {
 		fuzzy = true
 		for i, p := range phrasings {
@@ -148,7 +157,10 @@ func (ix *Index) SearchChecked(ctx context.Context, q Query, keep func(path stri
 	if err != nil {
 		return nil, 0, err
 	}
-	fused := fuse(lists)
+	fused := ix.fuse(lists)
+	if ix.ranking.KeepNamed > 0 && len(lists) > 1 {
+		fused = keepNamed(fused, lists, ix.ranking.KeepNamed)
+	}
 	if len(fused) > want {
 		fused = fused[:want]
 	}
@@ -217,7 +229,7 @@ func rankUnits(units []unitHit, total, want int, threshold float64) (list []rank
 			continue
 		}
 		seen[p] = true
-		list = append(list, ranked{path: p, unit: u.id, score: u.score})
+		list = append(list, ranked{path: p, unit: u.id, score: u.score, raw: u.score})
 	}
 	complete = len(list) >= want || total <= len(units)
 	if len(list) > 0 && list[0].score > 0 {
@@ -344,10 +356,12 @@ func eachMatch(ctx context.Context, r index.IndexReader, s bsearch.Searcher, f f
 	}
 }
 
-// fuse merges ranked lists by reciprocal rank fusion; a single list keeps its own scores. A
+// fuse merges ranked lists by reciprocal rank fusion mixed with their normalised scores (see
+// Ranking.ScoreFusion; the first list, the literal text, weighs Ranking.LiteralWeight); a single
+// list keeps its own scores. A
 // document's best unit comes from the list that ranks it highest, the literal text first on
 // ties. Scores are normalised so that the top document scores 1.
-func fuse(lists [][]ranked) []ranked {
+func (ix *Index) fuse(lists [][]ranked) []ranked {
 	if len(lists) == 1 {
 		return lists[0]
 	}
@@ -356,7 +370,12 @@ func fuse(lists [][]ranked) []ranked {
 		bestRank int
 	}
 	byPath := map[string]*acc{}
-	for _, list := range lists {
+	mix := ix.ranking.ScoreFusion
+	for li, list := range lists {
+		w := 1.0
+		if li == 0 {
+			w = ix.ranking.LiteralWeight
+		}
 		for i, r := range list {
 			a, ok := byPath[r.path]
 			if !ok {
@@ -365,7 +384,7 @@ func fuse(lists [][]ranked) []ranked {
 			} else if i < a.bestRank {
 				a.unit, a.bestRank = r.unit, i
 			}
-			a.score += 1 / float64(FusionK+i+1)
+			a.score += w * ((1-mix)*float64(FusionK+1)/float64(FusionK+i+1) + mix*r.score)
 		}
 	}
 	out := make([]ranked, 0, len(byPath))

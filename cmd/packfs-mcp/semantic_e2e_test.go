@@ -390,3 +390,20 @@ func TestIndexProgress(t *testing.T) {
 		t.Errorf("progress notification = %+v", progress[0].Params)
 	}
 }
+
+// TestSearchNamesEndToEnd checks, through the binary, that a query naming a page puts that page
+// first, above a page that uses the query's words more (see fulltext.NamesIn).
+func TestSearchNamesEndToEnd(t *testing.T) {
+	f := workspace(t)
+	must(t, os.WriteFile(filepath.Join(f.root, "notes", "tar.md"), []byte("# tar\n\nArchiving utility.\n\nExtract an archive into the current folder:\n\n`tar xf archive.tar`\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(f.root, "notes", "git-get-tar-commit-id.md"), []byte("# git get-tar-commit-id\n\nExtract the commit ID from a tar archive.\n\nExtract the commit hash of a tar archive created by git archive, or extract nothing from a tar archive and exit.\n"), 0o644))
+	s := start(t, f, eras[0].opts)
+	waitIndexed(t, s)
+	res, isErr := s.call(searcher, semanticQuery("how do I extract a tar archive", nil))
+	if isErr {
+		t.Fatalf("search failed: %v", res)
+	}
+	if got := paths(res); len(got) < 2 || got[0] != "notes/tar.md" || got[1] != "notes/git-get-tar-commit-id.md" {
+		t.Errorf("hits = %v, want notes/tar.md, then notes/git-get-tar-commit-id.md", got)
+	}
+}
