@@ -717,6 +717,7 @@ func (e *Engine) Search(ctx context.Context, q fulltext.Query, follow bool) (Res
 	// files the open took most of a second and the walk for unindexed files a second more.
 	deadline := time.Now().Add(ScanBudget)
 	e.awaitOpen(ctx, deadline)
+	indexed := e.done.Load() // before the index is read: see eachUnindexed
 	out := Results{Coverage: e.coverage()}
 	if ix := e.index(); ix != nil {
 		// Snippets are made only for the hits returned, after the re-check.
@@ -734,7 +735,7 @@ func (e *Engine) Search(ctx context.Context, q fulltext.Query, follow bool) (Res
 		return Results{}, fmt.Errorf("%w: %v", ErrIndexUnavailable, *err)
 	}
 	if !out.Coverage.Complete {
-		scanned, n, exhausted := e.scanUnindexed(ctx, q, deadline)
+		scanned, n, exhausted := e.scanUnindexed(ctx, q, indexed, deadline)
 		out.Coverage.Scanned, out.Coverage.Unread = n, !exhausted
 		out.Total += len(scanned)
 		out.Hits = mergeHits(out.Hits, scanned, want)

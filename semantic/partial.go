@@ -46,7 +46,10 @@ type Coverage struct {
 
 // scanUnindexed reads the files the index does not hold yet, until the deadline, and returns those
 // that match q, best first. exhausted reports that it read every such file.
-func (e *Engine) scanUnindexed(ctx context.Context, q fulltext.Query, deadline time.Time) (hits []fulltext.Hit, scanned int, exhausted bool) {
+//
+// indexed is the number of files the build had indexed before the caller read the index (see
+// eachUnindexed).
+func (e *Engine) scanUnindexed(ctx context.Context, q fulltext.Query, indexed int64, deadline time.Time) (hits []fulltext.Hit, scanned int, exhausted bool) {
 	sq := fulltext.NewScanQuery(q)
 	if sq.Empty() {
 		return nil, 0, true
@@ -58,7 +61,7 @@ func (e *Engine) scanUnindexed(ctx context.Context, q fulltext.Query, deadline t
 		}
 		return true
 	}
-	exhausted = e.eachUnindexed(ctx, sq, deadline, nil, visit)
+	exhausted = e.eachUnindexed(ctx, sq, indexed, deadline, nil, visit)
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
 	return hits, scanned, exhausted
 }
@@ -70,7 +73,10 @@ func (e *Engine) scanUnindexed(ctx context.Context, q fulltext.Query, deadline t
 // reached; before it, a walk finds them, and the deadline bounds the walk too: on a restart the
 // index holds nearly every file, and walking 384,000 of them to find the few it does not took
 // seconds. The walk passes over the files held reports, or when held is nil those the index holds.
-func (e *Engine) eachUnindexed(ctx context.Context, sq *fulltext.ScanQuery, deadline time.Time, held func(string) bool, do func(string) bool) bool {
+// During indexing, the files visited are those from indexed on, the count of files the build had
+// indexed when the caller read the index: a batch committed between the caller's read and this
+// visit is in neither, unless visited here.
+func (e *Engine) eachUnindexed(ctx context.Context, sq *fulltext.ScanQuery, indexed int64, deadline time.Time, held func(string) bool, do func(string) bool) bool {
 	late := func() bool { return ctx.Err() != nil || time.Now().After(deadline) }
 	visit := func(p string) bool { return !late() && do(p) }
 	prefix := sq.Prefix()
@@ -94,7 +100,7 @@ func (e *Engine) eachUnindexed(ctx context.Context, sq *fulltext.ScanQuery, dead
 		return !late()
 	}
 	if pf := e.pending.Load(); pf != nil {
-		from := int(e.done.Load() - pf.base)
+		from := int(indexed - pf.base)
 		for _, p := range pf.files[min(max(from, 0), len(pf.files)):] {
 			if under(p) && !first(p) {
 				return false
@@ -214,6 +220,7 @@ func mergeHits(indexed, scanned []fulltext.Hit, want int) []fulltext.Hit {
 // graph is loaded from the index while the build walks the tree, and until then a file the index
 // holds may have links the graph does not know. It waits for that load within its budget.
 func (e *Engine) ReadLinksTo(ctx context.Context, name string) Coverage {
+	indexed := e.done.Load()
 	if cv := e.coverage(); cv.Complete {
 		return cv
 	}
@@ -244,7 +251,7 @@ func (e *Engine) ReadLinksTo(ctx context.Context, name string) Coverage {
 		needles = append(needles, bytes.ToLower([]byte(a)))
 	}
 	// An empty query: every file not yet indexed, in the build's order.
-	exhausted := e.eachUnindexed(ctx, &fulltext.ScanQuery{}, deadline, e.graph.Has, func(p string) bool {
+	exhausted := e.eachUnindexed(ctx, &fulltext.ScanQuery{}, indexed, deadline, e.graph.Has, func(p string) bool {
 		cv.Scanned++
 		if p == name {
 			return true

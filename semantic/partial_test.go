@@ -145,14 +145,14 @@ func TestScanOrderAndBudget(t *testing.T) {
 	e := New(Options{FS: m})
 	sq := fulltext.NewScanQuery(fulltext.Query{Text: "how do I extract a tar archive"})
 	var order []string
-	if !e.eachUnindexed(context.Background(), sq, time.Now().Add(time.Minute), nil, func(p string) bool { order = append(order, p); return true }) {
+	if !e.eachUnindexed(context.Background(), sq, e.done.Load(), time.Now().Add(time.Minute), nil, func(p string) bool { order = append(order, p); return true }) {
 		t.Fatal("eachUnindexed stopped early")
 	}
 	want := []string{"b/archives.md", "d/tar.md", "a.md", "c.md", "image-notes.txt", "startup.md"}
 	if !slices.Equal(order, want) {
 		t.Errorf("order = %v, want named files first: %v", order, want)
 	}
-	hits, scanned, exhausted := e.scanUnindexed(context.Background(), fulltext.Query{Text: "tar"}, time.Now().Add(-time.Second))
+	hits, scanned, exhausted := e.scanUnindexed(context.Background(), fulltext.Query{Text: "tar"}, e.done.Load(), time.Now().Add(-time.Second))
 	if len(hits) != 0 || scanned != 0 || exhausted {
 		t.Errorf("a scan out of time: %v, %d scanned, exhausted %v; want nothing read and files left unread", hits, scanned, exhausted)
 	}
@@ -165,7 +165,7 @@ func TestScanOrderAndBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.dirs.Store(0)
-	_, _, exhausted = e.scanUnindexed(context.Background(), fulltext.Query{Text: "tar"}, time.Now().Add(-time.Second))
+	_, _, exhausted = e.scanUnindexed(context.Background(), fulltext.Query{Text: "tar"}, e.done.Load(), time.Now().Add(-time.Second))
 	if exhausted || c.dirs.Load() != 0 {
 		t.Errorf("a scan out of time over indexed files: exhausted %v, %d folders read; want files left unread and no folder read", exhausted, c.dirs.Load())
 	}
@@ -205,7 +205,7 @@ func TestScanCriteria(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			hits, _, exhausted := e.scanUnindexed(context.Background(), tc.q, time.Now().Add(time.Minute))
+			hits, _, exhausted := e.scanUnindexed(context.Background(), tc.q, e.done.Load(), time.Now().Add(time.Minute))
 			got := paths(hits)
 			slices.Sort(got)
 			if !slices.Equal(got, tc.want) || !exhausted {
@@ -356,7 +356,7 @@ func TestScanFollowsTheBuildsWalk(t *testing.T) {
 	sq := fulltext.NewScanQuery(fulltext.Query{Text: "notes about capybaras"})
 	var got []string
 	visit := func(p string) bool { got = append(got, p); return true }
-	if e.eachUnindexed(context.Background(), sq, time.Now().Add(time.Minute), nil, visit) {
+	if e.eachUnindexed(context.Background(), sq, e.done.Load(), time.Now().Add(time.Minute), nil, visit) {
 		t.Error("the files of a walk under way were said to be all")
 	}
 	// Files whose name holds no query term wait for the walk's end, as they wait for a search's own.
@@ -366,7 +366,7 @@ func TestScanFollowsTheBuildsWalk(t *testing.T) {
 	w.add("sub/beta.md")
 	w.finish()
 	got = nil
-	if !e.eachUnindexed(context.Background(), sq, time.Now().Add(time.Minute), nil, visit) {
+	if !e.eachUnindexed(context.Background(), sq, e.done.Load(), time.Now().Add(time.Minute), nil, visit) {
 		t.Error("the files of a finished walk were not said to be all")
 	}
 	if want := []string{"notes.txt", "index.md", "sub/beta.md"}; !slices.Equal(got, want) {
