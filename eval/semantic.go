@@ -48,8 +48,6 @@ var (
 	nameBonusFlag    = flag.Float64("name-bonus", fulltext.DefaultRanking().NameBonus, "Ranking.NameBonus: lift of a document a phrasing names (0: names off)")
 	nameCoverageFlag = flag.Float64("name-coverage", fulltext.DefaultRanking().NameCoverage, "Ranking.NameCoverage: least share of the phrasing's other terms a named document must contain")
 	keepNamedFlag    = flag.Int("keep-named", fulltext.DefaultRanking().KeepNamed, "Ranking.KeepNamed: place above which fusion keeps a document a phrasing names and ranks first (0: off)")
-	sectionNamesFlag = flag.Bool("section-names", fulltext.DefaultRanking().SectionNames, "Ranking.SectionNames: a heading names its section")
-	literalFlag      = flag.Float64("literal-weight", fulltext.DefaultRanking().LiteralWeight, "Ranking.LiteralWeight: weight of the user's words' list in fusion")
 	scoreFusionFlag  = flag.Float64("score-fusion", fulltext.DefaultRanking().ScoreFusion, "Ranking.ScoreFusion: share of normalised scores in fusion")
 	titleBonusFlag   = flag.Float64("title-bonus", fulltext.DefaultRanking().TitleBonus, "Ranking.TitleBonus")
 )
@@ -59,7 +57,7 @@ func ranking() *fulltext.Ranking {
 	r := fulltext.DefaultRanking()
 	r.NameBonus, r.NameCoverage, r.KeepNamed = *nameBonusFlag, *nameCoverageFlag, *keepNamedFlag
 	r.TitleBonus = *titleBonusFlag
-	r.SectionNames, r.LiteralWeight, r.ScoreFusion = *sectionNamesFlag, *literalFlag, *scoreFusionFlag
+	r.ScoreFusion = *scoreFusionFlag
 	return &r
 }
 

@@ -93,7 +93,6 @@ const (
 	fieldTags     = "tags"     // unit
 	fieldAliases  = "aliases"  // unit
 	fieldNames    = "names"    // unit: the keys of the document's names (see NameKeys)
-	fieldSection  = "section"  // unit: the key of the section's heading
 	fieldText     = "text"     // unit: title, aliases, heading path and body, searched as one
 	fieldLead     = "lead"     // unit: the document's first paragraph, which usually says what it is about
 	fieldLine     = "line"     // unit: first line of the chunk, stored only
@@ -408,7 +407,6 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		fieldTags:     kw(false),
 		fieldAliases:  text(false),
 		fieldNames:    kw(false),
-		fieldSection:  kw(false),
 		fieldText:     text(false),
 		fieldLead:     text(false),
 		fieldLine:     storedNum,
@@ -872,9 +870,6 @@ func (ix *Index) units(d markdown.Doc) []map[string]any {
 			}
 			if len(names) > 0 {
 				u[fieldNames] = names
-			}
-			if k := NameKey(s.Heading); k != "" {
-				u[fieldSection] = k
 			}
 			out = append(out, u)
 		}

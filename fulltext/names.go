@@ -143,13 +143,14 @@ func (ix *Index) lift(ctx context.Context, r index.IndexReader, gen uint64, text
 	if err != nil || len(runs) == 0 {
 		return list, err
 	}
+	words := termsInOrder(text)
 	best := map[string]ranked{} // by path: the named unit and its lifted score
 	top := 1.0
 	if len(list) > 0 && list[0].raw > 0 {
 		top = list[0].raw
 	}
 	for _, run := range runs {
-		nq := ix.namedQuery(run.Key)
+		nq := namedQuery(run.Key)
 		units, _, err := ix.top(ctx, r, kept(filtered(query.NewConjunctionQuery([]query.Query{nq, tq}), filter), keep), maxNamed, nil)
 		if err != nil {
 			return nil, err
@@ -157,7 +158,7 @@ func (ix *Index) lift(ctx context.Context, r index.IndexReader, gen uint64, text
 		if len(units) == 0 {
 			continue
 		}
-		cover, err := ix.coverage(ctx, r, gen, text, run, nq, filter, keep)
+		cover, err := ix.coverage(ctx, r, gen, words, run, nq, filter, keep)
 		if err != nil {
 			return nil, err
 		}
@@ -196,27 +197,19 @@ func (ix *Index) lift(ctx context.Context, r index.IndexReader, gen uint64, text
 		}
 		return out[i].path < out[j].path
 	})
-	if top := out[0].score; top > 0 {
+	if best := out[0].score; best > 0 {
 		for i := range out {
-			out[i].score /= top
+			out[i].score /= best
 		}
 	}
 	return out, nil
 }
 
-// namedQuery matches the units of the documents (and, with SectionNames, the sections) named key.
-func (ix *Index) namedQuery(key string) query.Query {
-	fields := ix.nameFields()
-	qs := make([]query.Query, len(fields))
-	for i, f := range fields {
-		t := query.NewTermQuery(key)
-		t.SetField(f)
-		qs[i] = t
-	}
-	if len(qs) == 1 {
-		return qs[0]
-	}
-	return query.NewDisjunctionQuery(qs)
+// namedQuery matches the units of the documents named key.
+func namedQuery(key string) query.Query {
+	t := query.NewTermQuery(key)
+	t.SetField(fieldNames)
+	return t
 }
 
 // maxNamed is the most units of named documents lift reads for one phrasing.
@@ -232,40 +225,25 @@ func (ix *Index) namesIn(r index.IndexReader, gen uint64, text string) ([]NameRu
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	fields := ix.nameFields()
-	st, err := ix.stats(r, gen, keys, fields...)
+	st, err := ix.stats(r, gen, keys, fieldNames)
 	if err != nil {
 		return nil, err
 	}
-	return NamesIn(text, func(k string) bool {
-		return slices.ContainsFunc(fields, func(f string) bool { return st.df[f][k] > 0 })
-	}), nil
-}
-
-// nameFields returns the fields that hold names under the index's ranking.
-func (ix *Index) nameFields() []string {
-	if ix.ranking.SectionNames {
-		return []string{fieldNames, fieldSection}
-	}
-	return []string{fieldNames}
+	return NamesIn(text, func(k string) bool { return st.df[fieldNames][k] > 0 }), nil
 }
 
 // coverage returns, for the documents run names (those matching nq) that contain any of the
-// terms of text outside run, the share of those terms' idf they contain. It returns nil when
-// text has no other terms.
-func (ix *Index) coverage(ctx context.Context, r index.IndexReader, gen uint64, text string, run NameRun, nq, filter query.Query, keep func(string) bool) (map[string]float64, error) {
-	words := termsInOrder(text)
+// terms of the phrasing's words outside run, the share of those terms' idf they contain. It
+// returns nil when the phrasing has no other terms.
+func (ix *Index) coverage(ctx context.Context, r index.IndexReader, gen uint64, words []string, run NameRun, nq, filter query.Query, keep func(string) bool) (map[string]float64, error) {
 	var rest []string
 	for i, w := range words {
-		if i < run.Start || i >= run.End {
+		if (i < run.Start || i >= run.End) && !questionWords[w] {
 			rest = append(rest, w)
 		}
 	}
 	var terms []string
 	for _, w := range rest {
-		if questionWords[w] {
-			continue
-		}
 		for _, t := range termsOf(textAnalyzer, w) {
 			if !slices.Contains(terms, t) {
 				terms = append(terms, t)

@@ -39,14 +39,9 @@ type Ranking struct {
 	// "install" is not what "install software on ubuntu" asks for unless it speaks of software
 	// and ubuntu too.
 	NameCoverage float64
-	// SectionNames counts a section's heading as a name of the section, when names are on.
-	SectionNames bool
 	// KeepNamed is the place after fusion below which a document is not dropped when a phrasing
 	// names it and ranks it first. 0 leaves fusion alone.
 	KeepNamed int
-	// LiteralWeight is the weight, in fusion, of the list of the user's own words against each
-	// paraphrase's, which weigh 1.
-	LiteralWeight float64
 	// ScoreFusion mixes, in fusion, each list's normalised scores into its reciprocal ranks: a
 	// document scores the sum over lists of (1-ScoreFusion)*(k+1)/(k+rank) + ScoreFusion*score.
 	// 0 is plain reciprocal rank fusion.
@@ -58,14 +53,15 @@ type Ranking struct {
 // The names and fusion weights were chosen on the odd-numbered queries of eval/queries (go run
 // ./eval --split, in each of the three query views, after pooling what they brought into the
 // top 5) from NameBonus in {0.25, 0.5, 1}, NameCoverage in {0, 0.5, 1}, KeepNamed in {0, 2, 3},
-// ScoreFusion in {0, 0.3, 0.5, 0.7, 1} and LiteralWeight in {0.5, 1, 2}; the mean odd nDCG@5 of
+// ScoreFusion in {0, 0.3, 0.5, 0.7, 1} and a weight of the literal query's list in fusion in
+// {0.5, 1, 2} (1 was best, so there is none); the mean odd nDCG@5 of
 // the six corpus-and-view cells went from 0.705 to 0.712. Names with a coverage below 1 lifted
 // pages named by a common word ("boot" for "start on boot", "users" for "create user"); a
-// heading as a section's name (SectionNames) helped one view and cost another; a bonus for the
+// heading as a name of its section helped one view and cost another, and was dropped; a bonus for the
 // document's folder names cost 0.02 nDCG@5 on Obsidian's words alone and was dropped.
 func DefaultRanking() Ranking {
 	return Ranking{BM25B: 0, BM25K1: 1.2, TitleBonus: 1, HeadingBonus: 0.5, LeadBonus: 0.75, TagBoost: 1.5,
-		NameBonus: 0.5, NameCoverage: 1, KeepNamed: 3, LiteralWeight: 1, ScoreFusion: 0.5}
+		NameBonus: 0.5, NameCoverage: 1, KeepNamed: 3, ScoreFusion: 0.5}
 }
 
 // bm25 is bleve's BM25 b and k1, which v2.6.1 reads from package variables of its search package

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -23,8 +24,8 @@ const (
 	// DefaultMax is the number of documents [Index.Search] returns when [Query].Max is zero.
 	DefaultMax = 10
 	// FusionK is the constant k of reciprocal rank fusion: a document scores the sum of
-	// 1/(k+rank) over the phrasings' lists. The original paper's 60 suits long lists from many
-	// systems; a calling model's few keyword paraphrases put the answer at the top of one or two
+	// 1/(k+rank) over the phrasings' lists (scaled, and mixed with scores: see
+	// Ranking.ScoreFusion). The original paper's 60 suits long lists from many systems; a calling model's few keyword paraphrases put the answer at the top of one or two
 	// lists, and a smaller k lets that count. Chosen on the odd-numbered queries of
 	// eval/queries with their paraphrases (go run ./eval --paraphrases --split, pooled
 	// judgments) from 2, 5, 10, 20 and 60: nDCG@5 odd/even went from 0.904/0.885 to 0.912/0.898
@@ -259,6 +260,18 @@ func (a unitHit) worse(b unitHit) bool {
 	return a.id > b.id
 }
 
+// steady rounds a score of bleve's to ten significant digits. Its float sums vary in the last
+// bits with how the index's segments happen to be laid out, so two units with the same text
+// (tldr's linux/df.md and osx/df.md) scored a hair apart in one build and the other way round in
+// the next; rounded, they tie, and the id orders them the same way every time.
+func steady(score float64) float64 {
+	if score == 0 || math.IsInf(score, 0) || math.IsNaN(score) {
+		return score
+	}
+	scale := math.Pow(10, 9-math.Floor(math.Log10(math.Abs(score))))
+	return math.Round(score*scale) / scale
+}
+
 // unitHeap is a min-heap of units, the worst on top.
 type unitHeap []unitHit
 
@@ -305,7 +318,7 @@ func (ix *Index) top(ctx context.Context, r index.IndexReader, bq query.Query, n
 	total := 0
 	err = eachMatch(ctx, r, s, func(dm *bsearch.DocumentMatch) error {
 		total++
-		u := unitHit{score: dm.Score}
+		u := unitHit{score: steady(dm.Score)}
 		count := matched != nil && total <= maxCount
 		if count || len(h) < n || u.score >= h[0].score {
 			var err error
@@ -357,8 +370,7 @@ func eachMatch(ctx context.Context, r index.IndexReader, s bsearch.Searcher, f f
 }
 
 // fuse merges ranked lists by reciprocal rank fusion mixed with their normalised scores (see
-// Ranking.ScoreFusion; the first list, the literal text, weighs Ranking.LiteralWeight); a single
-// list keeps its own scores. A
+// Ranking.ScoreFusion); a single list keeps its own scores. A
 // document's best unit comes from the list that ranks it highest, the literal text first on
 // ties. Scores are normalised so that the top document scores 1.
 func (ix *Index) fuse(lists [][]ranked) []ranked {
@@ -371,11 +383,7 @@ func (ix *Index) fuse(lists [][]ranked) []ranked {
 	}
 	byPath := map[string]*acc{}
 	mix := ix.ranking.ScoreFusion
-	for li, list := range lists {
-		w := 1.0
-		if li == 0 {
-			w = ix.ranking.LiteralWeight
-		}
+	for _, list := range lists {
 		for i, r := range list {
 			a, ok := byPath[r.path]
 			if !ok {
@@ -384,7 +392,7 @@ func (ix *Index) fuse(lists [][]ranked) []ranked {
 			} else if i < a.bestRank {
 				a.unit, a.bestRank = r.unit, i
 			}
-			a.score += w * ((1-mix)*float64(FusionK+1)/float64(FusionK+i+1) + mix*r.score)
+			a.score += (1-mix)*float64(FusionK+1)/float64(FusionK+i+1) + mix*r.score
 		}
 	}
 	out := make([]ranked, 0, len(byPath))
