@@ -51,7 +51,7 @@ func (ix *Index) feedback(ctx context.Context, r index.IndexReader, gen uint64, 
 	}
 	// The expansion matches no document the original terms do not, so the first pass has
 	// counted them all already.
-	list, err := ix.run(ctx, r, kept(bq, keep), want, threshold, nil)
+	list, err := ix.run(ctx, r, kept(bq, keep), want, threshold, nil, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package fulltext
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"path"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 
+	bsearch "github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
 
@@ -132,33 +134,78 @@ func termsInOrder(text string) []string {
 	return out
 }
 
-// lift raises in list, the ranked list of the phrasing text whose terms query is tq, the
-// documents text names whose coverage reaches the ranking's NameCoverage: each scores its text
-// score as a share of the list's top plus NameBonus times its coverage, and is marked named. A
-// document's coverage is the share (by idf) of the phrasing's terms outside the run that names
-// it that the document contains, 1 when there are none. A named document the list had not
-// fetched is brought in with its best named unit. filter and keep restrict as the search does.
-func (ix *Index) lift(ctx context.Context, r index.IndexReader, gen uint64, text string, tq query.Query, list []ranked, filter query.Query, keep func(string) bool) ([]ranked, error) {
-	runs, err := ix.namesIn(r, gen, text)
-	if err != nil || len(runs) == 0 {
-		return list, err
+// A naming is what one phrasing names: the runs of its words that name documents and, for each
+// run, the units of the documents it names, by internal id. The walk of the phrasing's own list
+// (see Index.top) records their text scores in scores, so that lift needs no query of its own:
+// a conjunction of the names term with the phrasing's query advanced the query's boolean
+// searcher, and the score bleve's advance gave a unit was below the query's own and varied with
+// how the segments lay (tldr's openbsd and netbsd df.md swapped places between builds).
+type naming struct {
+	text   string
+	runs   []NameRun
+	units  [][]string         // per run, internal ids
+	scores map[string]float64 // by internal id; -1 until the walk finds the unit
+}
+
+// naming returns, for each phrasing, what it names, or nil where it names nothing.
+func (ix *Index) naming(ctx context.Context, r index.IndexReader, gen uint64, phrasings []string) ([]*naming, error) {
+	out := make([]*naming, len(phrasings))
+	for i, p := range phrasings {
+		runs, err := ix.namesIn(r, gen, p)
+		if err != nil {
+			return nil, err
+		}
+		if len(runs) == 0 {
+			continue
+		}
+		n := &naming{text: p, runs: runs, units: make([][]string, len(runs)), scores: map[string]float64{}}
+		for j, run := range runs {
+			s, err := ix.searcher(ctx, r, namedQuery(run.Key))
+			if err != nil {
+				return nil, err
+			}
+			err = eachMatch(ctx, r, s, func(dm *bsearch.DocumentMatch) error {
+				id := string(dm.IndexInternalID)
+				n.units[j] = append(n.units[j], id)
+				n.scores[id] = -1
+				return nil
+			})
+			s.Close()
+			if err != nil {
+				return nil, fmt.Errorf("search: %w", err)
+			}
+		}
+		out[i] = n
 	}
-	words := termsInOrder(text)
+	return out, nil
+}
+
+// lift raises in list, the ranked list of the phrasing n names for, the documents it names whose
+// coverage reaches the ranking's NameCoverage: each scores its text score as a share of the
+// list's top plus NameBonus times its coverage, and is marked named. A document's coverage is
+// the share (by idf) of the phrasing's terms outside the run that names it that the document
+// contains, 1 when there are none. A named document the list had not fetched is brought in with
+// its best named unit; one the phrasing's query does not match is not. filter and keep restrict
+// as the search does.
+func (ix *Index) lift(ctx context.Context, r index.IndexReader, gen uint64, n *naming, list []ranked, filter query.Query, keep func(string) bool) ([]ranked, error) {
+	if n == nil {
+		return list, nil
+	}
+	words := termsInOrder(n.text)
 	best := map[string]ranked{} // by path: the named unit and its lifted score
 	top := 1.0
 	if len(list) > 0 && list[0].raw > 0 {
 		top = list[0].raw
 	}
-	for _, run := range runs {
-		nq := namedQuery(run.Key)
-		units, _, err := ix.top(ctx, r, kept(filtered(query.NewConjunctionQuery([]query.Query{nq, tq}), filter), keep), maxNamed, nil)
+	for j, run := range n.runs {
+		units, err := n.matched(r, n.units[j])
 		if err != nil {
 			return nil, err
 		}
 		if len(units) == 0 {
 			continue
 		}
-		cover, err := ix.coverage(ctx, r, gen, words, run, nq, filter, keep)
+		cover, err := ix.coverage(ctx, r, gen, words, run, namedQuery(run.Key), filter, keep)
 		if err != nil {
 			return nil, err
 		}
@@ -203,6 +250,27 @@ func (ix *Index) lift(ctx context.Context, r index.IndexReader, gen uint64, text
 		}
 	}
 	return out, nil
+}
+
+// matched returns the best maxNamed of ids, internal ids of units, that the phrasing's walk
+// found, with their scores and external ids.
+func (n *naming) matched(r index.IndexReader, ids []string) ([]unitHit, error) {
+	var units []unitHit
+	for _, id := range ids {
+		if s := n.scores[id]; s >= 0 {
+			units = append(units, unitHit{id: id, score: s})
+		}
+	}
+	sort.Slice(units, func(i, j int) bool { return units[j].worse(units[i]) })
+	units = units[:min(len(units), maxNamed)]
+	for i := range units {
+		id, err := r.ExternalID(index.IndexInternalID(units[i].id))
+		if err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		units[i].id = id
+	}
+	return units, nil
 }
 
 // namedQuery matches the units of the documents named key.
@@ -271,7 +339,7 @@ func (ix *Index) coverage(ctx context.Context, r index.IndexReader, gen uint64, 
 	for i, t := range terms {
 		tq := query.NewTermQuery(t)
 		tq.SetField(fieldText)
-		units, _, err := ix.top(ctx, r, kept(filtered(query.NewConjunctionQuery([]query.Query{nq, tq}), filter), keep), maxNamed, nil)
+		units, _, err := ix.top(ctx, r, kept(filtered(query.NewConjunctionQuery([]query.Query{nq, tq}), filter), keep), maxNamed, nil, nil)
 		if err != nil {
 			return nil, err
 		}

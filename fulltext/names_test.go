@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/packfs/packfs-mcp/internal/corpora"
 	"github.com/packfs/packfs-mcp/markdown"
 )
 
@@ -90,8 +91,10 @@ func namesDocs() []markdown.Doc {
 // paraphrase names in the top three; and that each fails without the weight that makes it so.
 func TestSearchNames(t *testing.T) {
 	on := DefaultRanking()
-	noNames, anyCover, noKeep := on, on, on
+	noNames, strong, noKeep := on, on, on
 	noNames.NameBonus, noNames.KeepNamed = 0, 0
+	strong.NameBonus = 2 // a lift that would carry a named page past any text score
+	anyCover := strong
 	anyCover.NameCoverage = 0
 	noKeep.KeepNamed = 0
 	cpu := Query{Text: "which programs are eating my cpu", Paraphrases: []string{"cpu usage processes", "processes sorted by cpu", "htop"}}
@@ -106,6 +109,7 @@ func TestSearchNames(t *testing.T) {
 		{"named page first", on, Query{Text: "how do I extract a tar archive"}, 1, "common/tar.md", true},
 		{"named page first, names off", noNames, Query{Text: "how do I extract a tar archive"}, 1, "common/tar.md", false},
 		{"common word not lifted", on, Query{Text: "install software on ubuntu"}, 2, "common/install.md", false},
+		{"common word not lifted, strong lift", strong, Query{Text: "install software on ubuntu"}, 2, "common/install.md", false},
 		{"common word lifted without coverage", anyCover, Query{Text: "install software on ubuntu"}, 2, "common/install.md", true},
 		{"common word not lifted, names off", noNames, Query{Text: "install software on ubuntu"}, 2, "common/install.md", false},
 		{"fusion keeps a named page", on, cpu, 3, "common/htop.md", true},
@@ -166,6 +170,49 @@ func TestKeepNamed(t *testing.T) {
 		}
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
+
+// TestRankingIndependentOfSegments builds the tldr pages' index twice, in batches of 500 and in
+// one batch, so that its segments lie differently, and checks that every search ranks and scores
+// the same in both. Scores that depended on the layout once made tldr's openbsd and netbsd df.md
+// swap places between builds (a lift scored through bleve's advance of a boolean query).
+func TestRankingIndependentOfSegments(t *testing.T) {
+	_, docs := evalCorpus(t, corpora.TLDR, 100000)
+	build := func(batch int) *Index {
+		ix := newTestIndex(t, IndexOptions{})
+		for i := 0; i < len(docs); i += batch {
+			if err := ix.PutBatch(docs[i:min(i+batch, len(docs))]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return ix
+	}
+	a, b := build(500), build(len(docs))
+	queries := append([]Query{{Text: "df -h"}}, tldrParaphrased...)
+	for _, q := range queries {
+		ha, _, err := a.Search(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hb, _, err := b.Search(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		type scored struct {
+			Path  string
+			Score float64
+		}
+		var sa, sb []scored
+		for _, h := range ha {
+			sa = append(sa, scored{h.Path, h.Score})
+		}
+		for _, h := range hb {
+			sb = append(sb, scored{h.Path, h.Score})
+		}
+		if diff := cmp.Diff(sa, sb); diff != "" {
+			t.Errorf("%q: batches of 500 vs one batch (-500 +one):\n%s", q.Text, diff)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package fulltext
 
 import (
 	"bytes"
+	"cmp"
 	"io/fs"
 	"path"
 	"slices"
@@ -14,7 +15,8 @@ import (
 // While the index is being built, a search must not answer "nothing found" for files it has not
 // looked at: the caller reads the files not yet indexed directly and scores them with a
 // [ScanQuery], roughly: by the share of each phrasing's terms they contain (analysed as the index
-// analyses them), with a bonus for the title and the file name.
+// analyses them), with a bonus for the title and the file name, and the index's lift for a file
+// the phrasing names (see [NamesIn]) when the file holds the phrasing's other terms.
 
 // scanTitleBonus weighs a phrasing's terms found in a scanned file's title or name against the
 // share found anywhere in it (which counts 1).
@@ -24,6 +26,7 @@ const scanTitleBonus = 0.5
 // zero value matches nothing and names no file.
 type ScanQuery struct {
 	q         Query
+	texts     []string        // the phrasings that have terms
 	phrasings [][]string      // the analysed terms of each phrasing
 	all       map[string]bool // every term of every phrasing
 	needles   [][]byte        // the terms, for a cheap look before analysing a file
@@ -37,6 +40,7 @@ func NewScanQuery(q Query) *ScanQuery {
 		if len(terms) == 0 {
 			continue
 		}
+		sq.texts = append(sq.texts, p)
 		sq.phrasings = append(sq.phrasings, terms)
 		for _, t := range terms {
 			if !sq.all[t] {
@@ -122,7 +126,9 @@ func (sq *ScanQuery) Match(d markdown.Doc) (Hit, bool) {
 }
 
 // score rates d: for the phrasing it matches best, the share of its terms found anywhere in d
-// plus scanTitleBonus times the share found in its title or file name, scaled to at most 1. The
+// plus scanTitleBonus times the share found in its title or file name, scaled to at most 1; a
+// file the phrasing names, holding its other terms, closes NameBonus times its coverage of the
+// gap to 1 (the index's lift, see Index.lift, on a scale that ends at 1). The
 // hit shows the section that holds the most terms, or the first one when only the title or the
 // name matches.
 func (sq *ScanQuery) score(d markdown.Doc) (Hit, bool) {
@@ -134,7 +140,7 @@ func (sq *ScanQuery) score(d markdown.Doc) (Hit, bool) {
 	}
 	found := map[string]bool{}
 	var best []span // the matches in the best section
-	bestAt, bestN := 0, 0
+	bestAt, bestN, bestText := 0, 0, ""
 	for i, s := range d.Sections {
 		for _, tok := range analyze(textAnalyzer, s.Heading) {
 			if t := string(tok.Term); sq.all[t] {
@@ -143,24 +149,28 @@ func (sq *ScanQuery) score(d markdown.Doc) (Hit, bool) {
 		}
 		seen := map[string]bool{}
 		var spans []span
-		for _, tok := range analyze(textAnalyzer, s.Text) {
+		text := joinMnemonics(s.Text) // as the index reads it
+		for _, tok := range analyze(textAnalyzer, text) {
 			if t := string(tok.Term); sq.all[t] {
 				spans = append(spans, span{tok.Start, tok.End})
 				seen[t], found[t] = true, true
 			}
 		}
 		if len(seen) > bestN {
-			best, bestAt, bestN = spans, i, len(seen)
+			best, bestAt, bestN, bestText = spans, i, len(seen), text
 		}
 	}
 	if len(d.Sections) == 0 || len(found) == 0 && !named {
 		return Hit{}, false
 	}
+	has := func(t string) bool { return found[t] || title[t] }
+	keys := NameKeys(d)
+	rk := DefaultRanking()
 	score := 0.0
-	for _, terms := range sq.phrasings {
+	for i, terms := range sq.phrasings {
 		in, inTitle := 0, 0
 		for _, t := range terms {
-			if found[t] || title[t] {
+			if has(t) {
 				in++
 			}
 			if title[t] {
@@ -168,9 +178,48 @@ func (sq *ScanQuery) score(d markdown.Doc) (Hit, bool) {
 			}
 		}
 		n := float64(len(terms))
-		score = max(score, (float64(in)/n+scanTitleBonus*float64(inTitle)/n)/(1+scanTitleBonus))
+		s := (float64(in)/n + scanTitleBonus*float64(inTitle)/n) / (1 + scanTitleBonus)
+		if c, ok := scanCoverage(sq.texts[i], keys, has); ok && c >= rk.NameCoverage {
+			s += min(1, rk.NameBonus*c) * (1 - s)
+		}
+		score = max(score, s)
 	}
 	s := d.Sections[bestAt]
 	return Hit{Path: d.Path, Title: d.Title, Score: score, Heading: s.Heading, Line: s.Line,
-		Snippet: makeSnippet(s.Text, best, snippetMax)}, true
+		Snippet: makeSnippet(cmp.Or(bestText, joinMnemonics(s.Text)), best, snippetMax)}, true
+}
+
+// scanCoverage reports whether text names a document whose name keys are keys and, if so, the
+// share of the phrasing's terms outside the run that names it that has accepts (1 when there are
+// none): the index's coverage (see Index.lift), counted without idf.
+func scanCoverage(text string, keys []string, has func(term string) bool) (float64, bool) {
+	runs := NamesIn(text, func(k string) bool { return slices.Contains(keys, k) })
+	if len(runs) == 0 {
+		return 0, false
+	}
+	best := 0.0
+	words := termsInOrder(text)
+	for _, run := range runs {
+		var rest []string
+		for i, w := range words {
+			if (i < run.Start || i >= run.End) && !questionWords[w] {
+				for _, t := range termsOf(textAnalyzer, w) {
+					if !slices.Contains(rest, t) {
+						rest = append(rest, t)
+					}
+				}
+			}
+		}
+		if len(rest) == 0 {
+			return 1, true
+		}
+		in := 0
+		for _, t := range rest {
+			if has(t) {
+				in++
+			}
+		}
+		best = max(best, float64(in)/float64(len(rest)))
+	}
+	return best, true
 }

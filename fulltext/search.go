@@ -137,13 +137,19 @@ func (ix *Index) SearchChecked(ctx context.Context, q Query, keep func(path stri
 	for i, p := range phrasings {
 		terms[i] = ix.termsQuery(r, gen, p, false)
 	}
-	lists, total, err := ix.runAll(ctx, r, terms, filter, q.Keep, want, q.Threshold)
+	var names []*naming
+	if ix.ranking.NameBonus > 0 {
+		if names, err = ix.naming(ctx, r, gen, phrasings); err != nil {
+			return nil, 0, err
+		}
+	}
+	lists, total, err := ix.runAll(ctx, r, terms, filter, q.Keep, want, q.Threshold, names)
 	if err == nil && total > 0 {
 		lists, err = ix.feedback(ctx, r, gen, phrasings, terms, lists, filter, q.Keep, want, q.Threshold)
 	}
-	if err == nil && total > 0 && ix.ranking.NameBonus > 0 {
-		for i, p := range phrasings {
-			if lists[i], err = ix.lift(ctx, r, gen, p, terms[i], lists[i], filter, q.Keep); err != nil {
+	if err == nil && total > 0 {
+		for i, n := range names {
+			if lists[i], err = ix.lift(ctx, r, gen, n, lists[i], filter, q.Keep); err != nil {
 				break
 			}
 		}
@@ -153,7 +159,7 @@ func (ix *Index) SearchChecked(ctx context.Context, q Query, keep func(path stri
 		for i, p := range phrasings {
 			terms[i] = ix.termsQuery(r, gen, p, true)
 		}
-		lists, total, err = ix.runAll(ctx, r, terms, filter, q.Keep, want, q.Threshold)
+		lists, total, err = ix.runAll(ctx, r, terms, filter, q.Keep, want, q.Threshold, nil)
 	}
 	if err != nil {
 		return nil, 0, err
@@ -186,12 +192,17 @@ func (ix *Index) SearchChecked(ctx context.Context, q Query, keep func(path stri
 }
 
 // runAll runs the terms query of every phrasing, restricted by filter and keep, and returns their
-// ranked lists and the number of documents that match any of them.
-func (ix *Index) runAll(ctx context.Context, r index.IndexReader, terms []query.Query, filter query.Query, keep func(string) bool, want int, threshold float64) ([][]ranked, int, error) {
+// ranked lists and the number of documents that match any of them. Unless names is nil, the
+// walk of phrasing i records the scores of the units names[i] watches.
+func (ix *Index) runAll(ctx context.Context, r index.IndexReader, terms []query.Query, filter query.Query, keep func(string) bool, want int, threshold float64, names []*naming) ([][]ranked, int, error) {
 	lists := make([][]ranked, 0, len(terms))
 	matched := map[string]bool{}
-	for _, tq := range terms {
-		list, err := ix.run(ctx, r, kept(filtered(tq, filter), keep), want, threshold, matched)
+	for i, tq := range terms {
+		var watch map[string]float64
+		if names != nil && names[i] != nil {
+			watch = names[i].scores
+		}
+		list, err := ix.run(ctx, r, kept(filtered(tq, filter), keep), want, threshold, matched, watch)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -201,11 +212,12 @@ func (ix *Index) runAll(ctx context.Context, r index.IndexReader, terms []query.
 }
 
 // run ranks the documents matching bq: their best units, best first, at least want documents
-// when that many match. It adds every matching document to matched, unless matched is nil.
-func (ix *Index) run(ctx context.Context, r index.IndexReader, bq query.Query, want int, threshold float64, matched map[string]bool) ([]ranked, error) {
+// when that many match. It adds every matching document to matched, unless matched is nil, and
+// records the scores of the units watch holds (see Index.top).
+func (ix *Index) run(ctx context.Context, r index.IndexReader, bq query.Query, want int, threshold float64, matched map[string]bool, watch map[string]float64) ([]ranked, error) {
 	size := min(max(want*unitsPerDoc, 50), maxFetch)
 	for {
-		units, total, err := ix.top(ctx, r, bq, size, matched)
+		units, total, err := ix.top(ctx, r, bq, size, matched, watch)
 		if err != nil {
 			return nil, err
 		}
@@ -303,12 +315,12 @@ func (ix *Index) searcher(ctx context.Context, r index.IndexReader, q query.Quer
 
 // top walks the matches of bq and returns the best n units, best first, and how many units
 // match. Unless matched is nil, it adds the documents of the first maxCount matching units to
-// matched. It drives
+// matched; and it sets the score of each matching unit that watch (by internal id) holds. It drives
 // bleve's searcher itself rather than making a search request: a request sorted by score and
 // id loads the id of every match, and counting the documents took a second walk; here a
 // match's id is read only when it is counted or could enter the best n, and one walk does both
 // (together about a third of a search).
-func (ix *Index) top(ctx context.Context, r index.IndexReader, bq query.Query, n int, matched map[string]bool) ([]unitHit, int, error) {
+func (ix *Index) top(ctx context.Context, r index.IndexReader, bq query.Query, n int, matched map[string]bool, watch map[string]float64) ([]unitHit, int, error) {
 	s, err := ix.searcher(ctx, r, bq)
 	if err != nil {
 		return nil, 0, err
@@ -319,6 +331,9 @@ func (ix *Index) top(ctx context.Context, r index.IndexReader, bq query.Query, n
 	err = eachMatch(ctx, r, s, func(dm *bsearch.DocumentMatch) error {
 		total++
 		u := unitHit{score: steady(dm.Score)}
+		if _, ok := watch[string(dm.IndexInternalID)]; ok {
+			watch[string(dm.IndexInternalID)] = u.score
+		}
 		count := matched != nil && total <= maxCount
 		if count || len(h) < n || u.score >= h[0].score {
 			var err error

@@ -834,6 +834,21 @@ func BenchmarkSearch(b *testing.B) {
 	benchSearch(b, ix, queries)
 }
 
+// tldrParaphrased are ten questions on the tldr pages with the paraphrases a calling model wrote
+// for them (eval/queries/tldr.paraphrases.json, t01 to t10).
+var tldrParaphrased = []Query{
+	{Text: "extract a compressed archive", Paraphrases: []string{"tar extract", "unzip archive", "decompress", "7z extract", "unpack archive"}},
+	{Text: "see which process is using a port", Paraphrases: []string{"lsof port", "ss listening ports", "netstat process", "fuser port"}},
+	{Text: "show disk usage of a folder sorted by size", Paraphrases: []string{"du disk usage", "du sort -h", "ncdu", "directory size"}},
+	{Text: "how much free space is left on my drives", Paraphrases: []string{"df free disk space", "filesystem disk space usage", "df -h", "available space"}},
+	{Text: "search for files changed in the last week", Paraphrases: []string{"find -mtime", "find modified files", "files modified days ago", "find by modification time"}},
+	{Text: "force quit a program that froze", Paraphrases: []string{"kill process", "killall", "pkill", "kill -9 SIGKILL", "xkill"}},
+	{Text: "download a file from a url in the terminal", Paraphrases: []string{"wget", "curl download", "download file URL", "aria2c"}},
+	{Text: "copy files to another computer over ssh", Paraphrases: []string{"scp", "rsync remote", "copy files remote host", "sftp"}},
+	{Text: "undo my last git commit", Paraphrases: []string{"git reset HEAD~1", "git revert", "undo commit", "git commit --amend"}},
+	{Text: "find text inside all files in a folder recursively", Paraphrases: []string{"grep recursive", "grep -r pattern directory", "rg ripgrep", "search pattern files"}},
+}
+
 // BenchmarkTLDR indexes the tldr pages in batches of 500 (reporting docs/s) and then searches
 // them (reporting the latency's percentiles): the user's words alone, and with the paraphrases
 // a calling model wrote for them (eval/queries/tldr.paraphrases.json, t01 to t10).
@@ -862,18 +877,7 @@ func BenchmarkTLDR(b *testing.B) {
 	}
 	b.Run("Search", func(b *testing.B) { benchSearch(b, ix, words) })
 	b.Run("SearchParaphrases", func(b *testing.B) {
-		benchSearch(b, ix, []Query{
-			{Text: "extract a compressed archive", Paraphrases: []string{"tar extract", "unzip archive", "decompress", "7z extract", "unpack archive"}},
-			{Text: "see which process is using a port", Paraphrases: []string{"lsof port", "ss listening ports", "netstat process", "fuser port"}},
-			{Text: "show disk usage of a folder sorted by size", Paraphrases: []string{"du disk usage", "du sort -h", "ncdu", "directory size"}},
-			{Text: "how much free space is left on my drives", Paraphrases: []string{"df free disk space", "filesystem disk space usage", "df -h", "available space"}},
-			{Text: "search for files changed in the last week", Paraphrases: []string{"find -mtime", "find modified files", "files modified days ago", "find by modification time"}},
-			{Text: "force quit a program that froze", Paraphrases: []string{"kill process", "killall", "pkill", "kill -9 SIGKILL", "xkill"}},
-			{Text: "download a file from a url in the terminal", Paraphrases: []string{"wget", "curl download", "download file URL", "aria2c"}},
-			{Text: "copy files to another computer over ssh", Paraphrases: []string{"scp", "rsync remote", "copy files remote host", "sftp"}},
-			{Text: "undo my last git commit", Paraphrases: []string{"git reset HEAD~1", "git revert", "undo commit", "git commit --amend"}},
-			{Text: "find text inside all files in a folder recursively", Paraphrases: []string{"grep recursive", "grep -r pattern directory", "rg ripgrep", "search pattern files"}},
-		})
+		benchSearch(b, ix, tldrParaphrased)
 	})
 }
 
