@@ -272,6 +272,12 @@ func steady(score float64) float64 {
 	return math.Round(score*scale) / scale
 }
 
+// farBelow reports whether steady(score) is certainly below floor, a positive steady score:
+// steady moves a score by at most half a unit of its tenth digit, less than a billionth of it.
+func farBelow(score, floor float64) bool {
+	return floor > 0 && score < floor*(1-1e-9)
+}
+
 // unitHeap is a min-heap of units, the worst on top.
 type unitHeap []unitHit
 
@@ -318,7 +324,12 @@ func (ix *Index) top(ctx context.Context, r index.IndexReader, bq query.Query, n
 	total := 0
 	err = eachMatch(ctx, r, s, func(dm *bsearch.DocumentMatch) error {
 		total++
-		u := unitHit{score: steady(dm.Score)}
+		// A unit far below the worst of a full heap stays below it once made steady: its
+		// score needs no rounding (a log and a power per match) to be passed over.
+		u := unitHit{score: dm.Score}
+		if len(h) < n || !farBelow(u.score, h[0].score) {
+			u.score = steady(u.score)
+		}
 		count := matched != nil && total <= maxCount
 		if count || len(h) < n || u.score >= h[0].score {
 			var err error
