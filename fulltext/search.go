@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -189,7 +190,11 @@ func (ix *Index) SearchChecked(ctx context.Context, q Query, keep func(path stri
 // ranked lists and the number of documents that match any of them.
 func (ix *Index) runAll(ctx context.Context, r index.IndexReader, terms []query.Query, filter query.Query, keep func(string) bool, want int, threshold float64) ([][]ranked, int, error) {
 	lists := make([][]ranked, 0, len(terms))
-	matched := map[string]bool{}
+	matched := matchedPool.Get().(map[string]bool)
+	defer func() {
+		clear(matched)
+		matchedPool.Put(matched)
+	}()
 	for _, tq := range terms {
 		list, err := ix.run(ctx, r, kept(filtered(tq, filter), keep), want, threshold, matched)
 		if err != nil {
@@ -199,6 +204,11 @@ func (ix *Index) runAll(ctx context.Context, r index.IndexReader, terms []query.
 	}
 	return lists, len(matched), nil
 }
+
+// matchedPool holds the sets runAll counts documents in, emptied: a search on the tldr tree
+// counts thousands, and a set grown afresh each time spent about 5% of the search rehashing.
+// The pool lets go of them at the next collection but one, so an idle server keeps none.
+var matchedPool = sync.Pool{New: func() any { return map[string]bool{} }}
 
 // run ranks the documents matching bq: their best units, best first, at least want documents
 // when that many match. It adds every matching document to matched, unless matched is nil.
