@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -196,7 +197,11 @@ func (ix *Index) SearchChecked(ctx context.Context, q Query, keep func(path stri
 // walk of phrasing i records the scores of the units names[i] watches.
 func (ix *Index) runAll(ctx context.Context, r index.IndexReader, terms []query.Query, filter query.Query, keep func(string) bool, want int, threshold float64, names []*naming) ([][]ranked, int, error) {
 	lists := make([][]ranked, 0, len(terms))
-	matched := map[string]bool{}
+	matched := matchedPool.Get().(map[string]bool)
+	defer func() {
+		clear(matched)
+		matchedPool.Put(matched)
+	}()
 	for i, tq := range terms {
 		var watch map[string]float64
 		if names != nil && names[i] != nil {
@@ -210,6 +215,11 @@ func (ix *Index) runAll(ctx context.Context, r index.IndexReader, terms []query.
 	}
 	return lists, len(matched), nil
 }
+
+// matchedPool holds the sets runAll counts documents in, emptied: a search on the tldr tree
+// counts thousands, and a set grown afresh each time spent about 5% of the search rehashing.
+// The pool lets go of them at the next collection but one, so an idle server keeps none.
+var matchedPool = sync.Pool{New: func() any { return map[string]bool{} }}
 
 // run ranks the documents matching bq: their best units, best first, at least want documents
 // when that many match. It adds every matching document to matched, unless matched is nil, and
@@ -284,6 +294,12 @@ func steady(score float64) float64 {
 	return math.Round(score*scale) / scale
 }
 
+// farBelow reports whether steady(score) is certainly below floor, a positive steady score:
+// steady moves a score by at most half a unit of its tenth digit, less than a billionth of it.
+func farBelow(score, floor float64) bool {
+	return floor > 0 && score < floor*(1-1e-9)
+}
+
 // unitHeap is a min-heap of units, the worst on top.
 type unitHeap []unitHit
 
@@ -330,9 +346,14 @@ func (ix *Index) top(ctx context.Context, r index.IndexReader, bq query.Query, n
 	total := 0
 	err = eachMatch(ctx, r, s, func(dm *bsearch.DocumentMatch) error {
 		total++
-		u := unitHit{score: steady(dm.Score)}
+		// A unit far below the worst of a full heap stays below it once made steady: its
+		// score needs no rounding (a log and a power per match) to be passed over.
+		u := unitHit{score: dm.Score}
+		if len(h) < n || !farBelow(u.score, h[0].score) {
+			u.score = steady(u.score)
+		}
 		if _, ok := watch[string(dm.IndexInternalID)]; ok {
-			watch[string(dm.IndexInternalID)] = u.score
+			watch[string(dm.IndexInternalID)] = steady(dm.Score)
 		}
 		count := matched != nil && total <= maxCount
 		if count || len(h) < n || u.score >= h[0].score {

@@ -21,8 +21,8 @@ type span struct{ start, end int }
 func (ix *Index) snippet(body string, terms map[string]bool, fuzzy bool) string {
 	var spans []span
 	for _, tok := range analyze(textAnalyzer, body) {
-		t := string(tok.Term)
-		if terms[t] || fuzzy && nearAny(t, terms) {
+		// Indexing the map with the converted bytes does not copy them.
+		if terms[string(tok.Term)] || fuzzy && nearAny(string(tok.Term), terms) {
 			spans = append(spans, span{tok.Start, tok.End})
 		}
 	}
