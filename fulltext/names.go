@@ -253,7 +253,8 @@ func (ix *Index) lift(ctx context.Context, r index.IndexReader, gen uint64, n *n
 }
 
 // matched returns the best maxNamed of ids, internal ids of units, that the phrasing's walk
-// found, with their scores and external ids.
+// found, with their scores and external ids. Units tied at the cut are ordered by their external
+// ids, as everywhere else: internal ids differ from one build to the next.
 func (n *naming) matched(r index.IndexReader, ids []string) ([]unitHit, error) {
 	var units []unitHit
 	for _, id := range ids {
@@ -261,8 +262,11 @@ func (n *naming) matched(r index.IndexReader, ids []string) ([]unitHit, error) {
 			units = append(units, unitHit{id: id, score: s})
 		}
 	}
-	sort.Slice(units, func(i, j int) bool { return units[j].worse(units[i]) })
-	units = units[:min(len(units), maxNamed)]
+	sort.Slice(units, func(i, j int) bool { return units[i].score > units[j].score })
+	if len(units) > maxNamed {
+		cut := units[maxNamed-1].score
+		units = units[:sort.Search(len(units), func(i int) bool { return units[i].score < cut })]
+	}
 	for i := range units {
 		id, err := r.ExternalID(index.IndexInternalID(units[i].id))
 		if err != nil {
@@ -270,7 +274,8 @@ func (n *naming) matched(r index.IndexReader, ids []string) ([]unitHit, error) {
 		}
 		units[i].id = id
 	}
-	return units, nil
+	sort.Slice(units, func(i, j int) bool { return units[j].worse(units[i]) })
+	return units[:min(len(units), maxNamed)], nil
 }
 
 // namedQuery matches the units of the documents named key.
@@ -304,20 +309,7 @@ func (ix *Index) namesIn(r index.IndexReader, gen uint64, text string) ([]NameRu
 // terms of the phrasing's words outside run, the share of those terms' idf they contain. It
 // returns nil when the phrasing has no other terms.
 func (ix *Index) coverage(ctx context.Context, r index.IndexReader, gen uint64, words []string, run NameRun, nq, filter query.Query, keep func(string) bool) (map[string]float64, error) {
-	var rest []string
-	for i, w := range words {
-		if (i < run.Start || i >= run.End) && !questionWords[w] {
-			rest = append(rest, w)
-		}
-	}
-	var terms []string
-	for _, w := range rest {
-		for _, t := range termsOf(textAnalyzer, w) {
-			if !slices.Contains(terms, t) {
-				terms = append(terms, t)
-			}
-		}
-	}
+	terms := restTerms(words, run)
 	if len(terms) == 0 {
 		return nil, nil
 	}
@@ -395,4 +387,22 @@ func keepNamed(fused []ranked, lists [][]ranked, places int) []ranked {
 		out[i].score = max(out[i].score, out[i+1].score)
 	}
 	return out
+}
+
+// restTerms returns the distinct analysed terms of words, a phrasing's words in order, outside
+// run and question words: what a document run names must also hold to be lifted. Each word is
+// analysed alone, as coverage has always measured it.
+func restTerms(words []string, run NameRun) []string {
+	var terms []string
+	for i, w := range words {
+		if i >= run.Start && i < run.End || questionWords[w] {
+			continue
+		}
+		for _, t := range termsOf(textAnalyzer, w) {
+			if !slices.Contains(terms, t) {
+				terms = append(terms, t)
+			}
+		}
+	}
+	return terms
 }

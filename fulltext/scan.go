@@ -200,16 +200,7 @@ func scanCoverage(text string, keys []string, has func(term string) bool) (float
 	best := 0.0
 	words := termsInOrder(text)
 	for _, run := range runs {
-		var rest []string
-		for i, w := range words {
-			if (i < run.Start || i >= run.End) && !questionWords[w] {
-				for _, t := range termsOf(textAnalyzer, w) {
-					if !slices.Contains(rest, t) {
-						rest = append(rest, t)
-					}
-				}
-			}
-		}
+		rest := restTerms(words, run)
 		if len(rest) == 0 {
 			return 1, true
 		}

@@ -26,8 +26,9 @@ const (
 	DefaultMax = 10
 	// FusionK is the constant k of reciprocal rank fusion: a document scores the sum of
 	// 1/(k+rank) over the phrasings' lists (scaled, and mixed with scores: see
-	// Ranking.ScoreFusion). The original paper's 60 suits long lists from many systems; a calling model's few keyword paraphrases put the answer at the top of one or two
-	// lists, and a smaller k lets that count. Chosen on the odd-numbered queries of
+	// Ranking.ScoreFusion). The original paper's 60 suits long lists from many systems; a
+	// calling model's few keyword paraphrases put the answer at the top of one or two lists, and
+	// a smaller k lets that count. Chosen on the odd-numbered queries of
 	// eval/queries with their paraphrases (go run ./eval --paraphrases --split, pooled
 	// judgments) from 2, 5, 10, 20 and 60: nDCG@5 odd/even went from 0.904/0.885 to 0.912/0.898
 	// on obsidian and from 0.803/0.777 to 0.823/0.793 on tldr with 10.
@@ -406,9 +407,9 @@ func eachMatch(ctx context.Context, r index.IndexReader, s bsearch.Searcher, f f
 }
 
 // fuse merges ranked lists by reciprocal rank fusion mixed with their normalised scores (see
-// Ranking.ScoreFusion); a single list keeps its own scores. A
-// document's best unit comes from the list that ranks it highest, the literal text first on
-// ties. Scores are normalised so that the top document scores 1.
+// Ranking.ScoreFusion); a single list keeps its own scores. A document's best unit comes from the
+// list that ranks it highest, the literal text first on ties. Scores are normalised so that the
+// top document scores 1.
 func (ix *Index) fuse(lists [][]ranked) []ranked {
 	if len(lists) == 1 {
 		return lists[0]
