@@ -220,7 +220,6 @@ func mergeHits(indexed, scanned []fulltext.Hit, want int) []fulltext.Hit {
 // graph is loaded from the index while the build walks the tree, and until then a file the index
 // holds may have links the graph does not know. It waits for that load within its budget.
 func (e *Engine) ReadLinksTo(ctx context.Context, name string) Coverage {
-	indexed := e.done.Load()
 	if cv := e.coverage(); cv.Complete {
 		return cv
 	}
@@ -250,7 +249,11 @@ func (e *Engine) ReadLinksTo(ctx context.Context, name string) Coverage {
 	for _, a := range d.Aliases {
 		needles = append(needles, bytes.ToLower([]byte(a)))
 	}
-	// An empty query: every file not yet indexed, in the build's order.
+	// An empty query: every file not yet indexed, in the build's order. The count is read only
+	// now, unlike Search's: what the caller reads next is the graph, and the build puts a file in
+	// the graph before it counts it done, so the files counted during the wait above are not
+	// read again.
+	indexed := e.done.Load()
 	exhausted := e.eachUnindexed(ctx, &fulltext.ScanQuery{}, indexed, deadline, e.graph.Has, func(p string) bool {
 		cv.Scanned++
 		if p == name {

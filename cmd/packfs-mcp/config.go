@@ -126,7 +126,9 @@ func loadConfig(file string) (Config, error) {
 // configError says that file could not be read as a config, and, for a key that moved, where it
 // went: http.maxRequestBytes bounds stdio too now, as security.maxRequestBytes.
 func configError(file string, err error) error {
-	if strings.Contains(err.Error(), "maxRequestBytes") {
+	// Only an unknown key has moved: json says `unknown field "maxRequestBytes"`, yaml `field
+	// maxRequestBytes not found`; a bad value of security.maxRequestBytes is where it belongs.
+	if msg := err.Error(); strings.Contains(msg, `unknown field "maxRequestBytes"`) || strings.Contains(msg, "field maxRequestBytes not found") {
 		return fmt.Errorf("config %s: %v (the message bound is security.maxRequestBytes now, for stdio and HTTP alike: move it there)", file, err)
 	}
 	return fmt.Errorf("config %s: %v", file, err)

@@ -150,3 +150,26 @@ func TestPipedCallsAreAnswered(t *testing.T) {
 		t.Errorf("%d reads answered with the content, want 10", got)
 	}
 }
+
+// TestConfigMovedKey checks that the hint on where http.maxRequestBytes went is given for the old
+// key, in JSON and YAML, and not for a bad value of the key where it belongs now.
+func TestConfigMovedKey(t *testing.T) {
+	const hint = "the message bound is security.maxRequestBytes now"
+	tests := []struct {
+		name, file, content string
+		hint                bool
+	}{
+		{"old key, json", "o.json", `{"rootPath": "/r", "http": {"maxRequestBytes": 1024}}`, true},
+		{"old key, yaml", "o.yaml", "rootPath: /r\nhttp:\n  maxRequestBytes: 1024\n", true},
+		{"bad value of the new key", "n.json", `{"rootPath": "/r", "security": {"maxRequestBytes": "1MB"}}`, false},
+	}
+	for _, tt := range tests {
+		_, err := parseServe([]string{"--config", writeFile(t, tt.file, tt.content)}, &bytes.Buffer{})
+		if err == nil {
+			t.Fatalf("%s: no error", tt.name)
+		}
+		if got := strings.Contains(err.Error(), hint); got != tt.hint {
+			t.Errorf("%s: %v; hint given = %t, want %t", tt.name, err, got, tt.hint)
+		}
+	}
+}

@@ -105,7 +105,12 @@ func (in *inputReader) next() (line []byte, tooLong bool, id json.RawMessage, er
 				size--
 			}
 			if size > in.max {
-				head := append(in.line, chunk...)
+				// Only the head is read for the id: appending the whole chunk would copy up to
+				// max bytes again at the moment the line is refused.
+				head := in.line
+				if n := idHead - len(head); n > 0 {
+					head = append(head, chunk[:min(n, len(chunk))]...)
+				}
 				id = idOf(head[:min(len(head), idHead)])
 				tooLong, in.line = true, in.line[:0]
 			} else {

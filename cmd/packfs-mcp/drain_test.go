@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -28,6 +29,7 @@ func TestInputReaderBound(t *testing.T) {
 		in      string
 		out     string
 		refused int
+		ids     []string // the ids the refusals recovered, when the test says
 	}{
 		{name: "short lines pass", in: note(40) + "\n" + note(50) + "\n", out: note(40) + "\n" + note(50) + "\n"},
 		{name: "at the bound passes", in: note(max) + "\n", out: note(max) + "\n"},
@@ -40,12 +42,16 @@ func TestInputReaderBound(t *testing.T) {
 		{name: "long line at the end of input", in: note(40) + "\n" + note(5*max), out: note(40) + "\n", refused: 1},
 		{name: "last line without a newline passes", in: note(40), out: note(40)},
 		{name: "empty lines pass", in: "\n\n", out: "\n\n"},
+		// The id straddles the 16-byte buffer in which the line passes the bound (bytes 64 to 79).
+		{name: "the id is read from the buffer that passes the bound", in: `{"jsonrpc":"2.0","method":"` + strings.Repeat("m", 32) + `","id":77,"params":"` + strings.Repeat("x", 2*max) + "\"}\n",
+			refused: 1, ids: []string{"77"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			refused := 0
+			var ids []string
 			in := &inputReader{r: bufio.NewReaderSize(strings.NewReader(tt.in), 16), l: newLedger(), max: max,
-				refuse: func(json.RawMessage) { refused++ }}
+				refuse: func(id json.RawMessage) { refused++; ids = append(ids, string(id)) }}
 			out, err := io.ReadAll(in)
 			if err != nil {
 				t.Fatal(err)
@@ -55,6 +61,9 @@ func TestInputReaderBound(t *testing.T) {
 			}
 			if refused != tt.refused {
 				t.Errorf("%d lines refused, want %d", refused, tt.refused)
+			}
+			if tt.ids != nil && !slices.Equal(ids, tt.ids) {
+				t.Errorf("refusals recovered ids %q, want %q", ids, tt.ids)
 			}
 		})
 	}
