@@ -181,13 +181,9 @@ func NewRecord(c Call, maxContent int) Record {
 	cl := newClipper(maxContent)
 	input := cl.clip(c.Input, "input", []byte("{}"))
 	var flat struct {
-		Success  *bool  `json:"success"`
-		Error    string `json:"error"`
-		Code     string `json:"code"`
-		Metadata struct {
-			Path          string `json:"path"`
-			OperationType string `json:"operationType"`
-		} `json:"metadata"`
+		Success *bool  `json:"success"`
+		Error   string `json:"error"`
+		Code    string `json:"code"`
 	}
 	// Output need not be an object; then it has none of these fields.
 	_ = json.Unmarshal(c.Output, &flat)
@@ -202,8 +198,8 @@ func NewRecord(c Call, maxContent int) Record {
 	md := Metadata{
 		Time:       c.Start.UTC(),
 		DurationMs: float64(c.Duration.Microseconds()) / 1000,
-		Purpose:    firstString(maxPurposeBytes, args.Purpose, flat.Metadata.OperationType),
-		Path:       firstString(maxPathBytes, args.Target.Path, flat.Metadata.Path),
+		Purpose:    stringArg(maxPurposeBytes, args.Purpose),
+		Path:       stringArg(maxPathBytes, args.Target.Path),
 		Code:       flat.Code,
 		Session:    c.Session,
 	}
@@ -237,12 +233,10 @@ func NewRecord(c Call, maxContent int) Record {
 	return Record{ID: "msg-" + rand.Text(), Role: "assistant", Parts: []Part{part}, Metadata: md}
 }
 
-// firstString returns the first of vals that is a non-empty string, cut to max bytes.
-func firstString(max int, vals ...any) string {
-	for _, v := range vals {
-		if s, ok := v.(string); ok && s != "" {
-			return cutUTF8(s, max)
-		}
+// stringArg returns v cut to max bytes when it is a string, else "".
+func stringArg(max int, v any) string {
+	if s, ok := v.(string); ok {
+		return cutUTF8(s, max)
 	}
 	return ""
 }

@@ -54,9 +54,7 @@ func decode(t *testing.T, s string) map[string]any {
 
 func TestNewRecordShape(t *testing.T) {
 	readIn := `{"purpose":"read","target":{"path":"notes/a.md"}}`
-	meta := func(purpose, path string) string {
-		return fmt.Sprintf(`"metadata":{"executionTime":1.5,"operationType":%q,"path":%q,"tool":"packfs-file-reader"}`, purpose, path)
-	}
+	const meta = `"metadata":{"executionMs":1.5}`
 	tests := []struct {
 		name string
 		call Call
@@ -65,17 +63,17 @@ func TestNewRecordShape(t *testing.T) {
 		{
 			name: "answered",
 			call: Call{ID: "2", Session: "stdio", Tool: "packfs-file-reader", Input: json.RawMessage(readIn),
-				Output: json.RawMessage(`{"success":true,"content":"hello\n",` + meta("read", "notes/a.md") + `}`),
+				Output: json.RawMessage(`{"success":true,"content":"hello\n",` + meta + `}`),
 				Start:  t0, Duration: 1500 * time.Microsecond},
 			want: `{"role":"assistant","parts":[{"type":"dynamic-tool","toolName":"packfs-file-reader","toolCallId":"2",
 				"state":"output-available","input":{"purpose":"read","target":{"path":"notes/a.md"}},
-				"output":{"success":true,"content":"hello\n",` + meta("read", "notes/a.md") + `}}],
+				"output":{"success":true,"content":"hello\n",` + meta + `}}],
 				"metadata":{"time":"2026-05-01T10:00:00Z","durationMs":1.5,"purpose":"read","path":"notes/a.md","session":"stdio"}}`,
 		},
 		{
 			name: "error",
 			call: Call{ID: "3", Session: "stdio", Tool: "packfs-file-reader", Input: json.RawMessage(`{"purpose":"read","target":{"path":"gone.md"}}`),
-				Output:  json.RawMessage(`{"success":false,"error":"\"gone.md\" does not exist","code":"NOT_FOUND",` + meta("read", "gone.md") + `}`),
+				Output:  json.RawMessage(`{"success":false,"error":"\"gone.md\" does not exist","code":"NOT_FOUND",` + meta + `}`),
 				IsError: true, Start: t0, Duration: time.Millisecond},
 			want: `{"role":"assistant","parts":[{"type":"dynamic-tool","toolName":"packfs-file-reader","toolCallId":"3",
 				"state":"output-error","input":{"purpose":"read","target":{"path":"gone.md"}},"errorText":"\"gone.md\" does not exist"}],
@@ -84,7 +82,7 @@ func TestNewRecordShape(t *testing.T) {
 		{
 			name: "denied by the path policy",
 			call: Call{ID: "4", Tool: "packfs-file-reader", Input: json.RawMessage(`{"purpose":"read","target":{"path":"../x"}}`),
-				Output:  json.RawMessage(`{"success":false,"error":"outside the root","code":"PATH_OUTSIDE_ROOT",` + meta("read", "") + `}`),
+				Output:  json.RawMessage(`{"success":false,"error":"outside the root","code":"PATH_OUTSIDE_ROOT",` + meta + `}`),
 				IsError: true, Start: t0},
 			want: `{"role":"assistant","parts":[{"type":"dynamic-tool","toolName":"packfs-file-reader","toolCallId":"4",
 				"state":"output-denied","input":{"purpose":"read","target":{"path":"../x"}},
@@ -94,7 +92,7 @@ func TestNewRecordShape(t *testing.T) {
 		{
 			name: "rate limited",
 			call: Call{ID: "5", Tool: "packfs-file-reader", Input: json.RawMessage(readIn),
-				Output:  json.RawMessage(`{"success":false,"error":"slow down","code":"RATE_LIMITED","retryAfterMs":20,` + meta("read", "") + `}`),
+				Output:  json.RawMessage(`{"success":false,"error":"slow down","code":"RATE_LIMITED","retryAfterMs":20,` + meta + `}`),
 				IsError: true, Start: t0},
 			want: `{"role":"assistant","parts":[{"type":"dynamic-tool","toolName":"packfs-file-reader","toolCallId":"5",
 				"state":"output-denied","input":{"purpose":"read","target":{"path":"notes/a.md"}},

@@ -754,6 +754,28 @@ func (ix *Index) Under(name string) []string {
 	return out
 }
 
+// CountUnder counts the indexed documents at or below name (every one for ".") that keep
+// accepts, given their path and stamp.
+func (ix *Index) CountUnder(name string, keep func(p string, st Stamp) bool) int {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	n := 0
+	for p, st := range ix.docs {
+		if (name == "." || p == name || strings.HasPrefix(p, name+"/")) && keep(p, st.stamp) {
+			n++
+		}
+	}
+	return n
+}
+
+// Has reports whether the document at p is indexed.
+func (ix *Index) Has(p string) bool {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	_, ok := ix.docs[p]
+	return ok
+}
+
 // Count returns the number of indexed documents (not units).
 func (ix *Index) Count() (int, error) {
 	ix.mu.Lock()

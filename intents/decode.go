@@ -431,8 +431,8 @@ func unknownField(t reflect.Type, path, key string) *FieldError {
 	var guess string
 	for _, f := range fields(t) {
 		names = append(names, f.name)
-		if loose(f.name) == loose(key) {
-			guess = f.name
+		if l, k := loose(f.name), loose(key); l == k || l == k+"bytes" {
+			guess = f.name // a unit joined the name (maxSize became maxSizeBytes)
 		}
 	}
 	where := ""

@@ -74,7 +74,7 @@ func checkField[T any](t *testing.T, raw []byte) {
 }
 
 func FuzzDecodeFieldNames(f *testing.F) {
-	for _, s := range []string{`{"purpose":"read","target":{"path":"a","x":1}}`, `{"purpose":"edit","target":"a","edits":[{"oldText":1}]}`, `{"purpose":"list","options":{"maxResults":-1}}`, `{"purpose":"read","target":{"path":"a"},"preferences":{"limit":"x"}}`, `{"purpose":"list","target":{"criteria":{"size":{"min":-1}}}}`} {
+	for _, s := range []string{`{"purpose":"read","target":{"path":"a","x":1}}`, `{"purpose":"edit","target":"a","edits":[{"oldText":1}]}`, `{"purpose":"list","options":{"maxResults":-1}}`, `{"purpose":"read","target":{"path":"a"},"preferences":{"limit":"x"}}`, `{"purpose":"list","target":{"criteria":{"sizeBytes":{"min":-1}}}}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {

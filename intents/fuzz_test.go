@@ -17,7 +17,7 @@ func FuzzDecode(f *testing.F) {
 	for _, seed := range []string{
 		// Access.
 		`{"purpose":"read","target":{"path":"a.md"}}`,
-		`{"purpose":"read","target":{"path":"bin/x","encoding":"base64"},"preferences":{"includeMetadata":true,"maxSize":1024,"chunkIfLarge":true,"offset":5,"limit":20}}`,
+		`{"purpose":"read","target":{"path":"bin/x","encoding":"base64"},"preferences":{"includeMetadata":true,"maxSizeBytes":1024,"chunkIfLarge":true,"offset":5,"limit":20}}`,
 		`{"purpose":"read","target":"{\"path\":\"a.md\"}"}`,
 		`{"purpose":"metadata","target":"notes/a.md"}`,
 		`{"purpose":"exists","path":"a.md"}`,
@@ -30,7 +30,7 @@ func FuzzDecode(f *testing.F) {
 		`{"purpose":"list","target":"docs","options":{"recursive":"true","maxResults":"10"}}`,
 		`{"purpose":"search_content","path":"src","query":"func main","options":{"regex":true,"contextLines":2}}`,
 		`{"purpose":"search_semantic","target":{"query":"rate limits"},"queries":["throttling","quotas"]}`,
-		`{"purpose":"list","target":{"criteria":{"extension":"md","size":{"min":"10"},"modified":{"after":"2025-01-31"}}}}`,
+		`{"purpose":"list","target":{"criteria":{"extension":"md","sizeBytes":{"min":"10"},"modified":{"after":"2025-01-31"}}}}`,
 		`{"purpose":"list","target":{"criteria":"{\"extension\":[\"md\"],\"name\":\"*.md\"}"}}`,
 		`{"purpose":"search_content","target":{"query":"  "},"options":{"max_results":3}}`,
 		// Update.

@@ -155,7 +155,7 @@ func TestSchemaAcceptsDecoded(t *testing.T) {
 		run(t, Schema[Access](), func(b []byte) (any, error) { return Decode[Access](b) },
 			[]check{
 				{"minimal", `{"purpose":"exists","target":"a"}`},
-				{"full", `{"purpose":"read","target":{"path":"a","encoding":"utf-8"},"preferences":{"includeMetadata":true,"maxSize":9,"chunkIfLarge":true,"offset":1,"limit":2}}`},
+				{"full", `{"purpose":"read","target":{"path":"a","encoding":"utf-8"},"preferences":{"includeMetadata":true,"maxSizeBytes":9,"chunkIfLarge":true,"offset":1,"limit":2}}`},
 			},
 			[]check{
 				{"unknown nested field", `{"purpose":"read","target":{"path":"a"},"preferences":{"lines":2}}`},
@@ -167,12 +167,12 @@ func TestSchemaAcceptsDecoded(t *testing.T) {
 			[]check{
 				{"minimal", `{"purpose":"list"}`},
 				{"full", `{"purpose":"search_semantic","target":{"path":"d","query":"q","criteria":{"tags":"t","extension":"md","name":"*",
-					"modified":{"after":"2025-01-01","before":"2025-02-01T00:00:00Z"},"size":{"min":0,"max":5}}},
+					"modified":{"after":"2025-01-01","before":"2025-02-01T00:00:00Z"},"sizeBytes":{"min":0,"max":5}}},
 					"options":{"recursive":true,"maxDepth":1,"maxResults":2,"offset":3,"includeContent":true,"followRelationships":true},
 					"queries":["a","b"]}`},
 				{"full search_content", `{"purpose":"search_content","target":{"path":"d","query":"q","criteria":{"content":"c"}},
 					"options":{"regex":true,"caseSensitive":true,"contextLines":4}}`},
-				{"empty criteria", `{"purpose":"list","target":{"criteria":{"modified":{},"size":{}}}}`},
+				{"empty criteria", `{"purpose":"list","target":{"criteria":{"modified":{},"sizeBytes":{}}}}`},
 			},
 			[]check{
 				{"unknown criterion", `{"purpose":"list","target":{"criteria":{"owner":"me"}}}`},

@@ -20,7 +20,7 @@ type AccessTarget struct {
 // value reads the whole file as text, up to the server's size limit.
 type AccessPreferences struct {
 	IncludeMetadata bool  `json:"includeMetadata,omitempty" jsonschema:"Also return the file's size, modification time and type with the content. Default false."`
-	MaxSize         int64 `json:"maxSize,omitempty" validate:"min=0" jsonschema:"Refuse files larger than this many bytes with the error code TOO_LARGE. Default 0 means the server's limit."`
+	MaxSizeBytes    int64 `json:"maxSizeBytes,omitempty" validate:"min=0" jsonschema:"Refuse files larger than this many bytes with the error code TOO_LARGE. Default 0 means the server's limit."`
 	ChunkIfLarge    bool  `json:"chunkIfLarge,omitempty" jsonschema:"Return a large text file in smaller parts; the result carries nextOffset to pass as offset in the next call. Not with target.encoding base64. Default false."`
 	Offset          int   `json:"offset,omitempty" validate:"min=0" jsonschema:"First line to return, counting from 0. Not with target.encoding base64. Default 0."`
 	Limit           int   `json:"limit,omitempty" validate:"min=0,max=100000" jsonschema:"Number of lines to return. Not with target.encoding base64. Default 0 means all lines, up to the size of one answer (smaller with chunkIfLarge)."`
@@ -51,7 +51,7 @@ type Criteria struct {
 	Extension []string   `json:"extension,omitempty" validate:"max=50,dive,max=32" jsonschema:"Keep only files with one of these extensions, e.g. [\"md\", \"txt\"]."`
 	Name      string     `json:"name,omitempty" validate:"max=256" jsonschema:"Keep only files whose base name matches this glob, ignoring case, e.g. *.md."`
 	Modified  *TimeRange `json:"modified,omitempty" jsonschema:"Keep only files last modified within this time range."`
-	Size      *SizeRange `json:"size,omitempty" jsonschema:"Keep only files whose size in bytes is within this range."`
+	SizeBytes *SizeRange `json:"sizeBytes,omitempty" jsonschema:"Keep only files whose size in bytes is within this range."`
 	Tags      []string   `json:"tags,omitempty" validate:"max=20,dive,max=100" purposes:"search_semantic" jsonschema:"Keep only documents carrying every one of these frontmatter tags."`
 }
 
@@ -78,6 +78,7 @@ type DiscoverOptions struct {
 	MaxDepth            int   `json:"maxDepth,omitempty" validate:"min=0,max=1000" jsonschema:"How many directory levels below target.path a recursive listing or search goes; 1 means only the entries directly in it. Refused when the call is not recursive (for list, unless recursive is true). Default 0 means no limit."`
 	MaxResults          int   `json:"maxResults,omitempty" validate:"min=0,max=10000" jsonschema:"Most results to return. Default 0 means the server's default."`
 	Offset              int   `json:"offset,omitempty" validate:"min=0" jsonschema:"Skip this many results; to get the next page, pass the nextOffset of the previous result. Default 0."`
+	IncludeModified     bool  `json:"includeModified,omitempty" purposes:"list search_content" jsonschema:"Also return each entry's last modification time, modified. Default false: list returns path, type and sizeBytes, search_content the path and its matching lines."`
 	IncludeContent      bool  `json:"includeContent,omitempty" purposes:"search_content search_semantic" jsonschema:"Include each file's text, capped, in the results. Default false."`
 	FollowRelationships bool  `json:"followRelationships,omitempty" purposes:"search_semantic" jsonschema:"Also return, in related, the documents one link away from the hits (links, backlinks, frontmatter relations). Default false."`
 	Regex               bool  `json:"regex,omitempty" purposes:"search_content" jsonschema:"Treat target.query as an RE2 regular expression instead of plain text. Default false."`

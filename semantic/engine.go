@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -861,6 +862,34 @@ func (e *Engine) Candidates(ctx context.Context, literal string) ([]string, bool
 	e.mu.Unlock()
 	sort.Strings(paths)
 	return slices.Compact(paths), true, nil
+}
+
+// Covered counts the files at or below name that a content search narrowed by [Engine.Candidates]
+// covers, the ones keep accepts by path and stamp: the indexed documents, whose words the index
+// vouches for, and the files too large to index, which the candidates always include.
+func (e *Engine) Covered(name string, keep func(p string, st fulltext.Stamp) bool) int {
+	ix := e.index()
+	if ix == nil {
+		return 0
+	}
+	n := ix.CountUnder(name, keep)
+	e.mu.Lock()
+	var always []string
+	for p := range e.scan {
+		if name == "." || strings.HasPrefix(p, name+"/") {
+			always = append(always, p)
+		}
+	}
+	e.mu.Unlock()
+	for _, p := range always {
+		if ix.Has(p) {
+			continue // counted above
+		}
+		if info, err := fs.Stat(e.opts.FS, p); err == nil && keep(p, fulltext.Stamp{Size: info.Size(), ModTime: info.ModTime()}) {
+			n++
+		}
+	}
+	return n
 }
 
 // Reconcile brings the index in step with changes made by other programs: it walks the root and

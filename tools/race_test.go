@@ -432,8 +432,8 @@ func (e *raceEnv) checkSize(out map[string]any, name string, want int) {
 	if ok, _ := out["success"].(bool); !ok {
 		return
 	}
-	if size, _ := out["size"].(float64); int(size) != want {
-		e.t.Errorf("ESCAPE?: metadata %s size = %v, want %d (%v)", name, out["size"], want, out)
+	if size, _ := out["sizeBytes"].(float64); int(size) != want {
+		e.t.Errorf("ESCAPE?: metadata %s size = %v, want %d (%v)", name, out["sizeBytes"], want, out)
 	}
 }
 
@@ -706,7 +706,7 @@ func TestRaceGrowingFile(t *testing.T) {
 		if encoding != "" {
 			target["encoding"] = encoding
 		}
-		return map[string]any{"purpose": "read", "target": target, "preferences": map[string]any{"maxSize": limit}}
+		return map[string]any{"purpose": "read", "target": target, "preferences": map[string]any{"maxSizeBytes": limit}}
 	}
 	bodies := map[string]func(int){
 		"grow": func(int) {

@@ -26,7 +26,7 @@ func readerTool() mcp.Tool {
 			"purpose \"read\" returns its text in content (long files in parts: pass nextOffset back as preferences.offset; "+
 			"preferences.offset and preferences.limit pick lines); a binary file is reported with its mediaType instead of dumped "+
 			"(ask for target.encoding \"base64\" to get its bytes). "+
-			"purpose \"metadata\" returns size, modified, type, mode, lines and mediaType. "+
+			"purpose \"metadata\" returns sizeBytes, modified, type, mode, lines and mediaType. "+
 			"purpose \"exists\" answers exists true or false without an error for a missing path. "+
 			"target.encoding and preferences are for read only; elsewhere they are refused with INVALID_ARGUMENT naming them."),
 		schemas[intents.Access, ReaderResult](),
@@ -61,7 +61,7 @@ func (s *Server) read(ctx context.Context, c *call) (any, error) {
 		return s.metadata(ctx, c, name, e)
 	}
 	max := s.cfg.MaxFileSize
-	if p := in.Preferences.MaxSize; p > 0 && p < max {
+	if p := in.Preferences.MaxSizeBytes; p > 0 && p < max {
 		max = p
 	}
 	data, info, err := e.ReadFile(ctx, max)
@@ -181,10 +181,10 @@ func (s *Server) metadata(ctx context.Context, c *call, name string, e *fsroot.E
 
 func attrs(info fsroot.Info) FileAttrs {
 	return FileAttrs{
-		Size:     ptr(info.Size),
-		Modified: info.ModTime.UTC().Format("2006-01-02T15:04:05Z07:00"),
-		Type:     string(info.Type),
-		Mode:     fmt.Sprintf("%04o", info.Mode.Perm()),
+		SizeBytes: ptr(info.Size),
+		Modified:  info.ModTime.UTC().Format("2006-01-02T15:04:05Z07:00"),
+		Type:      string(info.Type),
+		Mode:      fmt.Sprintf("%04o", info.Mode.Perm()),
 	}
 }
 

@@ -14,16 +14,15 @@ type Status struct {
 }
 
 // Meta is the only nested object of a result: facts about the call rather than about the files.
+// It holds only what the caller does not already know: the tool and the purpose are the ones it
+// called, and every result names the paths it is about where they matter.
 type Meta struct {
-	ExecutionTime float64 `json:"executionTime" validate:"required" jsonschema:"milliseconds the call took inside the server"`
-	OperationType string  `json:"operationType" validate:"required" jsonschema:"the purpose that ran"`
-	Path          string  `json:"path,omitempty" jsonschema:"the root-relative path the call worked on"`
-	Tool          string  `json:"tool" validate:"required" jsonschema:"the tool that answered"`
+	ExecutionMs float64 `json:"executionMs" validate:"required" jsonschema:"milliseconds (not seconds) the call took inside the server, to 0.1 ms"`
 }
 
 // FileAttrs describe one file or directory, root-relative.
 type FileAttrs struct {
-	Size      *int64 `json:"size,omitempty" jsonschema:"size in bytes"`
+	SizeBytes *int64 `json:"sizeBytes,omitempty" jsonschema:"size in bytes"`
 	Modified  string `json:"modified,omitempty" jsonschema:"last modification time, RFC 3339"`
 	Type      string `json:"type,omitempty" jsonschema:"file, directory, symlink or other"`
 	Mode      string `json:"mode,omitempty" jsonschema:"permission bits in octal, such as 0644"`
@@ -61,8 +60,8 @@ type FileEntry struct {
 	Matches    []Match `json:"matches,omitempty" jsonschema:"search_content: the matching lines"`
 	MatchCount int     `json:"matchCount,omitempty" jsonschema:"search_content: how many lines matched in this file (matches may hold fewer)"`
 	Content    *string `json:"content,omitempty" jsonschema:"with options.includeContent: the file's text, capped"`
-	Title      string  `json:"title,omitempty" jsonschema:"search_semantic: the document's title"`
-	Score      float64 `json:"score,omitempty" jsonschema:"search_semantic: relevance, 1 for the best hit"`
+	Title      string  `json:"title,omitempty" jsonschema:"search_semantic: the document's title, when it is not just the file's name without its extension"`
+	Score      float64 `json:"score,omitempty" jsonschema:"search_semantic: relevance relative to the best hit (1), to two decimals"`
 	Heading    string  `json:"heading,omitempty" jsonschema:"search_semantic: heading of the best matching section"`
 	Line       int     `json:"line,omitempty" jsonschema:"search_semantic: first line of the best matching section"`
 	Snippet    string  `json:"snippet,omitempty" jsonschema:"search_semantic: the best passage, matched terms in **bold**"`
@@ -106,12 +105,12 @@ type BacklinkEntry struct {
 // SearcherResult is what packfs-file-searcher returns.
 type SearcherResult struct {
 	Status
-	Files        []FileEntry `json:"files,omitempty" jsonschema:"the files found, sorted by path"`
-	TotalFound   int         `json:"totalFound" validate:"required" jsonschema:"how many entries matched; a lower bound when truncated"`
-	Truncated    bool        `json:"truncated,omitempty" jsonschema:"true when more results exist than were returned"`
-	NextOffset   *int        `json:"nextOffset,omitempty" jsonschema:"when truncated: pass this as options.offset to get the next page"`
-	SearchedFile int         `json:"searchedFiles,omitempty" jsonschema:"search_content: how many files were read"`
-	TimedOut     bool        `json:"timedOut,omitempty" jsonschema:"true when the deadline stopped the walk early; narrow the path or the criteria"`
+	Files         []FileEntry `json:"files,omitempty" jsonschema:"the files found, sorted by path"`
+	TotalFound    int         `json:"totalFound" validate:"required" jsonschema:"list: how many entries matched the criteria; search_content: how many files have a matching line; search_semantic: how many documents matched; a lower bound when truncated"`
+	Truncated     bool        `json:"truncated,omitempty" jsonschema:"true when more results exist than were returned"`
+	NextOffset    *int        `json:"nextOffset,omitempty" jsonschema:"when truncated: pass this as options.offset to get the next page"`
+	FilesSearched int         `json:"filesSearched,omitempty" jsonschema:"search_content: how many text files under target.path (within the criteria) the search covered; the index rules out, without reading them, the files that lack the query's words"`
+	TimedOut      bool        `json:"timedOut,omitempty" jsonschema:"true when the deadline stopped the walk early; narrow the path or the criteria"`
 	// search_semantic
 	Related       []RelatedEntry `json:"related,omitempty" jsonschema:"search_semantic with options.followRelationships: documents one link away from the hits; relationships: documents related through frontmatter or links"`
 	UnknownWords  []string       `json:"unknownWords,omitempty" jsonschema:"search_semantic: words of the query or its paraphrases that no indexed document contains; say them differently in queries, with the words the documents would use"`

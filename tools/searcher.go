@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/fulltext"
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/markdown"
 )
@@ -35,7 +36,7 @@ const (
 func searcherTool() mcp.Tool {
 	return mcp.NewTool(SearcherName,
 		mcp.WithDescription("Find files under the root. "+
-			"purpose \"list\" lists a folder (target.path; \".\" is the root) with path, type, size and modified; options.recursive walks below it "+
+			"purpose \"list\" lists a folder (target.path; \".\" is the root) with path, type and sizeBytes (options.includeModified adds modified); options.recursive walks below it "+
 			"(options.maxDepth limits how deep) and target.criteria filters by extension, name glob, size, modified time or content. "+
 			"purpose \"search_content\" finds target.query in file contents in the whole tree below target.path (options.recursive false: only the files directly in it; "+
 			"a case-insensitive literal; options.regex for an RE2 "+
@@ -93,13 +94,13 @@ func (s *Server) discover(ctx context.Context, c *call) (any, error) {
 	var out SearcherResult
 	switch in.Purpose {
 	case "list":
-		err = s.list(ctx, name, in.Depth(), f, p, r)
+		err = s.list(ctx, name, in.Depth(), in.Options.IncludeModified, f, p, r)
 	default:
 		var m *matcher
 		if m, err = newMatcher(in.Target.Query, in.Options); err != nil {
 			return nil, err
 		}
-		out.SearchedFile, err = s.searchContent(ctx, name, in.Depth(), in.Options, f, m, p, r)
+		out.FilesSearched, err = s.searchContent(ctx, name, in.Depth(), in.Options, f, m, p, r)
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		out.TimedOut, err = true, nil
@@ -175,7 +176,7 @@ func (s *Server) walk(ctx context.Context, name string, depth int, r *reporter, 
 	})
 }
 
-func (s *Server) list(ctx context.Context, name string, depth int, f *filter, p *page, r *reporter) error {
+func (s *Server) list(ctx context.Context, name string, depth int, modified bool, f *filter, p *page, r *reporter) error {
 	return s.walk(ctx, name, depth, r, func(info fsroot.Info) bool {
 		if !f.keep(info) {
 			return true
@@ -183,7 +184,7 @@ func (s *Server) list(ctx context.Context, name string, depth int, f *filter, p 
 		if f.content != "" && !s.fileContains(ctx, info, f.content) {
 			return true
 		}
-		return p.add(func() FileEntry { return entry(info) })
+		return p.add(func() FileEntry { return entry(info, modified) })
 	})
 }
 
@@ -198,16 +199,22 @@ func (s *Server) fileContains(ctx context.Context, info fsroot.Info, needle stri
 	return strings.Contains(strings.ToLower(string(data)), needle)
 }
 
-func entry(info fsroot.Info) FileEntry {
-	e := FileEntry{Path: info.Path, FileAttrs: FileAttrs{
-		Type:     string(info.Type),
-		Modified: info.ModTime.UTC().Format(time.RFC3339),
-	}}
+// entry is one entry of a listing: its path, type and, for a file, size; its modification time only
+// when asked for, as most listings are read for names, and a timestamp on each costs a model about
+// thirty bytes an entry.
+func entry(info fsroot.Info, modified bool) FileEntry {
+	e := FileEntry{Path: info.Path, FileAttrs: FileAttrs{Type: string(info.Type)}}
 	if info.Type == fsroot.TypeFile {
-		e.Size = ptr(info.Size)
+		e.SizeBytes = ptr(info.Size)
+	}
+	if modified {
+		e.Modified = modTime(info)
 	}
 	return e
 }
+
+// modTime is an entry's modification time as results give it: RFC 3339, in UTC.
+func modTime(info fsroot.Info) string { return info.ModTime.UTC().Format(time.RFC3339) }
 
 // filter holds a listing's or search's criteria, checked against each entry's attributes.
 type filter struct {
@@ -239,8 +246,8 @@ func newFilter(in intents.Discover) (*filter, error) {
 	if cr.Modified != nil {
 		f.after, f.before = cr.Modified.After, cr.Modified.Before
 	}
-	if cr.Size != nil {
-		f.min, f.max = cr.Size.Min, cr.Size.Max
+	if cr.SizeBytes != nil {
+		f.min, f.max = cr.SizeBytes.Min, cr.SizeBytes.Max
 	}
 	f.content = strings.ToLower(cr.Content)
 	return f, nil
@@ -345,8 +352,10 @@ func (s *Server) searchContent(ctx context.Context, name string, depth int, o in
 			return true
 		}
 		return p.add(func() FileEntry {
-			e := entry(info)
-			e.Matches, e.MatchCount = matches, count
+			e := FileEntry{Path: info.Path, Matches: matches, MatchCount: count}
+			if o.IncludeModified {
+				e.Modified = modTime(info)
+			}
 			if o.IncludeContent {
 				c := capString(text, MaxIncludedBytes)
 				e.Content = &c
@@ -359,10 +368,23 @@ func (s *Server) searchContent(ctx context.Context, name string, depth int, o in
 		return searched, nil
 	}
 	if paths, ok := s.candidates(ctx, m); ok {
-		return searched, s.visitCandidates(ctx, name, depth, paths, r, visit)
+		err := s.visitCandidates(ctx, name, depth, paths, r, visit)
+		return s.covered(name, depth, f), err
 	}
 	err := s.walk(ctx, name, depth, r, visit)
 	return searched, err
+}
+
+// covered counts the files below name, within depth, that a search narrowed by the index's
+// candidates covers: the files a walk would have read, as the index knows them. The answer reports
+// it, not the few candidates read, so that a model does not take "38 files searched" for a search
+// that looked at 38 files of 38,000.
+func (s *Server) covered(name string, depth int, f *filter) int {
+	return s.cfg.Engine.Covered(name, func(p string, st fulltext.Stamp) bool {
+		rel, ok := below(p, name)
+		return ok && withinDepth(rel, depth) &&
+			f.keep(fsroot.Info{Path: p, Name: path.Base(p), Type: fsroot.TypeFile, Size: st.Size, ModTime: st.ModTime})
+	})
 }
 
 // candidates asks the index which files may hold a literal query. ok is false when the index cannot

@@ -3,7 +3,9 @@ package tools
 import (
 	"context"
 	"fmt"
+	"math"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/packfs/packfs-mcp/fulltext"
@@ -47,8 +49,8 @@ func (s *Server) searchSemantic(ctx context.Context, c *call, in intents.Discove
 		if cr.Modified != nil {
 			q.After, q.Before = cr.Modified.After, cr.Modified.Before
 		}
-		if cr.Size != nil {
-			q.MinSize, q.MaxSize = cr.Size.Min, cr.Size.Max
+		if cr.SizeBytes != nil {
+			q.MinSize, q.MaxSize = cr.SizeBytes.Min, cr.SizeBytes.Max
 		}
 	}
 	s.notifyIndexProgress(ctx, c)
@@ -67,7 +69,7 @@ func (s *Server) searchSemantic(ctx context.Context, c *call, in intents.Discove
 		hits = nil
 	}
 	for _, h := range hits {
-		fe := FileEntry{Path: h.Path, Title: h.Title, Score: h.Score, Heading: h.Heading, Line: h.Line, Snippet: h.Snippet}
+		fe := FileEntry{Path: h.Path, Title: shownTitle(h.Path, h.Title), Score: round2(h.Score), Heading: h.Heading, Line: h.Line, Snippet: h.Snippet}
 		if in.Options.IncludeContent {
 			if data, _, err := s.cfg.Root.ReadFile(ctx, h.Path, s.cfg.MaxFileSize); err == nil && markdown.IsText(data) {
 				c := capString(string(data), MaxIncludedBytes)
@@ -80,10 +82,31 @@ func (s *Server) searchSemantic(ctx context.Context, c *call, in intents.Discove
 		out.Truncated, out.NextOffset = true, ptr(next)
 	}
 	for _, r := range res.Related {
-		out.Related = append(out.Related, RelatedEntry{Path: r.Path, Title: r.Title, Via: r.Via, From: r.From})
+		out.Related = append(out.Related, RelatedEntry{Path: r.Path, Title: shownTitle(r.Path, r.Title), Via: r.Via, From: r.From})
 	}
 	out.Metadata = c.meta()
 	return out, nil
+}
+
+// shownTitle is a hit's title as the answer shows it: left out when it only repeats the file's name
+// without its extension (tar.md's "tar", most notes of a vault), which the path already says.
+func shownTitle(p, title string) string {
+	base := path.Base(p)
+	if title == strings.TrimSuffix(base, path.Ext(base)) {
+		return ""
+	}
+	return title
+}
+
+// round2 rounds a score to two decimals: the order of the hits carries the ranking, and a score's
+// sixteen digits cost a model tokens and tell it nothing more. A positive score never rounds to 0,
+// which the answer would leave out.
+func round2(x float64) float64 {
+	r := math.Round(x*100) / 100
+	if r == 0 && x > 0 {
+		return 0.01
+	}
+	return r
 }
 
 // partial says, on a search answered while the index is incomplete, what the answer covers and when

@@ -116,13 +116,12 @@ type call struct {
 	progressToken any
 }
 
-func (c *call) meta() Meta {
-	return Meta{
-		ExecutionTime: float64(time.Since(c.start).Microseconds()) / 1000,
-		OperationType: c.purpose,
-		Path:          c.path,
-		Tool:          c.tool,
-	}
+func (c *call) meta() Meta { return Meta{ExecutionMs: sinceMs(c.start)} }
+
+// sinceMs is the time since start in milliseconds, to 0.1 ms: finer digits cost a model tokens and
+// tell it nothing.
+func sinceMs(start time.Time) float64 {
+	return float64(time.Since(start).Microseconds()/100) / 10
 }
 
 // Register adds to m every tool whose permissions are not all off.
@@ -174,8 +173,7 @@ func (s *Server) adapt(tool string, h handlerFunc) server.ToolHandlerFunc {
 		case <-ctx.Done():
 			st := Status{Code: CodeTimeout, Error: fmt.Sprintf("the call ran past its deadline of %v and was abandoned (a write may still complete): "+
 				"try a smaller path or narrower criteria, and check the file before retrying a write", s.cfg.Timeout)}
-			m := Meta{ExecutionTime: float64(time.Since(c.start).Microseconds()) / 1000, OperationType: c.purpose, Tool: tool}
-			return shape(errorResult(tool, st, m), true), nil
+			return shape(errorResult(tool, st, c.meta()), true), nil
 		}
 	}
 }
@@ -218,14 +216,28 @@ func errorResult(tool string, st Status, m Meta) any {
 // json.RawMessage into the response only after scanning it byte by byte, which costs several
 // times what encoding the value again does, and gives the same bytes.
 func shape(out any, isErr bool) *mcp.CallToolResult {
-	text, err := json.Marshal(out)
+	text, err := encode(out)
 	if err != nil {
-		text = []byte(`{"success":false,"code":"INTERNAL","error":"the result could not be encoded"}`)
+		text = `{"success":false,"code":"INTERNAL","error":"the result could not be encoded"}`
 		out, isErr = json.RawMessage(text), true
 	}
-	res := mcp.NewToolResultStructured(out, string(text))
+	res := mcp.NewToolResultStructured(out, text)
 	res.IsError = isErr
 	return res
+}
+
+// encode returns out's JSON as a model reads it: compact, and with <, > and & written as
+// themselves. encoding/json's default escapes them as \u003c and the like for HTML pages, which
+// costs six bytes (and several tokens) for each: a markdown quote line or a tldr page's "> " would
+// pay it on every line.
+func encode(out any) (string, error) {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
 // Arguments returns a tool call's arguments as the JSON the client sent, or "{}" when it sent none.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -114,12 +116,17 @@ func TestRefusal(t *testing.T) {
 			if err := json.Unmarshal(structured(t, res), &out); err != nil {
 				t.Fatal(err)
 			}
-			meta, _ := out["metadata"].(map[string]any)
-			if !res.IsError || out["success"] != false || out["code"] != CodePermissionDenied || out["error"] != why || meta["tool"] != tt.name {
+			if !res.IsError || out["success"] != false || out["code"] != CodePermissionDenied || out["error"] != why {
 				t.Errorf("result = %v (isError %v)", out, res.IsError)
 			}
 		})
 	}
+}
+
+// sameJSON reports whether a and b encode the same JSON value.
+func sameJSON(a, b string) bool {
+	var x, y any
+	return json.Unmarshal([]byte(a), &x) == nil && json.Unmarshal([]byte(b), &y) == nil && reflect.DeepEqual(x, y)
 }
 
 // structured returns a tool result's structured content as a client receives it.
@@ -132,8 +139,9 @@ func structured(t testing.TB, res *mcp.CallToolResult) []byte {
 	return b
 }
 
-// TestShapeSameJSON checks that a result goes out as structured content and, byte for byte, the
-// same JSON as text, for a success and for an error.
+// TestShapeSameJSON checks that a result goes out as structured content and the same JSON as
+// text, for a success and for an error, and that the text writes <, > and & as themselves: a
+// model reads the text, and "\u003c" costs it six bytes for one.
 func TestShapeSameJSON(t *testing.T) {
 	content := "line one\nline \"two\" <b>&</b>\n"
 	for _, tt := range []struct {
@@ -142,7 +150,7 @@ func TestShapeSameJSON(t *testing.T) {
 		isErr bool
 	}{
 		{"read", ReaderResult{Status: Status{Success: true}, Content: &content, Encoding: "utf-8", TotalLines: ptr(2)}, false},
-		{"error", errorResult(ReaderName, Status{Code: CodeNotFound, Error: "\"a.md\" does not exist"}, Meta{Tool: ReaderName}), true},
+		{"error", errorResult(ReaderName, Status{Code: CodeNotFound, Error: "\"a.md\" does not exist"}, Meta{}), true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			wire, err := json.Marshal(shape(tt.out, tt.isErr))
@@ -158,8 +166,11 @@ func TestShapeSameJSON(t *testing.T) {
 				t.Fatal(err)
 			}
 			want, _ := json.Marshal(tt.out)
-			if len(got.Content) != 1 || got.Content[0].Text != string(want) || string(got.StructuredContent) != string(want) || got.IsError != tt.isErr {
+			if len(got.Content) != 1 || !sameJSON(got.Content[0].Text, string(want)) || !sameJSON(string(got.StructuredContent), string(want)) || got.IsError != tt.isErr {
 				t.Errorf("result %s, want the text and the structured content both %s (isError %v)", wire, want, tt.isErr)
+			}
+			if len(got.Content) == 1 && strings.Contains(got.Content[0].Text, `\u00`) {
+				t.Errorf("text %s escapes characters a model reads as themselves", got.Content[0].Text)
 			}
 		})
 	}

@@ -60,7 +60,7 @@ type loadResult struct {
 	BytesWritten *int    `json:"bytesWritten"`
 	TotalFound   int     `json:"totalFound"`
 	Metadata     struct {
-		ExecutionTime float64 `json:"executionTime"` // milliseconds inside the server
+		ExecutionMs float64 `json:"executionMs"` // milliseconds inside the server
 	} `json:"metadata"`
 	Truncated bool `json:"truncated"`
 	Files     []struct {
@@ -484,7 +484,7 @@ func loadWorkload(tb testing.TB, dir string, n int) []loadCall {
 type loadReport struct {
 	latency        []time.Duration // per call, by call index
 	kinds          map[string][]time.Duration
-	service        map[string][]time.Duration // the server's own executionTime, per kind
+	service        map[string][]time.Duration // the server's own executionMs, per kind
 	inOrder        bool
 	late, maxBack  int // replies that came after a higher id's, and the furthest one came back
 	initPos        int // where initialize's reply came among all replies, 0-based
@@ -532,7 +532,7 @@ func runLoad(tb testing.TB, dir string, calls []loadCall) loadReport {
 		d := r.at.Sub(c.sent[id])
 		rep.latency = append(rep.latency, d)
 		rep.kinds[call.kind] = append(rep.kinds[call.kind], d)
-		rep.service[call.kind] = append(rep.service[call.kind], time.Duration(r.res.Metadata.ExecutionTime*float64(time.Millisecond)))
+		rep.service[call.kind] = append(rep.service[call.kind], time.Duration(r.res.Metadata.ExecutionMs*float64(time.Millisecond)))
 		switch {
 		case r.rpcErr != "":
 			tb.Errorf("id %d (%s): JSON-RPC error %s", id, call.kind, r.rpcErr)
@@ -599,7 +599,7 @@ func TestPipelinedLoad(t *testing.T) {
 	for _, k := range slices.Sorted(maps.Keys(rep.kinds)) {
 		d := rep.kinds[k]
 		sv := rep.service[k]
-		t.Logf("  %-15s n=%4d p50 %v p95 %v p99 %v; in the server (executionTime) p50 %v p99 %v", k, len(d),
+		t.Logf("  %-15s n=%4d p50 %v p95 %v p99 %v; in the server (executionMs) p50 %v p99 %v", k, len(d),
 			loadPercentile(d, 0.50).Round(time.Millisecond), loadPercentile(d, 0.95).Round(time.Millisecond), loadPercentile(d, 0.99).Round(time.Millisecond),
 			loadPercentile(sv, 0.50).Round(time.Microsecond), loadPercentile(sv, 0.99).Round(time.Microsecond))
 	}
