@@ -177,9 +177,17 @@ func oneofOf(root reflect.Type, ns string) []string {
 	return ruleParam(before, "oneof")
 }
 
-// check refuses preferences that read text by lines alongside target.encoding base64, which returns
-// the whole file's bytes.
+// check asks for exactly one of target.path and target.paths, and refuses preferences that read
+// text by lines alongside target.encoding base64, which returns the whole file's bytes.
 func (a *Access) check() *FieldError {
+	switch {
+	case a.Target.Path == "" && len(a.Target.Paths) == 0:
+		return &FieldError{Field: "target.path", Rule: "required",
+			Message: "target.path is required: send the file's path relative to the root (or, to read several files, target.paths)"}
+	case a.Target.Path != "" && len(a.Target.Paths) > 0:
+		return &FieldError{Field: "target.paths", Rule: "conflict",
+			Message: "target.path and target.paths both name files: send target.paths alone to read several, or target.path alone for one"}
+	}
 	if a.Target.Encoding != "base64" {
 		return nil
 	}

@@ -6,13 +6,19 @@ import "time"
 // check that it exists.
 type Access struct {
 	Purpose     string            `json:"purpose" validate:"required,oneof=read metadata exists" jsonschema:"What to do: read returns the file's content, metadata returns its size, times and type without the content, exists reports whether the path exists."`
-	Target      AccessTarget      `json:"target" jsonschema:"The file to access."`
+	Target      AccessTarget      `json:"target" validate:"required" jsonschema:"The file to access: target.path, or for a read of several files target.paths."`
 	Preferences AccessPreferences `json:"preferences,omitzero" purposes:"read" jsonschema:"Optional settings for reading the content."`
 }
 
-// AccessTarget names the file an [Access] intent is about.
+// MaxReadPaths is the most files one read names in target.paths: enough to compare a few notes or
+// read a page and what it links to, while one answer stays within the reader's size cap.
+const MaxReadPaths = 20
+
+// AccessTarget names the file an [Access] intent is about: Path, or for a read of several files
+// Paths; [Decode] checks that exactly one is given.
 type AccessTarget struct {
-	Path     string `json:"path" validate:"required,max=4096" jsonschema:"Path of the file, relative to the sandbox root, e.g. docs/readme.md."`
+	Path     string   `json:"path,omitempty" validate:"max=4096" jsonschema:"Path of the file, relative to the sandbox root, e.g. docs/readme.md. Required, unless target.paths names the files to read."`
+	Paths    []string `json:"paths,omitempty" validate:"max=20,unique,dive,required,max=4096" purposes:"read" jsonschema:"Up to 20 files to read in one call, instead of target.path; the answer's files hold one entry per path, in this order, each with its own success or error, read under the same rules and preferences as a single read."`
 	Encoding string `json:"encoding,omitempty" validate:"omitempty,oneof=utf-8 utf8 base64" purposes:"read" jsonschema:"How to return the content: utf-8 (the default) returns text, base64 returns the raw bytes base64-encoded, for binary files."`
 }
 
@@ -81,6 +87,7 @@ type DiscoverOptions struct {
 	IncludeModified     bool  `json:"includeModified,omitempty" purposes:"list search_content" jsonschema:"Also return each entry's last modification time, modified. Default false: list returns path, type and sizeBytes, search_content the path and its matching lines."`
 	IncludeContent      bool  `json:"includeContent,omitempty" purposes:"search_content search_semantic" jsonschema:"Include each file's text, capped, in the results. Default false."`
 	FollowRelationships bool  `json:"followRelationships,omitempty" purposes:"search_semantic" jsonschema:"Also return, in related, the documents one link away from the hits (links, backlinks, frontmatter relations). Default false."`
+	FilesOnly           bool  `json:"filesOnly,omitempty" purposes:"search_content" jsonschema:"Return each matching file's path and matchCount without its lines, as grep -c does: to count or list the files that mention something. Default false."`
 	Regex               bool  `json:"regex,omitempty" purposes:"search_content" jsonschema:"Treat target.query as an RE2 regular expression instead of plain text. Default false."`
 	CaseSensitive       bool  `json:"caseSensitive,omitempty" purposes:"search_content" jsonschema:"Match target.query's letter case exactly. Default false."`
 	ContextLines        int   `json:"contextLines,omitempty" validate:"min=0,max=10" purposes:"search_content" jsonschema:"How many lines around each match to return. Default 0."`

@@ -309,6 +309,7 @@ func readerOptions() optionTable {
 		},
 		cases: map[string]optionCase{
 			"* target.path":                    {set: map[string]any{"target.path": "missing.md"}},
+			"read target.paths":                {set: map[string]any{"target.paths": []string{"a.md", "big.txt"}, "target.path": ""}},
 			"read target.encoding":             {set: map[string]any{"target.encoding": "base64"}},
 			"read preferences.includeMetadata": {set: map[string]any{"preferences.includeMetadata": true}},
 			"read preferences.maxSizeBytes":    {set: map[string]any{"preferences.maxSizeBytes": 1}},
@@ -317,6 +318,7 @@ func readerOptions() optionTable {
 			"read preferences.limit":           {set: map[string]any{"preferences.limit": 1}},
 		},
 		refuse: map[string]map[string]any{
+			"target.paths":                {"target.paths": []string{"a.md"}},
 			"target.encoding":             {"target.encoding": "base64"},
 			"preferences.includeMetadata": {"preferences.includeMetadata": true},
 			"preferences.maxSizeBytes":    {"preferences.maxSizeBytes": 1},
@@ -359,6 +361,7 @@ func searcherOptions() optionTable {
 		"search_semantic options.includeContent": {set: map[string]any{"options.includeContent": true}},
 		"search_content options.regex":           {set: map[string]any{"options.regex": true}, also: map[string]any{"target.query": "n..dle"}},
 		"search_content options.caseSensitive":   {set: map[string]any{"options.caseSensitive": true}},
+		"search_content options.filesOnly":       {set: map[string]any{"options.filesOnly": true}},
 		"search_content options.contextLines":    {set: map[string]any{"options.contextLines": 1}},
 		"search_semantic target.criteria.tags":   {set: map[string]any{"target.criteria.tags": []string{"t1"}}},
 		// linked.md holds no needle: only the link from top.md reaches it.
@@ -406,6 +409,7 @@ func searcherOptions() optionTable {
 			"options.followRelationships":     {"options.followRelationships": true},
 			"options.regex":                   {"options.regex": true},
 			"options.caseSensitive":           {"options.caseSensitive": true},
+			"options.filesOnly":               {"options.filesOnly": true},
 			"options.contextLines":            {"options.contextLines": 1},
 			"queries":                         {"queries": []string{"gamma"}},
 		},

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -24,7 +25,7 @@ func readerTool() mcp.Tool {
 	return mcp.NewTool(ReaderName,
 		mcp.WithDescription("Read a file under the root, or ask about it. "+
 			"purpose \"read\" returns its text in content (long files in parts: pass nextOffset back as preferences.offset; "+
-			"preferences.offset and preferences.limit pick lines); a binary file is reported with its mediaType instead of dumped "+
+			"preferences.offset and preferences.limit pick lines; target.paths reads up to 20 files in one call, each answered in files with its own success or error); a binary file is reported with its mediaType instead of dumped "+
 			"(ask for target.encoding \"base64\" to get its bytes). "+
 			"purpose \"metadata\" returns sizeBytes, modified, type, mode, lines and mediaType. "+
 			"purpose \"exists\" answers exists true or false without an error for a missing path. "+
@@ -48,6 +49,9 @@ func (s *Server) read(ctx context.Context, c *call) (any, error) {
 	if in.Purpose == "exists" {
 		return s.exists(c, in)
 	}
+	if len(in.Target.Paths) > 0 {
+		return s.readMany(ctx, c, in)
+	}
 	name, e, err := s.lookup(in.Target.Path)
 	c.path = name
 	if err != nil {
@@ -60,15 +64,65 @@ func (s *Server) read(ctx context.Context, c *call) (any, error) {
 	if in.Purpose == "metadata" {
 		return s.metadata(ctx, c, name, e)
 	}
+	fc, err := s.readEntry(ctx, name, e, in, MaxContentBytes)
+	if err != nil {
+		return nil, err
+	}
+	return ReaderResult{Status: Status{Success: true}, FileContent: fc, Metadata: c.meta()}, nil
+}
+
+// readMany reads each of target.paths as a read of that path alone would, within one answer's
+// budget: each file's lines are cut to what the files before it left, so the answer stays within
+// MaxContentBytes, and a file cut short says so with nextOffset. A file that cannot be read gets
+// its own error; the others are read all the same.
+func (s *Server) readMany(ctx context.Context, c *call, in intents.Access) (any, error) {
+	out := ReaderResult{Status: Status{Success: true}}
+	budget := MaxContentBytes
+	for i, raw := range in.Target.Paths {
+		name, fc, err := s.readPath(ctx, c, raw, in, budget)
+		// A path the policy could not clean is named by its place, never echoed: it may be a
+		// host path outside the root.
+		entry := ReadEntry{Path: cmp.Or(name, fmt.Sprintf("target.paths[%d]", i)), Status: Status{Success: true}, FileContent: fc}
+		if err != nil {
+			entry.Status = failure(err, name)
+			if entry.Code == CodeInternal {
+				s.cfg.Log.Printf("%s read %q: %v", c.tool, name, err)
+			}
+		} else if fc.Content != nil {
+			budget = max(0, budget-len(*fc.Content))
+		}
+		out.Files = append(out.Files, entry)
+	}
+	out.Metadata = c.meta()
+	return out, nil
+}
+
+// readPath reads one of several paths: the policy, the rate limiter and the read, as for one.
+func (s *Server) readPath(ctx context.Context, c *call, raw string, in intents.Access, budget int) (string, FileContent, error) {
+	name, e, err := s.lookup(raw)
+	if err != nil {
+		return name, FileContent{}, err
+	}
+	defer e.Close()
+	if err := s.charge(c, false); err != nil {
+		return name, FileContent{}, err
+	}
+	fc, err := s.readEntry(ctx, name, e, in, budget)
+	return name, fc, err
+}
+
+// readEntry reads the file e that name reached, as in's target.encoding and preferences ask,
+// returning at most budget bytes of text (at least one line).
+func (s *Server) readEntry(ctx context.Context, name string, e *fsroot.Entry, in intents.Access, budget int) (FileContent, error) {
 	max := s.cfg.MaxFileSize
 	if p := in.Preferences.MaxSizeBytes; p > 0 && p < max {
 		max = p
 	}
 	data, info, err := e.ReadFile(ctx, max)
 	if err != nil {
-		return nil, err
+		return FileContent{}, err
 	}
-	out := ReaderResult{Status: Status{Success: true}}
+	var out FileContent
 	text := markdown.IsText(data)
 	if in.Preferences.IncludeMetadata {
 		out.FileAttrs = attrs(info)
@@ -79,34 +133,32 @@ func (s *Server) read(ctx context.Context, c *call) (any, error) {
 	out.MediaType = mediaType(name, data, text)
 	switch {
 	case in.Target.Encoding == "base64":
-		if len(data) > MaxContentBytes {
-			return nil, newError(CodeTooLarge, "%q is too large to return as base64 in one answer (%d bytes; at most %d)", name, len(data), MaxContentBytes)
+		if n := base64.StdEncoding.EncodedLen(len(data)); n > budget {
+			return FileContent{}, newError(CodeTooLarge, "%q is too large to return as base64 in this answer (%d bytes encoded; %d left of %d): read it alone, or read less with it", name, n, budget, MaxContentBytes)
 		}
 		b64 := base64.StdEncoding.EncodeToString(data)
 		out.Content, out.Encoding, out.Binary = &b64, "base64", !text
 	case !text:
 		out.Binary = true
 	default:
-		s.window(&out, data, in.Preferences)
+		if in.Preferences.ChunkIfLarge {
+			budget = min(budget, ChunkBytes)
+		}
+		window(&out, data, in.Preferences, budget)
 		out.Encoding = "utf-8"
 	}
-	out.Metadata = c.meta()
 	return out, nil
 }
 
-// window cuts the lines the caller asked for out of the text data, capped so one answer stays
-// small. It walks the line ends in place and copies only the lines it returns.
-func (s *Server) window(out *ReaderResult, data []byte, p intents.AccessPreferences) {
+// window cuts the lines the caller asked for out of the text data, at most budget bytes of them
+// but at least one line. It walks the line ends in place and copies only the lines it returns.
+func window(out *FileContent, data []byte, p intents.AccessPreferences, budget int) {
 	total := lineCount(data)
 	out.TotalLines = ptr(total)
 	start := min(p.Offset, total)
 	end := total
 	if p.Limit > 0 {
 		end = min(start+p.Limit, total)
-	}
-	budget := MaxContentBytes
-	if p.ChunkIfLarge {
-		budget = ChunkBytes
 	}
 	from := 0
 	for range start {
@@ -161,7 +213,7 @@ func (s *Server) metadata(ctx context.Context, c *call, name string, e *fsroot.E
 	if err != nil {
 		return nil, err
 	}
-	out := ReaderResult{Status: Status{Success: true}, FileAttrs: attrs(info)}
+	out := ReaderResult{Status: Status{Success: true}, FileContent: FileContent{FileAttrs: attrs(info)}}
 	if info.Type == fsroot.TypeFile {
 		var t textScan
 		if _, err := e.Scan(ctx, s.cfg.MaxFileSize, func(p []byte) error { t.add(p); return nil }); err == nil {

@@ -12,17 +12,13 @@ import (
 
 // windowOracle is what window answers, worked out from the text's lines as a list: the lines
 // from the offset, as many as the limit allows, while they fit the budget (the first always).
-func windowOracle(text string, p intents.AccessPreferences) ReaderResult {
+func windowOracle(text string, p intents.AccessPreferences, budget int) FileContent {
 	lines := splitLines(text)
-	out := ReaderResult{TotalLines: ptr(len(lines))}
+	out := FileContent{TotalLines: ptr(len(lines))}
 	start := min(p.Offset, len(lines))
 	end := len(lines)
 	if p.Limit > 0 {
 		end = min(start+p.Limit, len(lines))
-	}
-	budget := MaxContentBytes
-	if p.ChunkIfLarge {
-		budget = ChunkBytes
 	}
 	content, i := "", start
 	for ; i < end && (i == start || len(content)+len(lines[i]) <= budget); i++ {
@@ -42,7 +38,8 @@ func windowOracle(text string, p intents.AccessPreferences) ReaderResult {
 
 // TestWindow checks the lines a read returns, and the offsets it reports, against windowOracle:
 // offsets and limits inside, at and past the end, lines that do and do not end with a newline,
-// and lines longer than the budget.
+// and lines longer than the budget; the budget of a single read, and what a read of several files
+// leaves for a later one (nothing, or a few lines' worth).
 func TestWindow(t *testing.T) {
 	long := strings.Repeat("y", ChunkBytes+10) + "\n"
 	texts := map[string]string{
@@ -66,16 +63,85 @@ func TestWindow(t *testing.T) {
 		{Offset: 1, ChunkIfLarge: true},
 		{Offset: 3, Limit: 100, ChunkIfLarge: true},
 	}
-	s := New(Config{})
 	for name, text := range texts {
 		for _, p := range prefs {
-			t.Run(fmt.Sprintf("%s/%+v", name, p), func(t *testing.T) {
-				var got ReaderResult
-				s.window(&got, []byte(text), p)
-				if diff := cmp.Diff(windowOracle(text, p), got); diff != "" {
-					t.Errorf("window (-want +got):\n%s", diff)
+			for _, budget := range []int{MaxContentBytes, 0, 5000} {
+				if p.ChunkIfLarge {
+					budget = min(budget, ChunkBytes) // as readEntry does
 				}
-			})
+				t.Run(fmt.Sprintf("%s/%+v/%d", name, p, budget), func(t *testing.T) {
+					var got FileContent
+					window(&got, []byte(text), p, budget)
+					if diff := cmp.Diff(windowOracle(text, p, budget), got); diff != "" {
+						t.Errorf("window (-want +got):\n%s", diff)
+					}
+				})
+			}
 		}
 	}
+}
+
+// TestReadMany reads several files in one call: each path is answered in order with its own
+// success or error, under the rules a read of it alone follows, and the files share one answer's
+// budget.
+func TestReadMany(t *testing.T) {
+	bigLine := strings.Repeat("x", 999) + "\n"
+	e := newRaceEnv(t, "a.md=alpha\n", "b.md=beta\nline two\n", ".env=SECRET=1\n", "big.txt="+strings.Repeat(bigLine, 300), "big2.txt="+strings.Repeat(bigLine, 300), "d/")
+	read := func(paths []string, prefs map[string]any) map[string]any {
+		a := map[string]any{"purpose": "read", "target": map[string]any{"paths": paths}}
+		if prefs != nil {
+			a["preferences"] = prefs
+		}
+		return e.call(ReaderName, a)
+	}
+	type want struct {
+		path, code, content string
+		truncated           bool
+	}
+	tests := []struct {
+		name  string
+		paths []string
+		prefs map[string]any
+		want  []want
+	}{
+		{"two files, in the order given", []string{"b.md", "a.md"}, nil, []want{
+			{path: "b.md", content: "beta\nline two\n"}, {path: "a.md", content: "alpha\n"}}},
+		{"each refused as alone, the rest read", []string{"missing.md", ".env", "../outside/secret.md", "d", "./a.md"}, nil, []want{
+			{path: "missing.md", code: CodeNotFound}, {path: ".env", code: CodeBlocked}, {path: "target.paths[2]", code: CodeOutsideRoot},
+			{path: "d", code: CodeIsDir}, {path: "a.md", content: "alpha\n"}}},
+		{"preferences apply to each", []string{"b.md", "a.md"}, map[string]any{"limit": 1}, []want{
+			{path: "b.md", content: "beta\n"}, {path: "a.md", content: "alpha\n"}}},
+		// big.txt leaves 144 bytes: big2.txt gets its first line, at least one line as alone.
+		{"one answer's budget, shared", []string{"big.txt", "big2.txt", "a.md"}, nil, []want{
+			{path: "big.txt", content: strings.Repeat(bigLine, MaxContentBytes/len(bigLine)), truncated: true},
+			{path: "big2.txt", content: bigLine, truncated: true}, {path: "a.md", content: "alpha\n"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := read(tt.paths, tt.prefs)
+			files, _ := out["files"].([]any)
+			if out["success"] != true || len(files) != len(tt.want) {
+				t.Fatalf("answer %v, want %d files", out, len(tt.want))
+			}
+			for i, w := range tt.want {
+				f := files[i].(map[string]any)
+				code, _ := f["code"].(string)
+				content, _ := f["content"].(string)
+				truncated, _ := f["truncated"].(bool)
+				if f["path"] != w.path || code != w.code || content != w.content || truncated != w.truncated {
+					t.Errorf("files[%d] = %.300v, want %+v", i, f, w)
+				}
+				if (code == "") != (f["success"] == true) {
+					t.Errorf("files[%d]: success %v with code %q", i, f["success"], code)
+				}
+			}
+		})
+	}
+	t.Run("base64 past the budget left", func(t *testing.T) {
+		out := e.call(ReaderName, map[string]any{"purpose": "read", "target": map[string]any{"paths": []string{"b.md", "big.txt"}, "encoding": "base64"}})
+		files, _ := out["files"].([]any)
+		if len(files) != 2 || files[0].(map[string]any)["encoding"] != "base64" || files[1].(map[string]any)["code"] != CodeTooLarge {
+			t.Errorf("answer %.500v, want b.md in base64 and big.txt TOO_LARGE", out)
+		}
+	})
 }

@@ -30,19 +30,33 @@ type FileAttrs struct {
 	MediaType string `json:"mediaType,omitempty" jsonschema:"media type, such as text/markdown or image/png"`
 }
 
-// ReaderResult is what packfs-file-reader returns.
-type ReaderResult struct {
-	Status
+// FileContent is what a read returns of one file: its text (or bytes), which lines of it, and with
+// preferences.includeMetadata its attributes.
+type FileContent struct {
 	Content    *string `json:"content,omitempty" jsonschema:"the file's text (or base64 bytes when encoding is base64)"`
 	Encoding   string  `json:"encoding,omitempty" jsonschema:"utf-8 or base64"`
 	Binary     bool    `json:"binary,omitempty" jsonschema:"true when the file is not UTF-8 text; read it with target.encoding base64 to get its bytes"`
-	Exists     *bool   `json:"exists,omitempty" jsonschema:"with purpose exists: whether the path exists"`
 	TotalLines *int    `json:"totalLines,omitempty" jsonschema:"number of lines in the whole file"`
 	Offset     *int    `json:"offset,omitempty" jsonschema:"the first line returned, 0-based"`
 	NextOffset *int    `json:"nextOffset,omitempty" jsonschema:"when truncated: pass this as preferences.offset to read on"`
 	Truncated  bool    `json:"truncated,omitempty" jsonschema:"true when content holds only part of the file"`
 	FileAttrs
-	Metadata Meta `json:"metadata" validate:"required" jsonschema:"facts about the call"`
+}
+
+// ReaderResult is what packfs-file-reader returns.
+type ReaderResult struct {
+	Status
+	Exists *bool `json:"exists,omitempty" jsonschema:"with purpose exists: whether the path exists"`
+	FileContent
+	Files    []ReadEntry `json:"files,omitempty" jsonschema:"read with target.paths: one entry per path, in the order given, each with its own success or error"`
+	Metadata Meta        `json:"metadata" validate:"required" jsonschema:"facts about the call"`
+}
+
+// ReadEntry is one file of a read of several: its path, whether it was read, and what was.
+type ReadEntry struct {
+	Path string `json:"path" validate:"required" jsonschema:"the path as given, cleaned to be root-relative; for a path outside the root, its place such as target.paths[2]"`
+	Status
+	FileContent
 }
 
 // Match is one matching line of a content search, with its context.

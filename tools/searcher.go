@@ -40,7 +40,7 @@ func searcherTool() mcp.Tool {
 			"(options.maxDepth limits how deep) and target.criteria filters by extension, name glob, size, modified time or content. "+
 			"purpose \"search_content\" finds target.query in file contents in the whole tree below target.path (options.recursive false: only the files directly in it; "+
 			"a case-insensitive literal; options.regex for an RE2 "+
-			"regular expression; options.caseSensitive) and returns each file's matching lines with line numbers and options.contextLines of context. "+
+			"regular expression; options.caseSensitive) and returns each file's matching lines with line numbers and options.contextLines of context (options.filesOnly: paths and counts only, to count or list files). "+
 			"Results are sorted by path and capped by options.maxResults; when truncated, pass nextOffset back as options.offset. "+
 			"purpose \"search_semantic\" ranks the documents under target.path for target.query: full-text search (BM25) over sections, titles, headings, tags and aliases "+
 			"(no neural embeddings), with each hit's best section, line and a snippet; it matches words, not meaning, so add up to 8 paraphrases in queries using the words the documents would likely use (feature or command names, technical terms, synonyms), options.followRelationships for documents one link away. "+
@@ -350,6 +350,9 @@ func (s *Server) searchContent(ctx context.Context, name string, depth int, o in
 		matches, count := findMatches(splitLines(text), m, o.ContextLines)
 		if count == 0 {
 			return true
+		}
+		if o.FilesOnly {
+			matches = nil
 		}
 		return p.add(func() FileEntry {
 			e := FileEntry{Path: info.Path, Matches: matches, MatchCount: count}

@@ -149,7 +149,7 @@ func TestShapeSameJSON(t *testing.T) {
 		out   any
 		isErr bool
 	}{
-		{"read", ReaderResult{Status: Status{Success: true}, Content: &content, Encoding: "utf-8", TotalLines: ptr(2)}, false},
+		{"read", ReaderResult{Status: Status{Success: true}, FileContent: FileContent{Content: &content, Encoding: "utf-8", TotalLines: ptr(2)}}, false},
 		{"error", errorResult(ReaderName, Status{Code: CodeNotFound, Error: "\"a.md\" does not exist"}, Meta{}), true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -118,6 +119,29 @@ func readerCases(f *fixture) []toolCase {
 				}
 				if r["totalLines"] != 3.0 || r["nextOffset"] != 2.0 {
 					t.Errorf("totalLines/nextOffset = %v/%v", r["totalLines"], r["nextOffset"])
+				}
+			}},
+		{name: "read several", tool: reader, args: map[string]any{"purpose": "read", "target": map[string]any{
+			"paths": []string{"notes/a.md", "link_out.md", ".env", filepath.Join(f.outside, "secret.txt"), "notes/missing.md", "link_in.md"}}},
+			check: func(t *testing.T, r map[string]any) {
+				files, _ := r["files"].([]any)
+				want := []struct{ path, code string }{{"notes/a.md", ""}, {"link_out.md", "PATH_OUTSIDE_ROOT"}, {".env", "PATH_BLOCKED"},
+					{"target.paths[3]", "PATH_OUTSIDE_ROOT"}, {"notes/missing.md", "NOT_FOUND"}, {"link_in.md", ""}}
+				if len(files) != len(want) || r["content"] != nil {
+					t.Fatalf("files = %v, want %d entries and no top-level content", r, len(want))
+				}
+				for i, w := range want {
+					e := files[i].(map[string]any)
+					code, _ := e["code"].(string)
+					if code != w.code || e["path"] != w.path || (code == "") != (e["success"] == true) {
+						t.Errorf("files[%d] = %v, want path %q code %q", i, e, w.path, w.code)
+					}
+					if strings.Contains(fmt.Sprint(e), f.dir) || strings.Contains(fmt.Sprint(e), "secret") && code == "" {
+						t.Errorf("files[%d] leaks a host path or the outside file: %v", i, e)
+					}
+				}
+				if c, _ := files[0].(map[string]any)["content"].(string); c != "# A\nhello world\nsecond line\n" {
+					t.Errorf("notes/a.md content = %q", c)
 				}
 			}},
 		{name: "read in chunks", tool: reader, args: map[string]any{"purpose": "read", "target": map[string]any{"path": "big.txt"}, "preferences": map[string]any{"chunkIfLarge": true}},
