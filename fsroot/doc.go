@@ -32,6 +32,28 @@
 // journal: it appends in place, one O_APPEND write per call, so each
 // record lands whole.
 //
+// # Conditional writes
+//
+// A file's [Version] is a hash of its bytes. [Root.WriteFileIf],
+// [Root.AppendFileIf], [Root.RemoveIf] and [Root.RenameIf] take the
+// version a caller read and fail with [ErrConflict], changing nothing, if
+// the file holds anything else, so a write never silently replaces what
+// someone else (a person in an editor) saved after the caller read it.
+// WriteFileIf and AppendFileIf check last: after the temporary file is
+// written and synced, they read the file at the target's name through the
+// directory handle the rename then uses, and rename only if it matches.
+// RemoveIf and RenameIf read the file, then unlink or rename at once.
+//
+// The check and the replace are still two system calls: os.Root, and
+// POSIX, have no compare-and-swap of a file's content. A write landing in
+// the window between them (the rename follows the check within
+// microseconds, with no I/O but the read of the file itself) is lost as it
+// would be without a condition; so is one made through an editor that had
+// opened the file before and writes in place after the rename, since no
+// system call can see it coming. Only mandatory locking, which Linux no
+// longer offers, would close the window. Atomicity is unaffected: readers
+// still see the old content or the new, whole.
+//
 // # What os.Root does not block, and what fsroot adds
 //
 // [os.Root] confines name resolution; it does not judge what a name
