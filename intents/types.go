@@ -120,6 +120,7 @@ type Update struct {
 type UpdateTarget struct {
 	Path        string `json:"path" validate:"required,max=4096" jsonschema:"Path of the file or directory, relative to the sandbox root."`
 	Destination string `json:"destination,omitempty" validate:"max=4096" purposes:"move" jsonschema:"The new path, relative to the sandbox root; required."`
+	Version     string `json:"version,omitempty" validate:"max=16" purposes:"update append edit delete move" jsonschema:"The version a read of this file returned (16 hex digits). The write then fails with the code CONFLICT, changing nothing, if the file changed since; a file deleted since gives NOT_FOUND. Not for directories; create needs none, since it fails if the file exists. Default empty: no check."`
 }
 
 // Edit is one exact-text replacement of an [Update] edit.

@@ -27,6 +27,7 @@ func readerTool() mcp.Tool {
 			"preferences.offset and preferences.limit pick lines); a binary file is reported with its mediaType instead of dumped "+
 			"(ask for target.encoding \"base64\" to get its bytes). "+
 			"purpose \"metadata\" returns size, modified, type, mode, lines and mediaType. "+
+			"Both return a file's version, for packfs-file-writer's target.version. "+
 			"purpose \"exists\" answers exists true or false without an error for a missing path. "+
 			"target.encoding and preferences are for read only; elsewhere they are refused with INVALID_ARGUMENT naming them."),
 		schemas[intents.Access, ReaderResult](),
@@ -68,7 +69,7 @@ func (s *Server) read(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := ReaderResult{Status: Status{Success: true}}
+	out := ReaderResult{Status: Status{Success: true}, Version: fsroot.Version(data)}
 	text := markdown.IsText(data)
 	if in.Preferences.IncludeMetadata {
 		out.FileAttrs = attrs(info)
@@ -164,7 +165,9 @@ func (s *Server) metadata(ctx context.Context, c *call, name string, e *fsroot.E
 	out := ReaderResult{Status: Status{Success: true}, FileAttrs: attrs(info)}
 	if info.Type == fsroot.TypeFile {
 		var t textScan
-		if _, err := e.Scan(ctx, s.cfg.MaxFileSize, func(p []byte) error { t.add(p); return nil }); err == nil {
+		var v fsroot.VersionHash
+		if _, err := e.Scan(ctx, s.cfg.MaxFileSize, func(p []byte) error { t.add(p); v.Write(p); return nil }); err == nil {
+			out.Version = v.Version()
 			text := t.text()
 			out.MediaType = mediaType(name, t.head, text)
 			out.Binary = !text
