@@ -44,15 +44,16 @@
 // directory handle the rename then uses, and rename only if it matches.
 // RemoveIf and RenameIf read the file, then unlink or rename at once.
 //
-// The check and the replace are still two system calls: os.Root, and
-// POSIX, have no compare-and-swap of a file's content. A write landing in
-// the window between them (the rename follows the check within
-// microseconds, with no I/O but the read of the file itself) is lost as it
-// would be without a condition; so is one made through an editor that had
-// opened the file before and writes in place after the rename, since no
-// system call can see it coming. Only mandatory locking, which Linux no
-// longer offers, would close the window. Atomicity is unaffected: readers
-// still see the old content or the new, whole.
+// The check and the replace are still separate system calls: os.Root,
+// and POSIX, have no compare-and-swap of a file's content. A save landing
+// in the window from the check's open of the file to the rename (the time
+// to read and hash the file, tens of microseconds for a note, a few
+// milliseconds for a file of a few MiB: BenchmarkConditionalWrite) is lost
+// as it would be without a condition. So is a write in place, after the
+// rename, through a handle an editor opened before it, since no system
+// call can see that coming. Only mandatory locking, which Linux no longer
+// offers, would close the window. Atomicity is unaffected: readers still
+// see the old content or the new, whole.
 //
 // # What os.Root does not block, and what fsroot adds
 //

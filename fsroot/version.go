@@ -112,30 +112,33 @@ func (r *Root) holds(ctx context.Context, dirfd int, elem string, c cond) error 
 	if err := r.Refuses(statInfo(elem, elem, &st)); err != nil {
 		return err
 	}
-	v, err := versionOf(ctx, fdReader(fd), c.max)
+	v, err := versionOf(ctx, fdReader(fd), st.Size, c.max)
 	if err != nil {
 		return err
 	}
 	return c.compare(v)
 }
 
-// versionOf reads f to the end and returns the version of what it read.
-// A file beyond max bytes (max <= 0 means [DefaultMaxFileSize]) cannot
-// hold content any read within the limit returned, so it is a conflict
-// with no current version. ctx is checked between chunks.
-func versionOf(ctx context.Context, f io.Reader, max int64) (string, error) {
-	if max <= 0 {
-		max = DefaultMaxFileSize
+// versionOf reads f, whose reported size is size, to the end and returns
+// the version of what it read. A file beyond limit bytes (limit <= 0 means
+// [DefaultMaxFileSize]) cannot hold content any read within the limit
+// returned, so it is a conflict with no current version. ctx is checked
+// between chunks.
+func versionOf(ctx context.Context, f io.Reader, size, limit int64) (string, error) {
+	if limit <= 0 {
+		limit = DefaultMaxFileSize
 	}
 	var h VersionHash
-	buf := make([]byte, readChunk)
+	// As in Entry.Scan: the reported size, plus a byte to meet the end,
+	// within [512 B, readChunk].
+	buf := make([]byte, min(max(size+1, 512), readChunk))
 	var total int64
 	for {
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}
 		n, err := f.Read(buf)
-		if total += int64(n); total > max {
+		if total += int64(n); total > limit {
 			return "", &ConflictError{}
 		}
 		h.Write(buf[:n])
@@ -152,12 +155,12 @@ func versionOf(ctx context.Context, f io.Reader, max int64) (string, error) {
 // c.version, opening it as [Entry.ReadFile] does. The error is a cause for
 // pathErr, as for holds.
 func (e *Entry) check(ctx context.Context, c cond) error {
-	fd, _, err := e.open()
+	fd, info, err := e.open()
 	if err != nil {
 		return err
 	}
 	defer unix.Close(fd)
-	v, err := versionOf(ctx, fdReader(fd), c.max)
+	v, err := versionOf(ctx, fdReader(fd), info.Size, c.max)
 	if err != nil {
 		return err
 	}
