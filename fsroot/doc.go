@@ -32,6 +32,29 @@
 // journal: it appends in place, one O_APPEND write per call, so each
 // record lands whole.
 //
+// # Conditional writes
+//
+// A file's [Version] is a hash of its bytes. [Root.WriteFileIf],
+// [Root.AppendFileIf], [Root.RemoveIf] and [Root.RenameIf] take the
+// version a caller read and fail with [ErrConflict], changing nothing, if
+// the file holds anything else, so a write never silently replaces what
+// someone else (a person in an editor) saved after the caller read it.
+// WriteFileIf and AppendFileIf check last: after the temporary file is
+// written and synced, they read the file at the target's name through the
+// directory handle the rename then uses, and rename only if it matches.
+// RemoveIf and RenameIf read the file, then unlink or rename at once.
+//
+// The check and the replace are still separate system calls: os.Root,
+// and POSIX, have no compare-and-swap of a file's content. A save landing
+// in the window from the check's open of the file to the rename (the time
+// to read and hash the file, tens of microseconds for a note, a few
+// milliseconds for a file of a few MiB: BenchmarkConditionalWrite) is lost
+// as it would be without a condition. So is a write in place, after the
+// rename, through a handle an editor opened before it, since no system
+// call can see that coming. Only mandatory locking, which Linux no longer
+// offers, would close the window. Atomicity is unaffected: readers still
+// see the old content or the new, whole.
+//
 // # What os.Root does not block, and what fsroot adds
 //
 // [os.Root] confines name resolution; it does not judge what a name

@@ -39,6 +39,10 @@ var (
 	// ErrLoop reports a chain of symbolic links too long to follow, such as
 	// a loop; such an error also matches [ErrInvalid].
 	ErrLoop = errors.New("too many levels of symbolic links")
+	// ErrConflict reports a conditional write, removal or rename that found
+	// the file not holding the [Version] it was given; the cause is a
+	// [*ConflictError] carrying the version found.
+	ErrConflict = errors.New("file changed since it was read")
 )
 
 // multiError prints as msg and matches every error in errs under

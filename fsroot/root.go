@@ -54,6 +54,10 @@ type Root struct {
 	// writing holds the names of the temporary files this Root is writing
 	// now (random, so unique), which CleanTemp must not remove.
 	writing sync.Map
+	// beforeCheck, if set, runs in a conditional replace after the
+	// temporary file is written and before the file is checked: tests
+	// change the file there. Always nil outside tests.
+	beforeCheck func()
 }
 
 // Open opens the directory dir as a [Root]. dir may be relative to the

@@ -167,8 +167,11 @@ func (r *Root) writeTarget(name string, mustExist bool) (*Entry, error) {
 // replace atomically replaces the root-relative target with chunks: a
 // synced temporary file with permission perm in target's directory is
 // renamed over it. rename(2) replaces the entry and never writes through
-// it, so a link swapped in at target is replaced, not followed.
-func (r *Root) replace(ctx context.Context, target string, perm fs.FileMode, chunks ...[]byte) error {
+// it, so a link swapped in at target is replaced, not followed. If
+// c.version is set, the file at target is checked against it after the
+// temporary file is written and right before the rename, through the same
+// directory handle, so the check is the last thing before the replace.
+func (r *Root) replace(ctx context.Context, target string, perm fs.FileMode, c cond, chunks ...[]byte) error {
 	// As in CreateFile, the temporary file is handled through one
 	// directory handle, so a swapped directory name cannot strand it.
 	d, err := r.root.OpenRoot(path.Dir(target))
@@ -181,12 +184,31 @@ func (r *Root) replace(ctx context.Context, target string, perm fs.FileMode, chu
 		return err
 	}
 	defer r.done(tmp)
+	if c.version != "" {
+		if r.beforeCheck != nil {
+			r.beforeCheck()
+		}
+		if err := r.holdsIn(ctx, d, path.Base(target), c); err != nil {
+			d.Remove(tmp)
+			return err
+		}
+	}
 	if err := d.Rename(tmp, path.Base(target)); err != nil {
 		d.Remove(tmp)
 		return err
 	}
 	syncDir(d)
 	return nil
+}
+
+// holdsIn is holds in the directory d.
+func (r *Root) holdsIn(ctx context.Context, d *os.Root, elem string, c cond) error {
+	f, err := d.OpenFile(".", dirFlags, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return control(f, func(dirfd int) error { return r.holds(ctx, dirfd, elem, c) })
 }
 
 // WriteFile atomically replaces the content of name with data, or creates
@@ -202,10 +224,32 @@ func (r *Root) replace(ctx context.Context, target string, perm fs.FileMode, chu
 // [ErrEscapes], [fs.ErrNotExist] (missing parent), [ErrNotDir],
 // [fs.ErrPermission], ctx.Err().
 func (r *Root) WriteFile(ctx context.Context, name string, data []byte) error {
+	return r.writeFile(ctx, name, data, cond{})
+}
+
+// WriteFileIf is [Root.WriteFile] on a condition: if version is not
+// empty, name must be an existing regular file (or a link to one) holding
+// content of that [Version] when it is replaced, else nothing is written
+// and the error matches [ErrConflict], its cause a [*ConflictError] with
+// the version found; a file missing by then gives [fs.ErrNotExist]. The
+// file is checked after the new content is written to the temporary file,
+// right before the rename: see the package doc for the window that
+// remains. The check reads at most max bytes (max <= 0 means
+// [DefaultMaxFileSize]); a larger file is a conflict. WriteFileIf returns
+// the version of data. Other errors as for WriteFile.
+func (r *Root) WriteFileIf(ctx context.Context, name string, data []byte, version string, max int64) (string, error) {
+	if err := r.writeFile(ctx, name, data, cond{version, max}); err != nil {
+		return "", err
+	}
+	return Version(data), nil
+}
+
+// writeFile implements WriteFile and WriteFileIf.
+func (r *Root) writeFile(ctx context.Context, name string, data []byte, c cond) error {
 	if err := checkName(name); err != nil {
 		return r.pathErr("write", name, err)
 	}
-	e, err := r.writeTarget(name, false)
+	e, err := r.writeTarget(name, c.version != "")
 	if err != nil {
 		return r.pathErr("write", name, err)
 	}
@@ -214,7 +258,7 @@ func (r *Root) WriteFile(ctx context.Context, name string, data []byte) error {
 	if e.exists {
 		perm = e.info.Mode.Perm()
 	}
-	if err := r.replace(ctx, e.path, perm, data); err != nil {
+	if err := r.replace(ctx, e.path, perm, c, data); err != nil {
 		return r.pathErr("write", name, err)
 	}
 	return nil
@@ -226,42 +270,76 @@ func (r *Root) WriteFile(ctx context.Context, name string, data []byte) error {
 // exceed max bytes (max <= 0 means [DefaultMaxFileSize]) it fails with
 // [ErrTooLarge] before writing. A missing file, or a dangling link, gives
 // [fs.ErrNotExist]. A concurrent writer between the read and the replace
-// loses its change; callers that need more serialize appends. Other
-// errors as for WriteFile and [Root.ReadFile].
+// loses its change; callers that need more serialize appends, or use
+// [Root.AppendFileIf]. Other errors as for WriteFile and [Root.ReadFile].
 func (r *Root) AppendFile(ctx context.Context, name string, data []byte, max int64) error {
+	_, err := r.appendFile(ctx, name, data, cond{max: max})
+	return err
+}
+
+// AppendFileIf is [Root.AppendFile] on a condition: if version is not
+// empty, the content read before appending must have that [Version], and
+// the file must still hold it right before the replace (as for
+// [Root.WriteFileIf]), else nothing is written and the error matches
+// [ErrConflict]. It returns the version of the file's new content, what
+// was read plus data.
+func (r *Root) AppendFileIf(ctx context.Context, name string, data []byte, version string, max int64) (string, error) {
+	return r.appendFile(ctx, name, data, cond{version, max})
+}
+
+// appendFile implements AppendFile and AppendFileIf; c.max is the size
+// limit.
+func (r *Root) appendFile(ctx context.Context, name string, data []byte, c cond) (string, error) {
 	if err := checkName(name); err != nil {
-		return r.pathErr("append", name, err)
+		return "", r.pathErr("append", name, err)
 	}
-	if max <= 0 {
-		max = DefaultMaxFileSize
+	if c.max <= 0 {
+		c.max = DefaultMaxFileSize
 	}
-	if int64(len(data)) > max {
-		return r.pathErr("append", name, ErrTooLarge)
+	if int64(len(data)) > c.max {
+		return "", r.pathErr("append", name, ErrTooLarge)
 	}
 	e, err := r.writeTarget(name, true)
 	if err != nil {
-		return r.pathErr("append", name, err)
+		return "", r.pathErr("append", name, err)
 	}
 	defer e.Close()
 	fd, info, err := e.open()
 	if err != nil {
-		return r.pathErr("append", name, err)
+		return "", r.pathErr("append", name, err)
 	}
-	limit := max - int64(len(data))
 	var old []byte
-	if info.Size > limit {
+	if info.Size > c.max {
 		err = ErrTooLarge
 	} else {
-		old, err = readBounded(ctx, fdReader(fd), info.Size, limit)
+		old, err = readBounded(ctx, fdReader(fd), info.Size, c.max)
 	}
 	unix.Close(fd)
+	var h VersionHash
+	if c.version != "" {
+		// The condition comes first: a file that changed is a conflict
+		// whatever its size, and one past max was never read whole.
+		if errors.Is(err, ErrTooLarge) {
+			err = &ConflictError{}
+		} else if err == nil {
+			h.Write(old)
+			err = c.compare(h.Version())
+		}
+	}
+	if err == nil && int64(len(old)) > c.max-int64(len(data)) {
+		err = ErrTooLarge
+	}
 	if err == nil {
-		err = r.replace(ctx, e.path, info.Mode.Perm(), old, data)
+		err = r.replace(ctx, e.path, info.Mode.Perm(), c, old, data)
 	}
 	if err != nil {
-		return r.pathErr("append", name, err)
+		return "", r.pathErr("append", name, err)
 	}
-	return nil
+	if c.version == "" {
+		h.Write(old)
+	}
+	h.Write(data)
+	return h.Version(), nil
 }
 
 // MkdirAll creates the directory name and any missing parents with
@@ -314,6 +392,56 @@ func (r *Root) Remove(name string, recursive bool) error {
 			err = withCause(ErrNotEmpty, err)
 		}
 		return r.pathErr("remove", name, err)
+	}
+	return nil
+}
+
+// RemoveIf removes name, a regular file or a symbolic link to one (the
+// link, never its target), on a condition: if version is not empty, the
+// file name reaches must hold content of that [Version], else nothing is
+// removed and the error matches [ErrConflict], its cause a
+// [*ConflictError] with the version found. The file is read (at most max
+// bytes, max <= 0 meaning [DefaultMaxFileSize]; a larger file is a
+// conflict) right before the removal; see the package doc for the window
+// that remains. A directory gives [ErrIsDir]. Other errors as for
+// [Root.Remove] and [Root.ReadFile].
+func (r *Root) RemoveIf(ctx context.Context, name, version string, max int64) error {
+	if err := r.checkVersion(ctx, "remove", name, cond{version, max}); err != nil {
+		return err
+	}
+	return r.Remove(name, false)
+}
+
+// RenameIf is [Root.Rename] on a condition: if version is not empty,
+// oldname must reach a regular file holding content of that [Version], as
+// for [Root.RemoveIf], else nothing moves and the error matches
+// [ErrConflict].
+func (r *Root) RenameIf(ctx context.Context, oldname, newname string, overwrite bool, version string, max int64) error {
+	if err := r.checkVersion(ctx, "rename", oldname, cond{version, max}); err != nil {
+		return err
+	}
+	return r.Rename(oldname, newname, overwrite)
+}
+
+// checkVersion checks that name reaches a regular file holding c.version,
+// if set, for the operation op.
+func (r *Root) checkVersion(ctx context.Context, op, name string, c cond) error {
+	if c.version == "" {
+		return nil
+	}
+	if err := checkName(name); err != nil {
+		return r.pathErr(op, name, err)
+	}
+	e, err := r.lookup(name)
+	if err != nil {
+		return r.pathErr(op, name, err)
+	}
+	defer e.Close()
+	if e.path == "." {
+		return r.pathErr(op, name, ErrIsRoot)
+	}
+	if err := e.check(ctx, c); err != nil {
+		return r.pathErr(op, name, err)
 	}
 	return nil
 }

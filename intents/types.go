@@ -19,7 +19,7 @@ const MaxReadPaths = 20
 type AccessTarget struct {
 	Path     string   `json:"path,omitempty" validate:"max=4096" jsonschema:"Path of the file, relative to the sandbox root, e.g. docs/readme.md. Required, unless target.paths names the files to read."`
 	Paths    []string `json:"paths,omitempty" validate:"max=20,unique,dive,required,max=4096" purposes:"read" jsonschema:"Up to 20 files to read in one call, instead of target.path; the answer's files hold one entry per path, in this order, each with its own success or error, read under the same rules and preferences as a single read."`
-	Encoding string `json:"encoding,omitempty" validate:"omitempty,oneof=utf-8 utf8 base64" purposes:"read" jsonschema:"How to return the content: utf-8 (the default) returns text, base64 returns the raw bytes base64-encoded, for binary files."`
+	Encoding string   `json:"encoding,omitempty" validate:"omitempty,oneof=utf-8 utf8 base64" purposes:"read" jsonschema:"How to return the content: utf-8 (the default) returns text, base64 returns the raw bytes base64-encoded, for binary files."`
 }
 
 // AccessPreferences tunes how an [Access] read returns content. The zero
@@ -128,6 +128,7 @@ type Update struct {
 type UpdateTarget struct {
 	Path        string `json:"path" validate:"required,max=4096" jsonschema:"Path of the file or directory, relative to the sandbox root."`
 	Destination string `json:"destination,omitempty" validate:"max=4096" purposes:"move" jsonschema:"The new path, relative to the sandbox root; required."`
+	Version     string `json:"version,omitempty" validate:"max=16" purposes:"update append edit delete move" jsonschema:"The version a read of this file returned (16 hex digits). The write then fails with the code CONFLICT, changing nothing, if the file changed since; a file deleted since gives NOT_FOUND. Not for directories; create needs none, since it fails if the file exists. Default empty: no check."`
 }
 
 // Edit is one exact-text replacement of an [Update] edit.

@@ -38,6 +38,7 @@ const (
 	CodeEditNotFound     = "EDIT_NOT_FOUND"
 	CodeNotText          = "NOT_TEXT"
 	CodeNotAvailable     = "NOT_AVAILABLE"
+	CodeConflict         = "CONFLICT"
 	CodeInternal         = "INTERNAL"
 	CodeUnknownTool      = "UNKNOWN_TOOL"
 )
@@ -67,6 +68,7 @@ func failure(err error, name string) Status {
 		pe *security.PathError
 		de *security.DeniedError
 		re *security.RateLimitError
+		ve *fsroot.ConflictError
 	)
 	switch {
 	case errors.As(err, &ce):
@@ -84,6 +86,14 @@ func failure(err error, name string) Status {
 		if st.RetryAfterMs < 1 {
 			st.RetryAfterMs = 1
 		}
+	case errors.As(err, &ve):
+		st.Code, st.Field, st.CurrentVersion = CodeConflict, "target.version", ve.Current
+		now := "now holds version " + ve.Current
+		if ve.Current == "" {
+			now = "is now larger than the file size limit"
+		}
+		st.Error = fmt.Sprintf("%q changed since the read that returned target.version (it %s), so nothing was written: "+
+			"read it again, merge your change into what is there now, and retry with the new version", name, now)
 	case errors.As(err, &pe):
 		st.Code, st.Error = pathCode(pe.Err), pe.Error()
 		if st.Code == CodeOutsideRoot && path.IsAbs(pe.Path) {

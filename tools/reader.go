@@ -28,6 +28,7 @@ func readerTool() mcp.Tool {
 			"preferences.offset and preferences.limit pick lines; target.paths reads up to 20 files in one call, each answered in files with its own success or error); a binary file is reported with its mediaType instead of dumped "+
 			"(ask for target.encoding \"base64\" to get its bytes). "+
 			"purpose \"metadata\" returns sizeBytes, modified, type, mode, lines and mediaType. "+
+			"Both return a file's version, for packfs-file-writer's target.version. "+
 			"purpose \"exists\" answers exists true or false without an error for a missing path. "+
 			"target.encoding and preferences are for read only; elsewhere they are refused with INVALID_ARGUMENT naming them."),
 		schemas[intents.Access, ReaderResult](),
@@ -122,7 +123,7 @@ func (s *Server) readEntry(ctx context.Context, name string, e *fsroot.Entry, in
 	if err != nil {
 		return FileContent{}, err
 	}
-	var out FileContent
+	out := FileContent{Version: fsroot.Version(data)}
 	text := markdown.IsText(data)
 	if in.Preferences.IncludeMetadata {
 		out.FileAttrs = attrs(info)
@@ -216,7 +217,9 @@ func (s *Server) metadata(ctx context.Context, c *call, name string, e *fsroot.E
 	out := ReaderResult{Status: Status{Success: true}, FileContent: FileContent{FileAttrs: attrs(info)}}
 	if info.Type == fsroot.TypeFile {
 		var t textScan
-		if _, err := e.Scan(ctx, s.cfg.MaxFileSize, func(p []byte) error { t.add(p); return nil }); err == nil {
+		var v fsroot.VersionHash
+		if _, err := e.Scan(ctx, s.cfg.MaxFileSize, func(p []byte) error { t.add(p); v.Write(p); return nil }); err == nil {
+			out.Version = v.Version()
 			text := t.text()
 			out.MediaType = mediaType(name, t.head, text)
 			out.Binary = !text

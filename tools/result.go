@@ -11,6 +11,8 @@ type Status struct {
 	Code         string `json:"code,omitempty" jsonschema:"stable error code such as NOT_FOUND, PATH_OUTSIDE_ROOT, PATH_BLOCKED, EXTENSION_NOT_ALLOWED, PERMISSION_DENIED, RATE_LIMITED, INVALID_ARGUMENT"`
 	Field        string `json:"field,omitempty" jsonschema:"the argument that was refused, as a JSON path such as target.path"`
 	RetryAfterMs int64  `json:"retryAfterMs,omitempty" jsonschema:"with RATE_LIMITED, or while the search index is being built: milliseconds to wait before trying again"`
+	// CurrentVersion is a field of Status because failure, which maps every error, sets it.
+	CurrentVersion string `json:"currentVersion,omitempty" jsonschema:"with CONFLICT: the version the file holds now"`
 }
 
 // Meta is the only nested object of a result: facts about the call rather than about the files.
@@ -40,6 +42,7 @@ type FileContent struct {
 	Offset     *int    `json:"offset,omitempty" jsonschema:"the first line returned, 0-based"`
 	NextOffset *int    `json:"nextOffset,omitempty" jsonschema:"when truncated: pass this as preferences.offset to read on"`
 	Truncated  bool    `json:"truncated,omitempty" jsonschema:"true when content holds only part of the file"`
+	Version    string  `json:"version,omitempty" jsonschema:"read and metadata of a file: the version of its whole content, even when content holds part of it; pass it to packfs-file-writer as target.version so a write fails with CONFLICT if the file changed since"`
 	FileAttrs
 }
 
@@ -154,6 +157,7 @@ type WriterResult struct {
 	Created      bool     `json:"created,omitempty" jsonschema:"true when a new file or directory was created"`
 	Deleted      bool     `json:"deleted,omitempty" jsonschema:"true when the entry was removed"`
 	BytesWritten *int     `json:"bytesWritten,omitempty" jsonschema:"size of the file after the write"`
+	Version      string   `json:"version,omitempty" jsonschema:"create, update, append, edit: the file's version after the write (with dryRun, its version now), for target.version of the next write"`
 	Replacements *int     `json:"replacements,omitempty" jsonschema:"edit: how many occurrences were replaced"`
 	Diff         string   `json:"diff,omitempty" jsonschema:"edit: unified diff of the change (with options.dryRun nothing was written)"`
 	DryRun       bool     `json:"dryRun,omitempty" jsonschema:"true when nothing was written"`

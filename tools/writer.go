@@ -26,6 +26,8 @@ func writerTool() mcp.Tool {
 			"\"delete\" removes a file or an empty folder (options.recursive for a full one); "+
 			"\"move\" renames target.path to target.destination (options.overwrite to replace a file there); \"mkdir\" makes a folder and its parents. "+
 			"options.backup (update, append, edit, delete of a file) keeps the previous version in the server's backup store, outside the root. "+
+			"To keep a change made since you read a file (by a person in an editor), pass the version the read returned as target.version: "+
+			"the write then fails with CONFLICT and changes nothing if the file changed since; successful writes return the new version for the next one. "+
 			"A field the purpose does not take is refused with INVALID_ARGUMENT naming it; each field's description says which purposes take it."),
 		schemas[intents.Update, WriterResult](),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{
@@ -41,6 +43,9 @@ func writerTool() mcp.Tool {
 func (s *Server) update(ctx context.Context, c *call) (any, error) {
 	in, err := admit[intents.Update](s, c)
 	if err != nil {
+		return nil, err
+	}
+	if in.Target.Version, err = targetVersion(in.Target.Version); err != nil {
 		return nil, err
 	}
 	k := kindFile
@@ -69,13 +74,13 @@ func (s *Server) update(ctx context.Context, c *call) (any, error) {
 	case "create":
 		err = s.create(ctx, name, *in.Content, in.Options, &out)
 	case "update":
-		err = s.replace(ctx, name, *in.Content, in.Options, &out)
+		err = s.replace(ctx, name, *in.Content, in.Target.Version, in.Options, &out)
 	case "append":
-		err = s.appendTo(ctx, name, *in.Content, in.Options, &out)
+		err = s.appendTo(ctx, name, *in.Content, in.Target.Version, in.Options, &out)
 	case "edit":
 		err = s.edit(ctx, name, in, &out)
 	case "delete":
-		err = s.remove(ctx, name, in.Options, &out)
+		err = s.remove(ctx, name, in.Target.Version, in.Options, &out)
 	case "move":
 		err = s.move(ctx, name, in, &out)
 	case "mkdir":
@@ -120,10 +125,45 @@ func (s *Server) create(ctx context.Context, name, content string, o intents.Upd
 		return err
 	}
 	out.Created, out.BytesWritten = true, ptr(len(content))
+	out.Version = fsroot.Version([]byte(content))
 	return nil
 }
 
-func (s *Server) replace(ctx context.Context, name, content string, o intents.UpdateOptions, out *WriterResult) error {
+// targetVersion returns the version a call sent as target.version, in lower case, or refuses one
+// that no read returns. Empty means the write checks nothing.
+func targetVersion(v string) (string, error) {
+	v = strings.ToLower(v)
+	if v != "" && (len(v) != 16 || strings.Trim(v, "0123456789abcdef") != "") {
+		return "", &callError{code: CodeInvalidArgument, field: "target.version", msg: fmt.Sprintf(
+			"target.version must be the 16 hex digits that packfs-file-reader returned as version (got %q): copy it from the read's result, or leave it out to write without a check", v)}
+	}
+	return v, nil
+}
+
+// unchanged reports a conflict unless old, the content just read, has version (if any). It runs
+// before anything is written, a backup included; the write itself checks the file again right
+// before it replaces it.
+func unchanged(old []byte, version string) error {
+	if version == "" {
+		return nil
+	}
+	if v := fsroot.Version(old); v != version {
+		return &fsroot.ConflictError{Current: v}
+	}
+	return nil
+}
+
+// noFolderVersion refuses target.version on a folder (or a link to one): a version is a file's
+// content, and a folder has none to compare.
+func noFolderVersion(name, purpose string, isDir bool, version string) error {
+	if version == "" || !isDir {
+		return nil
+	}
+	return &callError{code: CodeInvalidArgument, field: "target.version", msg: fmt.Sprintf(
+		"%q is a folder, and target.version is the version of a file's content: %s the folder without target.version", name, purpose)}
+}
+
+func (s *Server) replace(ctx context.Context, name, content, version string, o intents.UpdateOptions, out *WriterResult) error {
 	old, _, err := s.cfg.Root.ReadFile(ctx, name, s.cfg.MaxFileSize)
 	if err != nil {
 		if isNotExist(err) {
@@ -131,22 +171,29 @@ func (s *Server) replace(ctx context.Context, name, content string, o intents.Up
 		}
 		return err
 	}
+	if err := unchanged(old, version); err != nil {
+		return err
+	}
 	if err := s.backup(ctx, name, old, o, out); err != nil {
 		return err
 	}
-	if err := s.cfg.Root.WriteFile(ctx, name, []byte(content)); err != nil {
+	v, err := s.cfg.Root.WriteFileIf(ctx, name, []byte(content), version, s.cfg.MaxFileSize)
+	if err != nil {
 		return err
 	}
-	out.BytesWritten = ptr(len(content))
+	out.BytesWritten, out.Version = ptr(len(content)), v
 	return nil
 }
 
-func (s *Server) appendTo(ctx context.Context, name, content string, o intents.UpdateOptions, out *WriterResult) error {
+func (s *Server) appendTo(ctx context.Context, name, content, version string, o intents.UpdateOptions, out *WriterResult) error {
 	old, _, err := s.cfg.Root.ReadFile(ctx, name, s.cfg.MaxFileSize)
-	if isNotExist(err) {
+	if isNotExist(err) && version == "" {
 		return s.create(ctx, name, content, o, out)
 	}
 	if err != nil {
+		return err
+	}
+	if err := unchanged(old, version); err != nil {
 		return err
 	}
 	if !markdown.IsText(old) {
@@ -158,16 +205,20 @@ func (s *Server) appendTo(ctx context.Context, name, content string, o intents.U
 	if err := s.backup(ctx, name, old, o, out); err != nil {
 		return err
 	}
-	if err := s.cfg.Root.AppendFile(ctx, name, []byte(content), s.cfg.MaxFileSize); err != nil {
+	v, err := s.cfg.Root.AppendFileIf(ctx, name, []byte(content), version, s.cfg.MaxFileSize)
+	if err != nil {
 		return err
 	}
-	out.BytesWritten = ptr(len(old) + len(content))
+	out.BytesWritten, out.Version = ptr(len(old)+len(content)), v
 	return nil
 }
 
 func (s *Server) edit(ctx context.Context, name string, in intents.Update, out *WriterResult) error {
 	old, _, err := s.cfg.Root.ReadFile(ctx, name, s.cfg.MaxFileSize)
 	if err != nil {
+		return err
+	}
+	if err := unchanged(old, in.Target.Version); err != nil {
 		return err
 	}
 	if !markdown.IsText(old) {
@@ -180,7 +231,7 @@ func (s *Server) edit(ctx context.Context, name string, in intents.Update, out *
 	out.Replacements = ptr(n)
 	out.Diff = capString(unifiedDiff(name, string(old), text), MaxContentBytes)
 	if in.Options.DryRun {
-		out.DryRun = true
+		out.DryRun, out.Version = true, fsroot.Version(old)
 		return nil
 	}
 	if int64(len(text)) > s.cfg.MaxFileSize {
@@ -189,16 +240,25 @@ func (s *Server) edit(ctx context.Context, name string, in intents.Update, out *
 	if err := s.backup(ctx, name, old, in.Options, out); err != nil {
 		return err
 	}
-	if err := s.cfg.Root.WriteFile(ctx, name, []byte(text)); err != nil {
+	v, err := s.cfg.Root.WriteFileIf(ctx, name, []byte(text), in.Target.Version, s.cfg.MaxFileSize)
+	if err != nil {
 		return err
 	}
-	out.BytesWritten = ptr(len(text))
+	out.BytesWritten, out.Version = ptr(len(text)), v
 	return nil
 }
 
-func (s *Server) remove(ctx context.Context, name string, o intents.UpdateOptions, out *WriterResult) error {
+func (s *Server) remove(ctx context.Context, name, version string, o intents.UpdateOptions, out *WriterResult) error {
 	info, err := s.cfg.Root.Lstat(name)
 	if err != nil {
+		return err
+	}
+	isDir := info.Type == fsroot.TypeDir
+	if info.Type == fsroot.TypeSymlink && version != "" {
+		st, err := s.cfg.Root.Stat(name)
+		isDir = err == nil && st.Type == fsroot.TypeDir
+	}
+	if err := noFolderVersion(name, "delete", isDir, version); err != nil {
 		return err
 	}
 	if o.Backup && info.Type != fsroot.TypeFile {
@@ -212,12 +272,20 @@ func (s *Server) remove(ctx context.Context, name string, o intents.UpdateOption
 		if err != nil {
 			return err
 		}
+		if err := unchanged(old, version); err != nil {
+			return err
+		}
 		if err := s.backup(ctx, name, old, o, out); err != nil {
 			return err
 		}
 	}
 	linked := s.linkedFrom(name)
-	if err := s.cfg.Root.Remove(name, o.Recursive); err != nil {
+	if version != "" {
+		err = s.cfg.Root.RemoveIf(ctx, name, version, s.cfg.MaxFileSize)
+	} else {
+		err = s.cfg.Root.Remove(name, o.Recursive)
+	}
+	if err != nil {
 		return err
 	}
 	out.Deleted, out.LinkedFrom = true, linked
@@ -256,6 +324,10 @@ func (s *Server) move(ctx context.Context, name string, in intents.Update, out *
 	if st, err := s.cfg.Root.Stat(name); err == nil && st.Type == fsroot.TypeDir || info.Type == fsroot.TypeDir {
 		k = kindDir
 	}
+	version := in.Target.Version
+	if err := noFolderVersion(name, "move", k == kindDir, version); err != nil {
+		return err
+	}
 	dest, err := s.resolvePath(in.Target.Destination, k)
 	if err != nil {
 		var ce *callError
@@ -271,6 +343,17 @@ func (s *Server) move(ctx context.Context, name string, in intents.Update, out *
 	if in.Options.PreserveRelationships && s.cfg.Engine == nil {
 		return &callError{code: CodeNotAvailable, field: "options.preserveRelationships", msg: "links cannot be kept working because the search index is off on this server (--no-index): move without preserveRelationships"}
 	}
+	if version != "" {
+		// Before anything changes, the folders options.createPath makes included; RenameIf
+		// checks again right before the rename.
+		old, _, err := s.cfg.Root.ReadFile(ctx, name, s.cfg.MaxFileSize)
+		if err != nil {
+			return err
+		}
+		if err := unchanged(old, version); err != nil {
+			return err
+		}
+	}
 	if in.Options.DryRun {
 		out.DryRun = true
 		if _, err := s.cfg.Root.Lstat(dest); err == nil && !in.Options.Overwrite {
@@ -284,7 +367,7 @@ func (s *Server) move(ctx context.Context, name string, in intents.Update, out *
 	if err := s.makeParents(dest, in.Options); err != nil {
 		return err
 	}
-	if err := s.cfg.Root.Rename(name, dest, in.Options.Overwrite); err != nil {
+	if err := s.cfg.Root.RenameIf(ctx, name, dest, in.Options.Overwrite, version, s.cfg.MaxFileSize); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return existsAt(dest)
 		}
