@@ -469,9 +469,9 @@ func (d *daemon) serve(conn net.Conn) (stop bool) {
 		resp.Text = d.tools
 	case "call":
 		var obj map[string]any
-		if err := json.Unmarshal(req.Args, &obj); err != nil || obj == nil {
-			d.log(event{Event: "rejected", Tool: req.Tool, Note: string(req.Args)})
-			resp.Err = "the arguments must be one JSON object (quote it as one shell word): " + fmt.Sprint(err)
+		if req.Args == nil || json.Unmarshal(req.Args, &obj) != nil || obj == nil {
+			d.log(event{Event: "rejected", Tool: req.Tool, Note: req.Text + string(req.Args)})
+			resp.Err = "the arguments must be one JSON object, quoted as one shell word; the call was not made"
 			break
 		}
 		d.seq++
@@ -568,12 +568,13 @@ func clientTools(dir string) error {
 }
 
 func clientCall(dir, tool, args string) error {
-	resp, err := ask(dir, request{Op: "call", Tool: tool, Args: json.RawMessage(args)})
+	req := request{Op: "call", Tool: tool, Args: json.RawMessage(args)}
+	if !json.Valid([]byte(args)) {
+		// Not sent to the server; the daemon logs the refusal.
+		req = request{Op: "call", Tool: tool, Text: args}
+	}
+	resp, err := ask(dir, req)
 	if err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) || !json.Valid([]byte(args)) {
-			return fmt.Errorf("the arguments are not JSON: %s", args)
-		}
 		return err
 	}
 	fmt.Print(resp.Text)
