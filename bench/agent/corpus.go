@@ -1,0 +1,80 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/packfs/packfs-mcp/internal/corpora"
+)
+
+// corpusDir returns the served folder of c unpacked once below base/corpora, from the archives
+// folder: every session copies its root from there, and every verification reads the original
+// there.
+func corpusDir(base, archives string, c corpora.Corpus) (string, error) {
+	dst := filepath.Join(base, "corpora", c.Name)
+	served := filepath.Join(dst, filepath.FromSlash(c.Root))
+	if _, err := os.Stat(filepath.Join(dst, ".complete")); err == nil {
+		return served, nil
+	}
+	if err := os.MkdirAll(filepath.Join(base, "corpora"), 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(filepath.Join(base, "corpora"), c.Name+".unpacking-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	if _, err := corpora.Unpack(filepath.Join(archives, c.Archive), c.Root, tmp); err != nil {
+		return "", fmt.Errorf("%w (pass --archives DIR, the folder of %s)", err, c.Archive)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, ".complete"), nil, 0o644); err != nil {
+		return "", err
+	}
+	// Another start may have unpacked it meanwhile: either copy is as good.
+	if err := os.Rename(tmp, dst); err != nil {
+		if _, serr := os.Stat(filepath.Join(dst, ".complete")); serr != nil {
+			return "", err
+		}
+	}
+	return served, nil
+}
+
+// copyTree copies the regular files below src to dst, which must not exist.
+func copyTree(src, dst string) error {
+	if _, err := os.Stat(dst); err == nil {
+		return fmt.Errorf("%s already exists", dst)
+	}
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		in, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		out, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(out, in); err != nil {
+			out.Close()
+			return err
+		}
+		return out.Close()
+	})
+}
