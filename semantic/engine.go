@@ -698,7 +698,7 @@ type Results struct {
 // relations, kept apart from the ranking.
 type RelatedHit struct {
 	Path, Title string
-	Via         string // link, backlink, parent, child or related
+	Via         string // how it was reached (see [markdown.Neighbour])
 	From        string // the hit it was reached from
 	Score       float64
 }
