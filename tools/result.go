@@ -133,6 +133,14 @@ type SearcherResult struct {
 	Metadata  Meta            `json:"metadata" validate:"required" jsonschema:"facts about the call"`
 }
 
+// LinkRewrite is one link a move rewrote, or would rewrite with dryRun.
+type LinkRewrite struct {
+	Path   string `json:"path" validate:"required" jsonschema:"the document the link is in, where it is after the move"`
+	Line   int    `json:"line" validate:"required" jsonschema:"1-based line of the link's destination"`
+	Before string `json:"before" validate:"required" jsonschema:"the link as written, or its destination alone when the link is long"`
+	After  string `json:"after" validate:"required" jsonschema:"the same, rewritten"`
+}
+
 // WriterResult is what packfs-file-writer returns.
 type WriterResult struct {
 	Status
@@ -147,5 +155,8 @@ type WriterResult struct {
 	Backup       string   `json:"backup,omitempty" jsonschema:"name of the backup copy in the server's backup store (outside the root; the operator restores it)"`
 	LinkedFrom   []string `json:"linkedFrom,omitempty" jsonschema:"delete: documents that linked to what was deleted (their links are now broken)"`
 	UpdatedFiles []string `json:"updatedFiles,omitempty" jsonschema:"move with preserveRelationships: documents whose links were rewritten (or would be, with dryRun)"`
-	Metadata     Meta     `json:"metadata" validate:"required" jsonschema:"facts about the call"`
+	// move with preserveRelationships
+	Rewrites      []LinkRewrite `json:"rewrites,omitempty" jsonschema:"move with preserveRelationships: each link rewritten (or that would be, with dryRun), by path and line, capped (rewritesTotal says when)"`
+	RewritesTotal int           `json:"rewritesTotal,omitempty" jsonschema:"only when rewrites was cut: how many links were rewritten (or would be) in all"`
+	Metadata      Meta          `json:"metadata" validate:"required" jsonschema:"facts about the call"`
 }

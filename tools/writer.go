@@ -271,15 +271,20 @@ func (s *Server) move(ctx context.Context, name string, in intents.Update, out *
 	if in.Options.PreserveRelationships && s.cfg.Engine == nil {
 		return &callError{code: CodeNotAvailable, field: "options.preserveRelationships", msg: "links cannot be kept working because the search index is off on this server (--no-index): move without preserveRelationships"}
 	}
+	keep, relinks := in.Options.LinkText != "target", in.Options.PreserveRelationships
 	if in.Options.DryRun {
 		out.DryRun = true
 		if _, err := s.cfg.Root.Lstat(dest); err == nil && !in.Options.Overwrite {
 			return existsAt(dest)
 		}
-		if in.Options.PreserveRelationships {
-			out.UpdatedFiles, err = s.relink(ctx, name, dest, true)
+		if relinks {
+			r, err := s.relink(ctx, name, dest, true, keep)
+			if err != nil {
+				return err
+			}
+			r.report(out)
 		}
-		return err
+		return nil
 	}
 	if err := s.makeParents(dest, in.Options); err != nil {
 		return err
@@ -290,10 +295,12 @@ func (s *Server) move(ctx context.Context, name string, in intents.Update, out *
 		}
 		return err
 	}
-	if in.Options.PreserveRelationships {
-		if out.UpdatedFiles, err = s.relink(ctx, name, dest, false); err != nil {
+	if relinks {
+		r, err := s.relink(ctx, name, dest, false, keep)
+		if err != nil {
 			s.cfg.Log.Printf("rewriting links after moving %q: %v", name, err)
 		}
+		r.report(out)
 	}
 	s.refresh(ctx, append([]string{name, dest}, out.UpdatedFiles...)...)
 	return nil
