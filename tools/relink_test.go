@@ -1,11 +1,18 @@
 package tools
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/semantic"
 )
 
 // moveTree is a small vault: notes linking to old.md in every form a move rewrites, and files
@@ -120,6 +127,188 @@ func TestMoveRewritesCapped(t *testing.T) {
 		if got := strings.Count(out.Tree[fmt.Sprintf("n%d.md", i)], "[[new|old]]"); got != MaxRewrites/2+1 {
 			t.Errorf("n%d.md has %d rewritten links", i, got)
 		}
+	}
+}
+
+func TestMoveMentions(t *testing.T) {
+	want := []Mention{
+		{Path: "notes/menu.yaml", Line: 1, Text: "- notes/old.md"},
+		{Path: "site.json", Line: 3, Text: `"notes/old.md",`},
+		{Path: "url.txt", Line: 1, Text: "https://example.org/notes/old.md and notes/old.md."},
+	}
+	for _, dry := range []bool{true, false} {
+		t.Run(fmt.Sprint("dryRun ", dry), func(t *testing.T) {
+			e := newOptionEnv(t, optionTable{tree: moveTree, engine: true})
+			out := move(t, e, "notes/old.md", "archive/new.md", map[string]any{"dryRun": dry, "createPath": !dry})
+			var got []Mention
+			field(t, out, "mentions", &got)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("mentions (-want +got):\n%s", diff)
+			}
+			for _, f := range []string{"mentionsTotal", "mentionsIncomplete"} {
+				if v, ok := out.Result[f]; ok {
+					t.Errorf("%s = %v on a complete search", f, v)
+				}
+			}
+			if out.Tree["site.json"] != strings.TrimPrefix(moveTree[4], "site.json=") {
+				t.Errorf("a mention was changed:\n%s", out.Tree["site.json"])
+			}
+		})
+	}
+	t.Run("folder", func(t *testing.T) {
+		e := newOptionEnv(t, optionTable{tree: moveTree, engine: true})
+		out := move(t, e, "notes", "archive/notes", map[string]any{"dryRun": true})
+		var got []Mention
+		field(t, out, "mentions", &got)
+		// The folder's own files are named where they go; a path below the folder is a mention.
+		want := []Mention{
+			{Path: "archive/notes/menu.yaml", Line: 1, Text: "- notes/old.md"},
+			{Path: "site.json", Line: 3, Text: `"notes/old.md",`},
+			{Path: "site.json", Line: 4, Text: `"notes/old.md.bak",`},
+			{Path: "url.txt", Line: 1, Text: "https://example.org/notes/old.md and notes/old.md."},
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("mentions (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestMentionsIndexOrWalk checks that the index's candidates and a walk of the tree find the same
+// mentions: the index only spares reading files that cannot hold the path.
+func TestMentionsIndexOrWalk(t *testing.T) {
+	tree := append([]string{
+		"my notes/big plan.md=# Spaced\n",
+		"links.html=<a href=\"my%20notes/big%20plan.md\">x</a>\n<a href=\"my notes/big plan.md\">y</a>\n",
+		"ünï/cödé.md=# Accents\n",
+		"accents.txt=see ünï/cödé.md\n",
+	}, moveTree...)
+	dir := t.TempDir()
+	makeTree(t, dir, dir, tree...)
+	walked := configOver(t, dir)
+	cfg := walked
+	cfg.Engine = semantic.New(semantic.Options{FS: cfg.Root.FS(), Allow: func(name string, isDir bool) bool { return cfg.Policy.CheckName(name, isDir) == nil }})
+	mustOK(t, cfg.Engine.Build(context.Background()))
+	t.Cleanup(func() { cfg.Engine.Close() })
+	indexed := New(cfg)
+	for old, lines := range map[string]int{"notes/old.md": 3, "notes": 5, "my notes/big plan.md": 2, "ünï/cödé.md": 1} {
+		t.Run(old, func(t *testing.T) {
+			if _, ok := indexed.mentionCandidates(context.Background(), []string{old}); !ok && old != "ünï/cödé.md" {
+				t.Fatalf("the index cannot narrow the search for %q: the test compares nothing", old)
+			}
+			a := indexed.mentions(context.Background(), old, "x")
+			b := New(walked).mentions(context.Background(), old, "x")
+			if a.total != lines || a.cut != "" {
+				t.Fatalf("found %d lines, cut %q: want %d, and a complete search", a.total, a.cut, lines)
+			}
+			if diff := cmp.Diff(b, a, cmp.AllowUnexported(mentionsFound{})); diff != "" {
+				t.Errorf("index (+) and walk (-) differ:\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestMentionsBounds checks that the search for mentions stops at its bounds and says so, and that
+// the answer lists no more than MaxMentions lines while counting them all.
+func TestMentionsBounds(t *testing.T) {
+	t.Run("lines", func(t *testing.T) {
+		dir := t.TempDir()
+		makeTree(t, dir, dir, "old.md=x", "list.txt="+strings.Repeat("old.md\n", MaxMentions+5))
+		got := New(configOver(t, dir)).mentions(context.Background(), "old.md", "new.md")
+		if len(got.lines) != MaxMentions || got.total != MaxMentions+5 || got.cut != "" {
+			t.Errorf("%d lines, total %d, cut %q", len(got.lines), got.total, got.cut)
+		}
+		var out WriterResult
+		got.report(&out)
+		if out.MentionsTotal != MaxMentions+5 {
+			t.Errorf("mentionsTotal = %d", out.MentionsTotal)
+		}
+	})
+	t.Run("files", func(t *testing.T) {
+		dir := t.TempDir()
+		for i := range MaxMentionFiles + 1 {
+			mustOK(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%05d.txt", i)), []byte("nothing\n"), 0o644))
+		}
+		mustOK(t, os.WriteFile(filepath.Join(dir, "z.txt"), []byte("old.md\n"), 0o644))
+		got := New(configOver(t, dir)).mentions(context.Background(), "old.md", "new.md")
+		if got.total != 0 || !strings.Contains(got.cut, fmt.Sprintf("limit of %d files", MaxMentionFiles)) || !strings.Contains(got.cut, "search_content") {
+			t.Errorf("total %d, cut %q: want the file limit named", got.total, got.cut)
+		}
+	})
+	t.Run("bytes", func(t *testing.T) {
+		dir := t.TempDir()
+		big := []byte(strings.Repeat("x", 1<<20-1) + "\n")
+		per := fsroot.DefaultMaxFileSize / int64(len(big))
+		for i := range int(MaxMentionBytes/(per*int64(len(big)))) + 1 {
+			mustOK(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("big%d.txt", i)), []byte(strings.Repeat(string(big), int(per))), 0o644))
+		}
+		mustOK(t, os.WriteFile(filepath.Join(dir, "z.txt"), []byte("old.md\n"), 0o644))
+		got := New(configOver(t, dir)).mentions(context.Background(), "old.md", "new.md")
+		if got.total != 0 || !strings.Contains(got.cut, "limit of "+humanBytes(MaxMentionBytes)) {
+			t.Errorf("total %d, cut %q: want the byte limit named", got.total, got.cut)
+		}
+		// Binary files as large cost only their first piece: the search reads on.
+		for i := range int(MaxMentionBytes/(per*int64(len(big)))) + 1 {
+			name := filepath.Join(dir, fmt.Sprintf("big%d", i))
+			mustOK(t, os.Rename(name+".txt", name+".png"))
+			f, err := os.OpenFile(name+".png", os.O_WRONLY, 0)
+			mustOK(t, err)
+			_, err = f.WriteAt([]byte{0}, 10)
+			mustOK(t, err)
+			mustOK(t, f.Close())
+		}
+		got = New(configOver(t, dir)).mentions(context.Background(), "old.md", "new.md")
+		if got.total != 1 || got.cut != "" {
+			t.Errorf("total %d, cut %q: want the mention found past the binary files", got.total, got.cut)
+		}
+	})
+}
+
+// configOver returns a server configuration over dir, without an index.
+func configOver(t *testing.T, dir string) Config {
+	t.Helper()
+	root, err := fsroot.Open(dir, fsroot.Options{})
+	mustOK(t, err)
+	t.Cleanup(func() { root.Close() })
+	policy, err := security.NewPolicy(security.PolicyConfig{RootDir: root.Dir(), RootResolved: root.ResolvedDir()})
+	mustOK(t, err)
+	return Config{Root: root, Policy: policy, Limiter: security.NewLimiter(security.LimitConfig{MaxRequests: 1 << 30}),
+		Permissions: security.AllPermissions()}
+}
+
+func TestNamesPath(t *testing.T) {
+	tests := []struct {
+		line string
+		want bool
+	}{
+		{"notes/old.md", true},
+		{`"notes/old.md",`, true},
+		{"/notes/old.md", true},
+		{"notes/old.md#part", true},
+		{"see notes/old.md.", true},
+		{"notes/old.md/inside", true},
+		{"xnotes/old.md", false},
+		{"notes/old.md.bak", false},
+		{"notes/old.mdx", false},
+		{"notes/old.md-2", false},
+		{"énotes/old.md", false},
+		{"nothing here", false},
+		{"xnotes/old.md and notes/old.md", true},
+	}
+	for _, tt := range tests {
+		if _, got := namesPath([]byte(tt.line), []string{"notes/old.md"}); got != tt.want {
+			t.Errorf("namesPath(%q) = %v, want %v", tt.line, got, tt.want)
+		}
+	}
+}
+
+func TestAround(t *testing.T) {
+	long := strings.Repeat("a", 300) + "notes/old.md" + strings.Repeat("b", 300)
+	got := around([]byte(long), 300)
+	if !strings.Contains(got, "notes/old.md") || len(got) > maxMentionText+2*len("…") || !strings.HasPrefix(got, "…") || !strings.HasSuffix(got, "…") {
+		t.Errorf("around = %q", got)
+	}
+	if got := around([]byte("  short notes/old.md \r"), 8); got != "short notes/old.md" {
+		t.Errorf("around = %q", got)
 	}
 }
 

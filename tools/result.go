@@ -141,6 +141,13 @@ type LinkRewrite struct {
 	After  string `json:"after" validate:"required" jsonschema:"the same, rewritten"`
 }
 
+// Mention is a line of a text file other than markdown that names a moved path.
+type Mention struct {
+	Path string `json:"path" validate:"required" jsonschema:"the file, where it is after the move"`
+	Line int    `json:"line" validate:"required" jsonschema:"1-based line"`
+	Text string `json:"text" validate:"required" jsonschema:"the line, or the part of a long line around the path"`
+}
+
 // WriterResult is what packfs-file-writer returns.
 type WriterResult struct {
 	Status
@@ -156,7 +163,10 @@ type WriterResult struct {
 	LinkedFrom   []string `json:"linkedFrom,omitempty" jsonschema:"delete: documents that linked to what was deleted (their links are now broken)"`
 	UpdatedFiles []string `json:"updatedFiles,omitempty" jsonschema:"move with preserveRelationships: documents whose links were rewritten (or would be, with dryRun)"`
 	// move with preserveRelationships
-	Rewrites      []LinkRewrite `json:"rewrites,omitempty" jsonschema:"move with preserveRelationships: each link rewritten (or that would be, with dryRun), by path and line, capped (rewritesTotal says when)"`
-	RewritesTotal int           `json:"rewritesTotal,omitempty" jsonschema:"only when rewrites was cut: how many links were rewritten (or would be) in all"`
-	Metadata      Meta          `json:"metadata" validate:"required" jsonschema:"facts about the call"`
+	Rewrites           []LinkRewrite `json:"rewrites,omitempty" jsonschema:"move with preserveRelationships: each link rewritten (or that would be, with dryRun), by path and line, capped (rewritesTotal says when)"`
+	RewritesTotal      int           `json:"rewritesTotal,omitempty" jsonschema:"only when rewrites was cut: how many links were rewritten (or would be) in all"`
+	Mentions           []Mention     `json:"mentions,omitempty" jsonschema:"move with preserveRelationships: lines of text files other than markdown (JSON, YAML, configuration) that name the old path, by path and line; they are left as they are, edit them if they should follow; capped (mentionsTotal says when)"`
+	MentionsTotal      int           `json:"mentionsTotal,omitempty" jsonschema:"only when mentions was cut: how many lines were found in all"`
+	MentionsIncomplete string        `json:"mentionsIncomplete,omitempty" jsonschema:"only when the search for mentions stopped before it had read every text file: why, and how to look further; files it did not read may name the old path too"`
+	Metadata           Meta          `json:"metadata" validate:"required" jsonschema:"facts about the call"`
 }

@@ -283,11 +283,16 @@ func (s *Server) move(ctx context.Context, name string, in intents.Update, out *
 				return err
 			}
 			r.report(out)
+			s.mentions(ctx, name, dest).report(out)
 		}
 		return nil
 	}
 	if err := s.makeParents(dest, in.Options); err != nil {
 		return err
+	}
+	var mentions mentionsFound
+	if relinks {
+		mentions = s.mentions(ctx, name, dest) // before the move, where the index knows the files
 	}
 	if err := s.cfg.Root.Rename(name, dest, in.Options.Overwrite); err != nil {
 		if errors.Is(err, fs.ErrExist) {
@@ -301,6 +306,7 @@ func (s *Server) move(ctx context.Context, name string, in intents.Update, out *
 			s.cfg.Log.Printf("rewriting links after moving %q: %v", name, err)
 		}
 		r.report(out)
+		mentions.report(out)
 	}
 	s.refresh(ctx, append([]string{name, dest}, out.UpdatedFiles...)...)
 	return nil
