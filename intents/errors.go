@@ -247,6 +247,10 @@ func (u *Update) check() *FieldError {
 				Message: "target.destination is required when purpose is move: send the new path"}
 		}
 	}
+	if u.Options.LinkText != "" && !u.Options.PreserveRelationships {
+		return &FieldError{Field: "options.linkText", Rule: "conflict",
+			Message: "options.linkText says how rewritten links read, but no link is rewritten without options.preserveRelationships: set it to true, or remove options.linkText"}
+	}
 	if u.Options.Atomic != nil && !*u.Options.Atomic {
 		return &FieldError{Field: "options.atomic", Rule: "atomic-only",
 			Message: "writes are always atomic; omit options.atomic"}

@@ -145,8 +145,11 @@ type UpdateOptions struct {
 	CreatePath            bool  `json:"createPath,omitempty" purposes:"create append move" jsonschema:"Create missing parent directories (for move, those of target.destination); mkdir always does. Default false."`
 	Backup                bool  `json:"backup,omitempty" purposes:"update append edit delete" jsonschema:"Keep the previous version of the file, outside the sandbox root; refused when deleting a directory or a link. Default false."`
 	Atomic                *bool `json:"atomic,omitempty" jsonschema:"Writes are always atomic, so omit this; true is accepted and false is refused."`
-	PreserveRelationships bool  `json:"preserveRelationships,omitempty" purposes:"move" jsonschema:"Rewrite the markdown and wiki links in other documents (and the moved file's own relative links) so they keep pointing at it; the result lists every file changed. Default false."`
+	PreserveRelationships bool  `json:"preserveRelationships,omitempty" purposes:"move" jsonschema:"Rewrite the markdown and wiki links in other documents (and the moved file's own relative links) so they keep pointing at it; the result lists every file changed, every link rewritten (line, before, after) and the lines of other text files (JSON, YAML, configuration) that name the old path, which it leaves for you to change. With dryRun, what it would do. Default false."`
 	Recursive             bool  `json:"recursive,omitempty" purposes:"delete" jsonschema:"Allow deleting a directory that is not empty. Default false."`
 	Overwrite             bool  `json:"overwrite,omitempty" purposes:"move" jsonschema:"Replace a file that already exists at target.destination. Default false."`
 	DryRun                bool  `json:"dryRun,omitempty" purposes:"edit move" jsonschema:"For edit, return a unified diff of the change and write nothing; for move, report what would move and which links would be rewritten, and change nothing. Default false."`
+
+	// LinkText "" is "keep"; Decode refuses it without PreserveRelationships.
+	LinkText string `json:"linkText,omitempty" validate:"omitempty,oneof=keep target" purposes:"move" jsonschema:"With preserveRelationships: what a rewritten wiki link shows when the note's name changes. keep (the default) keeps what the reader sees: [[Old]] becomes [[New|Old]]; target shows the new name: [[New]], as Obsidian does. Display text of the link's own, and embeds, are left as they are either way."`
 }

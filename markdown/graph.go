@@ -378,12 +378,14 @@ type Relations struct {
 	Broken      []Resolved
 	Tags        []string
 	Aliases     []string
-	// Parent, Children and Related are root-relative paths, deduplicated and sorted. Frontmatter
-	// relations (parent, children, related) take precedence: when a document declares any, only
-	// they are used. Otherwise each internal outgoing link is classified by folder: a document in an
-	// ancestor folder of the document's folder is a parent, one in a descendant folder a child, and
-	// any other (same folder, sibling folders) related.
-	Parent, Children, Related []string
+	// Parent, Children and Related are the documents it is related to, deduplicated and sorted by
+	// path. Frontmatter relations (parent, children, related) take precedence: when a document
+	// declares any, only they are used. Otherwise each internal outgoing link is classified by
+	// folder: a document in an ancestor folder of the document's folder is a parent, one in a
+	// descendant folder a child, and any other (same folder, sibling folders) related. Related says
+	// how each arose ([Via] of the first link that led there).
+	Parent, Children []string
+	Related          []Neighbour
 }
 
 // Relations returns everything about the document at p, or false if it is not in the graph. Its
@@ -431,14 +433,17 @@ func (g *Graph) relations(p string, o docOutline, links []Resolved) Relations {
 		}
 	}
 	parent, children, related := family(p, links)
-	r.Parent, r.Children, r.Related = sortedKeys(parent), sortedKeys(children), sortedKeys(related)
+	r.Parent, r.Children = sortedKeys(parent), sortedKeys(children)
+	for _, q := range sortedKeys(related) {
+		r.Related = append(r.Related, Neighbour{Path: q, Via: related[q]})
+	}
 	return r
 }
 
 // family returns the parents, children and related documents of the document at p, whose links,
-// resolved, are links.
-func family(p string, links []Resolved) (parent, children, related map[string]struct{}) {
-	parent, children, related = map[string]struct{}{}, map[string]struct{}{}, map[string]struct{}{}
+// resolved, are links; each maps to the [Via] of the first link that put it there.
+func family(p string, links []Resolved) (parent, children, related map[string]string) {
+	parent, children, related = map[string]string{}, map[string]string{}, map[string]string{}
 	declared := false
 	for _, l := range links {
 		declared = declared || l.Kind == KindFrontmatter
@@ -459,9 +464,24 @@ func family(p string, links []Resolved) (parent, children, related map[string]st
 		case isUnder(path.Dir(l.To), path.Dir(p)):
 			set = children
 		}
-		set[l.To] = struct{}{}
+		if _, ok := set[l.To]; !ok {
+			set[l.To] = Via(l.Link)
+		}
 	}
 	return parent, children, related
+}
+
+// ViaBacklink is the [Neighbour.Via] of a document that links to the other one.
+const ViaBacklink = "backlink"
+
+// Via says how a link relates the document it is written in to its target: the link's kind
+// ("markdown", "reference", "wiki" or "embed"), or for a frontmatter relation "frontmatter:" and
+// its field ("frontmatter:parent", "frontmatter:children", "frontmatter:related").
+func Via(l Link) string {
+	if l.Kind == KindFrontmatter {
+		return "frontmatter:" + l.Rel
+	}
+	return string(l.Kind)
 }
 
 // isUnder reports whether directory d is strictly inside directory anc ("." is the root).
@@ -532,16 +552,30 @@ func (g *Graph) linksTo(p string) []Backlink {
 // Neighbour is a document one hop from another, and how it is reached.
 type Neighbour struct {
 	Path string
-	Via  string // "link", "backlink", "parent", "child" or "related"
+	Via  string // [Via] of the link that leads there, or [ViaBacklink]
 }
 
-// neighbourVias are the values of [Neighbour.Via], in order of precedence.
-var neighbourVias = map[string]int{"link": 0, "backlink": 1, "parent": 2, "child": 3, "related": 4}
+// viaRank orders the ways a neighbour is reached, for [Graph.Neighbours]: a link in the body,
+// then a backlink, then the frontmatter's parent, children and related.
+func viaRank(via string) int {
+	switch via {
+	case ViaBacklink:
+		return 1
+	case "frontmatter:parent":
+		return 2
+	case "frontmatter:children":
+		return 3
+	case "frontmatter:related":
+		return 4
+	}
+	return 0
+}
 
 // Neighbours returns the documents one hop from the document at p: the targets of its internal
-// links (Via "link"), the documents linking to it ("backlink") and its frontmatter relations
-// ("parent", "child", "related"). Each appears once, with the first Via in that order, sorted by
-// Path. The document itself is left out.
+// links and frontmatter relations (Via as [Via] says) and the documents linking to it
+// ([ViaBacklink]). Each appears once, reached the first way in the order of a link in the body
+// (the first in the document), a backlink, the frontmatter's parent, children and related, sorted
+// by Path. The document itself is left out.
 func (g *Graph) Neighbours(p string) []Neighbour {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
@@ -554,30 +588,20 @@ func (g *Graph) neighbours(p string) []Neighbour {
 		if q == p {
 			return
 		}
-		if old, ok := via[q]; !ok || neighbourVias[v] < neighbourVias[old] {
+		if old, ok := via[q]; !ok || viaRank(v) < viaRank(old) {
 			via[q] = v
 		}
 	}
 	if n, ok := g.docs[p]; ok {
 		for l := range n.links() {
-			if l.Status != StatusInternal {
-				continue
-			}
-			switch {
-			case l.Kind != KindFrontmatter:
-				add(l.To, "link")
-			case l.Rel == "parent":
-				add(l.To, "parent")
-			case l.Rel == "children":
-				add(l.To, "child")
-			default:
-				add(l.To, "related")
+			if l.Status == StatusInternal {
+				add(l.To, Via(l.Link))
 			}
 		}
 	}
 	back := g.back[p]
 	for from := range back.all() {
-		add(from, "backlink")
+		add(from, ViaBacklink)
 	}
 	out := make([]Neighbour, 0, len(via))
 	for q, v := range via {

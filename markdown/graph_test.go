@@ -107,10 +107,15 @@ func TestGraphRelations(t *testing.T) {
 		if !ok {
 			t.Fatal("missing")
 		}
-		got := [][]string{r.Parent, r.Children, r.Related}
-		want := [][]string{{"top.md"}, {"p/q/child.md"}, {"p/pic.png", "p/sibling.md", "r/cousin.md"}}
+		got := [][]string{r.Parent, r.Children}
+		want := [][]string{{"top.md"}, {"p/q/child.md"}}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
+		}
+		// Each related document says which link it came from.
+		wantRelated := []Neighbour{{"p/pic.png", "embed"}, {"p/sibling.md", "markdown"}, {"r/cousin.md", "wiki"}}
+		if diff := cmp.Diff(wantRelated, r.Related); diff != "" {
+			t.Errorf("related (-want +got):\n%s", diff)
 		}
 		wantBack := []Backlink{
 			{From: "p/q/child.md", Line: 1, Kind: KindWiki},
@@ -123,10 +128,13 @@ func TestGraphRelations(t *testing.T) {
 	})
 	t.Run("frontmatter precedence", func(t *testing.T) {
 		r, _ := g.Relations("fm.md")
-		got := [][]string{r.Parent, r.Children, r.Related, r.Tags, r.Aliases}
-		want := [][]string{{"top.md"}, {"p/q/child.md"}, {"r/cousin.md"}, {"t"}, {"F"}}
+		got := [][]string{r.Parent, r.Children, r.Tags, r.Aliases}
+		want := [][]string{{"top.md"}, {"p/q/child.md"}, {"t"}, {"F"}}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff([]Neighbour{{"r/cousin.md", "frontmatter:related"}}, r.Related); diff != "" {
+			t.Errorf("related (-want +got):\n%s", diff)
 		}
 		if len(r.Broken) != 1 || r.Broken[0].Target != "missing.md" {
 			t.Errorf("broken = %+v", r.Broken)
@@ -134,10 +142,16 @@ func TestGraphRelations(t *testing.T) {
 	})
 	t.Run("neighbours", func(t *testing.T) {
 		want := []Neighbour{
-			{"p/q/child.md", "child"}, {"p/sibling.md", "link"}, {"r/cousin.md", "related"}, {"top.md", "parent"},
+			{"p/q/child.md", "frontmatter:children"}, {"p/sibling.md", "wiki"}, {"r/cousin.md", "frontmatter:related"}, {"top.md", "frontmatter:parent"},
 		}
 		if diff := cmp.Diff(want, g.Neighbours("fm.md")); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
+		}
+		// A document linked from the body and linking back is reached by the link; one that only
+		// links here, by a backlink.
+		want = []Neighbour{{"fm.md", "backlink"}, {"p/index.md", "wiki"}}
+		if diff := cmp.Diff(want, g.Neighbours("p/q/child.md")); diff != "" {
+			t.Errorf("child's neighbours (-want +got):\n%s", diff)
 		}
 		if got := g.Degree("p/q/child.md"); got != 2 { // index (link), fm (backlink)
 			t.Errorf("Degree = %d, neighbours %+v", got, g.Neighbours("p/q/child.md"))

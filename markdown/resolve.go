@@ -309,8 +309,8 @@ func docKeys(p string, aliases []string) []string {
 	return keys
 }
 
-// sortedKeys returns the keys of a set in order.
-func sortedKeys(m map[string]struct{}) []string {
+// sortedKeys returns the keys of a map (a set, or paths with what they map to) in order.
+func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)

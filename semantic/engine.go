@@ -699,7 +699,7 @@ type Results struct {
 // relations, kept apart from the ranking.
 type RelatedHit struct {
 	Path, Title string
-	Via         string // link, backlink, parent, child or related
+	Via         string // how it was reached (see [markdown.Neighbour])
 	From        string // the hit it was reached from
 	Score       float64
 }
@@ -960,22 +960,27 @@ func (e *Engine) under(name string) []string {
 }
 
 // RewriteLinks returns src, the document at from, with its links into old (a document, or a folder
-// and what is in it) changed to point at the same documents under dest, and how many it changed. It
-// resolves links with the graph as it was before the move, so call it before [Engine.Refresh].
-func (e *Engine) RewriteLinks(from string, src []byte, modTime time.Time, old, dest string) ([]byte, int) {
-	total := 0
-	for _, p := range e.under(old) {
-		d := markdown.Parse(from, src, modTime)
-		out, n, _ := markdown.RewriteLinks(src, d, func(l markdown.Link) markdown.Resolved { return e.graph.Resolve(from, l) },
-			p, dest+p[len(old):], e.graph.UniqueAfterMove(p))
-		src, total = out, total+n
-	}
-	return src, total
+// and what is in it) changed to point at the same documents under dest, and the rewrites it made;
+// keepText says how a wiki link whose name changes reads (see [markdown.Move]). It resolves links
+// with the graph as it was before the move, so call it before [Engine.Refresh].
+func (e *Engine) RewriteLinks(from string, src []byte, modTime time.Time, old, dest string, keepText bool) ([]byte, []markdown.Rewrite) {
+	d := markdown.Parse(from, src, modTime)
+	out, rw, _ := markdown.RewriteLinks(src, d, func(l markdown.Link) markdown.Resolved { return e.graph.Resolve(from, l) },
+		e.move(old, dest, keepText))
+	return out, rw
 }
 
-// RelinkMoved returns src, the document now at newPath and formerly at oldPath, with its relative
-// links changed so they reach the same documents from its new folder.
-func (e *Engine) RelinkMoved(src []byte, modTime time.Time, oldPath, newPath string) ([]byte, int) {
+// RelinkMoved returns src, the document now at newPath and formerly at oldPath, which a move of
+// old to dest took along, with its links changed so they reach the same documents from its new
+// folder, and those the move took where they went; and the rewrites it made.
+func (e *Engine) RelinkMoved(src []byte, modTime time.Time, oldPath, newPath, old, dest string, keepText bool) ([]byte, []markdown.Rewrite) {
 	d := markdown.Parse(oldPath, src, modTime)
-	return markdown.RelinkMoved(src, d, oldPath, newPath, func(l markdown.Link) markdown.Resolved { return e.graph.Resolve(oldPath, l) })
+	return markdown.RelinkMoved(src, d, newPath, func(l markdown.Link) markdown.Resolved { return e.graph.Resolve(oldPath, l) },
+		e.move(old, dest, keepText))
+}
+
+// move describes the move of old to dest, with the graph's names for wiki links.
+func (e *Engine) move(old, dest string, keepText bool) markdown.Move {
+	return markdown.Move{From: old, To: dest, KeepText: keepText,
+		Unique: func(p, name string) bool { return e.graph.UniqueAfterMove(p)(name) }}
 }

@@ -9,6 +9,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/packfs/packfs-mcp/fulltext"
 	"github.com/packfs/packfs-mcp/markdown"
 )
@@ -184,14 +186,37 @@ func TestEngineMoveRewritesLinks(t *testing.T) {
 	fsys := vault()
 	e := openEngine(t, fsys, "")
 	defer e.Close()
-	src := fsys["index.md"].Data
-	out, n := e.RewriteLinks("index.md", src, t0, "sub/beta.md", "archive/beta.md")
-	if n != 1 || string(out) != "# Index\nSee [[alpha]] and [beta](archive/beta.md).\n" {
-		t.Errorf("rewrite = %d %q", n, out)
+	tests := []struct {
+		name, from, old, dest string
+		keepText              bool
+		want                  string
+		rewrites              []markdown.Rewrite
+	}{
+		{"markdown link", "index.md", "sub/beta.md", "archive/beta.md", true,
+			"# Index\nSee [[alpha]] and [beta](archive/beta.md).\n",
+			[]markdown.Rewrite{{Line: 2, Before: "[beta](sub/beta.md)", After: "[beta](archive/beta.md)"}}},
+		{"folder", "index.md", "sub", "archive/2024", true,
+			"# Index\nSee [[alpha]] and [beta](archive/2024/beta.md).\n",
+			[]markdown.Rewrite{{Line: 2, Before: "[beta](sub/beta.md)", After: "[beta](archive/2024/beta.md)"}}},
+		{"wiki keeps its text", "sub/beta.md", "index.md", "home/start.md", true,
+			"# Beta\nBadgers dig setts. Back to [[start|index]].\n",
+			[]markdown.Rewrite{{Line: 2, Before: "[[index]]", After: "[[start|index]]"}}},
+		{"wiki shows the target", "sub/beta.md", "index.md", "home/start.md", false,
+			"# Beta\nBadgers dig setts. Back to [[start]].\n",
+			[]markdown.Rewrite{{Line: 2, Before: "[[index]]", After: "[[start]]"}}},
+		{"wiki name unchanged", "sub/beta.md", "index.md", "home/index.md", true,
+			"# Beta\nBadgers dig setts. Back to [[index]].\n", nil},
 	}
-	out, n = e.RewriteLinks("sub/beta.md", fsys["sub/beta.md"].Data, t0, "index.md", "home/start.md")
-	if n != 1 || string(out) != "# Beta\nBadgers dig setts. Back to [[start]].\n" {
-		t.Errorf("wiki rewrite = %d %q", n, out)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, rw := e.RewriteLinks(tt.from, fsys[tt.from].Data, t0, tt.old, tt.dest, tt.keepText)
+			if diff := cmp.Diff(tt.want, string(out)); diff != "" {
+				t.Errorf("text (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.rewrites, rw); diff != "" {
+				t.Errorf("rewrites (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

@@ -451,9 +451,11 @@ func writerOptions() optionTable {
 		"move options.overwrite":             {set: map[string]any{"options.overwrite": true}, also: map[string]any{"target.destination": "b.md"}},
 		"edit options.dryRun":                {set: map[string]any{"options.dryRun": true}},
 		"move options.dryRun":                {set: map[string]any{"options.dryRun": true}},
+		// wiki.md's [[a]] becomes [[moved|a]], or with "target" [[moved]].
+		"move options.linkText": {set: map[string]any{"options.linkText": "target"}, also: map[string]any{"options.preserveRelationships": true}},
 	}
 	return optionTable{
-		tree:   []string{"a.md=x\nz\nz\n", "b.md=bee\n", "link.md=see [a](a.md)\n", "dir/inner.md=inner\n"},
+		tree:   []string{"a.md=x\nz\nz\n", "b.md=bee\n", "link.md=see [a](a.md)\n", "wiki.md=see [[a]]\n", "dir/inner.md=inner\n"},
 		engine: true,
 		fresh:  true,
 		base: map[string]map[string]any{
@@ -476,6 +478,7 @@ func writerOptions() optionTable {
 			"options.createPath":            {"options.createPath": true},
 			"options.backup":                {"options.backup": true},
 			"options.preserveRelationships": {"options.preserveRelationships": true},
+			"options.linkText":              {"options.linkText": "target"},
 			"options.recursive":             {"options.recursive": true},
 			"options.overwrite":             {"options.overwrite": true},
 			"options.dryRun":                {"options.dryRun": true},

@@ -1,43 +1,70 @@
 package tools
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"slices"
 	"sort"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
 
+	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/markdown"
 )
 
+// MaxRewrites caps the links a move's answer lists, and rewritesTotal says when it is cut: a
+// much-linked folder can have thousands, and fifty are about 2,000 tokens, enough to check a move.
+const MaxRewrites = 50
+
+// relinked is what [Server.relink] did, or would do.
+type relinked struct {
+	files    []string      // the documents changed, sorted
+	rewrites []LinkRewrite // every link rewritten, by path and line
+}
+
 // relink keeps links working after old moved to dest: it rewrites the links in other documents that
-// pointed into old, and the moved documents' own relative links, and returns the files it changed
-// (with dry, the files it would change, writing nothing). Each file is rewritten atomically.
-func (s *Server) relink(ctx context.Context, old, dest string, dry bool) ([]string, error) {
+// pointed into old, and the moved documents' own links, and returns what it changed (with dry, what
+// it would change, writing nothing). Each file is rewritten atomically. keepText says what a wiki
+// link whose name changes shows (see [markdown.Move]).
+func (s *Server) relink(ctx context.Context, old, dest string, dry, keepText bool) (relinked, error) {
 	e := s.cfg.Engine
 	if e == nil {
-		return nil, noIndex()
+		return relinked{}, noIndex()
 	}
+	var out relinked
 	seen := map[string]bool{}
-	var changed []string
-	note := func(p string) {
+	note := func(p string, rw []markdown.Rewrite) {
 		if !seen[p] {
 			seen[p] = true
-			changed = append(changed, p)
+			out.files = append(out.files, p)
+		}
+		for _, r := range rw {
+			out.rewrites = append(out.rewrites, LinkRewrite{Path: p, Line: r.Line, Before: r.Before, After: r.After})
 		}
 	}
+	defer func() {
+		sort.Strings(out.files)
+		sort.SliceStable(out.rewrites, func(i, j int) bool { return out.rewrites[i].Path < out.rewrites[j].Path })
+	}()
 	for _, from := range s.linkedFrom(old) {
 		data, info, err := s.cfg.Root.ReadFile(ctx, from, s.cfg.MaxFileSize)
 		if err != nil || !markdown.IsText(data) {
 			continue
 		}
-		out, n := e.RewriteLinks(from, data, info.ModTime, old, dest)
-		if n == 0 {
+		text, rw := e.RewriteLinks(from, data, info.ModTime, old, dest, keepText)
+		if len(rw) == 0 {
 			continue
 		}
-		note(from)
 		if !dry {
-			if err := s.cfg.Root.WriteFile(ctx, from, out); err != nil {
-				return changed, err
+			if err := s.cfg.Root.WriteFile(ctx, from, text); err != nil {
+				return out, err
 			}
 		}
+		note(from, rw)
 	}
 	for _, p := range e.MovedDocuments(old) {
 		now := dest + p[len(old):] // where p is after the move
@@ -49,17 +76,243 @@ func (s *Server) relink(ctx context.Context, old, dest string, dry bool) ([]stri
 		if err != nil || !markdown.IsText(data) {
 			continue
 		}
-		out, n := e.RelinkMoved(data, info.ModTime, p, now)
-		if n == 0 {
+		text, rw := e.RelinkMoved(data, info.ModTime, p, now, old, dest, keepText)
+		if len(rw) == 0 {
 			continue
 		}
-		note(now)
 		if !dry {
-			if err := s.cfg.Root.WriteFile(ctx, now, out); err != nil {
-				return changed, err
+			if err := s.cfg.Root.WriteFile(ctx, now, text); err != nil {
+				return out, err
+			}
+		}
+		note(now, rw)
+	}
+	return out, nil
+}
+
+// report puts what relink did on a move's result, the rewrites capped at MaxRewrites.
+func (r relinked) report(out *WriterResult) {
+	out.UpdatedFiles, out.Rewrites = r.files, r.rewrites
+	if len(r.rewrites) > MaxRewrites {
+		out.Rewrites, out.RewritesTotal = r.rewrites[:MaxRewrites], len(r.rewrites)
+	}
+}
+
+// Bounds of the search, on a move that keeps relationships, for the lines of text files other
+// than markdown that name the moved path (a publish menu, a plugin's settings): it runs before
+// every such move, so it must stay cheap on a huge tree, and it says when it stopped early rather
+// than implying that nothing else names the path.
+const (
+	// MaxMentions caps the lines a move's answer lists; mentionsTotal counts them all.
+	MaxMentions = 20
+	// MaxMentionFiles bounds the files read. A vault's settings are a handful of files; thousands
+	// of text files beside the notes are data, which search_content reads with its own bounds.
+	MaxMentionFiles = 2000
+	// MaxMentionBytes bounds the bytes read in all: 2,000 settings files of 16 KiB each, with room
+	// for a few large ones. A binary file costs only its first piece (it stops at a NUL byte).
+	MaxMentionBytes = 32 << 20
+	// MentionBudget bounds the time the search takes, walk included: a tenth of a move's call
+	// timeout, and on the measured 38,000-file tldr tree well above what the walk needs.
+	MentionBudget = 2 * time.Second
+	// maxMentionText caps the text shown of one line, cut around the path.
+	maxMentionText = 200
+)
+
+// mentionsFound is what [Server.mentions] found.
+type mentionsFound struct {
+	lines []Mention // the first MaxMentions lines, by path and line
+	total int       // every line found
+	cut   string    // why the search stopped before reading every file; "" when it did not
+}
+
+// report puts the mentions on a move's result.
+func (m mentionsFound) report(out *WriterResult) {
+	out.Mentions, out.MentionsIncomplete = m.lines, m.cut
+	if m.total > len(m.lines) {
+		out.MentionsTotal = m.total
+	}
+}
+
+// errBinary and errBudget stop the reading of a file: it is not text, or it is longer than the
+// bytes left to read.
+var (
+	errBinary = errors.New("not text")
+	errBudget = errors.New("over the bytes left to read")
+)
+
+// mentions finds the lines of the text files other than markdown under the root that name old (as
+// written, or with its spaces escaped as %20, as in a URL), within the bounds above and what the
+// tools can see. It asks the index which files may hold the path when the index is complete and
+// can tell, and walks the tree otherwise. Files larger than the server reads are left out, as
+// search_content leaves them. Files are named where they are after the move to dest. Call it
+// before the move: it reads the files where they are.
+func (s *Server) mentions(ctx context.Context, old, dest string) mentionsFound {
+	ctx, cancel := context.WithTimeout(ctx, MentionBudget)
+	defer cancel()
+	needles := []string{old}
+	if escaped := strings.ReplaceAll(old, " ", "%20"); escaped != old {
+		needles = append(needles, escaped)
+	}
+	var found mentionsFound
+	files, bytesRead := 0, int64(0)
+	// visit reads one file; it reports false when a bound stops the search.
+	visit := func(info fsroot.Info) bool {
+		if info.Type != fsroot.TypeFile || markdown.IsMarkdown(info.Path) || info.Size > s.cfg.MaxFileSize {
+			return true
+		}
+		if files >= MaxMentionFiles {
+			found.cut = fmt.Sprintf("it read its limit of %d files", MaxMentionFiles)
+			return false
+		}
+		files++
+		data, n, err := s.readText(ctx, info.Path, MaxMentionBytes-bytesRead)
+		if bytesRead += n; errors.Is(err, errBudget) {
+			found.cut = fmt.Sprintf("it read its limit of %s", humanBytes(MaxMentionBytes))
+			return false
+		}
+		p := info.Path
+		if within(p, old) {
+			p = dest + p[len(old):]
+		}
+		for i, line := range bytes.Split(data, []byte("\n")) {
+			at, ok := namesPath(line, needles)
+			if !ok {
+				continue
+			}
+			found.total++
+			if len(found.lines) < MaxMentions {
+				found.lines = append(found.lines, Mention{Path: p, Line: i + 1, Text: around(line, at)})
+			}
+		}
+		return true
+	}
+	var err error
+	if paths, ok := s.mentionCandidates(ctx, needles); ok {
+		err = s.visitCandidates(ctx, ".", 0, paths, &reporter{}, visit)
+	} else {
+		err = s.walk(ctx, ".", 0, &reporter{}, visit)
+	}
+	switch {
+	case found.cut != "":
+	case ctx.Err() != nil:
+		found.cut = "it stopped at its time limit (" + MentionBudget.String() + ")"
+	case err != nil:
+		found.cut = "the tree could not be walked (" + err.Error() + ")"
+	}
+	if found.cut != "" {
+		found.cut = fmt.Sprintf("the search for mentions stopped after %d files: %s; other files may name %q: search_content for it to look further", files, found.cut, old)
+	}
+	return found
+}
+
+// mentionCandidates asks the index which files other than markdown may hold one of the needles:
+// ok is false when it cannot narrow the search (see [semantic.Engine.Candidates]).
+func (s *Server) mentionCandidates(ctx context.Context, needles []string) ([]string, bool) {
+	if s.cfg.Engine == nil {
+		return nil, false
+	}
+	var out []string
+	for _, n := range needles {
+		paths, ok, err := s.cfg.Engine.Candidates(ctx, n)
+		if err != nil || !ok {
+			return nil, false
+		}
+		for _, p := range paths {
+			if !markdown.IsMarkdown(p) {
+				out = append(out, p)
 			}
 		}
 	}
-	sort.Strings(changed)
-	return changed, nil
+	sort.Strings(out)
+	return slices.Compact(out), true
+}
+
+// readText returns the text of the file at p and how many bytes it read: nil when the file is not
+// text, which it sees at the first piece holding a NUL byte for most binary files, or cannot be
+// read; errBudget when the file is text longer than budget bytes.
+func (s *Server) readText(ctx context.Context, p string, budget int64) ([]byte, int64, error) {
+	e, err := s.cfg.Root.Lookup(p)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer e.Close()
+	var data []byte
+	var n int64
+	_, err = e.Scan(ctx, s.cfg.MaxFileSize, func(piece []byte) error {
+		switch n += int64(len(piece)); {
+		case bytes.IndexByte(piece, 0) >= 0:
+			return errBinary
+		case n > budget:
+			return errBudget
+		}
+		data = append(data, piece...)
+		return nil
+	})
+	if err == nil && !markdown.IsText(data) {
+		err = errBinary
+	}
+	if err != nil {
+		return nil, n, err
+	}
+	return data, n, nil
+}
+
+// namesPath returns where line names one of the paths in needles as a whole: not inside a longer
+// name ("a/b.md" is not named by "xa/b.md" or "a/b.md.bak", but is by "/a/b.md", "a/b.md#x" or a
+// folder's "a/b.md/c").
+func namesPath(line []byte, needles []string) (int, bool) {
+	for _, n := range needles {
+		for i := 0; i <= len(line)-len(n); {
+			j := bytes.Index(line[i:], []byte(n))
+			if j < 0 {
+				break
+			}
+			j += i
+			before, _ := utf8.DecodeLastRune(line[:j])
+			after, size := utf8.DecodeRune(line[j+len(n):])
+			if after == '.' || after == '-' { // a sentence's end, or an extension or suffix?
+				next, _ := utf8.DecodeRune(line[j+len(n)+size:])
+				if !nameRune(next) {
+					after = ' '
+				}
+			}
+			if (j == 0 || !nameRune(before)) && !nameRune(after) {
+				return j, true
+			}
+			i = j + 1
+		}
+	}
+	return 0, false
+}
+
+// nameRune reports whether r can be part of a file name's word: a letter, a digit, '_', '-' or '.'.
+func nameRune(r rune) bool {
+	return r == '_' || r == '-' || r == '.' || unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// around returns line without its surrounding space, cut to maxMentionText bytes around the offset
+// at when it is longer, the cuts marked with "…".
+func around(line []byte, at int) string {
+	lead := len(line) - len(bytes.TrimLeft(line, " \t"))
+	line = bytes.TrimSpace(line)
+	at -= lead
+	if len(line) <= maxMentionText {
+		return string(line)
+	}
+	start := max(0, at-maxMentionText/4)
+	for start > 0 && !utf8.RuneStart(line[start]) {
+		start--
+	}
+	end := min(len(line), start+maxMentionText)
+	for end < len(line) && !utf8.RuneStart(line[end]) {
+		end--
+	}
+	text := string(line[start:end])
+	if start > 0 {
+		text = "…" + text
+	}
+	if end < len(line) {
+		text += "…"
+	}
+	return text
 }

@@ -88,7 +88,7 @@ type FileEntry struct {
 type RelatedEntry struct {
 	Path  string `json:"path" validate:"required" jsonschema:"root-relative path"`
 	Title string `json:"title,omitempty" jsonschema:"the document's title"`
-	Via   string `json:"via" validate:"required" jsonschema:"how it was reached: link, backlink, parent, child or related"`
+	Via   string `json:"via" validate:"required" jsonschema:"how it was reached from the document in from: markdown, reference, wiki or embed (a link of that kind there), frontmatter:parent, frontmatter:children or frontmatter:related (that frontmatter field there), or backlink (it links there)"`
 	From  string `json:"from,omitempty" jsonschema:"the document it was reached from"`
 }
 
@@ -149,6 +149,21 @@ type SearcherResult struct {
 	Metadata  Meta            `json:"metadata" validate:"required" jsonschema:"facts about the call"`
 }
 
+// LinkRewrite is one link a move rewrote, or would rewrite with dryRun.
+type LinkRewrite struct {
+	Path   string `json:"path" validate:"required" jsonschema:"the document the link is in, where it is after the move"`
+	Line   int    `json:"line" validate:"required" jsonschema:"1-based line of the link's destination"`
+	Before string `json:"before" validate:"required" jsonschema:"the link as written, or its destination alone when the link is long"`
+	After  string `json:"after" validate:"required" jsonschema:"the same, rewritten"`
+}
+
+// Mention is a line of a text file other than markdown that names a moved path.
+type Mention struct {
+	Path string `json:"path" validate:"required" jsonschema:"the file, where it is after the move"`
+	Line int    `json:"line" validate:"required" jsonschema:"1-based line"`
+	Text string `json:"text" validate:"required" jsonschema:"the line, or the part of a long line around the path"`
+}
+
 // WriterResult is what packfs-file-writer returns.
 type WriterResult struct {
 	Status
@@ -164,5 +179,11 @@ type WriterResult struct {
 	Backup       string   `json:"backup,omitempty" jsonschema:"name of the backup copy in the server's backup store (outside the root; the operator restores it)"`
 	LinkedFrom   []string `json:"linkedFrom,omitempty" jsonschema:"delete: documents that linked to what was deleted (their links are now broken)"`
 	UpdatedFiles []string `json:"updatedFiles,omitempty" jsonschema:"move with preserveRelationships: documents whose links were rewritten (or would be, with dryRun)"`
-	Metadata     Meta     `json:"metadata" validate:"required" jsonschema:"facts about the call"`
+	// move with preserveRelationships
+	Rewrites           []LinkRewrite `json:"rewrites,omitempty" jsonschema:"move with preserveRelationships: each link rewritten (or that would be, with dryRun), by path and line, capped (rewritesTotal says when)"`
+	RewritesTotal      int           `json:"rewritesTotal,omitempty" jsonschema:"only when rewrites was cut: how many links were rewritten (or would be) in all"`
+	Mentions           []Mention     `json:"mentions,omitempty" jsonschema:"move with preserveRelationships: lines of text files other than markdown (JSON, YAML, configuration) that name the old path, by path and line; they are left as they are, edit them if they should follow; capped (mentionsTotal says when)"`
+	MentionsTotal      int           `json:"mentionsTotal,omitempty" jsonschema:"only when mentions was cut: how many lines were found in all"`
+	MentionsIncomplete string        `json:"mentionsIncomplete,omitempty" jsonschema:"only when the search for mentions stopped before it had read every text file: why, and how to look further; files it did not read may name the old path too"`
+	Metadata           Meta          `json:"metadata" validate:"required" jsonschema:"facts about the call"`
 }

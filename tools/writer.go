@@ -354,18 +354,28 @@ func (s *Server) move(ctx context.Context, name string, in intents.Update, out *
 			return err
 		}
 	}
+	keep, relinks := in.Options.LinkText != "target", in.Options.PreserveRelationships
 	if in.Options.DryRun {
 		out.DryRun = true
 		if _, err := s.cfg.Root.Lstat(dest); err == nil && !in.Options.Overwrite {
 			return existsAt(dest)
 		}
-		if in.Options.PreserveRelationships {
-			out.UpdatedFiles, err = s.relink(ctx, name, dest, true)
+		if relinks {
+			r, err := s.relink(ctx, name, dest, true, keep)
+			if err != nil {
+				return err
+			}
+			r.report(out)
+			s.mentions(ctx, name, dest).report(out)
 		}
-		return err
+		return nil
 	}
 	if err := s.makeParents(dest, in.Options); err != nil {
 		return err
+	}
+	var mentions mentionsFound
+	if relinks {
+		mentions = s.mentions(ctx, name, dest) // before the move, where the index knows the files
 	}
 	if err := s.cfg.Root.RenameIf(ctx, name, dest, in.Options.Overwrite, version, s.cfg.MaxFileSize); err != nil {
 		if errors.Is(err, fs.ErrExist) {
@@ -373,10 +383,13 @@ func (s *Server) move(ctx context.Context, name string, in intents.Update, out *
 		}
 		return err
 	}
-	if in.Options.PreserveRelationships {
-		if out.UpdatedFiles, err = s.relink(ctx, name, dest, false); err != nil {
+	if relinks {
+		r, err := s.relink(ctx, name, dest, false, keep)
+		if err != nil {
 			s.cfg.Log.Printf("rewriting links after moving %q: %v", name, err)
 		}
+		r.report(out)
+		mentions.report(out)
 	}
 	s.refresh(ctx, append([]string{name, dest}, out.UpdatedFiles...)...)
 	return nil

@@ -221,24 +221,41 @@ func semanticCases(f *fixture) []toolCase {
 			}
 		}},
 		// Moves that keep links working.
-		{name: "move dry run", tool: writer, args: map[string]any{"purpose": "move", "target": map[string]any{"path": "notes/meeting-2026-11-02.md", "destination": "archive/2026/meeting.md"},
+		{name: "a publish menu names the meeting", tool: writer, args: intent("create", "data/menu.json", map[string]any{"content": "{\n  \"nav\": [\n    \"notes/meeting-2026-11-02.md\"\n  ]\n}\n"})},
+		{name: "move dry run shows the edits", tool: writer, args: map[string]any{"purpose": "move", "target": map[string]any{"path": "notes/meeting-2026-11-02.md", "destination": "archive/2026/meeting.md"},
 			"options": map[string]any{"preserveRelationships": true, "dryRun": true}}, check: func(t *testing.T, r map[string]any) {
 			if u, _ := json.Marshal(r["updatedFiles"]); string(u) != `["notes/index.md","projects/packfs/design.md"]` {
 				t.Errorf("updatedFiles = %s", u)
 			}
+			// Each link it would rewrite, the wiki link keeping the name it showed.
+			want := `[{"after":"[[meeting|meeting-2026-11-02]]","before":"[[meeting-2026-11-02]]","line":9,"path":"notes/index.md"},` +
+				`{"after":"[meeting notes](../../archive/2026/meeting.md)","before":"[meeting notes](../../notes/meeting-2026-11-02.md)","line":18,"path":"projects/packfs/design.md"}]`
+			if got, _ := json.Marshal(r["rewrites"]); string(got) != want {
+				t.Errorf("rewrites = %s\nwant %s", got, want)
+			}
+			if got, _ := json.Marshal(r["mentions"]); string(got) != `[{"line":3,"path":"data/menu.json","text":"\"notes/meeting-2026-11-02.md\""}]` {
+				t.Errorf("mentions = %s", got)
+			}
 			if _, err := os.Stat(filepath.Join(f.root, "notes/meeting-2026-11-02.md")); err != nil || r["dryRun"] != true {
 				t.Errorf("the dry run moved the file")
+			}
+			if index, _ := os.ReadFile(filepath.Join(f.root, "notes/index.md")); !strings.Contains(string(index), "[[meeting-2026-11-02]]") {
+				t.Errorf("the dry run rewrote index.md:\n%s", index)
 			}
 		}},
 		{name: "move keeps links", tool: writer, args: map[string]any{"purpose": "move", "target": map[string]any{"path": "notes/meeting-2026-11-02.md", "destination": "archive/2026/meeting.md"},
 			"options": map[string]any{"preserveRelationships": true, "createPath": true}}, check: func(t *testing.T, r map[string]any) {
 			design, _ := os.ReadFile(filepath.Join(f.root, "projects/packfs/design.md"))
-			if !strings.Contains(string(design), "(../../archive/2026/meeting.md)") {
+			if !strings.Contains(string(design), "[meeting notes](../../archive/2026/meeting.md)") {
 				t.Errorf("design.md link not rewritten:\n%s", design)
 			}
 			index, _ := os.ReadFile(filepath.Join(f.root, "notes/index.md"))
-			if !strings.Contains(string(index), "[[meeting]]") {
-				t.Errorf("index.md wiki link not rewritten:\n%s", index)
+			if !strings.Contains(string(index), "- [[meeting|meeting-2026-11-02]]: the weekly meeting") {
+				t.Errorf("index.md wiki link not rewritten, or not showing what it showed:\n%s", index)
+			}
+			menu, _ := os.ReadFile(filepath.Join(f.root, "data/menu.json"))
+			if !strings.Contains(string(menu), "notes/meeting-2026-11-02.md") {
+				t.Errorf("the mention was changed:\n%s", menu)
 			}
 		}},
 		{name: "no broken links after the move", tool: searcher, args: intent("relationships", "projects/packfs/design.md", nil), check: func(t *testing.T, r map[string]any) {
@@ -255,6 +272,9 @@ func semanticCases(f *fixture) []toolCase {
 			design, _ := os.ReadFile(filepath.Join(f.root, "work/projects/packfs/design.md"))
 			if !strings.Contains(string(design), "(../../../archive/2026/meeting.md)") {
 				t.Errorf("the moved document's own link not rewritten:\n%s", design)
+			}
+			if m, _ := json.Marshal(r["mentions"]); !strings.Contains(string(m), `"line":4,"path":"data/settings.json"`) {
+				t.Errorf("mentions = %s, want settings.json's recent files", m)
 			}
 		}},
 		{name: "no broken links after the folder move", tool: searcher, args: intent("relationships", "work/projects/packfs/design.md", nil), check: func(t *testing.T, r map[string]any) {

@@ -1,0 +1,327 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/semantic"
+)
+
+// moveTree is a small vault: notes linking to old.md in every form a move rewrites, and files
+// other than markdown that name it, some of which the tools cannot see.
+var moveTree = []string{
+	"notes/old.md=# Old\nsee [one](one.md)\n",
+	"notes/one.md=# One\n",
+	"index.md=# Index\n- [[old]] is the old note\n- [Old](notes/old.md#Top)\n- ![[old]]\n- [[old|alias]]\n",
+	"table.md=| a | b |\n| - | - |\n| [[old]] | x |\n",
+	"site.json={\n  \"nav\": [\n    \"notes/old.md\",\n    \"notes/old.md.bak\",\n    \"xnotes/old.md\"\n  ]\n}\n",
+	"notes/menu.yaml=- notes/old.md\n",
+	"url.txt=https://example.org/notes/old.md and notes/old.md.\n",
+	"prose.md=notes/old.md is named here too, but markdown is not a mention\n",
+	"image.png=\x89PNG\x00 notes/old.md\n",
+	".env=NOTE=notes/old.md\n",
+	"node_modules/x.json=\"notes/old.md\"\n",
+}
+
+// move calls the writer with purpose move and preserveRelationships, plus the given options.
+func move(t *testing.T, e *optionEnv, from, to string, opts map[string]any) optionResult {
+	t.Helper()
+	o := map[string]any{"preserveRelationships": true}
+	for k, v := range opts {
+		o[k] = v
+	}
+	return e.call(t, WriterName, map[string]any{"purpose": "move", "target": map[string]any{"path": from, "destination": to}, "options": o})
+}
+
+func TestMoveRewrites(t *testing.T) {
+	keep := []LinkRewrite{
+		{Path: "archive/new.md", Line: 2, Before: "[one](one.md)", After: "[one](../notes/one.md)"},
+		{Path: "index.md", Line: 2, Before: "[[old]]", After: "[[new|old]]"},
+		{Path: "index.md", Line: 3, Before: "[Old](notes/old.md#Top)", After: "[Old](archive/new.md#Top)"},
+		{Path: "index.md", Line: 4, Before: "![[old]]", After: "![[new]]"},
+		{Path: "index.md", Line: 5, Before: "[[old|alias]]", After: "[[new|alias]]"},
+		{Path: "table.md", Line: 3, Before: "[[old]]", After: `[[new\|old]]`},
+	}
+	target := append([]LinkRewrite(nil), keep...)
+	target[1].After, target[5].After = "[[new]]", "[[new]]"
+	tests := []struct {
+		name     string
+		opts     map[string]any
+		rewrites []LinkRewrite
+	}{
+		{"dry run keeps the text", map[string]any{"dryRun": true}, keep},
+		{"move keeps the text", map[string]any{"createPath": true}, keep},
+		{"dry run shows the target", map[string]any{"dryRun": true, "linkText": "target"}, target},
+		{"move shows the target", map[string]any{"createPath": true, "linkText": "target"}, target},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newOptionEnv(t, optionTable{tree: moveTree, engine: true})
+			before := e.call(t, ReaderName, map[string]any{"purpose": "exists", "target": map[string]any{"path": "notes/old.md"}}).Tree
+			out := move(t, e, "notes/old.md", "archive/new.md", tt.opts)
+			if out.Result["success"] != true {
+				t.Fatalf("move failed: %s", out.json())
+			}
+			var rw []LinkRewrite
+			var files []string
+			field(t, out, "rewrites", &rw)
+			field(t, out, "updatedFiles", &files)
+			if diff := cmp.Diff(tt.rewrites, rw); diff != "" {
+				t.Errorf("rewrites (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]string{"archive/new.md", "index.md", "table.md"}, files); diff != "" {
+				t.Errorf("updatedFiles (-want +got):\n%s", diff)
+			}
+			if _, cut := out.Result["rewritesTotal"]; cut {
+				t.Errorf("rewritesTotal on an uncut list: %s", out.json())
+			}
+			if tt.opts["dryRun"] == true {
+				if diff := cmp.Diff(before, out.Tree); diff != "" {
+					t.Errorf("the dry run changed files (-before +after):\n%s", diff)
+				}
+				return
+			}
+			// Every rewrite listed is in the files, each on its line.
+			for _, r := range rw {
+				lines := strings.Split(out.Tree[r.Path], "\n")
+				if r.Line > len(lines) || !strings.Contains(lines[r.Line-1], r.After) || strings.Contains(lines[r.Line-1], r.Before) {
+					t.Errorf("%s:%d does not read %q:\n%s", r.Path, r.Line, r.After, out.Tree[r.Path])
+				}
+			}
+			// The rewritten links all resolve, the table's too.
+			for _, p := range []string{"index.md", "table.md"} {
+				rel := e.call(t, SearcherName, map[string]any{"purpose": "relationships", "target": map[string]any{"path": p}})
+				if b, ok := rel.Result["broken"]; ok {
+					t.Errorf("%s has broken links after the move: %v", p, b)
+				}
+			}
+		})
+	}
+}
+
+// TestMoveRewritesCapped checks that a much-linked move lists MaxRewrites links and says how many
+// there were, while rewriting them all.
+func TestMoveRewritesCapped(t *testing.T) {
+	const notes = 3
+	tree := []string{"old.md=# Old\n"}
+	for i := range notes {
+		tree = append(tree, fmt.Sprintf("n%d.md=%s", i, strings.Repeat("[[old]]\n", MaxRewrites/2+1)))
+	}
+	e := newOptionEnv(t, optionTable{tree: tree, engine: true})
+	out := move(t, e, "old.md", "new.md", nil)
+	var rw []LinkRewrite
+	field(t, out, "rewrites", &rw)
+	total := notes * (MaxRewrites/2 + 1)
+	if len(rw) != MaxRewrites || out.Result["rewritesTotal"] != float64(total) {
+		t.Errorf("%d rewrites listed, rewritesTotal %v; want %d and %d", len(rw), out.Result["rewritesTotal"], MaxRewrites, total)
+	}
+	for i := range notes {
+		if got := strings.Count(out.Tree[fmt.Sprintf("n%d.md", i)], "[[new|old]]"); got != MaxRewrites/2+1 {
+			t.Errorf("n%d.md has %d rewritten links", i, got)
+		}
+	}
+}
+
+func TestMoveMentions(t *testing.T) {
+	want := []Mention{
+		{Path: "notes/menu.yaml", Line: 1, Text: "- notes/old.md"},
+		{Path: "site.json", Line: 3, Text: `"notes/old.md",`},
+		{Path: "url.txt", Line: 1, Text: "https://example.org/notes/old.md and notes/old.md."},
+	}
+	for _, dry := range []bool{true, false} {
+		t.Run(fmt.Sprint("dryRun ", dry), func(t *testing.T) {
+			e := newOptionEnv(t, optionTable{tree: moveTree, engine: true})
+			out := move(t, e, "notes/old.md", "archive/new.md", map[string]any{"dryRun": dry, "createPath": !dry})
+			var got []Mention
+			field(t, out, "mentions", &got)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("mentions (-want +got):\n%s", diff)
+			}
+			for _, f := range []string{"mentionsTotal", "mentionsIncomplete"} {
+				if v, ok := out.Result[f]; ok {
+					t.Errorf("%s = %v on a complete search", f, v)
+				}
+			}
+			if out.Tree["site.json"] != strings.TrimPrefix(moveTree[4], "site.json=") {
+				t.Errorf("a mention was changed:\n%s", out.Tree["site.json"])
+			}
+		})
+	}
+	t.Run("folder", func(t *testing.T) {
+		e := newOptionEnv(t, optionTable{tree: moveTree, engine: true})
+		out := move(t, e, "notes", "archive/notes", map[string]any{"dryRun": true})
+		var got []Mention
+		field(t, out, "mentions", &got)
+		// The folder's own files are named where they go; a path below the folder is a mention.
+		want := []Mention{
+			{Path: "archive/notes/menu.yaml", Line: 1, Text: "- notes/old.md"},
+			{Path: "site.json", Line: 3, Text: `"notes/old.md",`},
+			{Path: "site.json", Line: 4, Text: `"notes/old.md.bak",`},
+			{Path: "url.txt", Line: 1, Text: "https://example.org/notes/old.md and notes/old.md."},
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("mentions (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestMentionsIndexOrWalk checks that the index's candidates and a walk of the tree find the same
+// mentions: the index only spares reading files that cannot hold the path.
+func TestMentionsIndexOrWalk(t *testing.T) {
+	tree := append([]string{
+		"my notes/big plan.md=# Spaced\n",
+		"links.html=<a href=\"my%20notes/big%20plan.md\">x</a>\n<a href=\"my notes/big plan.md\">y</a>\n",
+		"ünï/cödé.md=# Accents\n",
+		"accents.txt=see ünï/cödé.md\n",
+	}, moveTree...)
+	dir := t.TempDir()
+	makeTree(t, dir, dir, tree...)
+	walked := configOver(t, dir)
+	cfg := walked
+	cfg.Engine = semantic.New(semantic.Options{FS: cfg.Root.FS(), Allow: func(name string, isDir bool) bool { return cfg.Policy.CheckName(name, isDir) == nil }})
+	mustOK(t, cfg.Engine.Build(context.Background()))
+	t.Cleanup(func() { cfg.Engine.Close() })
+	indexed := New(cfg)
+	for old, lines := range map[string]int{"notes/old.md": 3, "notes": 5, "my notes/big plan.md": 2, "ünï/cödé.md": 1} {
+		t.Run(old, func(t *testing.T) {
+			if _, ok := indexed.mentionCandidates(context.Background(), []string{old}); !ok && old != "ünï/cödé.md" {
+				t.Fatalf("the index cannot narrow the search for %q: the test compares nothing", old)
+			}
+			a := indexed.mentions(context.Background(), old, "x")
+			b := New(walked).mentions(context.Background(), old, "x")
+			if a.total != lines || a.cut != "" {
+				t.Fatalf("found %d lines, cut %q: want %d, and a complete search", a.total, a.cut, lines)
+			}
+			if diff := cmp.Diff(b, a, cmp.AllowUnexported(mentionsFound{})); diff != "" {
+				t.Errorf("index (+) and walk (-) differ:\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestMentionsBounds checks that the search for mentions stops at its bounds and says so, and that
+// the answer lists no more than MaxMentions lines while counting them all.
+func TestMentionsBounds(t *testing.T) {
+	t.Run("lines", func(t *testing.T) {
+		dir := t.TempDir()
+		makeTree(t, dir, dir, "old.md=x", "list.txt="+strings.Repeat("old.md\n", MaxMentions+5))
+		got := New(configOver(t, dir)).mentions(context.Background(), "old.md", "new.md")
+		if len(got.lines) != MaxMentions || got.total != MaxMentions+5 || got.cut != "" {
+			t.Errorf("%d lines, total %d, cut %q", len(got.lines), got.total, got.cut)
+		}
+		var out WriterResult
+		got.report(&out)
+		if out.MentionsTotal != MaxMentions+5 {
+			t.Errorf("mentionsTotal = %d", out.MentionsTotal)
+		}
+	})
+	t.Run("files", func(t *testing.T) {
+		dir := t.TempDir()
+		for i := range MaxMentionFiles + 1 {
+			mustOK(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%05d.txt", i)), []byte("nothing\n"), 0o644))
+		}
+		mustOK(t, os.WriteFile(filepath.Join(dir, "z.txt"), []byte("old.md\n"), 0o644))
+		got := New(configOver(t, dir)).mentions(context.Background(), "old.md", "new.md")
+		if got.total != 0 || !strings.Contains(got.cut, fmt.Sprintf("limit of %d files", MaxMentionFiles)) || !strings.Contains(got.cut, "search_content") {
+			t.Errorf("total %d, cut %q: want the file limit named", got.total, got.cut)
+		}
+	})
+	t.Run("bytes", func(t *testing.T) {
+		dir := t.TempDir()
+		big := []byte(strings.Repeat("x", 1<<20-1) + "\n")
+		per := fsroot.DefaultMaxFileSize / int64(len(big))
+		for i := range int(MaxMentionBytes/(per*int64(len(big)))) + 1 {
+			mustOK(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("big%d.txt", i)), []byte(strings.Repeat(string(big), int(per))), 0o644))
+		}
+		mustOK(t, os.WriteFile(filepath.Join(dir, "z.txt"), []byte("old.md\n"), 0o644))
+		got := New(configOver(t, dir)).mentions(context.Background(), "old.md", "new.md")
+		if got.total != 0 || !strings.Contains(got.cut, "limit of "+humanBytes(MaxMentionBytes)) {
+			t.Errorf("total %d, cut %q: want the byte limit named", got.total, got.cut)
+		}
+		// Binary files as large cost only their first piece: the search reads on.
+		for i := range int(MaxMentionBytes/(per*int64(len(big)))) + 1 {
+			name := filepath.Join(dir, fmt.Sprintf("big%d", i))
+			mustOK(t, os.Rename(name+".txt", name+".png"))
+			f, err := os.OpenFile(name+".png", os.O_WRONLY, 0)
+			mustOK(t, err)
+			_, err = f.WriteAt([]byte{0}, 10)
+			mustOK(t, err)
+			mustOK(t, f.Close())
+		}
+		got = New(configOver(t, dir)).mentions(context.Background(), "old.md", "new.md")
+		if got.total != 1 || got.cut != "" {
+			t.Errorf("total %d, cut %q: want the mention found past the binary files", got.total, got.cut)
+		}
+	})
+}
+
+// configOver returns a server configuration over dir, without an index.
+func configOver(t *testing.T, dir string) Config {
+	t.Helper()
+	root, err := fsroot.Open(dir, fsroot.Options{})
+	mustOK(t, err)
+	t.Cleanup(func() { root.Close() })
+	policy, err := security.NewPolicy(security.PolicyConfig{RootDir: root.Dir(), RootResolved: root.ResolvedDir()})
+	mustOK(t, err)
+	return Config{Root: root, Policy: policy, Limiter: security.NewLimiter(security.LimitConfig{MaxRequests: 1 << 30}),
+		Permissions: security.AllPermissions()}
+}
+
+func TestNamesPath(t *testing.T) {
+	tests := []struct {
+		line string
+		want bool
+	}{
+		{"notes/old.md", true},
+		{`"notes/old.md",`, true},
+		{"/notes/old.md", true},
+		{"notes/old.md#part", true},
+		{"see notes/old.md.", true},
+		{"notes/old.md/inside", true},
+		{"xnotes/old.md", false},
+		{"notes/old.md.bak", false},
+		{"notes/old.mdx", false},
+		{"notes/old.md-2", false},
+		{"énotes/old.md", false},
+		{"nothing here", false},
+		{"xnotes/old.md and notes/old.md", true},
+	}
+	for _, tt := range tests {
+		if _, got := namesPath([]byte(tt.line), []string{"notes/old.md"}); got != tt.want {
+			t.Errorf("namesPath(%q) = %v, want %v", tt.line, got, tt.want)
+		}
+	}
+}
+
+func TestAround(t *testing.T) {
+	long := strings.Repeat("a", 300) + "notes/old.md" + strings.Repeat("b", 300)
+	got := around([]byte(long), 300)
+	if !strings.Contains(got, "notes/old.md") || len(got) > maxMentionText+2*len("…") || !strings.HasPrefix(got, "…") || !strings.HasSuffix(got, "…") {
+		t.Errorf("around = %q", got)
+	}
+	if got := around([]byte("  short notes/old.md \r"), 8); got != "short notes/old.md" {
+		t.Errorf("around = %q", got)
+	}
+}
+
+// TestLinkTextNeedsPreserve checks that linkText without preserveRelationships, which would do
+// nothing, is refused naming it.
+func TestLinkTextNeedsPreserve(t *testing.T) {
+	e := newOptionEnv(t, optionTable{tree: moveTree, engine: true})
+	out := e.call(t, WriterName, map[string]any{"purpose": "move", "target": map[string]any{"path": "notes/old.md", "destination": "x.md"},
+		"options": map[string]any{"linkText": "keep"}})
+	wantRefused(t, out, "options.linkText")
+	out = move(t, e, "notes/old.md", "x.md", map[string]any{"linkText": "alias"})
+	wantRefused(t, out, "options.linkText")
+	if out.Tree["notes/old.md"] == "" {
+		t.Error("a refused move moved the file")
+	}
+}
