@@ -309,17 +309,12 @@ func TestMoveFolder(t *testing.T) {
 	const from, to = "Obsidian Web Clipper", "Extending Obsidian/Web Clipper"
 	menu := step{"packfs-file-writer", map[string]any{"purpose": "edit", "target": map[string]any{"path": siteOptions},
 		"edits": []map[string]any{{"oldText": `"` + from, "newText": `"` + to, "replaceAll": true}}}}
-	wrongSteps := []step{move(from, to, map[string]any{"preserveRelationships": true}), menu}
-	steps := append([]step{}, wrongSteps...)
-	steps = append(steps, step{"packfs-file-searcher", map[string]any{"purpose": "search_content", "target": map[string]any{"path": ".", "query": "[[" + from + "/"}}})
-	// The links between the moved pages name them by path; the move left them (see the README).
-	for _, f := range []string{"Clip web pages", "Filters", "Interpreter", "Introduction to Obsidian Web Clipper", "Troubleshoot Web Clipper", "Variables"} {
-		steps = append(steps, step{"packfs-file-writer", map[string]any{"purpose": "edit", "target": map[string]any{"path": to + "/" + f + ".md"},
-			"edits": []map[string]any{{"oldText": "[[" + from + "/", "newText": "[[" + to + "/", "replaceAll": true}}}})
-	}
+	// The move rewrites the links between the moved pages, which name them by folder path.
+	steps := []step{move(from, to, map[string]any{"preserveRelationships": true}), menu}
+	wrongSteps := []step{move(from, to, nil), menu}
 	_, v := session(t, env, base, "ours", 3, steps, "")
 	wantPass(t, v)
-	// Wrong: the links between the moved pages left pointing at the old folder.
+	// Wrong: a bare move leaves the links between the moved pages pointing at the old folder.
 	_, v = session(t, env, base, "ours", 3, wrongSteps, "")
 	wantFail(t, v, "Extending Obsidian/Web Clipper/Variables.md: 3 of its 3 links to Extending Obsidian/Web Clipper/Templates.md no longer reach it")
 }
