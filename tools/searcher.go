@@ -114,7 +114,10 @@ func (s *Server) discover(ctx context.Context, c *call) (any, error) {
 		out.Truncated = true
 	}
 	if p.more {
-		out.NextOffset = ptr(p.offset + len(p.files))
+		// The search stopped when the page filled: it did not cover every file, so it gives no
+		// count of files searched (a walk's would be the few before the page filled, the
+		// index's every file, neither what the next page covers).
+		out.NextOffset, out.FilesSearched = ptr(p.offset+len(p.files)), 0
 	}
 	out.Metadata = c.meta()
 	return out, nil
