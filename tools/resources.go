@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -36,6 +37,10 @@ const (
 	// included, so that a page over a tree of mostly hidden entries answers promptly, shorter, with
 	// a cursor to go on from, instead of walking the rest of the tree to fill itself.
 	ResourceScanLimit = 10 * ResourcePageSize
+	// maxListRequest bounds the messages read to find a resources/list request: one holds a method
+	// and a cursor (a path in base64), so a few KiB. Parsing every message instead would cost a
+	// tools/call carrying a large file one more full decoding: 100 ms for 10 MB.
+	maxListRequest = 16 << 10
 	// fallbackTemplate matches the file: URIs ResourceTemplate does not (file://host/x, file:x),
 	// so that their refusal says why instead of mcp-go's "handler not found". It is not listed.
 	fallbackTemplate = "file:{+uri}"
@@ -55,9 +60,7 @@ func (s *Server) OffersResources() bool {
 //
 // mcp-go v1.2.1 lists only resources registered one by one, sorting all of them for every page:
 // for a tree of files that change under it, that is a copy of the tree kept in step by hand. So
-// the listing is made by hooks around mcp-go's own, empty, resources/list: one on every request,
-// which runs the listing's checks (permission, cursor, rate limit) and can refuse it with a
-// JSON-RPC error, and one after mcp-go's answer, which puts in the page walked from the cursor.
+// the listing is made by hooks around mcp-go's own, empty, resources/list (see [lister]).
 func (s *Server) RegisterResources(m *server.MCPServer, hooks *server.Hooks) {
 	if !s.OffersResources() {
 		return
@@ -67,10 +70,10 @@ func (s *Server) RegisterResources(m *server.MCPServer, hooks *server.Hooks) {
 			"Reads pass the same checks as packfs-file-reader's: blocked names, file types and the size limit.")),
 		s.readResource)
 	m.AddResourceTemplate(mcp.NewResourceTemplate(fallbackTemplate, fallbackName), s.readResource)
-	hooks.AddOnRequestInitialization(s.admitListing)
-	hooks.AddAfterListResources(func(ctx context.Context, _ any, req *mcp.ListResourcesRequest, res *mcp.ListResourcesResult) {
-		res.Resources, res.NextCursor = s.listResources(ctx, req.Params.Cursor)
-	})
+	l := &lister{s: s}
+	hooks.AddOnRequestInitialization(l.admit)
+	hooks.AddAfterListResources(l.page)
+	hooks.AddOnError(l.forget)
 	hooks.AddAfterListResourceTemplates(func(_ context.Context, _ any, _ *mcp.ListResourceTemplatesRequest, res *mcp.ListResourceTemplatesResult) {
 		res.ResourceTemplates = slices.DeleteFunc(res.ResourceTemplates, func(t mcp.ResourceTemplate) bool {
 			return t.Name == fallbackName
@@ -78,13 +81,24 @@ func (s *Server) RegisterResources(m *server.MCPServer, hooks *server.Hooks) {
 	})
 }
 
-// admitListing runs the checks of a resources/list request before mcp-go serves it, as the hook
-// that makes the page cannot fail it: the list permission, the cursor, and the rate limiter,
-// charged as for a listing with the searcher. Other requests pass. The method is decoded as mcp-go
-// decodes it (a byte search would miss an escaped one), so no listing gets past the checks.
-func (s *Server) admitListing(_ context.Context, _ any, message any) error {
+// lister makes the pages of resources/list in two hooks. The first, admit, sees every request
+// before mcp-go serves it and can refuse it with a JSON-RPC error: it runs a listing's checks (the
+// list permission, the cursor, the rate limiter) and lets the listings that pass through. The
+// second, page, runs after mcp-go's answer, which has no error to give, and puts in the page walked
+// from the cursor, for an admitted listing only: a listing admit did not read (a message over
+// maxListRequest) gets an empty page.
+type lister struct {
+	s *Server
+	// admitted holds the key (see requestKey) of each listing let through whose page is not made
+	// yet; forget drops the ones mcp-go refuses after admit.
+	admitted sync.Map
+}
+
+// admit runs a listing's checks, and records it as admitted when they pass. Other requests pass.
+// The method is decoded as mcp-go decodes it: a byte search would miss an escaped one.
+func (l *lister) admit(ctx context.Context, id any, message any) error {
 	raw, ok := message.(json.RawMessage)
-	if !ok {
+	if !ok || len(raw) > maxListRequest {
 		return nil
 	}
 	var req struct {
@@ -97,17 +111,44 @@ func (s *Server) admitListing(_ context.Context, _ any, message any) error {
 		return nil // mcp-go answers what it cannot parse
 	}
 	c := &call{tool: SearcherName, purpose: "list", start: time.Now()}
-	err := s.cfg.Permissions.Check(c.purpose, security.PermList)
+	err := l.s.cfg.Permissions.Check(c.purpose, security.PermList)
 	if err == nil {
 		_, err = decodeCursor(req.Params.Cursor)
 	}
 	if err == nil {
-		err = s.charge(c, false)
+		err = l.s.charge(c, false)
 	}
 	if err != nil {
-		return s.resourceError(err, "")
+		return l.s.resourceError(err, "")
 	}
+	l.admitted.Store(requestKey(ctx, id), true)
 	return nil
+}
+
+// page puts the page of an admitted listing in mcp-go's answer res.
+func (l *lister) page(ctx context.Context, id any, req *mcp.ListResourcesRequest, res *mcp.ListResourcesResult) {
+	if _, ok := l.admitted.LoadAndDelete(requestKey(ctx, id)); !ok {
+		res.Resources, res.NextCursor = []mcp.Resource{}, ""
+		return
+	}
+	res.Resources, res.NextCursor = l.s.listResources(ctx, req.Params.Cursor)
+}
+
+// forget drops a listing mcp-go refused after admit let it through, which page never sees.
+func (l *lister) forget(ctx context.Context, id any, method mcp.MCPMethod, _ any, _ error) {
+	if method == mcp.MethodResourcesList {
+		l.admitted.Delete(requestKey(ctx, id))
+	}
+}
+
+// requestKey identifies a request in flight: its session and its JSON-RPC id, with the id's type
+// (1 and "1" are two requests).
+func requestKey(ctx context.Context, id any) string {
+	sid := ""
+	if s := server.ClientSessionFromContext(ctx); s != nil {
+		sid = s.SessionID()
+	}
+	return fmt.Sprintf("%s\x00%T:%v", sid, id, id)
 }
 
 // listResources returns the page of files that follows cursor in the walk's order, and the cursor
@@ -118,7 +159,7 @@ func (s *Server) listResources(ctx context.Context, cursor mcp.Cursor) ([]mcp.Re
 	page := []mcp.Resource{}
 	after, err := decodeCursor(cursor)
 	if err != nil {
-		return page, "" // admitListing refused it
+		return page, "" // admit refused it
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()

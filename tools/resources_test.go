@@ -348,7 +348,8 @@ func TestListResourcesCursor(t *testing.T) {
 }
 
 // TestListResourcesAdmission checks the listing's own checks, made before mcp-go serves it: the
-// list permission and the rate limit, also when the method is spelled with JSON escapes.
+// list permission and the rate limit, also when the method is spelled with JSON escapes, and that
+// no listing gets a page without passing them.
 func TestListResourcesAdmission(t *testing.T) {
 	e := newResourceEnv(t, Config{Permissions: security.Permissions{}.With(security.PermRead)}, "a.md=a\n")
 	if a := e.send("resources/list", nil); a.Error == nil || !strings.HasPrefix(a.Error.Message, CodePermissionDenied+": ") {
@@ -358,11 +359,49 @@ func TestListResourcesAdmission(t *testing.T) {
 	if raw, _ := json.Marshal(e.m.HandleMessage(context.Background(), escaped)); !strings.Contains(string(raw), CodePermissionDenied) {
 		t.Errorf("an escaped resources/list without the list permission: %s", raw)
 	}
+	// A listing too long to be read for its method is not admitted: it gets an empty page.
+	padded := map[string]any{"_meta": map[string]any{"pad": strings.Repeat("x", maxListRequest)}}
+	if names, _ := listed(t, e.send("resources/list", padded)); len(names) > 0 {
+		t.Errorf("a long resources/list without the list permission listed %v", names)
+	}
 	e = newResourceEnv(t, Config{Limiter: security.NewLimiter(security.LimitConfig{MaxRequests: 2})}, "a.md=a\n")
 	e.send("resources/list", nil) // costs CostMedium, 2
 	if a := e.send("resources/list", nil); a.Error == nil || !strings.HasPrefix(a.Error.Message, CodeRateLimited+": ") {
 		t.Errorf("resources/list past the rate limit: %+v", a)
 	}
+
+	// A listing admitted and then refused by mcp-go (its _meta is no object) leaves no admission
+	// behind for a later listing with its id, which would then skip the checks.
+	e = newResourceEnv(t, Config{}, "a.md=a\n")
+	if names, _ := listed(t, e.send("resources/list", padded)); len(names) > 0 {
+		t.Errorf("a long resources/list listed %v", names)
+	}
+	bad := []byte(`{"jsonrpc":"2.0","id":99,"method":"resources/list","params":{"_meta":5}}`)
+	if raw, _ := json.Marshal(e.m.HandleMessage(context.Background(), bad)); !strings.Contains(string(raw), `"error"`) {
+		t.Fatalf("a resources/list with a bad _meta: %s, want mcp-go's error", raw)
+	}
+	e.id = 98 // the next request is id 99 again
+	if names, _ := listed(t, e.send("resources/list", padded)); len(names) > 0 {
+		t.Errorf("a long resources/list listed %v after a refused one with its id", names)
+	}
+	if names, _ := listed(t, e.send("resources/list", nil)); !slices.Equal(names, []string{"a.md"}) {
+		t.Errorf("resources/list: %v, want a.md", names)
+	}
+}
+
+// listed returns the names and the cursor of a resources/list answer.
+func listed(t *testing.T, a rpcAnswer) ([]string, mcp.Cursor) {
+	t.Helper()
+	if a.Error != nil {
+		t.Fatalf("resources/list: %s", a.Error.Message)
+	}
+	var res mcp.ListResourcesResult
+	mustOK(t, json.Unmarshal(a.Result, &res))
+	var names []string
+	for _, r := range res.Resources {
+		names = append(names, r.Name)
+	}
+	return names, res.NextCursor
 }
 
 // TestResourceTemplates checks that a host sees one template, the files', and not the fallback
