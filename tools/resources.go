@@ -60,7 +60,7 @@ func (s *Server) OffersResources() bool {
 //
 // mcp-go v1.2.1 lists only resources registered one by one, sorting all of them for every page:
 // for a tree of files that change under it, that is a copy of the tree kept in step by hand. So
-// the listing is made by hooks around mcp-go's own, empty, resources/list (see [lister]).
+// the listing is made by hooks around mcp-go's own, empty, resources/list (see lister).
 func (s *Server) RegisterResources(m *server.MCPServer, hooks *server.Hooks) {
 	if !s.OffersResources() {
 		return
