@@ -5,6 +5,7 @@
 #   peers.md / peers.txt   go run ./bench --runs 3           (Compared with other servers)
 #   eval-*.txt             go run ./eval, three query views  (Search quality)
 #   speed.txt, tldr.txt    the Start/Read4K and TLDRCorpus benchmarks (Speed)
+#   resources.txt          BenchmarkResourcesTLDR (Resources and logging)
 #   scale.txt              BenchmarkScale on tldr, tldr x10 and, with --linux, linux-source (Scale)
 #
 # It needs ../shared/corpora beside the repository, the peers of bench/install-peers.sh and
@@ -43,6 +44,7 @@ go run ./eval --paraphrases --paraphrase-set paraphrases-generic > "$out/eval-ge
 note "speed"
 go test -run '^$' -bench 'StartToInitialize|Read4K' -benchtime 300x -count 3 ./cmd/packfs-mcp/ > "$out/speed.txt"
 go test -run '^$' -bench TLDRCorpus -benchtime 1x -count 3 -timeout 30m ./cmd/packfs-mcp/ > "$out/tldr.txt"
+go test -run '^$' -bench ResourcesTLDR -benchtime 1x -count 3 ./cmd/packfs-mcp/ > "$out/resources.txt"
 note "peers"
 go run ./bench --runs 3 --markdown "$out/peers.md" > "$out/peers.txt"
 trees=tldr,tldrx10

@@ -63,6 +63,9 @@ type Config struct {
 	Disabled []string
 	// Log receives diagnostics (never the protocol). If nil, they are discarded.
 	Log *log.Logger
+	// ErrorLog receives the server's own failures: a panic, an error no code maps (INTERNAL). The
+	// CLI logs them at a higher level than Log's. If nil, Log.
+	ErrorLog *log.Logger
 	// Now returns the current time. If nil, time.Now.
 	Now func() time.Time
 }
@@ -82,6 +85,9 @@ func New(cfg Config) *Server {
 	}
 	if cfg.Log == nil {
 		cfg.Log = log.New(discard{}, "", 0)
+	}
+	if cfg.ErrorLog == nil {
+		cfg.ErrorLog = cfg.Log
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -182,7 +188,7 @@ func (s *Server) adapt(tool string, h handlerFunc) server.ToolHandlerFunc {
 func (s *Server) run(ctx context.Context, c *call, h handlerFunc) (res *mcp.CallToolResult) {
 	defer func() {
 		if r := recover(); r != nil {
-			s.cfg.Log.Printf("panic in %s: %v\n%s", c.tool, r, debug.Stack())
+			s.cfg.ErrorLog.Printf("panic in %s: %v\n%s", c.tool, r, debug.Stack())
 			st := Status{Code: CodeInternal, Error: "the server hit an internal error on this call; it logged the details and goes on serving"}
 			res = shape(errorResult(c.tool, st, c.meta()), true)
 		}
@@ -191,7 +197,7 @@ func (s *Server) run(ctx context.Context, c *call, h handlerFunc) (res *mcp.Call
 	if err != nil {
 		st := failure(err, c.path)
 		if st.Code == CodeInternal {
-			s.cfg.Log.Printf("%s %s %q: %v", c.tool, c.purpose, c.path, err)
+			s.cfg.ErrorLog.Printf("%s %s %q: %v", c.tool, c.purpose, c.path, err)
 		}
 		return shape(errorResult(c.tool, st, c.meta()), true)
 	}

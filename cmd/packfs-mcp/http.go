@@ -187,11 +187,11 @@ func (a *app) listenHTTP(ctx context.Context) error {
 		ReadHeaderTimeout: readHeaderTimeout,
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
-		ErrorLog:          a.log,
+		ErrorLog:          a.logs.stderr(),
 	}
 	streams := server.NewStreamableHTTPServer(a.mcp,
 		server.WithStreamableHTTPServer(hs),
-		server.WithStreamableHTTPLogger(slog.New(slog.NewTextHandler(a.log.Writer(), &slog.HandlerOptions{Level: slog.LevelWarn}))),
+		server.WithStreamableHTTPLogger(slog.New(slog.NewTextHandler(a.logs.stderr().Writer(), &slog.HandlerOptions{Level: slog.LevelWarn}))),
 		server.WithSessionIdleTTL(sessionIdleTTL),
 		server.WithHeartbeatInterval(heartbeatInterval),
 	)
@@ -213,7 +213,7 @@ func (a *app) listenHTTP(ctx context.Context) error {
 	a.log.Printf("listening on http://%s/mcp%s; %s; at most %d requests a minute per client, %d bytes a request",
 		ln.Addr(), where, auth, g.limits.PerClient(), g.maxBody)
 	if !loopback {
-		a.log.Print("this is plain HTTP, where the token and the files travel unencrypted: across a network, put a TLS proxy in front")
+		a.warn.Print("this is plain HTTP, where the token and the files travel unencrypted: across a network, put a TLS proxy in front")
 	}
 
 	select {
@@ -228,7 +228,7 @@ func (a *app) listenHTTP(ctx context.Context) error {
 	sctx, cancel := context.WithTimeout(context.Background(), grace+5*time.Second)
 	defer cancel()
 	if err := streams.Shutdown(sctx); err != nil {
-		a.log.Printf("HTTP: calls still running at shutdown were cut off: %v", err)
+		a.warn.Printf("HTTP: calls still running at shutdown were cut off: %v", err)
 		hs.Close()
 	}
 	<-served

@@ -70,7 +70,7 @@ func (a *app) openJournal() error {
 	j.w, err = audit.Open(dir, filepath.Base(clean), audit.Options{
 		MaxContentBytes: a.cfg.Journal.MaxContentBytes,
 		OnError: func(err error) {
-			a.log.Printf("%v: tool calls go on unjournalled; later journal failures are not logged", err)
+			a.errs.Printf("%v: tool calls go on unjournalled; later journal failures are not logged", err)
 		},
 	})
 	if err != nil {
@@ -92,7 +92,7 @@ func (a *app) closeJournal() {
 	}
 	a.journal = nil
 	if err := j.w.Close(); err != nil {
-		a.log.Printf("closing the journal %s: %v", j.file, err)
+		a.errs.Printf("closing the journal %s: %v", j.file, err)
 	}
 	j.dir.Close()
 }

@@ -38,12 +38,18 @@ type app struct {
 	mcp        *server.MCPServer
 	// started is closed once the first client's initialize is answered.
 	started chan struct{}
-	log     *log.Logger
+	// log, warn and errs log at info, warning and error (see logging.go); logs sends their lines
+	// to the clients that ask for them.
+	log, warn, errs *log.Logger
+	logs            *clientLog
 }
 
 // build opens the root and wires the policy, the limiter and the tools from cfg.
 func build(cfg Config, logger *log.Logger) (*app, error) {
-	a := &app{cfg: cfg, log: logger}
+	a := &app{cfg: cfg, logs: newClientLog(logger)}
+	a.log = a.logs.at(mcp.LoggingLevelInfo)
+	a.warn = a.logs.at(mcp.LoggingLevelWarning)
+	a.errs = a.logs.at(mcp.LoggingLevelError)
 	var err error
 	if a.perms, err = permissionsOf(cfg); err != nil {
 		return nil, err
@@ -68,7 +74,7 @@ func build(cfg Config, logger *log.Logger) (*app, error) {
 	})
 	if a.perms.Has(security.PermWrite) {
 		if err := a.openBackups(); err != nil {
-			logger.Printf("backups are off (options.backup is refused): %v", err)
+			a.warn.Printf("backups are off (options.backup is refused): %v", err)
 		}
 	}
 	if !cfg.Semantic.Disabled {
@@ -89,7 +95,8 @@ func build(cfg Config, logger *log.Logger) (*app, error) {
 		Backups:            a.backups,
 		Disabled:           cfg.DisabledTools,
 		Progress:           cfg.progress,
-		Log:                logger,
+		Log:                a.warn,
+		ErrorLog:           a.errs,
 	})
 	if err := a.openJournal(); err != nil {
 		a.close()
@@ -101,12 +108,19 @@ func build(cfg Config, logger *log.Logger) (*app, error) {
 	hooks.AddAfterInitialize(func(context.Context, any, *mcp.InitializeRequest, *mcp.InitializeResult) {
 		once.Do(func() { close(a.started) })
 	})
-	a.mcp = server.NewMCPServer("packfs-mcp", version,
+	opts := []server.ServerOption{
 		server.WithToolCapabilities(false),
+		server.WithLogging(),
 		server.WithInstructions(a.tools.Instructions()),
 		server.WithHooks(hooks),
-	)
+	}
+	if a.tools.OffersResources() {
+		opts = append(opts, server.WithResourceCapabilities(false, false))
+	}
+	a.mcp = server.NewMCPServer("packfs-mcp", version, opts...)
 	a.tools.Register(a.mcp)
+	a.tools.RegisterResources(a.mcp, hooks)
+	a.logs.attach(a.mcp, hooks, a.hostPaths()...)
 	return a, nil
 }
 
@@ -124,7 +138,7 @@ func (a *app) openEngine() error {
 		if place.chosen {
 			return fmt.Errorf("search index: %w", err)
 		}
-		a.log.Printf("the search index is kept in memory and built at every start: %v (set --index-dir to a folder outside the root to keep it)", err)
+		a.warn.Printf("the search index is kept in memory and built at every start: %v (set --index-dir to a folder outside the root to keep it)", err)
 		a.indexPlace = statePlace{}
 	} else {
 		dir = filepath.Join(place.Dir, "bleve")
@@ -133,7 +147,7 @@ func (a *app) openEngine() error {
 	// delay the first answer.
 	a.engine = semantic.New(semantic.Options{
 		Busy: func() {
-			a.log.Printf("the search index in %s is in use by another packfs-mcp on this root: this one keeps its own in memory", place.Dir)
+			a.warn.Printf("the search index in %s is in use by another packfs-mcp on this root: this one keeps its own in memory", place.Dir)
 		},
 		FS: a.root.FS(),
 		Allow: func(name string, isDir bool) bool {
@@ -183,7 +197,7 @@ func (a *app) buildIndex(ctx context.Context, every time.Duration, report func(s
 		case err := <-done:
 			if err != nil {
 				if ctx.Err() == nil {
-					a.log.Printf("search index build failed: %v", err)
+					a.errs.Printf("search index build failed: %v", err)
 				}
 				return false
 			}
@@ -251,7 +265,7 @@ func (a *app) indexInBackground(ctx context.Context) {
 			return
 		case <-tick.C:
 			if n, err := a.engine.Reconcile(ctx); err != nil && ctx.Err() == nil {
-				a.log.Printf("reconciling the search index: %v", err)
+				a.warn.Printf("reconciling the search index: %v", err)
 			} else if n > 0 {
 				a.log.Printf("search index: %d files changed outside the tools", n)
 			}
@@ -269,7 +283,7 @@ func (a *app) cleanTemp() {
 			continue
 		}
 		if n, err := r.CleanTemp(ctx); err != nil {
-			a.log.Printf("removing leftover temporary files: %v", err)
+			a.warn.Printf("removing leftover temporary files: %v", err)
 		} else if n > 0 {
 			a.log.Printf("removed %d leftover temporary files", n)
 		}
@@ -296,6 +310,15 @@ func (a *app) openBackups() error {
 	}
 	a.backups = b
 	return nil
+}
+
+// hostPaths are the host paths the server uses, for the log to cut out of what clients receive.
+func (a *app) hostPaths() []string {
+	paths := []string{a.root.Dir(), a.root.ResolvedDir(), a.indexPlace.Dir, a.cfg.BackupDir, a.cfg.Journal.File}
+	if a.backups != nil {
+		paths = append(paths, a.backups.Dir(), a.backups.ResolvedDir())
+	}
+	return paths
 }
 
 func within(p, dir string) bool {
@@ -330,7 +353,7 @@ func maxFile(c Config) int64 {
 // answered with the TOO_LARGE refusal HTTP sends, and dropped; the lines after it are served.
 func (a *app) listen(ctx context.Context, in io.Reader, out io.Writer) error {
 	s := server.NewStdioServer(a.mcp)
-	s.SetErrorLogger(a.log)
+	s.SetErrorLogger(a.logs.stderr())
 	l := newLedger()
 	grace := a.cfg.timeout()
 	if grace <= 0 {
@@ -340,9 +363,9 @@ func (a *app) listen(ctx context.Context, in io.Reader, out io.Writer) error {
 	limit := maxRequest(a.cfg)
 	r := &inputReader{r: bufio.NewReaderSize(in, 64<<10), l: l, grace: grace + 5*time.Second, max: limit,
 		refuse: func(id json.RawMessage) {
-			a.log.Printf("refused a message of more than %d bytes on stdin (--max-request-bytes)", limit)
+			a.warn.Printf("refused a message of more than %d bytes on stdin (--max-request-bytes)", limit)
 			if err := w.answer(refusal(id, "TOO_LARGE", tooLarge(limit), 0)); err != nil {
-				a.log.Printf("answering it: %v", err)
+				a.errs.Printf("answering it: %v", err)
 			}
 		}}
 	return s.Listen(ctx, r, w)
