@@ -9,7 +9,7 @@ import (
 
 // TestRelationshipsVia checks that each related document of relationships and of
 // followRelationships says how it is related: the kind of link, the frontmatter field, or a
-// backlink.
+// backlink. relationships leaves out from, which would repeat target.path on every entry.
 func TestRelationshipsVia(t *testing.T) {
 	e := newOptionEnv(t, optionTable{engine: true, tree: []string{
 		"a.md=# Aardvark\n[md](b.md) [[c]] ![[d]] [ref][r] [again](c.md)\n\n[r]: e.md\n",
@@ -22,10 +22,10 @@ func TestRelationshipsVia(t *testing.T) {
 		want []RelatedEntry
 	}{
 		{"a.md", []RelatedEntry{
-			{Path: "b.md", Via: "markdown", From: "a.md"}, {Path: "c.md", Via: "wiki", From: "a.md"},
-			{Path: "d.md", Via: "embed", From: "a.md"}, {Path: "e.md", Via: "reference", From: "a.md"},
+			{Path: "b.md", Via: "markdown"}, {Path: "c.md", Via: "wiki"},
+			{Path: "d.md", Via: "embed"}, {Path: "e.md", Via: "reference"},
 		}},
-		{"fm.md", []RelatedEntry{{Path: "b.md", Via: "frontmatter:related", From: "fm.md"}}},
+		{"fm.md", []RelatedEntry{{Path: "b.md", Via: "frontmatter:related"}}}, // from is the target: left out
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {

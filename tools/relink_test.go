@@ -325,3 +325,46 @@ func TestLinkTextNeedsPreserve(t *testing.T) {
 		t.Error("a refused move moved the file")
 	}
 }
+
+// TestMoveChecksLinks checks that a move with preserveRelationships resolves again, after the
+// move, every link to and from what moved, and names the ones it did not keep: here the links in
+// frontmatter, which the move does not rewrite.
+func TestMoveChecksLinks(t *testing.T) {
+	tests := []struct {
+		name     string
+		tree     []string
+		from, to string
+		dry      bool
+		checked  any // float64 as JSON decodes it, or nil when absent
+		lost     []LostLink
+	}{
+		{name: "every kind of link kept", tree: moveTree, from: "notes/old.md", to: "archive/new.md", checked: 6.0},
+		{name: "a dry run checks nothing", tree: moveTree, from: "notes/old.md", to: "archive/new.md", dry: true},
+		{name: "a folder with links inside and out",
+			tree: []string{"f/a.md=[[b]] [c](../c.md) [b](b.md)\n", "f/b.md=[[f/a]]\n", "c.md=[A](f/a.md) [[a]]\n"},
+			from: "f", to: "g/h", checked: 6.0},
+		{name: "a frontmatter link by path is lost",
+			tree: []string{"a/old.md=# Old\n", "child.md=---\nparent: \"[[a/old]]\"\n---\n# Child\nsee [[a/old]]\n"},
+			from: "a/old.md", to: "b/old.md", checked: 2.0,
+			lost: []LostLink{{Path: "child.md", Line: 2, Target: "a/old", Reached: "b/old.md"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newOptionEnv(t, optionTable{tree: tt.tree, engine: true})
+			out := move(t, e, tt.from, tt.to, map[string]any{"createPath": true, "dryRun": tt.dry})
+			if out.Result["success"] != true {
+				t.Fatalf("move failed: %s", out.json())
+			}
+			if got := out.Result["linksChecked"]; got != tt.checked {
+				t.Errorf("linksChecked = %v, want %v: %s", got, tt.checked, out.json())
+			}
+			var lost []LostLink
+			if _, ok := out.Result["linksLost"]; ok {
+				field(t, out, "linksLost", &lost)
+			}
+			if diff := cmp.Diff(tt.lost, lost); diff != "" {
+				t.Errorf("linksLost (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -49,7 +49,7 @@ type FileContent struct {
 // ReaderResult is what packfs-file-reader returns.
 type ReaderResult struct {
 	Status
-	Exists *bool `json:"exists,omitempty" jsonschema:"with purpose exists: whether the path exists"`
+	Exists *bool `json:"exists,omitempty" jsonschema:"with purpose exists: whether an entry the tools can see is at the path (a file a listing leaves out counts as missing)"`
 	FileContent
 	Files    []ReadEntry `json:"files,omitempty" jsonschema:"read with target.paths: one entry per path, in the order given, each with its own success or error"`
 	Metadata Meta        `json:"metadata" validate:"required" jsonschema:"facts about the call"`
@@ -89,7 +89,7 @@ type RelatedEntry struct {
 	Path  string `json:"path" validate:"required" jsonschema:"root-relative path"`
 	Title string `json:"title,omitempty" jsonschema:"the document's title"`
 	Via   string `json:"via" validate:"required" jsonschema:"how it was reached from the document in from: markdown, reference, wiki or embed (a link of that kind there), frontmatter:parent, frontmatter:children or frontmatter:related (that frontmatter field there), or backlink (it links there)"`
-	From  string `json:"from,omitempty" jsonschema:"the document it was reached from"`
+	From  string `json:"from,omitempty" jsonschema:"search_semantic: the hit it was reached from (relationships leaves it out: it is target.path)"`
 }
 
 // HeadingEntry is one heading of a document's outline.
@@ -157,6 +157,14 @@ type LinkRewrite struct {
 	After  string `json:"after" validate:"required" jsonschema:"the same, rewritten"`
 }
 
+// LostLink is a link a move with preserveRelationships was to keep working and did not.
+type LostLink struct {
+	Path    string `json:"path" validate:"required" jsonschema:"the document the link is in, where it is after the move"`
+	Line    int    `json:"line" validate:"required" jsonschema:"1-based line of the link"`
+	Target  string `json:"target" validate:"required" jsonschema:"the link's destination as written before the move"`
+	Reached string `json:"reached" validate:"required" jsonschema:"the document it reached before the move, at its path after the move"`
+}
+
 // Mention is a line of a text file other than markdown that names a moved path.
 type Mention struct {
 	Path string `json:"path" validate:"required" jsonschema:"the file, where it is after the move"`
@@ -185,5 +193,8 @@ type WriterResult struct {
 	Mentions           []Mention     `json:"mentions,omitempty" jsonschema:"move with preserveRelationships: lines of text files other than markdown (JSON, YAML, configuration) that name the old path, by path and line; they are left as they are, edit them if they should follow; capped (mentionsTotal says when)"`
 	MentionsTotal      int           `json:"mentionsTotal,omitempty" jsonschema:"only when mentions was cut: how many lines were found in all"`
 	MentionsIncomplete string        `json:"mentionsIncomplete,omitempty" jsonschema:"only when the search for mentions stopped before it had read every text file: why, and how to look further; files it did not read may name the old path too"`
+	LinksChecked       *int          `json:"linksChecked,omitempty" jsonschema:"move with preserveRelationships, after the move: how many links in what moved and in the documents linking to it, each reaching a document before the move, were resolved again after it; every one not in linksLost reaches the same document at its new path"`
+	LinksLost          []LostLink    `json:"linksLost,omitempty" jsonschema:"move with preserveRelationships, after the move: the checked links that no longer reach the document they reached before (fix them with edit); none when the move kept every link; capped (linksLostTotal says when)"`
+	LinksLostTotal     int           `json:"linksLostTotal,omitempty" jsonschema:"only when linksLost was cut: how many links were lost in all"`
 	Metadata           Meta          `json:"metadata" validate:"required" jsonschema:"facts about the call"`
 }

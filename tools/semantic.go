@@ -213,7 +213,7 @@ func (s *Server) relationships(ctx context.Context, c *call, name string) (any, 
 		out.Backlinks = append(out.Backlinks, BacklinkEntry{Path: b.From, Line: b.Line, Kind: string(b.Kind), Text: b.Text})
 	}
 	for _, r := range rel.Related {
-		out.Related = append(out.Related, RelatedEntry{Path: r.Path, Via: r.Via, From: name})
+		out.Related = append(out.Related, RelatedEntry{Path: r.Path, Via: r.Via}) // from is the target
 	}
 	out.TotalFound = len(out.Links)
 	relationsState(&out, cv)

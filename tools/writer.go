@@ -374,8 +374,10 @@ func (s *Server) move(ctx context.Context, name string, in intents.Update, out *
 		return err
 	}
 	var mentions mentionsFound
+	var held linkCheck
 	if relinks {
-		mentions = s.mentions(ctx, name, dest) // before the move, where the index knows the files
+		// Before the move, where the index knows the files.
+		mentions, held = s.mentions(ctx, name, dest), s.holdLinks(name, dest)
 	}
 	if err := s.cfg.Root.RenameIf(ctx, name, dest, in.Options.Overwrite, version, s.cfg.MaxFileSize); err != nil {
 		if errors.Is(err, fs.ErrExist) {
@@ -392,6 +394,9 @@ func (s *Server) move(ctx context.Context, name string, in intents.Update, out *
 		mentions.report(out)
 	}
 	s.refresh(ctx, append([]string{name, dest}, out.UpdatedFiles...)...)
+	if relinks {
+		held.report(s, out)
+	}
 	return nil
 }
 

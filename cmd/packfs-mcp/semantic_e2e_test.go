@@ -168,6 +168,15 @@ func semanticCases(f *fixture) []toolCase {
 			if a, _ := json.Marshal(r["aliases"]); string(a) != `["terms","vocabulary"]` {
 				t.Errorf("aliases = %s", a)
 			}
+			rel, _ := r["related"].([]any)
+			if len(rel) == 0 {
+				t.Errorf("no related documents: %v", r)
+			}
+			for _, x := range rel {
+				if m := x.(map[string]any); m["from"] != nil || m["via"] == "" {
+					t.Errorf("related entry %v: want via, and no from (it is the target itself)", m)
+				}
+			}
 			if r["title"] != "Glossary" || len(r["outline"].([]any)) != 1 {
 				t.Errorf("title/outline = %v / %v", r["title"], r["outline"])
 			}
@@ -236,6 +245,9 @@ func semanticCases(f *fixture) []toolCase {
 			if got, _ := json.Marshal(r["mentions"]); string(got) != `[{"line":3,"path":"data/menu.json","text":"\"notes/meeting-2026-11-02.md\""}]` {
 				t.Errorf("mentions = %s", got)
 			}
+			if r["linksChecked"] != nil {
+				t.Errorf("a dry run cannot check links after a move it did not make: linksChecked = %v", r["linksChecked"])
+			}
 			if _, err := os.Stat(filepath.Join(f.root, "notes/meeting-2026-11-02.md")); err != nil || r["dryRun"] != true {
 				t.Errorf("the dry run moved the file")
 			}
@@ -256,6 +268,11 @@ func semanticCases(f *fixture) []toolCase {
 			menu, _ := os.ReadFile(filepath.Join(f.root, "data/menu.json"))
 			if !strings.Contains(string(menu), "notes/meeting-2026-11-02.md") {
 				t.Errorf("the mention was changed:\n%s", menu)
+			}
+			// The move checked the links of the files involved, and lost none: index.md's 3, design.md's
+			// 2 and the meeting note's own 2 (its frontmatter's related, and the glossary).
+			if r["linksChecked"] != 7.0 || r["linksLost"] != nil {
+				t.Errorf("linksChecked = %v, linksLost = %v; want 7 and none", r["linksChecked"], r["linksLost"])
 			}
 		}},
 		{name: "no broken links after the move", tool: searcher, args: intent("relationships", "projects/packfs/design.md", nil), check: func(t *testing.T, r map[string]any) {

@@ -1,0 +1,94 @@
+package tools
+
+import (
+	"github.com/packfs/packfs-mcp/markdown"
+)
+
+// MaxLinksLost caps the lost links a move's answer lists; linksChecked still counts them all.
+const MaxLinksLost = 50
+
+// heldLink is a link that reached a document before a move, named as it should be after the move:
+// the document it is in, its line, and the document it must still reach.
+type heldLink struct {
+	path   string
+	line   int
+	target string // as written before the move
+	to     string
+}
+
+// linkCheck is what a move with preserveRelationships promises: every link in what moved and in the
+// documents linking to it that reached a document reaches the same document, at its new path, after
+// the move (a rewrite must not break a neighbour either). Taken before
+// the move ([Server.holdLinks]) and checked after it ([linkCheck.check]), it lets the move's answer
+// say so, so that an agent need not ask for the relationships of every moved note, before and
+// after, to know that nothing broke.
+type linkCheck struct {
+	held []heldLink
+}
+
+// holdLinks records, before old moves to dest, the links that reach a document in the documents
+// linking into old and in the documents under old. Links already broken, and links out of the
+// root, are not held: a move neither breaks nor mends them.
+func (s *Server) holdLinks(old, dest string) linkCheck {
+	e := s.cfg.Engine
+	moved := func(p string) string {
+		if within(p, old) {
+			return dest + p[len(old):]
+		}
+		return p
+	}
+	var c linkCheck
+	for _, from := range append(s.linkedFrom(old), e.MovedDocuments(old)...) {
+		rel, ok := e.Relations(from)
+		if !ok {
+			continue
+		}
+		for _, l := range rel.Links {
+			if l.Status == markdown.StatusInternal {
+				c.held = append(c.held, heldLink{path: moved(from), line: l.Line, target: l.Target, to: moved(l.To)})
+			}
+		}
+	}
+	return c
+}
+
+// check resolves the held links again, after the move, and returns how many it checked and those
+// that no longer reach their document, in the order they were held. A link counts as kept when its
+// document has a link on the same line to the same document: a rewrite changes a link's text,
+// never its line.
+func (c linkCheck) check(s *Server) (int, []LostLink) {
+	e := s.cfg.Engine
+	now := map[string]map[[2]any]int{} // per document, its internal links by line and target
+	var lost []LostLink
+	for _, h := range c.held {
+		links, ok := now[h.path]
+		if !ok {
+			links = map[[2]any]int{}
+			if rel, ok := e.Relations(h.path); ok {
+				for _, l := range rel.Links {
+					if l.Status == markdown.StatusInternal {
+						links[[2]any{l.Line, l.To}]++
+					}
+				}
+			}
+			now[h.path] = links
+		}
+		k := [2]any{h.line, h.to}
+		if links[k] > 0 {
+			links[k]--
+			continue
+		}
+		lost = append(lost, LostLink{Path: h.path, Line: h.line, Target: h.target, Reached: h.to})
+	}
+	return len(c.held), lost
+}
+
+// report puts the check's outcome on a move's result, the lost links capped at MaxLinksLost.
+func (c linkCheck) report(s *Server, out *WriterResult) {
+	n, lost := c.check(s)
+	out.LinksChecked = &n
+	out.LinksLost = lost
+	if len(lost) > MaxLinksLost {
+		out.LinksLost, out.LinksLostTotal = lost[:MaxLinksLost], len(lost)
+	}
+}
