@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -11,6 +12,7 @@ import (
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/markdown"
+	"github.com/packfs/packfs-mcp/security"
 )
 
 // Read limits. A model's context is the scarce resource: one answer never carries more than this.
@@ -29,7 +31,7 @@ func readerTool() mcp.Tool {
 			"(ask for target.encoding \"base64\" to get its bytes). "+
 			"purpose \"metadata\" returns sizeBytes, modified, type, mode, lines and mediaType. "+
 			"Both return a file's version, for packfs-file-writer's target.version. "+
-			"purpose \"exists\" answers exists true or false without an error for a missing path. "+
+			"purpose \"exists\" answers exists true or false without an error for a missing path, folder or file (a file the listing would not show counts as missing). "+
 			"target.encoding and preferences are for read only; elsewhere they are refused with INVALID_ARGUMENT naming them."),
 		schemas[intents.Access, ReaderResult](),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{
@@ -189,13 +191,22 @@ func window(out *FileContent, data []byte, p intents.AccessPreferences, budget i
 func (s *Server) exists(c *call, in intents.Access) (any, error) {
 	name, err := s.resolvePath(in.Target.Path, kindAny)
 	c.path = name
-	if err != nil {
+	hidden := errors.Is(err, security.ErrExtension)
+	if err != nil && !hidden {
 		return nil, err
 	}
 	if err := s.charge(c, false); err != nil {
 		return nil, err
 	}
 	out := ReaderResult{Status: Status{Success: true}, Exists: ptr(false)}
+	if hidden {
+		// No folder is there, and a file by this name is one the tools never show (a listing
+		// leaves it out): to them nothing is there. The answer is the same whether or not such a
+		// file exists, so it tells no more than a listing does; a missing "Archive" is simply
+		// missing.
+		out.Metadata = c.meta()
+		return out, nil
+	}
 	if info, err := s.cfg.Root.Lstat(name); err == nil {
 		out.Exists = ptr(true)
 		out.Type = string(info.Type)

@@ -145,3 +145,35 @@ func TestReadMany(t *testing.T) {
 		}
 	})
 }
+
+// TestExists checks that exists answers for what the tools can see: a name that reaches nothing is
+// missing whatever its extension (a folder moved away has none), and a file the extension rule
+// hides, as a listing hides it, is missing too, so that the answer does not tell whether it is
+// there. The rules every path obeys still refuse a blocked name.
+func TestExists(t *testing.T) {
+	e := newOptionEnv(t, optionTable{tree: []string{"notes/a.md=# A\n", "blob=data\n", "tool.exe=MZ\n"}})
+	tests := []struct {
+		path   string
+		exists any // true, false, or nil when refused
+		code   string
+	}{
+		{path: "notes", exists: true},
+		{path: "notes/a.md", exists: true},
+		{path: "Archive", exists: false}, // a folder moved away, or never made
+		{path: "notes/Archive/old", exists: false},
+		{path: "gone.md", exists: false},
+		{path: "blob", exists: false},      // there, hidden: the same answer as Archive's
+		{path: "tool.exe", exists: false},  // there, hidden
+		{path: "other.exe", exists: false}, // not there: the same answer
+		{path: ".ssh/id_rsa", code: CodeBlocked},
+		{path: ".env", code: CodeBlocked},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			out := e.call(t, ReaderName, map[string]any{"purpose": "exists", "target": map[string]any{"path": tt.path}})
+			if out.Result["exists"] != tt.exists || (out.Result["code"] != nil || tt.code != "") && out.Result["code"] != tt.code {
+				t.Errorf("exists %q = %s; want exists %v, code %q", tt.path, out.json(), tt.exists, tt.code)
+			}
+		})
+	}
+}
