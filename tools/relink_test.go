@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/security"
@@ -366,5 +367,29 @@ func TestMoveChecksLinks(t *testing.T) {
 				t.Errorf("linksLost (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestMoveWhileIndexing checks that a move keeping links is refused, with nothing moved and a time
+// to come back, while the index is being built: the index knows only some of the links, and a move
+// would rewrite those and report the rest as checked.
+func TestMoveWhileIndexing(t *testing.T) {
+	dir := t.TempDir()
+	makeTree(t, dir, dir, moveTree...)
+	cfg := configOver(t, dir)
+	cfg.Engine = semantic.New(semantic.Options{FS: cfg.Root.FS(), Allow: func(name string, isDir bool) bool { return cfg.Policy.CheckName(name, isDir) == nil }})
+	t.Cleanup(func() { cfg.Engine.Close() }) // never built
+	env := &optionEnv{root: dir, tools: map[string]server.ServerTool{}}
+	for _, st := range New(cfg).Tools() {
+		env.tools[st.Tool.Name] = st
+	}
+	for _, dry := range []bool{false, true} {
+		res := move(t, env, "notes/old.md", "archive/new.md", map[string]any{"createPath": true, "dryRun": dry}).Result
+		if res["code"] != CodeNotAvailable || res["field"] != "options.preserveRelationships" || res["retryAfterMs"] == nil {
+			t.Errorf("dryRun %v: %v; want NOT_AVAILABLE on options.preserveRelationships with retryAfterMs", dry, res)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "notes/old.md")); err != nil {
+			t.Fatalf("dryRun %v: the refused move moved the note: %v", dry, err)
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/markdown"
+	"github.com/packfs/packfs-mcp/semantic"
 )
 
 func writerTool() mcp.Tool {
@@ -340,8 +341,10 @@ func (s *Server) move(ctx context.Context, name string, in intents.Update, out *
 		return fsroot.ErrIsRoot
 	}
 	out.Destination = dest
-	if in.Options.PreserveRelationships && s.cfg.Engine == nil {
-		return &callError{code: CodeNotAvailable, field: "options.preserveRelationships", msg: "links cannot be kept working because the search index is off on this server (--no-index): move without preserveRelationships"}
+	if in.Options.PreserveRelationships {
+		if err := s.linksKnown(); err != nil {
+			return err
+		}
 	}
 	if version != "" {
 		// Before anything changes, the folders options.createPath makes included; RenameIf
@@ -398,6 +401,28 @@ func (s *Server) move(ctx context.Context, name string, in intents.Update, out *
 		held.report(s, out)
 	}
 	return nil
+}
+
+// linksKnown says whether a move can keep links working: the index must know every link to what
+// moves. While it is being built, what it knows is a part, and a move would rewrite a part of the
+// links and call the rest checked; so the move is refused, nothing moved, until the build ends.
+func (s *Server) linksKnown() error {
+	e := s.cfg.Engine
+	if e == nil {
+		return &callError{code: CodeNotAvailable, field: "options.preserveRelationships", msg: "links cannot be kept working because the search index is off on this server (--no-index): move without preserveRelationships"}
+	}
+	st := e.Status()
+	if st.Complete {
+		return nil
+	}
+	progress := fmt.Sprintf("%d of %d files indexed", st.Done, st.Total)
+	if st.Phase != semantic.PhaseIndexing {
+		progress = fmt.Sprintf("%s: %d files found so far", st.Phase, st.Total)
+	}
+	retry := retryAfter(st.Left)
+	return &callError{code: CodeNotAvailable, field: "options.preserveRelationships", retry: retry, msg: fmt.Sprintf(
+		"links cannot be kept working yet: the search index is still being built (%s), and a move that keeps links must know every link to what moves. "+
+			"Nothing was moved. Try again in about %s, or move without preserveRelationships.", progress, roundUp(retry))}
 }
 
 func existsAt(dest string) error {
