@@ -57,23 +57,27 @@ func (s *Server) holdLinks(old, dest string) linkCheck {
 // document has a link on the same line to the same document: a rewrite changes a link's text,
 // never its line.
 func (c linkCheck) check(s *Server) (int, []LostLink) {
+	type reach struct {
+		line int
+		to   string
+	}
 	e := s.cfg.Engine
-	now := map[string]map[[2]any]int{} // per document, its internal links by line and target
+	now := map[string]map[reach]int{} // per document, its internal links by line and target
 	var lost []LostLink
 	for _, h := range c.held {
 		links, ok := now[h.path]
 		if !ok {
-			links = map[[2]any]int{}
+			links = map[reach]int{}
 			if rel, ok := e.Relations(h.path); ok {
 				for _, l := range rel.Links {
 					if l.Status == markdown.StatusInternal {
-						links[[2]any{l.Line, l.To}]++
+						links[reach{l.Line, l.To}]++
 					}
 				}
 			}
 			now[h.path] = links
 		}
-		k := [2]any{h.line, h.to}
+		k := reach{h.line, h.to}
 		if links[k] > 0 {
 			links[k]--
 			continue
