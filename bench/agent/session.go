@@ -79,6 +79,16 @@ func loadSession(dir string) (*sessionInfo, error) {
 	return &s, nil
 }
 
+// loadSessionTask reads the session in dir and finds its task.
+func loadSessionTask(dir string) (*sessionInfo, *task, error) {
+	s, err := loadSession(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := findTask(fmt.Sprint(s.Task))
+	return s, t, err
+}
+
 // event is one line of log.jsonl.
 type event struct {
 	Event   string          `json:"event"` // listing, ready, call, rejected, tools, answer, collaborator, stop
@@ -250,11 +260,7 @@ type daemon struct {
 }
 
 func runDaemon(dir string) error {
-	s, err := loadSession(dir)
-	if err != nil {
-		return err
-	}
-	t, err := findTask(fmt.Sprint(s.Task))
+	s, t, err := loadSessionTask(dir)
 	if err != nil {
 		return err
 	}
@@ -626,11 +632,7 @@ func clientStop(o options, dir string) error {
 
 // cmdVerifySession verifies a session's root and answer, records the verdict and prints it.
 func cmdVerifySession(o options, dir string) error {
-	s, err := loadSession(dir)
-	if err != nil {
-		return err
-	}
-	t, err := findTask(fmt.Sprint(s.Task))
+	s, t, err := loadSessionTask(dir)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -241,17 +242,17 @@ func (c *check) changedFiles(rename func(string) string) []string {
 func (c *check) linksKept(rename func(string) string) {
 	want := c.orig.targets(rename)
 	got := c.final.targets(nil)
-	for _, note := range sortedKeys(want) {
+	for _, note := range slices.Sorted(maps.Keys(want)) {
 		g, ok := got[note]
 		if !ok {
 			continue // a missing note is reported by unchanged or the task
 		}
-		for _, to := range sortedKeys(want[note]) {
+		for _, to := range slices.Sorted(maps.Keys(want[note])) {
 			if g[to] < want[note][to] {
 				c.fail("%s: %d of its %d links to %s no longer reach it", note, want[note][to]-g[to], want[note][to], shortTarget(to))
 			}
 		}
-		for _, to := range sortedKeys(g) {
+		for _, to := range slices.Sorted(maps.Keys(g)) {
 			if g[to] > want[note][to] {
 				c.fail("%s: %d more links to %s than before", note, g[to]-want[note][to], shortTarget(to))
 			}
@@ -264,15 +265,6 @@ func shortTarget(to string) string {
 		return "nothing (broken: " + strings.TrimPrefix(to, "broken:") + ")"
 	}
 	return to
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // sameOutsideLinks reports whether two texts are equal once every link is blanked out: the
@@ -435,12 +427,12 @@ func (c *check) navigation(want []string) {
 	for _, e := range want {
 		need[e]++
 	}
-	for _, e := range sortedKeys(need) {
+	for _, e := range slices.Sorted(maps.Keys(need)) {
 		if have[e] < need[e] {
 			c.fail("%s: the navigation menu lacks %q", siteOptions, e)
 		}
 	}
-	for _, e := range sortedKeys(have) {
+	for _, e := range slices.Sorted(maps.Keys(have)) {
 		if have[e] > need[e] {
 			c.fail("%s: the navigation menu has %q, which it should not", siteOptions, e)
 		}
@@ -468,7 +460,7 @@ func verifyPreviewMove(c *check) {
 	}
 	want, got := c.orig.targets(move), bare.targets(nil)
 	var required []string
-	for _, n := range sortedKeys(want) {
+	for _, n := range slices.Sorted(maps.Keys(want)) {
 		if n != to && !equalCounts(want[n], got[n]) {
 			required = append(required, n)
 		}
@@ -488,7 +480,7 @@ func verifyPreviewMove(c *check) {
 			c.fail("%s needed a change for the move and was not changed", p)
 		}
 	}
-	for _, p := range sortedKeys(changed) {
+	for _, p := range slices.Sorted(maps.Keys(changed)) {
 		switch {
 		case !c.orig.files[p]:
 			c.fail("%s was created", p)
@@ -517,12 +509,12 @@ func verifyPreviewMove(c *check) {
 		}
 		listed[p] = true
 	}
-	for _, p := range sortedKeys(changed) {
+	for _, p := range slices.Sorted(maps.Keys(changed)) {
 		if !listed[p] {
 			c.fail("the preview left out %s, which the move changed", p)
 		}
 	}
-	for _, p := range sortedKeys(listed) {
+	for _, p := range slices.Sorted(maps.Keys(listed)) {
 		if !changed[p] {
 			c.fail("the preview named %s, which the move did not change", p)
 		}
@@ -638,7 +630,7 @@ func verifyRelated(c *check) {
 		}
 		got[to] = true
 	}
-	for _, b := range sortedKeys(want) {
+	for _, b := range slices.Sorted(maps.Keys(want)) {
 		if !got[b] {
 			c.fail("the Related section lacks %s", b)
 		}
@@ -819,7 +811,7 @@ func verifyRetire(c *check) {
 		_, ok := linked[p]
 		return ok || p == note || p == archived || p == siteOptions
 	})
-	for _, src := range sortedKeys(linked) {
+	for _, src := range slices.Sorted(maps.Keys(linked)) {
 		if got := c.final.data[src]; got != linked[src] {
 			c.fail("%s is not its original text with the links to %s turned into their words", src, note)
 		}
