@@ -55,7 +55,7 @@ type DiscoverTarget struct {
 type Criteria struct {
 	Content   string     `json:"content,omitempty" validate:"max=1000" purposes:"list search_content" jsonschema:"Keep only files containing this text, ignoring case."`
 	Extension []string   `json:"extension,omitempty" validate:"max=50,dive,max=32" jsonschema:"Keep only files with one of these extensions, e.g. [\"md\", \"txt\"]."`
-	Name      string     `json:"name,omitempty" validate:"max=256" jsonschema:"Keep only files whose base name matches this glob, ignoring case, e.g. *.md."`
+	Name      string     `json:"name,omitempty" validate:"max=256" jsonschema:"Keep only files whose base name matches this glob, ignoring case: * and ? wildcards, {a,b} alternatives, e.g. *.md or {tar,zip,7z}.md for several names in one call."`
 	Modified  *TimeRange `json:"modified,omitempty" jsonschema:"Keep only files last modified within this time range."`
 	SizeBytes *SizeRange `json:"sizeBytes,omitempty" jsonschema:"Keep only files whose size in bytes is within this range."`
 	Tags      []string   `json:"tags,omitempty" validate:"max=20,dive,max=100" purposes:"search_semantic" jsonschema:"Keep only documents carrying every one of these frontmatter tags."`

@@ -222,7 +222,7 @@ func modTime(info fsroot.Info) string { return info.ModTime.UTC().Format(time.RF
 // filter holds a listing's or search's criteria, checked against each entry's attributes.
 type filter struct {
 	exts          map[string]bool
-	name          string
+	names         []string // globs, lower-case; any one matching keeps a name
 	after, before *time.Time
 	min, max      *int64
 	content       string
@@ -241,10 +241,18 @@ func newFilter(in intents.Discover) (*filter, error) {
 		}
 	}
 	if cr.Name != "" {
-		if _, err := path.Match(cr.Name, ""); err != nil {
-			return nil, &callError{code: CodeInvalidArgument, field: "target.criteria.name", msg: "target.criteria.name is not a valid glob pattern: use * and ? wildcards, such as \"*.md\""}
+		names, err := expandBraces(strings.ToLower(cr.Name))
+		if err == nil {
+			for _, n := range names {
+				if _, err = path.Match(n, ""); err != nil {
+					break
+				}
+			}
 		}
-		f.name = strings.ToLower(cr.Name)
+		if err != nil {
+			return nil, &callError{code: CodeInvalidArgument, field: "target.criteria.name", msg: "target.criteria.name is not a valid glob pattern: use * and ? wildcards and {a,b} alternatives, such as \"*.md\" or \"{tar,zip}.md\""}
+		}
+		f.names = names
 	}
 	if cr.Modified != nil {
 		f.after, f.before = cr.Modified.After, cr.Modified.Before
@@ -287,13 +295,60 @@ func (f *filter) keep(info fsroot.Info) bool {
 	return true
 }
 
-// named reports whether a base name matches the criteria's name glob, ignoring case, or there is none.
+// named reports whether a base name matches one of the criteria's name globs, ignoring case,
+// or there is none.
 func (f *filter) named(base string) bool {
-	if f.name == "" {
+	if f.names == nil {
 		return true
 	}
-	ok, _ := path.Match(f.name, strings.ToLower(base))
-	return ok
+	base = strings.ToLower(base)
+	for _, n := range f.names {
+		if ok, _ := path.Match(n, base); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// maxAlternatives bounds the globs one name pattern expands to, so that "{a,b}{c,d}..." cannot
+// multiply into millions of matches per file.
+const maxAlternatives = 64
+
+var errBraces = errors.New("unbalanced or nested braces, or too many alternatives")
+
+// expandBraces expands each {a,b,c} group of pattern into the patterns it stands for, as a shell
+// does: "{tar,zip}.md" is "tar.md" and "zip.md". Groups do not nest.
+func expandBraces(pattern string) ([]string, error) {
+	open := strings.IndexByte(pattern, '{')
+	if open < 0 {
+		if strings.IndexByte(pattern, '}') >= 0 {
+			return nil, errBraces
+		}
+		return []string{pattern}, nil
+	}
+	end := strings.IndexByte(pattern[open:], '}')
+	if end < 0 || strings.IndexByte(pattern[:open], '}') >= 0 {
+		return nil, errBraces
+	}
+	end += open
+	inner := pattern[open+1 : end]
+	if strings.IndexByte(inner, '{') >= 0 {
+		return nil, errBraces
+	}
+	rest, err := expandBraces(pattern[end+1:])
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, alt := range strings.Split(inner, ",") {
+		for _, r := range rest {
+			out = append(out, pattern[:open]+alt+r)
+		}
+		if len(out) > maxAlternatives {
+			return nil, errBraces
+		}
+	}
+	return out, nil
 }
 
 // matcher finds the query in a line: a literal, case-insensitive unless asked, or an RE2 regex.

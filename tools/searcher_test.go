@@ -1,6 +1,9 @@
 package tools
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestFilesSearched checks what search_content's filesSearched counts: every text file under the
 // path when the search ran to the end, and nothing when the page filled first, when the search
@@ -24,6 +27,48 @@ func TestFilesSearched(t *testing.T) {
 			out := e.call(SearcherName, args)
 			if out["success"] != true || out["filesSearched"] != tt.want {
 				t.Errorf("filesSearched = %v, want %v (%v)", out["filesSearched"], tt.want, out)
+			}
+		})
+	}
+}
+
+// TestNameAlternatives checks criteria.name's {a,b} alternatives: one listing finds several
+// named files, as "{tar,zip}.md" does in a shell, and a pattern that cannot expand is refused
+// naming the field.
+func TestNameAlternatives(t *testing.T) {
+	e := newRaceEnv(t, "common/tar.md=t\n", "common/zip.md=z\n", "linux/7z.md=7\n", "common/gzip.md=g\n", "x.txt=x\n")
+	tests := []struct {
+		name string
+		want []string // paths listed; nil: refused
+	}{
+		{"*.md", []string{"common/gzip.md", "common/tar.md", "common/zip.md", "linux/7z.md"}},
+		{"{tar,zip,7z}.md", []string{"common/tar.md", "common/zip.md", "linux/7z.md"}},
+		{"{TAR,g*}.{md,txt}", []string{"common/gzip.md", "common/tar.md"}},
+		{"{x}.txt", []string{"x.txt"}},
+		{"{tar,zip.md", nil},
+		{"tar}.md", nil},
+		{"{a,{b}}.md", nil},
+		{"{a,b,c,d,e,f,g,h,i}{a,b,c,d,e,f,g,h,i}.md", nil},
+		{"[.md", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := e.call(SearcherName, map[string]any{"purpose": "list",
+				"target":  map[string]any{"path": ".", "criteria": map[string]any{"name": tt.name}},
+				"options": map[string]any{"recursive": true}})
+			if tt.want == nil {
+				if out["success"] != false || out["field"] != "target.criteria.name" {
+					t.Fatalf("want a refusal on target.criteria.name, got %v", out)
+				}
+				return
+			}
+			var got []string
+			files, _ := out["files"].([]any)
+			for _, f := range files {
+				got = append(got, f.(map[string]any)["path"].(string))
+			}
+			if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("listed %v, want %v (%v)", got, tt.want, out)
 			}
 		})
 	}

@@ -34,7 +34,7 @@ func (s *Server) searchSemantic(ctx context.Context, c *call, in intents.Discove
 	if err != nil {
 		return nil, err
 	}
-	if depth := in.Depth(); depth > 0 || f.name != "" {
+	if depth := in.Depth(); depth > 0 || f.names != nil {
 		// The index has no field for a file name or a depth: the engine asks this of every match.
 		q.Keep = func(p string) bool {
 			rel, ok := below(p, name)
