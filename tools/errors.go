@@ -92,8 +92,14 @@ func failure(err error, name string) Status {
 		if ve.Current == "" {
 			now = "is now larger than the file size limit"
 		}
-		st.Error = fmt.Sprintf("%q changed since the read that returned target.version (it %s), so nothing was written: "+
-			"read it again, merge your change into what is there now, and retry with the new version", name, now)
+		next := "read it again, merge your change into what is there now, and retry with the new version"
+		var sw *staleWrite
+		if errors.As(err, &sw) {
+			st.CurrentVersion, st.CurrentContent = sw.version, &sw.content
+			now = "now holds version " + sw.version
+			next = "merge your change into currentContent, its text now, and retry with target.version " + sw.version
+		}
+		st.Error = fmt.Sprintf("%q changed since the read that returned target.version (it %s), so nothing was written: %s", name, now, next)
 	case errors.As(err, &pe):
 		st.Code, st.Error = pathCode(pe.Err), pe.Error()
 		if st.Code == CodeOutsideRoot && path.IsAbs(pe.Path) {

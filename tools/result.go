@@ -13,6 +13,7 @@ type Status struct {
 	RetryAfterMs int64  `json:"retryAfterMs,omitempty" jsonschema:"with RATE_LIMITED, or while the search index is being built: milliseconds to wait before trying again"`
 	// CurrentVersion is a field of Status because failure, which maps every error, sets it.
 	CurrentVersion string `json:"currentVersion,omitempty" jsonschema:"with CONFLICT: the version the file holds now"`
+	CurrentContent *string `json:"currentContent,omitempty" jsonschema:"with CONFLICT on update, append or edit of a text file of at most 16 KB: its whole text now (of currentVersion), to merge your change into without reading it again"`
 }
 
 // Meta is the only nested object of a result: facts about the call rather than about the files.
@@ -182,7 +183,7 @@ type WriterResult struct {
 	BytesWritten *int     `json:"bytesWritten,omitempty" jsonschema:"size of the file after the write"`
 	Version      string   `json:"version,omitempty" jsonschema:"create, update, append, edit: the file's version after the write (with dryRun, its version now), for target.version of the next write"`
 	Replacements *int     `json:"replacements,omitempty" jsonschema:"edit: how many occurrences were replaced"`
-	Diff         string   `json:"diff,omitempty" jsonschema:"edit: unified diff of the change (with options.dryRun nothing was written)"`
+	Diff         string   `json:"diff,omitempty" jsonschema:"edit, and append of at most 4 KB: unified diff of the change, with the lines around it (with options.dryRun nothing was written)"`
 	DryRun       bool     `json:"dryRun,omitempty" jsonschema:"true when nothing was written"`
 	Backup       string   `json:"backup,omitempty" jsonschema:"name of the backup copy in the server's backup store (outside the root; the operator restores it)"`
 	LinkedFrom   []string `json:"linkedFrom,omitempty" jsonschema:"delete: documents that linked to what was deleted (their links are now broken)"`

@@ -139,8 +139,17 @@ func TestWriteVersion(t *testing.T) {
 				if out.Result["currentVersion"] != fsroot.Version([]byte(person)) {
 					t.Errorf("currentVersion = %v, want the version of the person's text", out.Result["currentVersion"])
 				}
-				if msg, _ := out.Result["error"].(string); !strings.Contains(msg, "read it again") {
-					t.Errorf("error %q says no next step", msg)
+				// A text write is answered with the text now, so the caller merges without a read;
+				// delete and move, which carry no text, say to read again.
+				next, content := "read it again", any(nil)
+				if p := tt.args["purpose"]; p == "update" || p == "append" || p == "edit" {
+					next, content = "merge your change into currentContent", person
+				}
+				if msg, _ := out.Result["error"].(string); !strings.Contains(msg, next) {
+					t.Errorf("error %q does not say %q", msg, next)
+				}
+				if out.Result["currentContent"] != content {
+					t.Errorf("currentContent = %v, want %v", out.Result["currentContent"], content)
 				}
 				files = map[string]string{"a.md": person}
 				for f, c := range tt.files {
@@ -192,6 +201,46 @@ func TestChainedWrites(t *testing.T) {
 	}
 	if again := e.call(t, ReaderName, toolArgs("read", "a.md", nil)); again.Result["version"] != v2 || again.Result["content"] != "beta\ngamma\n" {
 		t.Errorf("read after the chain: %s", again.json())
+	}
+}
+
+// TestConflictContent checks when a CONFLICT carries the file's text: on a text file of at most
+// MaxConflictContent, whose version currentVersion names, and never on a larger one, which the
+// caller reads in windows.
+func TestConflictContent(t *testing.T) {
+	e := newOptionEnv(t, optionTable{tree: versionTree})
+	for _, tt := range []struct {
+		name, file string
+		content    bool
+	}{
+		{"a note", "a.md", true},
+		{"larger than MaxConflictContent", "big.md", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			stale := e.call(t, WriterName, with(writeArgs("append", tt.file, "more\n", false), map[string]any{"target.version": "0123456789abcdef"}))
+			now, _ := os.ReadFile(filepath.Join(e.root, tt.file))
+			got, has := stale.Result["currentContent"]
+			if stale.Result["code"] != CodeConflict || has != tt.content || stale.Result["currentVersion"] != fsroot.Version(now) {
+				t.Fatalf("stale append to %s: %s", tt.file, stale.json())
+			}
+			if has && got != string(now) {
+				t.Errorf("currentContent = %q, want %q", got, now)
+			}
+		})
+	}
+}
+
+// TestAppendDiff checks that an append shows what it added under the file's last lines, so an
+// agent need not read the end back, and that a large append is not echoed.
+func TestAppendDiff(t *testing.T) {
+	e := newOptionEnv(t, optionTable{tree: versionTree})
+	small := e.call(t, WriterName, writeArgs("append", "a.md", "## Related\n", false))
+	if d, _ := small.Result["diff"].(string); !strings.Contains(d, " alpha\n+## Related\n") {
+		t.Errorf("append's diff = %q, want the last line as context and the new one added", d)
+	}
+	large := e.call(t, WriterName, writeArgs("append", "a.md", strings.Repeat("x", MaxAppendDiff+1), false))
+	if large.Result["success"] != true || large.Result["diff"] != nil {
+		t.Errorf("an append of more than MaxAppendDiff: %s", large.json())
 	}
 }
 

@@ -28,7 +28,7 @@ func writerTool() mcp.Tool {
 			"\"move\" renames target.path to target.destination (options.overwrite to replace a file there); \"mkdir\" makes a folder and its parents. "+
 			"options.backup (update, append, edit, delete of a file) keeps the previous version in the server's backup store, outside the root. "+
 			"To keep a change made since you read a file (by a person in an editor), pass the version the read returned as target.version: "+
-			"the write then fails with CONFLICT and changes nothing if the file changed since; successful writes return the new version for the next one. "+
+			"the write then fails with CONFLICT and changes nothing if the file changed since (an update, append or edit of a note of at most 16 KB is answered with its text now, currentContent, to merge into); successful writes return the new version for the next one. "+
 			"A field the purpose does not take is refused with INVALID_ARGUMENT naming it; each field's description says which purposes take it."),
 		schemas[intents.Update, WriterResult](),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{
@@ -88,6 +88,9 @@ func (s *Server) update(ctx context.Context, c *call) (any, error) {
 		err = s.mkdir(name, &out)
 	}
 	if err != nil {
+		if in.Purpose == "update" || in.Purpose == "append" || in.Purpose == "edit" {
+			err = s.withCurrent(ctx, name, err)
+		}
 		return nil, err
 	}
 	if !out.DryRun {
@@ -128,6 +131,34 @@ func (s *Server) create(ctx context.Context, name, content string, o intents.Upd
 	out.Created, out.BytesWritten = true, ptr(len(content))
 	out.Version = fsroot.Version([]byte(content))
 	return nil
+}
+
+// MaxConflictContent is the largest file whose text a CONFLICT answer carries: a note, not a log.
+const MaxConflictContent = 16 << 10
+
+// staleWrite is a CONFLICT that carries the file's text now, so that the caller merges its change
+// into it and retries without a read in between.
+type staleWrite struct {
+	err     *fsroot.ConflictError
+	version string // of content
+	content string
+}
+
+func (e *staleWrite) Error() string { return e.err.Error() }
+func (e *staleWrite) Unwrap() error { return e.err }
+
+// withCurrent adds the file's current text to a CONFLICT on a text file of at most
+// [MaxConflictContent]; any other error, or a file it cannot read as such, it returns as it is.
+func (s *Server) withCurrent(ctx context.Context, name string, err error) error {
+	var ce *fsroot.ConflictError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	now, _, rerr := s.cfg.Root.ReadFile(ctx, name, MaxConflictContent)
+	if rerr != nil || !markdown.IsText(now) {
+		return err
+	}
+	return &staleWrite{err: ce, version: fsroot.Version(now), content: string(now)}
 }
 
 // targetVersion returns the version a call sent as target.version, in lower case, or refuses one
@@ -211,8 +242,15 @@ func (s *Server) appendTo(ctx context.Context, name, content, version string, o 
 		return err
 	}
 	out.BytesWritten, out.Version = ptr(len(old)+len(content)), v
+	if len(content) <= MaxAppendDiff {
+		out.Diff = unifiedDiff(name, string(old), string(old)+content)
+	}
 	return nil
 }
+
+// MaxAppendDiff is the largest append whose answer shows it as a diff, under the file's last
+// lines: enough for a note's new section, where an agent would otherwise read the end back.
+const MaxAppendDiff = 4 << 10
 
 func (s *Server) edit(ctx context.Context, name string, in intents.Update, out *WriterResult) error {
 	old, _, err := s.cfg.Root.ReadFile(ctx, name, s.cfg.MaxFileSize)

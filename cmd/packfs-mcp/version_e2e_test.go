@@ -18,8 +18,9 @@ func versionOf(content string) string {
 
 // TestConflictEndToEnd is issue 15's story through the built binary: the agent reads a note, the
 // person saves the note in an editor, and the agent's update with the version it read fails with
-// CONFLICT, the version now on disk, and the person's text kept. The agent then reads again and
-// its update with the new version lands, and returns the version the next write needs.
+// CONFLICT, the version now on disk and its text, and the person's text kept. The agent merges
+// into that text, with no read between, and its update with the new version lands, and returns the
+// version the next write needs.
 func TestConflictEndToEnd(t *testing.T) {
 	for _, era := range eras {
 		t.Run(era.name, func(t *testing.T) {
@@ -47,19 +48,19 @@ func TestConflictEndToEnd(t *testing.T) {
 			if res["currentVersion"] != versionOf(person) {
 				t.Errorf("currentVersion = %v, want %s, the version of the person's text", res["currentVersion"], versionOf(person))
 			}
-			if msg, _ := res["error"].(string); !strings.Contains(msg, "read it again") || !strings.Contains(msg, "retry with the new version") {
+			if msg, _ := res["error"].(string); !strings.Contains(msg, "merge your change into currentContent") || !strings.Contains(msg, "retry with target.version "+versionOf(person)) {
 				t.Errorf("error %q gives no next step", msg)
 			}
 			if b, err := os.ReadFile(p); err != nil || string(b) != person {
 				t.Fatalf("%s = %q (%v), want the person's text kept", name, b, err)
 			}
-
-			again, _ := s.call(reader, access("read", name))
-			if again["version"] != res["currentVersion"] || contentOf(t, again) != person {
-				t.Fatalf("read again = %v, want the person's text at version %v", again, res["currentVersion"])
+			current, _ := res["currentContent"].(string)
+			if current != person {
+				t.Fatalf("currentContent = %q, want the person's text", current)
 			}
-			merged := person + "the agent's line\n"
-			res, isErr = update(again["version"].(string), merged)
+
+			merged := current + "the agent's line\n"
+			res, isErr = update(res["currentVersion"].(string), merged)
 			if isErr || res["version"] != versionOf(merged) {
 				t.Fatalf("update with the new version = %v, want success and the merged text's version", res)
 			}
