@@ -12,7 +12,7 @@ type Status struct {
 	Field        string `json:"field,omitempty" jsonschema:"the argument that was refused, as a JSON path such as target.path"`
 	RetryAfterMs int64  `json:"retryAfterMs,omitempty" jsonschema:"with RATE_LIMITED, or while the search index is being built: milliseconds to wait before trying again"`
 	// CurrentVersion is a field of Status because failure, which maps every error, sets it.
-	CurrentVersion string `json:"currentVersion,omitempty" jsonschema:"with CONFLICT: the version the file holds now"`
+	CurrentVersion string  `json:"currentVersion,omitempty" jsonschema:"with CONFLICT: the version the file holds now"`
 	CurrentContent *string `json:"currentContent,omitempty" jsonschema:"with CONFLICT on update, append or edit of a text file of at most 16 KB: its whole text now (of currentVersion), to merge your change into without reading it again"`
 }
 
