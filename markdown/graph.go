@@ -367,6 +367,9 @@ type Backlink struct {
 	Line int    // line of the link in From
 	Kind LinkKind
 	Text string // link text or wiki alias
+	// Start is the byte offset in From of the link's target, or 0 when the link cannot be
+	// rewritten in place (see [Link]).
+	Start int
 }
 
 // Relations is everything about one document for the `relationships` purpose.
@@ -511,7 +514,7 @@ func (g *Graph) linksTo(p string) []Backlink {
 			}
 			for l := range g.docs[from].links() {
 				if l.Status == StatusInternal && l.To == p {
-					out = append(out, Backlink{From: from, Line: l.Line, Kind: l.Kind, Text: l.Text})
+					out = append(out, Backlink{From: from, Line: l.Line, Kind: l.Kind, Text: l.Text, Start: l.Start})
 				}
 			}
 		}
@@ -533,7 +536,7 @@ func (g *Graph) linksTo(p string) []Backlink {
 				}
 				for _, k := range linkKeys(from, l.Link) {
 					if want[k] {
-						out = append(out, Backlink{From: from, Line: l.Line, Kind: l.Kind, Text: l.Text})
+						out = append(out, Backlink{From: from, Line: l.Line, Kind: l.Kind, Text: l.Text, Start: l.Start})
 						break
 					}
 				}

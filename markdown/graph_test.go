@@ -32,7 +32,7 @@ func TestGraphIncremental(t *testing.T) {
 		if diff := cmp.Diff(want, statuses(r.Links)); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
 		}
-		if diff := cmp.Diff([]Backlink{{From: "a.md", Line: 1, Kind: KindMarkdown, Text: "b"}}, g.LinksTo("b.md")); diff != "" {
+		if diff := cmp.Diff([]Backlink{{From: "a.md", Line: 1, Kind: KindMarkdown, Text: "b", Start: 4}}, g.LinksTo("b.md")); diff != "" {
 			t.Errorf("backlinks (-want +got):\n%s", diff)
 		}
 	})
@@ -118,9 +118,9 @@ func TestGraphRelations(t *testing.T) {
 			t.Errorf("related (-want +got):\n%s", diff)
 		}
 		wantBack := []Backlink{
-			{From: "p/q/child.md", Line: 1, Kind: KindWiki},
-			{From: "p/q/child.md", Line: 1, Kind: KindWiki},
-			{From: "p/sibling.md", Line: 1, Kind: KindWiki},
+			{From: "p/q/child.md", Line: 1, Kind: KindWiki, Start: 2},
+			{From: "p/q/child.md", Line: 1, Kind: KindWiki, Start: 12},
+			{From: "p/sibling.md", Line: 1, Kind: KindWiki, Start: 2},
 		}
 		if diff := cmp.Diff(wantBack, r.Backlinks); diff != "" {
 			t.Errorf("backlinks (-want +got):\n%s", diff)

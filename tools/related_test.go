@@ -2,9 +2,13 @@ package tools
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/packfs/packfs-mcp/markdown"
 )
 
 // TestRelationshipsVia checks that each related document of relationships and of
@@ -58,4 +62,58 @@ func field(t *testing.T, r optionResult, name string, v any) {
 	t.Helper()
 	b, _ := json.Marshal(r.Result[name])
 	mustOK(t, json.Unmarshal(b, v))
+}
+
+// TestBacklinkSources checks that each backlink carries the line it is on, as written, so a caller
+// can edit the link without reading the linking file: a long line cut around the link, and a file
+// that changed since it was indexed read as it is now.
+func TestBacklinkSources(t *testing.T) {
+	long := strings.Repeat("word ", 40) + "then [[t]] and " + strings.Repeat("more ", 40)
+	e := newOptionEnv(t, optionTable{engine: true, tree: []string{
+		"t.md=# T\n",
+		"a.md=# A\n  see [[t|the target]] here  \n\n- [t again](t.md)\n",
+		"long.md=" + long + "\n",
+		"fm.md=---\nparent: \"[[t]]\"\n---\nbody\n",
+	}})
+	out := e.call(t, SearcherName, map[string]any{"purpose": "relationships", "target": map[string]any{"path": "t.md"}})
+	var got []BacklinkEntry
+	field(t, out, "backlinks", &got)
+	sources := map[string]string{}
+	for _, b := range got {
+		sources[fmt.Sprintf("%s:%d", b.Path, b.Line)] = b.Source
+	}
+	i := strings.Index(long, "[[t]]") + 2
+	want := map[string]string{
+		"a.md:2":    "see [[t|the target]] here",
+		"a.md:4":    "- [t again](t.md)",
+		"fm.md:2":   `parent: "[[t]]"`,
+		"long.md:1": "…" + strings.TrimSpace(long[i-sourceBefore:i-sourceBefore+maxSourceBytes]) + "…",
+	}
+	if diff := cmp.Diff(want, sources); diff != "" {
+		t.Errorf("sources (-want +got):\n%s", diff)
+	}
+}
+
+func TestSourceLine(t *testing.T) {
+	long := strings.Repeat("é", 100) // 200 bytes, each rune two
+	tests := []struct {
+		name  string
+		lines []string
+		b     markdown.Backlink
+		want  string
+	}{
+		{"short", []string{"a", " [[x]] \r"}, markdown.Backlink{Line: 2}, "[[x]]"},
+		{"past the end", []string{"a"}, markdown.Backlink{Line: 2}, ""},
+		{"no line", []string{"a"}, markdown.Backlink{}, ""},
+		{"long, no offset", []string{long}, markdown.Backlink{Line: 1}, strings.Repeat("é", 80) + "…"},
+		{"long, at the end", []string{"ab", long}, markdown.Backlink{Line: 2, Start: 3 + 190}, "…" + strings.Repeat("é", 80)},
+		{"long, mid rune", []string{long}, markdown.Backlink{Line: 1, Start: 61 + 20}, "…" + strings.Repeat("é", 80) + "…"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := sourceLine(tt.lines, tt.b); got != tt.want {
+				t.Errorf("sourceLine = %q, want %q", got, tt.want)
+			}
+		})
+	}
 }

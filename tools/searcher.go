@@ -45,6 +45,8 @@ func searcherTool() mcp.Tool {
 			"purpose \"search_semantic\" ranks the documents under target.path for target.query: full-text search (BM25) over sections, titles, headings, tags and aliases "+
 			"(no neural embeddings), with each hit's best section, line and a snippet; it matches words, not meaning, so add up to 8 paraphrases in queries using the words the documents would likely use (feature or command names, technical terms, synonyms), options.followRelationships for documents one link away. "+
 			"purpose \"relationships\" describes the document at target.path: outline, links, backlinks, broken links, tags and frontmatter relations. "+
+			"Its backlinks are every link to the document in any form (wiki-links by name, alias or path, embeds, markdown links with %20 or relative paths, frontmatter), "+
+			"each with the line it is on, so a text search for other spellings adds nothing and the links can be edited without reading each file. "+
 			"A field the purpose does not take is refused with INVALID_ARGUMENT naming it; each field's description says which purposes take it."),
 		schemas[intents.Discover, SearcherResult](),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{

@@ -212,6 +212,7 @@ func (s *Server) relationships(ctx context.Context, c *call, name string) (any, 
 	for _, b := range rel.Backlinks {
 		out.Backlinks = append(out.Backlinks, BacklinkEntry{Path: b.From, Line: b.Line, Kind: string(b.Kind), Text: b.Text})
 	}
+	s.addSources(ctx, out.Backlinks, rel.Backlinks)
 	for _, r := range rel.Related {
 		out.Related = append(out.Related, RelatedEntry{Path: r.Path, Via: r.Via}) // from is the target
 	}
@@ -219,6 +220,72 @@ func (s *Server) relationships(ctx context.Context, c *call, name string) (any, 
 	relationsState(&out, cv)
 	out.Metadata = c.meta()
 	return out, nil
+}
+
+// MaxSources is how many backlinks of one answer carry their source line: enough for a note's
+// links to be edited without a read of each linking file, bounded for a hub that hundreds link to.
+const MaxSources = 50
+
+// addSources gives the first [MaxSources] entries the line each link is on, from links, the
+// backlinks they were made from. Each linking document is read once; one that cannot be read now
+// (moved or changed since it was indexed) leaves its entries without a source.
+func (s *Server) addSources(ctx context.Context, entries []BacklinkEntry, links []markdown.Backlink) {
+	var (
+		from  string
+		lines []string
+	)
+	for i := range entries[:min(len(entries), MaxSources)] {
+		if b := links[i]; b.From != from {
+			from, lines = b.From, nil
+			if src, _, err := s.cfg.Root.ReadFile(ctx, b.From, s.cfg.MaxFileSize); err == nil {
+				lines = strings.Split(string(src), "\n")
+			}
+		}
+		entries[i].Source = sourceLine(lines, links[i])
+	}
+}
+
+// Source lines longer than maxSourceBytes are cut to a window around the link: sourceBefore
+// bytes before its target and the rest after.
+const (
+	maxSourceBytes = 160
+	sourceBefore   = 60
+)
+
+// sourceLine returns the line of lines that b is on, trimmed of spaces, or "" when lines does not
+// reach it. A long line is cut around the link's target when b knows where it is, else after its
+// start, and each cut end is marked with "…".
+func sourceLine(lines []string, b markdown.Backlink) string {
+	if b.Line < 1 || b.Line > len(lines) {
+		return ""
+	}
+	line := strings.TrimRight(lines[b.Line-1], "\r")
+	if len(line) <= maxSourceBytes {
+		return strings.TrimSpace(line)
+	}
+	at := 0
+	if b.Start > 0 {
+		lineStart := 0
+		for _, l := range lines[:b.Line-1] {
+			lineStart += len(l) + 1
+		}
+		if off := b.Start - lineStart; off >= 0 && off < len(line) {
+			at = max(0, off-sourceBefore)
+		}
+	}
+	at = min(at, len(line)-maxSourceBytes)
+	for at > 0 && !utf8RuneStart(line[at]) {
+		at--
+	}
+	cut := capString(line[at:], maxSourceBytes)
+	out := strings.TrimSpace(cut)
+	if at > 0 {
+		out = "…" + out
+	}
+	if at+len(cut) < len(line) {
+		out += "…"
+	}
+	return out
 }
 
 // statusUnresolved marks, while the index is being built, a link whose target no document read so

@@ -160,7 +160,14 @@ func semanticCases(f *fixture) []toolCase {
 		{name: "relationships of the glossary", tool: searcher, args: intent("relationships", "notes/glossary.md", nil), check: func(t *testing.T, r map[string]any) {
 			var from []string
 			for _, b := range r["backlinks"].([]any) {
-				from = append(from, b.(map[string]any)["path"].(string))
+				m := b.(map[string]any)
+				from = append(from, m["path"].(string))
+				// Each backlink shows its line as written, so the link can be edited without a read.
+				src, _ := os.ReadFile(filepath.Join(f.root, m["path"].(string)))
+				lines := strings.Split(string(src), "\n")
+				if n := int(m["line"].(float64)); n > len(lines) || m["source"] != strings.TrimSpace(lines[n-1]) {
+					t.Errorf("backlink %v: source is not line %d of the file", m, n)
+				}
 			}
 			if !has(from, "notes/index.md") || !has(from, "notes/meeting-2026-11-02.md") {
 				t.Errorf("backlinks = %v", from)

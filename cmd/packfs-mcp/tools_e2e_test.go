@@ -321,6 +321,12 @@ func searcherCases() []toolCase {
 				t.Errorf("criteria lost notes/a.md: %v", paths(r))
 			}
 		}},
+		{name: "list several names", tool: searcher, args: intent("list", ".", map[string]any{"options": map[string]any{"recursive": true},
+			"target": map[string]any{"path": ".", "criteria": map[string]any{"name": "{a,dup,inner}.md"}}}), check: func(t *testing.T, r map[string]any) {
+			if p := paths(r); strings.Join(p, " ") != "full/inner.md notes/a.md notes/dup.md" {
+				t.Errorf("listing of three names = %v", p)
+			}
+		}},
 		{name: "list pages", tool: searcher, args: intent("list", "notes", map[string]any{"options": map[string]any{"maxResults": 2}}), check: func(t *testing.T, r map[string]any) {
 			if len(paths(r)) != 2 || r["truncated"] != true || r["nextOffset"] != 2.0 {
 				t.Errorf("page = %v", r)
@@ -444,7 +450,12 @@ func writerCases(f *fixture) []toolCase {
 					t.Errorf("link_in.md is no longer a link")
 				}
 			}},
-		{name: "append", tool: writer, args: intent("append", "notes/b.md", map[string]any{"content": "more\n"}), check: fileIs(f, "notes/b.md", "replaced\nmore\n")},
+		{name: "append", tool: writer, args: intent("append", "notes/b.md", map[string]any{"content": "more\n"}), check: func(t *testing.T, r map[string]any) {
+			fileIs(f, "notes/b.md", "replaced\nmore\n")(t, r)
+			if d, _ := r["diff"].(string); !strings.HasSuffix(d, " replaced\n+more\n") {
+				t.Errorf("append's diff = %q, want the file's last line and the added one", d)
+			}
+		}},
 		{name: "append to binary", tool: writer, args: intent("append", "utf16.txt", map[string]any{"content": "x"}), code: "NOT_TEXT"},
 		{name: "edit", tool: writer, args: edit("notes/a.md", []map[string]any{{"oldText": "hello world", "newText": "hello there"}}, nil),
 			check: func(t *testing.T, r map[string]any) {
