@@ -114,10 +114,10 @@ type LinkEntry struct {
 
 // BacklinkEntry is a link to the document from another one.
 type BacklinkEntry struct {
-	Path string `json:"path" validate:"required" jsonschema:"the document that links here"`
-	Line int    `json:"line,omitempty" jsonschema:"1-based line of the link in that document"`
-	Kind string `json:"kind,omitempty" jsonschema:"how the link is written"`
-	Text string `json:"text,omitempty" jsonschema:"the link text or alias"`
+	Path   string `json:"path" validate:"required" jsonschema:"the document that links here"`
+	Line   int    `json:"line,omitempty" jsonschema:"1-based line of the link in that document"`
+	Kind   string `json:"kind,omitempty" jsonschema:"how the link is written"`
+	Text   string `json:"text,omitempty" jsonschema:"the link text or alias"`
 	Source string `json:"source,omitempty" jsonschema:"the line the link is on, as written (a long one cut to about 160 bytes around the link, marked with …); on the first 50 backlinks"`
 }
 
