@@ -177,10 +177,10 @@ type Mention struct {
 // EditedFile is one file of an edit of several files.
 type EditedFile struct {
 	Path         string `json:"path" validate:"required" jsonschema:"root-relative path"`
-	Version      string `json:"version" validate:"required" jsonschema:"its version after the write (with dryRun, its version now), for the version of the next write of it"`
+	Version      string `json:"version" validate:"required" jsonschema:"its version after the write (with dryRun, now), for its next write"`
 	BytesWritten *int   `json:"bytesWritten,omitempty" jsonschema:"its size after the write"`
-	Replacements int    `json:"replacements" validate:"required" jsonschema:"how many occurrences were replaced in it"`
-	Backup       string `json:"backup,omitempty" jsonschema:"with options.backup: the name of its backup copy"`
+	Replacements int    `json:"replacements" validate:"required" jsonschema:"occurrences replaced in it"`
+	Backup       string `json:"backup,omitempty" jsonschema:"with options.backup: its backup's name"`
 }
 
 // WriterResult is what packfs-file-writer returns.
@@ -193,8 +193,8 @@ type WriterResult struct {
 	BytesWritten *int         `json:"bytesWritten,omitempty" jsonschema:"size of the file after the write"`
 	Version      string       `json:"version,omitempty" jsonschema:"create, update, append, edit of one file: the file's version after the write (with dryRun, its version now), for target.version of the next write"`
 	Replacements *int         `json:"replacements,omitempty" jsonschema:"edit: how many occurrences were replaced, in all files"`
-	Diff         string       `json:"diff,omitempty" jsonschema:"edit, and append of at most 4 KB: unified diff of the change, with the lines around it, one per file edited (with options.dryRun nothing was written)"`
-	Files        []EditedFile `json:"files,omitempty" jsonschema:"edit of several files: each file edited, target.path's first, with its own version, bytesWritten, replacements and backup"`
+	Diff         string       `json:"diff,omitempty" jsonschema:"edit, and append of at most 4 KB: unified diff of the change, with the lines around it, one per file (with options.dryRun nothing was written)"`
+	Files        []EditedFile `json:"files,omitempty" jsonschema:"edit of several files: each file, target.path's first"`
 	DryRun       bool         `json:"dryRun,omitempty" jsonschema:"true when nothing was written"`
 	Backup       string       `json:"backup,omitempty" jsonschema:"name of the backup copy in the server's backup store (outside the root; the operator restores it)"`
 	LinkedFrom   []string     `json:"linkedFrom,omitempty" jsonschema:"delete: documents that linked to what was deleted (their links are now broken)"`
