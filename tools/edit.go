@@ -55,7 +55,7 @@ func (s *Server) edit(ctx context.Context, c *call, name string, in intents.Upda
 			return err
 		}
 	}
-	report(files, in.Options.DryRun, out)
+	answerEdit(files, in.Options.DryRun, out)
 	return nil
 }
 
@@ -200,9 +200,9 @@ func (s *Server) fileFailed(ctx context.Context, f *editFile, err error) error {
 	return &fileError{err: s.withCurrent(ctx, f.name, err), name: f.name, field: f.field, version: f.vfield, given: f.version != ""}
 }
 
-// report shapes an edit's answer: for one file as it always was; for several, the replacements in
+// answerEdit shapes an edit's answer: for one file as it always was; for several, the replacements in
 // all, every file's diff one after the other, and each file's own figures in files.
-func report(files []*editFile, dryRun bool, out *WriterResult) {
+func answerEdit(files []*editFile, dryRun bool, out *WriterResult) {
 	var diffs strings.Builder
 	total := 0
 	for _, f := range files {

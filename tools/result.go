@@ -186,19 +186,20 @@ type EditedFile struct {
 // WriterResult is what packfs-file-writer returns.
 type WriterResult struct {
 	Status
-	Path         string       `json:"path,omitempty" jsonschema:"root-relative path that was written, deleted or created"`
-	Destination  string       `json:"destination,omitempty" jsonschema:"move: the root-relative path the entry now has"`
-	Created      bool         `json:"created,omitempty" jsonschema:"true when a new file or directory was created"`
-	Deleted      bool         `json:"deleted,omitempty" jsonschema:"true when the entry was removed"`
-	BytesWritten *int         `json:"bytesWritten,omitempty" jsonschema:"size of the file after the write"`
-	Version      string       `json:"version,omitempty" jsonschema:"create, update, append, edit of one file: the file's version after the write (with dryRun, its version now), for target.version of the next write"`
-	Replacements *int         `json:"replacements,omitempty" jsonschema:"edit: how many occurrences were replaced, in all files"`
-	Diff         string       `json:"diff,omitempty" jsonschema:"edit, and append of at most 4 KB: unified diff of the change, with the lines around it, one per file (with options.dryRun nothing was written)"`
-	Files        []EditedFile `json:"files,omitempty" jsonschema:"edit of several files: each file, target.path's first"`
-	DryRun       bool         `json:"dryRun,omitempty" jsonschema:"true when nothing was written"`
-	Backup       string       `json:"backup,omitempty" jsonschema:"name of the backup copy in the server's backup store (outside the root; the operator restores it)"`
-	LinkedFrom   []string     `json:"linkedFrom,omitempty" jsonschema:"delete: documents that linked to what was deleted (their links are now broken)"`
-	UpdatedFiles []string     `json:"updatedFiles,omitempty" jsonschema:"move with preserveRelationships: documents whose links were rewritten (or would be, with dryRun)"`
+	Path         string   `json:"path,omitempty" jsonschema:"root-relative path that was written, deleted or created"`
+	Destination  string   `json:"destination,omitempty" jsonschema:"move: the root-relative path the entry now has"`
+	Created      bool     `json:"created,omitempty" jsonschema:"true when a new file or directory was created"`
+	Deleted      bool     `json:"deleted,omitempty" jsonschema:"true when the entry was removed"`
+	BytesWritten *int     `json:"bytesWritten,omitempty" jsonschema:"size of the file after the write"`
+	Version      string   `json:"version,omitempty" jsonschema:"create, update, append, edit of one file: the file's version after the write (with dryRun, its version now), for target.version of the next write"`
+	Replacements *int     `json:"replacements,omitempty" jsonschema:"edit: how many occurrences were replaced, in all files"`
+	Diff         string   `json:"diff,omitempty" jsonschema:"edit, and append of at most 4 KB: unified diff of the change, with the lines around it, one per file (with options.dryRun nothing was written)"`
+	DryRun       bool     `json:"dryRun,omitempty" jsonschema:"true when nothing was written"`
+	Backup       string   `json:"backup,omitempty" jsonschema:"name of the backup copy in the server's backup store (outside the root; the operator restores it)"`
+	LinkedFrom   []string `json:"linkedFrom,omitempty" jsonschema:"delete: documents that linked to what was deleted (their links are now broken)"`
+	UpdatedFiles []string `json:"updatedFiles,omitempty" jsonschema:"move with preserveRelationships: documents whose links were rewritten (or would be, with dryRun)"`
+	// edit of several files
+	Files []EditedFile `json:"files,omitempty" jsonschema:"edit of several files: each file, target.path's first"`
 	// move with preserveRelationships
 	Rewrites           []LinkRewrite `json:"rewrites,omitempty" jsonschema:"move with preserveRelationships: each link rewritten (or that would be, with dryRun), by path and line, capped (rewritesTotal says when)"`
 	RewritesTotal      int           `json:"rewritesTotal,omitempty" jsonschema:"only when rewrites was cut: how many links were rewritten (or would be) in all"`
