@@ -200,8 +200,8 @@ func (s *Server) fileFailed(ctx context.Context, f *editFile, err error) error {
 	return &fileError{err: s.withCurrent(ctx, f.name, err), name: f.name, field: f.field, version: f.vfield, given: f.version != ""}
 }
 
-// answerEdit shapes an edit's answer: for one file as it always was; for several, the replacements in
-// all, every file's diff one after the other, and each file's own figures in files.
+// answerEdit shapes an edit's answer: for one file as it always was; for several, the replacements
+// in all, every file's diff one after the other, and each file's own figures in files.
 func answerEdit(files []*editFile, dryRun bool, out *WriterResult) {
 	var diffs strings.Builder
 	total := 0
