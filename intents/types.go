@@ -119,7 +119,7 @@ type Update struct {
 	Purpose string        `json:"purpose" validate:"required,oneof=create update append delete edit move mkdir" jsonschema:"What to do: create a new file, update (replace) a file's content, append to a file, delete a file or directory, edit a file by exact text replacements, move it to target.destination, or mkdir (make) a directory."`
 	Target  UpdateTarget  `json:"target" jsonschema:"The file or directory to change."`
 	Content *string       `json:"content,omitempty" purposes:"create update append" jsonschema:"The text to write; required, and it may be empty."`
-	Edits   []Edit        `json:"edits,omitempty" validate:"max=100,dive" purposes:"edit" jsonschema:"Replacements to apply in order, 1 to 100 of them; required."`
+	Edits   []Edit        `json:"edits,omitempty" validate:"max=100,dive" purposes:"edit" jsonschema:"Replacements to apply in order, 1 to 100 of them, in up to 20 files; required. If one fails, no file is written."`
 	Options UpdateOptions `json:"options,omitzero" jsonschema:"Optional settings for the change."`
 }
 
@@ -131,11 +131,17 @@ type UpdateTarget struct {
 	Version     string `json:"version,omitempty" validate:"max=16" purposes:"update append edit delete move" jsonschema:"The version a read of this file returned (16 hex digits). The write then fails with the code CONFLICT, changing nothing, if the file changed since; a file deleted since gives NOT_FOUND. Not for directories; create needs none, since it fails if the file exists. Default empty: no check."`
 }
 
-// Edit is one exact-text replacement of an [Update] edit.
+// MaxEditFiles is the most files one edit changes: as many as one read returns ([MaxReadPaths]),
+// so that the files a read compared can be edited together, while the answer's diffs stay readable.
+const MaxEditFiles = MaxReadPaths
+
+// Edit is one exact-text replacement of an [Update] edit, in target.path or in the file Path names.
 type Edit struct {
 	OldText    string `json:"oldText" validate:"required" jsonschema:"Exact text to replace, including whitespace; it must occur exactly once unless replaceAll is set."`
 	NewText    string `json:"newText" jsonschema:"Text to put in its place. Default empty, which deletes oldText."`
 	ReplaceAll bool   `json:"replaceAll,omitempty" jsonschema:"Replace every occurrence of oldText. Default false."`
+	Path       string `json:"path,omitempty" validate:"max=4096" jsonschema:"Another file to apply this edit to, relative to the sandbox root. Default: target.path."`
+	Version    string `json:"version,omitempty" validate:"max=16" jsonschema:"As target.version, for this edit's file: the version its read returned; CONFLICT, nothing written, if it changed since. Default: no check."`
 }
 
 // UpdateOptions tunes an [Update] intent. The zero value writes atomically,

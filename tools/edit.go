@@ -1,11 +1,226 @@
 package tools
 
 import (
+	"context"
 	"fmt"
+	"iter"
 	"strings"
 
+	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/intents"
+	"github.com/packfs/packfs-mcp/markdown"
 )
+
+// editFile is one file of an edit: the edits that apply to it, and what they make of it.
+type editFile struct {
+	name    string // root-relative, as the policy cleaned the first path that named it
+	field   string // the field that named it: edits[i].path, or "" for target.path
+	version string // the version the caller gave for it, or "" for none
+	vfield  string // the field that gave its version, or would have
+	at      []int  // its edits, as indexes into the call's, in order
+	old     []byte // what it held when read
+	text    string // what its edits make of old
+	n       int    // how many replacements they made
+	backup  string // the name of its backup, if one was kept
+	written string // its version once written
+}
+
+// its yields f's edits with their indexes in the call's edits.
+func (f *editFile) its(edits []intents.Edit) iter.Seq2[int, intents.Edit] {
+	return func(yield func(int, intents.Edit) bool) {
+		for _, i := range f.at {
+			if !yield(i, edits[i]) {
+				return
+			}
+		}
+	}
+}
+
+// edit applies in's edits to target.path (name) and to the files the edits name in path, all or
+// nothing: every file is read and edited in memory first, and only when every edit applies are
+// they written, one by one, each on the condition that it still holds what was read. When a
+// write fails, the files written before it are put back.
+func (s *Server) edit(ctx context.Context, c *call, name string, in intents.Update, out *WriterResult) error {
+	files, err := s.editFiles(c, name, in)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if err := s.editText(ctx, f, in.Edits); err != nil {
+			return s.fileFailed(ctx, f, err)
+		}
+	}
+	if !in.Options.DryRun {
+		if err := s.writeEdited(ctx, files, in.Options); err != nil {
+			return err
+		}
+	}
+	answerEdit(files, in.Options.DryRun, out)
+	return nil
+}
+
+// editFiles groups in's edits by the file they apply to, each edit's path judged by the path
+// policy as target.path is, and checks the versions given. target.path's file (name) comes
+// first, if an edit applies to it, then the others in the order of their first edit. Two paths
+// that reach one file (b.md and a/../b.md, or a link and the file it leads to) are one file.
+func (s *Server) editFiles(c *call, name string, in intents.Update) ([]*editFile, error) {
+	target := &editFile{name: name, version: in.Target.Version, vfield: "target.version"}
+	real, err := s.cfg.Root.Resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	files, byReal := []*editFile{target}, map[string]*editFile{real: target}
+	for i, e := range in.Edits {
+		f := target
+		if e.Path != "" {
+			field := fmt.Sprintf("edits[%d].path", i)
+			n, err := s.resolvePath(e.Path, kindFile)
+			if err == nil && n == "." {
+				err = fsroot.ErrIsRoot
+			}
+			if err == nil {
+				real, err = s.cfg.Root.Resolve(n)
+			}
+			if err != nil {
+				return nil, &fileError{err: err, name: n, field: field}
+			}
+			if f = byReal[real]; f == nil {
+				f = &editFile{name: n, field: field, vfield: fmt.Sprintf("edits[%d].version", i)}
+				files, byReal[real] = append(files, f), f
+			}
+		}
+		if e.Version != "" {
+			field := fmt.Sprintf("edits[%d].version", i)
+			v, err := parseVersion(field, e.Version)
+			if err != nil {
+				return nil, err
+			}
+			switch {
+			case f.version == "":
+				f.version, f.vfield = v, field
+			case f.version != v:
+				return nil, &callError{code: CodeInvalidArgument, field: field, msg: fmt.Sprintf(
+					"%s (%s) and %s (%s) are two versions of %q, which has one: send the version its last read returned, once", field, v, f.vfield, f.version, f.name)}
+			}
+		}
+		f.at = append(f.at, i)
+	}
+	if len(target.at) == 0 {
+		if in.Target.Version != "" {
+			return nil, &callError{code: CodeInvalidArgument, field: "target.version", msg: fmt.Sprintf(
+				"target.version is the version of %q, which no edit applies to (each names another file in path): leave target.version out, and give each file's version in its edits' version", name)}
+		}
+		files = files[1:]
+	}
+	if len(files) > intents.MaxEditFiles {
+		return nil, &callError{code: CodeInvalidArgument, field: "edits", msg: fmt.Sprintf(
+			"the edits apply to %d files, and one call edits at most %d: split them into several calls", len(files), intents.MaxEditFiles)}
+	}
+	for range len(files) - 1 { // the call itself paid for one file
+		if err := s.charge(c, false); err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
+}
+
+// editText reads f, checks its version and applies its edits in memory.
+func (s *Server) editText(ctx context.Context, f *editFile, edits []intents.Edit) error {
+	old, _, err := s.cfg.Root.ReadFile(ctx, f.name, s.cfg.MaxFileSize)
+	if err != nil {
+		return err
+	}
+	if err := unchanged(old, f.version); err != nil {
+		return err
+	}
+	if !markdown.IsText(old) {
+		return notText(f.name)
+	}
+	text, n, err := applyEdits(f.name, string(old), f.its(edits))
+	if err != nil {
+		return err
+	}
+	if int64(len(text)) > s.cfg.MaxFileSize {
+		return newError(CodeTooLarge, "the edits would make %q larger than the server's file size limit (%s)", f.name, humanBytes(s.cfg.MaxFileSize))
+	}
+	f.old, f.text, f.n = old, text, n
+	return nil
+}
+
+// writeEdited keeps a backup of every file when asked, then writes them one by one. When a write
+// fails, it puts back the files written before it, each on the condition that it still holds what
+// this call wrote, and the error says what became of them.
+func (s *Server) writeEdited(ctx context.Context, files []*editFile, o intents.UpdateOptions) error {
+	for _, f := range files {
+		var err error
+		if f.backup, err = s.backup(ctx, f.name, f.old, o); err != nil {
+			return s.fileFailed(ctx, f, err)
+		}
+	}
+	names := make([]string, 0, len(files))
+	for i, f := range files {
+		if s.beforeWrite != nil {
+			s.beforeWrite(f.name)
+		}
+		v, err := s.cfg.Root.WriteFileIf(ctx, f.name, []byte(f.text), fsroot.Version(f.old), s.cfg.MaxFileSize)
+		if err != nil {
+			err = s.fileFailed(ctx, f, err)
+			if i > 0 {
+				err = s.restore(ctx, files[:i], err)
+			}
+			return err
+		}
+		f.written = v
+		names = append(names, f.name)
+	}
+	s.refresh(ctx, names...)
+	return nil
+}
+
+// restore puts back the files an edit wrote before err stopped it, even past the call's deadline,
+// and returns err with what became of them.
+func (s *Server) restore(ctx context.Context, written []*editFile, err error) error {
+	ctx = context.WithoutCancel(ctx)
+	rb := &rolledBack{err: err}
+	for _, f := range written {
+		if _, rerr := s.cfg.Root.WriteFileIf(ctx, f.name, f.old, f.written, s.cfg.MaxFileSize); rerr != nil {
+			s.cfg.ErrorLog.Printf("edit: %q stays changed: putting it back after a failed write: %v", f.name, rerr)
+			rb.changed = append(rb.changed, f.name)
+		} else {
+			rb.restored = append(rb.restored, f.name)
+		}
+	}
+	s.refresh(ctx, rb.changed...)
+	return rb
+}
+
+// fileFailed names f in err, so that the answer gives f's path and the fields that named it and
+// its version, and adds f's text now to a CONFLICT.
+func (s *Server) fileFailed(ctx context.Context, f *editFile, err error) error {
+	return &fileError{err: s.withCurrent(ctx, f.name, err), name: f.name, field: f.field, version: f.vfield, given: f.version != ""}
+}
+
+// answerEdit shapes an edit's answer: for one file as it always was; for several, the replacements
+// in all, every file's diff one after the other, and each file's own figures in files.
+func answerEdit(files []*editFile, dryRun bool, out *WriterResult) {
+	var diffs strings.Builder
+	total := 0
+	for _, f := range files {
+		diffs.WriteString(unifiedDiff(f.name, string(f.old), f.text))
+		total += f.n
+		e := EditedFile{Path: f.name, Version: f.written, BytesWritten: ptr(len(f.text)), Replacements: f.n, Backup: f.backup}
+		if dryRun {
+			e.Version, e.BytesWritten = fsroot.Version(f.old), nil
+		}
+		out.Files = append(out.Files, e)
+	}
+	out.Path, out.Replacements, out.DryRun = files[0].name, ptr(total), dryRun
+	out.Diff = capString(diffs.String(), MaxContentBytes)
+	if len(files) == 1 {
+		one := out.Files[0]
+		out.Version, out.BytesWritten, out.Backup, out.Files = one.Version, one.BytesWritten, one.Backup, nil
+	}
+}
 
 // utf8BOM is kept in front of a file that had it, and never matched against.
 const utf8BOM = "\ufeff"
@@ -13,12 +228,13 @@ const utf8BOM = "\ufeff"
 // maxNearestScan bounds how many lines are compared when an edit's text is not found.
 const maxNearestScan = 20000
 
-// applyEdits applies edits in order to text and returns the new text and how many replacements were
-// made. The file's byte-order mark and line endings are kept: when the file uses CRLF and an edit's
+// applyEdits applies edits in order to name's text and returns the new text and how many
+// replacements were made; each edit comes with its index in the call's edits, which an error names.
+// The file's byte-order mark and line endings are kept: when the file uses CRLF and an edit's
 // text uses LF, the edit is adapted to the file. Each oldText must match exactly once unless
 // replaceAll is set; otherwise nothing is changed and the error says where it matched or what was
 // nearest.
-func applyEdits(name, text string, edits []intents.Edit) (string, int, error) {
+func applyEdits(name, text string, edits iter.Seq2[int, intents.Edit]) (string, int, error) {
 	bom := strings.HasPrefix(text, utf8BOM)
 	text = strings.TrimPrefix(text, utf8BOM)
 	crlf := usesCRLF(text)

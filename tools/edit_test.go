@@ -2,6 +2,7 @@ package tools
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -30,7 +31,7 @@ func TestApplyEdits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, n, err := applyEdits("f.md", tt.text, tt.edits)
+			got, n, err := applyEdits("f.md", tt.text, slices.All(tt.edits))
 			var ce *callError
 			if tt.code != "" {
 				if !errors.As(err, &ce) || ce.code != tt.code {
@@ -49,14 +50,14 @@ func TestApplyEdits(t *testing.T) {
 }
 
 func TestAmbiguousEditNamesLines(t *testing.T) {
-	_, _, err := applyEdits("f.md", "x\ny\nx\n", []intents.Edit{{OldText: "x", NewText: "z"}})
+	_, _, err := applyEdits("f.md", "x\ny\nx\n", slices.All([]intents.Edit{{OldText: "x", NewText: "z"}}))
 	if err == nil || !strings.Contains(err.Error(), "lines 1, 3") || !strings.Contains(err.Error(), "2 places") {
 		t.Fatalf("err = %v", err)
 	}
 }
 
 func TestNotFoundShowsNearestLine(t *testing.T) {
-	_, _, err := applyEdits("f.md", "alpha\nfunc main() {\nomega\n", []intents.Edit{{OldText: "func  main() {", NewText: "z"}})
+	_, _, err := applyEdits("f.md", "alpha\nfunc main() {\nomega\n", slices.All([]intents.Edit{{OldText: "func  main() {", NewText: "z"}}))
 	if err == nil || !strings.Contains(err.Error(), `line 2: "func main() {"`) {
 		t.Fatalf("err = %v", err)
 	}
@@ -116,7 +117,7 @@ func editOracle(text string, e intents.Edit) (code, want string, n int) {
 // returns the edited text, or "" when the edit was refused.
 func checkEdit(t *testing.T, text string, e intents.Edit) string {
 	t.Helper()
-	got, n, err := applyEdits("f", text, []intents.Edit{e})
+	got, n, err := applyEdits("f", text, slices.All([]intents.Edit{e}))
 	code, want, wantN := editOracle(text, e)
 	if code != "" {
 		var ce *callError

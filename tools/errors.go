@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/packfs/packfs-mcp/fsroot"
@@ -57,10 +58,66 @@ func newError(code, format string, args ...any) error {
 	return &callError{code: code, msg: fmt.Sprintf(format, args...)}
 }
 
+// fileError is the failure of one file of an edit, which may be another than target.path's: the
+// answer names that file, and the fields that named it and its version.
+type fileError struct {
+	err     error
+	name    string // the file, root-relative
+	field   string // the field that named it: edits[i].path, or "" for target.path
+	version string // the field for its version: the one that gave it, or would have
+	given   bool   // whether the call gave a version for it
+}
+
+func (e *fileError) Error() string { return fmt.Sprintf("%q: %v", e.name, e.err) }
+func (e *fileError) Unwrap() error { return e.err }
+
+// rolledBack is the failure of a write of an edit after it wrote other files: err is that failure;
+// restored are the files put back as they were, changed those it could not put back.
+type rolledBack struct {
+	err               error
+	restored, changed []string
+}
+
+func (e *rolledBack) Error() string { return e.err.Error() + e.note() }
+func (e *rolledBack) Unwrap() error { return e.err }
+
+// note says what became of the files written before the failure.
+func (e *rolledBack) note() string {
+	if len(e.changed) == 0 {
+		return fmt.Sprintf(". The files written before it were put back as they were (%s): no file changed", quoted(e.restored))
+	}
+	note := fmt.Sprintf(". Files written before it could not be put back and stay changed (%s): read them before you retry", quoted(e.changed))
+	if len(e.restored) > 0 {
+		note += fmt.Sprintf("; the others were put back (%s)", quoted(e.restored))
+	}
+	return note
+}
+
+// quoted lists names, each quoted, joined by commas.
+func quoted(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
+}
+
 // failure turns err into the flat error fields of a result. name is the root-relative path the call
 // was working on; it is used to say what went wrong in words the model can act on. It is the only
 // table from error to code.
 func failure(err error, name string) Status {
+	var rb *rolledBack
+	if errors.As(err, &rb) {
+		st := failure(rb.err, name)
+		st.Error += rb.note()
+		return st
+	}
+	// The field a CONFLICT names, and whether the call gave the version it compared.
+	vfield, given := "target.version", true
+	var file *fileError
+	if errors.As(err, &file) {
+		name, vfield, given = file.name, file.version, file.given
+	}
 	st := Status{Success: false}
 	var (
 		ce *callError
@@ -87,7 +144,7 @@ func failure(err error, name string) Status {
 			st.RetryAfterMs = 1
 		}
 	case errors.As(err, &ve):
-		st.Code, st.Field, st.CurrentVersion = CodeConflict, "target.version", ve.Current
+		st.Code, st.Field, st.CurrentVersion = CodeConflict, vfield, ve.Current
 		now := "now holds version " + ve.Current
 		if ve.Current == "" {
 			now = "is now larger than the file size limit"
@@ -97,9 +154,13 @@ func failure(err error, name string) Status {
 		if errors.As(err, &sw) {
 			st.CurrentVersion, st.CurrentContent = sw.version, &sw.content
 			now = "now holds version " + sw.version
-			next = "merge your change into currentContent, its text now, and retry with target.version " + sw.version
+			next = "merge your change into currentContent, its text now, and retry with " + vfield + " " + sw.version
 		}
-		st.Error = fmt.Sprintf("%q changed since the read that returned target.version (it %s), so nothing was written: %s", name, now, next)
+		since := "since the read that returned " + vfield
+		if !given {
+			since = "while this call was editing it"
+		}
+		st.Error = fmt.Sprintf("%q changed %s (it %s), so nothing was written: %s", name, since, now, next)
 	case errors.As(err, &pe):
 		st.Code, st.Error = pathCode(pe.Err), pe.Error()
 		if st.Code == CodeOutsideRoot && path.IsAbs(pe.Path) {
@@ -108,6 +169,9 @@ func failure(err error, name string) Status {
 		}
 	default:
 		st.Code, st.Error = fsFailure(err, name)
+	}
+	if file != nil && st.Field == "" {
+		st.Field = file.field
 	}
 	return st
 }

@@ -220,6 +220,7 @@ func with(args map[string]any, patch map[string]any) map[string]any {
 // optionEnv is a server over a copy of a table's tree.
 type optionEnv struct {
 	root  string
+	srv   *Server
 	tools map[string]server.ServerTool
 }
 
@@ -252,8 +253,8 @@ func newOptionEnv(t *testing.T, table optionTable) *optionEnv {
 		t.Cleanup(func() { e.Close() })
 		cfg.Engine = e
 	}
-	env := &optionEnv{root: dir, tools: map[string]server.ServerTool{}}
-	for _, st := range New(cfg).Tools() {
+	env := &optionEnv{root: dir, srv: New(cfg), tools: map[string]server.ServerTool{}}
+	for _, st := range env.srv.Tools() {
 		env.tools[st.Tool.Name] = st
 	}
 	return env
@@ -439,6 +440,8 @@ func writerOptions() optionTable {
 		"edit edits[].oldText":               {set: map[string]any{"edits[].oldText": "z"}}, // twice in a.md
 		"edit edits[].newText":               {set: map[string]any{"edits[].newText": "q"}},
 		"edit edits[].replaceAll":            {set: map[string]any{"edits[].replaceAll": true}, also: map[string]any{"edits[].oldText": "z"}},
+		"edit edits[].path":                  {set: map[string]any{"edits[].path": "c.md"}},                // c.md has an x too
+		"edit edits[].version":               {set: map[string]any{"edits[].version": "0123456789abcdef"}}, // not a.md's: CONFLICT
 		"create options.createPath":          {set: map[string]any{"options.createPath": true}, also: map[string]any{"target.path": "sub/new.md"}},
 		"append options.createPath":          {set: map[string]any{"options.createPath": true}, also: map[string]any{"target.path": "sub/new.md"}},
 		"move options.createPath":            {set: map[string]any{"options.createPath": true}, also: map[string]any{"target.destination": "sub/moved.md"}},
@@ -455,7 +458,7 @@ func writerOptions() optionTable {
 		"move options.linkText": {set: map[string]any{"options.linkText": "target"}, also: map[string]any{"options.preserveRelationships": true}},
 	}
 	return optionTable{
-		tree:   []string{"a.md=x\nz\nz\n", "b.md=bee\n", "link.md=see [a](a.md)\n", "wiki.md=see [[a]]\n", "dir/inner.md=inner\n"},
+		tree:   []string{"a.md=x\nz\nz\n", "b.md=bee\n", "c.md=cx\n", "link.md=see [a](a.md)\n", "wiki.md=see [[a]]\n", "dir/inner.md=inner\n"},
 		engine: true,
 		fresh:  true,
 		base: map[string]map[string]any{
@@ -475,6 +478,8 @@ func writerOptions() optionTable {
 			"edits[].oldText":               {"edits[].oldText": "x"},
 			"edits[].newText":               {"edits[].oldText": "x", "edits[].newText": "y"},
 			"edits[].replaceAll":            {"edits[].oldText": "x", "edits[].replaceAll": true},
+			"edits[].path":                  {"edits[].oldText": "x", "edits[].path": "c.md"},
+			"edits[].version":               {"edits[].oldText": "x", "edits[].version": "0123456789abcdef"},
 			"options.createPath":            {"options.createPath": true},
 			"options.backup":                {"options.backup": true},
 			"options.preserveRelationships": {"options.preserveRelationships": true},

@@ -174,6 +174,15 @@ type Mention struct {
 	Text string `json:"text" validate:"required" jsonschema:"the line, or the part of a long line around the path"`
 }
 
+// EditedFile is one file of an edit of several files.
+type EditedFile struct {
+	Path         string `json:"path" validate:"required" jsonschema:"root-relative path"`
+	Version      string `json:"version" validate:"required" jsonschema:"its version after the write (with dryRun, now), for its next write"`
+	BytesWritten *int   `json:"bytesWritten,omitempty" jsonschema:"its size after the write"`
+	Replacements int    `json:"replacements" validate:"required" jsonschema:"occurrences replaced in it"`
+	Backup       string `json:"backup,omitempty" jsonschema:"with options.backup: its backup's name"`
+}
+
 // WriterResult is what packfs-file-writer returns.
 type WriterResult struct {
 	Status
@@ -182,13 +191,15 @@ type WriterResult struct {
 	Created      bool     `json:"created,omitempty" jsonschema:"true when a new file or directory was created"`
 	Deleted      bool     `json:"deleted,omitempty" jsonschema:"true when the entry was removed"`
 	BytesWritten *int     `json:"bytesWritten,omitempty" jsonschema:"size of the file after the write"`
-	Version      string   `json:"version,omitempty" jsonschema:"create, update, append, edit: the file's version after the write (with dryRun, its version now), for target.version of the next write"`
-	Replacements *int     `json:"replacements,omitempty" jsonschema:"edit: how many occurrences were replaced"`
-	Diff         string   `json:"diff,omitempty" jsonschema:"edit, and append of at most 4 KB: unified diff of the change, with the lines around it (with options.dryRun nothing was written)"`
+	Version      string   `json:"version,omitempty" jsonschema:"create, update, append, edit of one file: the file's version after the write (with dryRun, its version now), for target.version of the next write"`
+	Replacements *int     `json:"replacements,omitempty" jsonschema:"edit: how many occurrences were replaced, in all files"`
+	Diff         string   `json:"diff,omitempty" jsonschema:"edit, and append of at most 4 KB: unified diff of the change, with the lines around it, one per file (with options.dryRun nothing was written)"`
 	DryRun       bool     `json:"dryRun,omitempty" jsonschema:"true when nothing was written"`
 	Backup       string   `json:"backup,omitempty" jsonschema:"name of the backup copy in the server's backup store (outside the root; the operator restores it)"`
 	LinkedFrom   []string `json:"linkedFrom,omitempty" jsonschema:"delete: documents that linked to what was deleted (their links are now broken)"`
 	UpdatedFiles []string `json:"updatedFiles,omitempty" jsonschema:"move with preserveRelationships: documents whose links were rewritten (or would be, with dryRun)"`
+	// edit of several files
+	Files []EditedFile `json:"files,omitempty" jsonschema:"edit of several files: each file, target.path's first"`
 	// move with preserveRelationships
 	Rewrites           []LinkRewrite `json:"rewrites,omitempty" jsonschema:"move with preserveRelationships: each link rewritten (or that would be, with dryRun), by path and line, capped (rewritesTotal says when)"`
 	RewritesTotal      int           `json:"rewritesTotal,omitempty" jsonschema:"only when rewrites was cut: how many links were rewritten (or would be) in all"`

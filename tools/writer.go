@@ -22,8 +22,8 @@ func writerTool() mcp.Tool {
 		mcp.WithDescription("Change files under the root. Every write is atomic: a failed call leaves the file as it was. "+
 			"purpose \"create\" makes a new file with content (fails if it exists; options.createPath makes missing folders); "+
 			"\"update\" replaces an existing file's content; \"append\" adds content to the end (creating the file if needed); "+
-			"\"edit\" applies edits [{oldText, newText, replaceAll?}] in order, where each oldText must match exactly once "+
-			"(copy it from the file; options.dryRun returns the unified diff without writing); "+
+			"\"edit\" applies edits [{oldText, newText, replaceAll?, path?}] in order, where each oldText must match exactly once "+
+			"(copy it from the file; options.dryRun returns the unified diff without writing); an edit's path edits another file than target.path (up to 20 files a call, all written or none); "+
 			"\"delete\" removes a file or an empty folder (options.recursive for a full one); "+
 			"\"move\" renames target.path to target.destination (options.overwrite to replace a file there); \"mkdir\" makes a folder and its parents. "+
 			"options.backup (update, append, edit, delete of a file) keeps the previous version in the server's backup store, outside the root. "+
@@ -46,7 +46,7 @@ func (s *Server) update(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if in.Target.Version, err = targetVersion(in.Target.Version); err != nil {
+	if in.Target.Version, err = parseVersion("target.version", in.Target.Version); err != nil {
 		return nil, err
 	}
 	k := kindFile
@@ -79,7 +79,7 @@ func (s *Server) update(ctx context.Context, c *call) (any, error) {
 	case "append":
 		err = s.appendTo(ctx, name, *in.Content, in.Target.Version, in.Options, &out)
 	case "edit":
-		err = s.edit(ctx, name, in, &out)
+		err = s.edit(ctx, c, name, in, &out)
 	case "delete":
 		err = s.remove(ctx, name, in.Target.Version, in.Options, &out)
 	case "move":
@@ -88,15 +88,15 @@ func (s *Server) update(ctx context.Context, c *call) (any, error) {
 		err = s.mkdir(name, &out)
 	}
 	if err != nil {
-		if in.Purpose == "update" || in.Purpose == "append" || in.Purpose == "edit" {
+		if in.Purpose == "update" || in.Purpose == "append" {
 			err = s.withCurrent(ctx, name, err)
 		}
 		return nil, err
 	}
 	if !out.DryRun {
 		switch in.Purpose {
-		case "create", "update", "append", "edit", "delete":
-			s.refresh(ctx, name)
+		case "create", "update", "append", "delete":
+			s.refresh(ctx, name) // edit refreshes the files it wrote
 		}
 	}
 	out.Metadata = c.meta()
@@ -161,13 +161,13 @@ func (s *Server) withCurrent(ctx context.Context, name string, err error) error 
 	return &staleWrite{err: ce, version: fsroot.Version(now), content: string(now)}
 }
 
-// targetVersion returns the version a call sent as target.version, in lower case, or refuses one
-// that no read returns. Empty means the write checks nothing.
-func targetVersion(v string) (string, error) {
+// parseVersion returns the version a call sent in field (target.version, edits[i].version), in
+// lower case, or refuses one that no read returns. Empty means the write checks nothing.
+func parseVersion(field, v string) (string, error) {
 	v = strings.ToLower(v)
 	if v != "" && (len(v) != 16 || strings.Trim(v, "0123456789abcdef") != "") {
-		return "", &callError{code: CodeInvalidArgument, field: "target.version", msg: fmt.Sprintf(
-			"target.version must be the 16 hex digits that packfs-file-reader returned as version (got %q): copy it from the read's result, or leave it out to write without a check", v)}
+		return "", &callError{code: CodeInvalidArgument, field: field, msg: fmt.Sprintf(
+			"%s must be the 16 hex digits that packfs-file-reader returned as version (got %q): copy it from the read's result, or leave it out to write without a check", field, v)}
 	}
 	return v, nil
 }
@@ -206,7 +206,7 @@ func (s *Server) replace(ctx context.Context, name, content, version string, o i
 	if err := unchanged(old, version); err != nil {
 		return err
 	}
-	if err := s.backup(ctx, name, old, o, out); err != nil {
+	if out.Backup, err = s.backup(ctx, name, old, o); err != nil {
 		return err
 	}
 	v, err := s.cfg.Root.WriteFileIf(ctx, name, []byte(content), version, s.cfg.MaxFileSize)
@@ -234,7 +234,7 @@ func (s *Server) appendTo(ctx context.Context, name, content, version string, o 
 	if int64(len(old)+len(content)) > s.cfg.MaxFileSize {
 		return newError(CodeTooLarge, "appending would make %q larger than the server's file size limit (%s): start a new file", name, humanBytes(s.cfg.MaxFileSize))
 	}
-	if err := s.backup(ctx, name, old, o, out); err != nil {
+	if out.Backup, err = s.backup(ctx, name, old, o); err != nil {
 		return err
 	}
 	v, err := s.cfg.Root.AppendFileIf(ctx, name, []byte(content), version, s.cfg.MaxFileSize)
@@ -251,41 +251,6 @@ func (s *Server) appendTo(ctx context.Context, name, content, version string, o 
 // MaxAppendDiff is the largest append whose answer shows it as a diff, under the file's last
 // lines: enough for a note's new section, where an agent would otherwise read the end back.
 const MaxAppendDiff = 4 << 10
-
-func (s *Server) edit(ctx context.Context, name string, in intents.Update, out *WriterResult) error {
-	old, _, err := s.cfg.Root.ReadFile(ctx, name, s.cfg.MaxFileSize)
-	if err != nil {
-		return err
-	}
-	if err := unchanged(old, in.Target.Version); err != nil {
-		return err
-	}
-	if !markdown.IsText(old) {
-		return notText(name)
-	}
-	text, n, err := applyEdits(name, string(old), in.Edits)
-	if err != nil {
-		return err
-	}
-	out.Replacements = ptr(n)
-	out.Diff = capString(unifiedDiff(name, string(old), text), MaxContentBytes)
-	if in.Options.DryRun {
-		out.DryRun, out.Version = true, fsroot.Version(old)
-		return nil
-	}
-	if int64(len(text)) > s.cfg.MaxFileSize {
-		return newError(CodeTooLarge, "the edits would make %q larger than the server's file size limit (%s)", name, humanBytes(s.cfg.MaxFileSize))
-	}
-	if err := s.backup(ctx, name, old, in.Options, out); err != nil {
-		return err
-	}
-	v, err := s.cfg.Root.WriteFileIf(ctx, name, []byte(text), in.Target.Version, s.cfg.MaxFileSize)
-	if err != nil {
-		return err
-	}
-	out.BytesWritten, out.Version = ptr(len(text)), v
-	return nil
-}
 
 func (s *Server) remove(ctx context.Context, name, version string, o intents.UpdateOptions, out *WriterResult) error {
 	info, err := s.cfg.Root.Lstat(name)
@@ -314,7 +279,7 @@ func (s *Server) remove(ctx context.Context, name, version string, o intents.Upd
 		if err := unchanged(old, version); err != nil {
 			return err
 		}
-		if err := s.backup(ctx, name, old, o, out); err != nil {
+		if out.Backup, err = s.backup(ctx, name, old, o); err != nil {
 			return err
 		}
 	}
@@ -479,26 +444,25 @@ func (s *Server) mkdir(name string, out *WriterResult) error {
 }
 
 // backup keeps old, the content about to be replaced, in the backup store under name plus a
-// timestamp, when the caller asked for it.
-func (s *Server) backup(ctx context.Context, name string, old []byte, o intents.UpdateOptions, out *WriterResult) error {
+// timestamp, when the caller asked for it, and returns the backup's name.
+func (s *Server) backup(ctx context.Context, name string, old []byte, o intents.UpdateOptions) (string, error) {
 	if !o.Backup {
-		return nil
+		return "", nil
 	}
 	if s.cfg.Backups == nil {
-		return &callError{code: CodeNotAvailable, field: "options.backup", msg: "this server keeps no backups (it was started without a backup directory): leave options.backup off"}
+		return "", &callError{code: CodeNotAvailable, field: "options.backup", msg: "this server keeps no backups (it was started without a backup directory): leave options.backup off"}
 	}
 	stamp := strings.ReplaceAll(s.cfg.Now().UTC().Format("20060102T150405.000000000Z"), ".", "")
 	bname := name + "." + stamp + ".bak"
 	if dir := path.Dir(bname); dir != "." {
 		if err := s.cfg.Backups.MkdirAll(dir); err != nil {
-			return err
+			return "", err
 		}
 	}
 	if err := s.cfg.Backups.CreateFile(ctx, bname, old, 0o600); err != nil {
-		return err
+		return "", err
 	}
-	out.Backup = bname
-	return nil
+	return bname, nil
 }
 
 func notText(name string) error {

@@ -406,6 +406,34 @@ func TestWriterEndToEnd(t *testing.T) {
 	}
 }
 
+// TestEditRestoresEndToEnd makes the second write of an edit of two files fail, the second file
+// sitting in a folder the server's user may read and not write, and checks that the first file,
+// written by then, is put back. Run as root, the server runs as nobody (see startUnprivileged),
+// since root writes everywhere.
+func TestEditRestoresEndToEnd(t *testing.T) {
+	f := newFixture(t)
+	locked := filepath.Join(f.root, "locked")
+	must(t, os.Mkdir(locked, 0o755))
+	must(t, os.WriteFile(filepath.Join(locked, "l.md"), []byte("locked\n"), 0o644))
+	must(t, os.Chmod(locked, 0o555))
+	t.Cleanup(func() { os.Chmod(locked, 0o755) })
+	s := startUnprivileged(t, f, "--allow-write", "--no-index")
+	runCases(t, s, []toolCase{
+		{name: "second write refused, first put back", tool: writer, code: "ACCESS_DENIED",
+			args: intent("edit", "notes/a.md", map[string]any{"edits": []map[string]any{
+				{"oldText": "# A", "newText": "# A2"}, {"path": "locked/l.md", "oldText": "locked", "newText": "open"}}}),
+			check: func(t *testing.T, r map[string]any) {
+				fileIs(f, "notes/a.md", "# A\nhello world\nsecond line\n")(t, r)
+				fileIs(f, "locked/l.md", "locked\n")(t, r)
+				msg, _ := r["error"].(string)
+				if r["field"] != "edits[1].path" || !strings.Contains(msg, `"locked/l.md"`) || !strings.Contains(msg, `put back as they were ("notes/a.md")`) {
+					t.Errorf("answer %v: want locked/l.md named and notes/a.md put back", r)
+				}
+			}},
+	})
+	s.checkNoLeak()
+}
+
 func fileIs(f *fixture, name, want string) func(t *testing.T, r map[string]any) {
 	return func(t *testing.T, r map[string]any) {
 		t.Helper()
@@ -491,6 +519,34 @@ func writerCases(f *fixture) []toolCase {
 			check: fileIs(f, "notes/a.md", "# A\nhello there\nsecond line\n")},
 		{name: "edit keeps CRLF", tool: writer, args: edit("notes/crlf.md", []map[string]any{{"oldText": "one\ntwo", "newText": "uno\ndos"}}, nil),
 			check: fileIs(f, "notes/crlf.md", "uno\r\ndos\r\nthree\r\n")},
+		{name: "edit two files", tool: writer, args: edit("notes/dup.md", []map[string]any{
+			{"oldText": "x = 2", "newText": "y = 3", "replaceAll": true}, {"path": "notes/crlf.md", "oldText": "dos", "newText": "two"}}, nil),
+			check: func(t *testing.T, r map[string]any) {
+				fileIs(f, "notes/dup.md", "y = 3\ny = 3\n")(t, r)
+				fileIs(f, "notes/crlf.md", "uno\r\ntwo\r\nthree\r\n")(t, r)
+				d, _ := r["diff"].(string)
+				if got := paths(r); !slices.Equal(got, []string{"notes/dup.md", "notes/crlf.md"}) || r["replacements"] != 3.0 ||
+					!strings.Contains(d, "+++ b/notes/dup.md\n") || !strings.Contains(d, "+++ b/notes/crlf.md\n") {
+					t.Errorf("edit of two files = %v", r)
+				}
+			}},
+		{name: "edit two files, second refused", tool: writer, args: edit("notes/dup.md", []map[string]any{
+			{"oldText": "y = 3", "newText": "z", "replaceAll": true}, {"path": "notes/crlf.md", "oldText": "absent", "newText": "z"}}, nil), code: "EDIT_NOT_FOUND",
+			check: func(t *testing.T, r map[string]any) {
+				fileIs(f, "notes/dup.md", "y = 3\ny = 3\n")(t, r)
+				fileIs(f, "notes/crlf.md", "uno\r\ntwo\r\nthree\r\n")(t, r)
+				if r["field"] != "edits[1].oldText" || !strings.Contains(r["error"].(string), `"notes/crlf.md"`) {
+					t.Errorf("refused edit = %v", r)
+				}
+			}},
+		{name: "edit two files, second blocked", tool: writer, args: edit("notes/dup.md", []map[string]any{
+			{"oldText": "y = 3", "newText": "z", "replaceAll": true}, {"path": ".env", "oldText": "TOKEN", "newText": "X"}}, nil), code: "PATH_BLOCKED",
+			check: func(t *testing.T, r map[string]any) {
+				fileIs(f, "notes/dup.md", "y = 3\ny = 3\n")(t, r)
+				if r["field"] != "edits[1].path" {
+					t.Errorf("field = %v", r["field"])
+				}
+			}},
 		{name: "edit blocked", tool: writer, args: edit(".env", []map[string]any{{"oldText": "TOKEN", "newText": "X"}}, nil), code: "PATH_BLOCKED"},
 		{name: "edits missing", tool: writer, args: intent("edit", "notes/a.md", nil), code: "INVALID_ARGUMENT"},
 		{name: "write disallowed extension", tool: writer, args: intent("create", "evil.exe", map[string]any{"content": "MZ"}), code: "EXTENSION_NOT_ALLOWED"},
