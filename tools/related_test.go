@@ -94,6 +94,24 @@ func TestBacklinkSources(t *testing.T) {
 	}
 }
 
+// TestSourcesCapped checks that only the first MaxSources backlinks of a hub carry their line, so
+// a note that hundreds link to does not cost a read of each of them.
+func TestSourcesCapped(t *testing.T) {
+	tree := []string{"hub.md=# Hub\n", "many.md=" + strings.Repeat("see [[hub]]\n", MaxSources+1)}
+	e := newOptionEnv(t, optionTable{engine: true, tree: tree})
+	out := e.call(t, SearcherName, map[string]any{"purpose": "relationships", "target": map[string]any{"path": "hub.md"}})
+	var got []BacklinkEntry
+	field(t, out, "backlinks", &got)
+	if len(got) != MaxSources+1 {
+		t.Fatalf("%d backlinks, want %d", len(got), MaxSources+1)
+	}
+	for i, b := range got {
+		if want := i < MaxSources; (b.Source != "") != want {
+			t.Errorf("backlink %d (line %d): source %q, want one: %v", i, b.Line, b.Source, want)
+		}
+	}
+}
+
 func TestSourceLine(t *testing.T) {
 	long := strings.Repeat("é", 100) // 200 bytes, each rune two
 	tests := []struct {
