@@ -229,7 +229,7 @@ func TestDecodeDiscover(t *testing.T) {
 		{name: "queries with search_content", in: `{"purpose":"search_content","target":{"query":"a"},"queries":["b"]}`, field: "queries", rule: "unexpected"},
 		{name: "criteria with relationships", in: `{"purpose":"relationships","target":{"path":"a.md","criteria":{"extension":"md"}}}`,
 			field: "target.criteria", rule: "unexpected", msg: "list, search_content or search_semantic, not relationships"},
-		{name: "options with relationships", in: `{"purpose":"relationships","target":"a.md","options":{"maxResults":5}}`, field: "options", rule: "unexpected"},
+		{name: "options with relationships", in: `{"purpose":"relationships","target":"a.md","options":{"maxResults":5}}`, field: "options.maxResults", rule: "unexpected"},
 		{name: "snake case option", in: `{"purpose":"list","options":{"max_results":2}}`,
 			field: "options.max_results", rule: "unknown-field", msg: "did you mean maxResults?"},
 		{name: "unknown criterion", in: `{"purpose":"list","target":{"criteria":{"type":"file"}}}`,

@@ -216,6 +216,15 @@ func (d *Discover) check() *FieldError {
 			return &FieldError{Field: "target.query", Rule: "required",
 				Message: "target.query is required when purpose is " + d.Purpose + ": send the text to search for"}
 		}
+	case "relationships":
+		switch {
+		case d.Target.Path == "" && len(d.Target.Paths) == 0:
+			return &FieldError{Field: "target.path", Rule: "required",
+				Message: "target.path is required when purpose is relationships: send the document's path (a folder, or \".\" for the root, describes the documents in it; target.paths names several)"}
+		case d.Target.Path != "" && len(d.Target.Paths) > 0:
+			return &FieldError{Field: "target.paths", Rule: "conflict",
+				Message: "target.path and target.paths both name documents: send target.paths alone for several, or target.path alone for one document or a folder"}
+		}
 	}
 	if d.Options.MaxDepth > 0 && !d.Recursive() {
 		why := "options.recursive is false"

@@ -61,7 +61,9 @@ func TestSchemaNamesPurposes(t *testing.T) {
 		desc[path] = d
 	})
 	for path, want := range map[string]string{
-		"options":                 "Only for purposes list, search_content or search_semantic.",
+		"options":                 "Only for purposes list, search_content, search_semantic or relationships.",
+		"options.maxResults":      "Only for purposes list, search_content or search_semantic.",
+		"target.paths":            "Only for purpose relationships.",
 		"options.regex":           "Only for purpose search_content.",
 		"options.includeContent":  "Only for purposes search_content or search_semantic.",
 		"target.criteria.tags":    "Only for purpose search_semantic.",

@@ -35,9 +35,9 @@ type AccessPreferences struct {
 // Discover is the searcher tool's intent: list a directory or search file
 // contents by text or by meaning.
 type Discover struct {
-	Purpose string          `json:"purpose" validate:"required,oneof=list search_content search_semantic relationships" jsonschema:"What to do: list lists the files under target.path; search_content finds the lines containing target.query (literal or regex); search_semantic ranks documents under target.path for target.query with full-text search (BM25) over sections, titles, headings, tags and aliases, without neural embeddings; relationships describes the document at target.path: its outline, links, backlinks, broken links, tags and frontmatter relations."`
+	Purpose string          `json:"purpose" validate:"required,oneof=list search_content search_semantic relationships" jsonschema:"What to do: list lists the files under target.path; search_content finds the lines containing target.query (literal or regex); search_semantic ranks documents under target.path for target.query with full-text search (BM25) over sections, titles, headings, tags and aliases, without neural embeddings; relationships describes the document at target.path: its outline, links, backlinks, broken links, tags and frontmatter relations; for the documents in target.paths, or in a folder at target.path, each one's links, backlinks and broken links."`
 	Target  DiscoverTarget  `json:"target" jsonschema:"Where to look and what to look for."`
-	Options DiscoverOptions `json:"options,omitzero" purposes:"list search_content search_semantic" jsonschema:"Optional settings for the listing or search."`
+	Options DiscoverOptions `json:"options,omitzero" purposes:"list search_content search_semantic relationships" jsonschema:"Optional settings for the listing or search."`
 	Queries []string        `json:"queries,omitempty" validate:"max=8,dive,max=1000" purposes:"search_semantic" jsonschema:"Up to 8 other phrasings of target.query, searched too and fused by rank. The search matches words, not meaning: use the words the documents themselves would likely use (names of features or commands, technical terms, synonyms of the asker's words). Default none."`
 }
 
@@ -46,6 +46,7 @@ type Discover struct {
 // that.
 type DiscoverTarget struct {
 	Path     string    `json:"path" validate:"max=4096" jsonschema:"Directory to list or search, relative to the sandbox root. Default empty, which (like \".\") means the root."`
+	Paths    []string  `json:"paths,omitempty" validate:"max=20,unique,dive,required,max=4096" purposes:"relationships" jsonschema:"Up to 20 documents to describe in one call, instead of target.path; the answer's documents hold one entry per path, in this order, each with its own success or error. Default none."`
 	Query    string    `json:"query,omitempty" validate:"max=1000" purposes:"search_content search_semantic" jsonschema:"Text to search for; required."`
 	Criteria *Criteria `json:"criteria,omitempty" purposes:"list search_content search_semantic" jsonschema:"Optional filters; only files matching all of them are returned."`
 }
@@ -80,10 +81,10 @@ type SizeRange struct {
 type DiscoverOptions struct {
 	// Recursive is a pointer so that an explicit false, which narrows a search, differs from
 	// leaving it out.
-	Recursive           *bool `json:"recursive,omitempty" jsonschema:"Whether to look inside subdirectories. For list the default is false: only the entries directly in target.path. For search_content and search_semantic the default is true: the whole tree below target.path; false searches only the files directly in it."`
-	MaxDepth            int   `json:"maxDepth,omitempty" validate:"min=0,max=1000" jsonschema:"How many directory levels below target.path a recursive listing or search goes; 1 means only the entries directly in it. Refused when the call is not recursive (for list, unless recursive is true). Default 0 means no limit."`
-	MaxResults          int   `json:"maxResults,omitempty" validate:"min=0,max=10000" jsonschema:"Most results to return. Default 0 means the server's default."`
-	Offset              int   `json:"offset,omitempty" validate:"min=0" jsonschema:"Skip this many results; to get the next page, pass the nextOffset of the previous result. Default 0."`
+	Recursive           *bool `json:"recursive,omitempty" purposes:"list search_content search_semantic" jsonschema:"Whether to look inside subdirectories. For list the default is false: only the entries directly in target.path. For search_content and search_semantic the default is true: the whole tree below target.path; false searches only the files directly in it."`
+	MaxDepth            int   `json:"maxDepth,omitempty" validate:"min=0,max=1000" purposes:"list search_content search_semantic" jsonschema:"How many directory levels below target.path a recursive listing or search goes; 1 means only the entries directly in it. Refused when the call is not recursive (for list, unless recursive is true). Default 0 means no limit."`
+	MaxResults          int   `json:"maxResults,omitempty" validate:"min=0,max=10000" purposes:"list search_content search_semantic" jsonschema:"Most results to return. Default 0 means the server's default."`
+	Offset              int   `json:"offset,omitempty" validate:"min=0" jsonschema:"Skip this many results (for relationships, documents of target.paths or of a folder); to get the next page, pass the nextOffset of the previous result. Default 0."`
 	IncludeModified     bool  `json:"includeModified,omitempty" purposes:"list search_content" jsonschema:"Also return each entry's last modification time, modified. Default false: list returns path, type and sizeBytes, search_content the path and its matching lines."`
 	IncludeContent      bool  `json:"includeContent,omitempty" purposes:"search_content search_semantic" jsonschema:"Include each file's text, capped, in the results. Default false."`
 	FollowRelationships bool  `json:"followRelationships,omitempty" purposes:"search_semantic" jsonschema:"Also return, in related, the documents one link away from the hits (links, backlinks, frontmatter relations). Default false."`

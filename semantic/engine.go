@@ -230,8 +230,8 @@ func (e *Engine) Status() Progress {
 	return p
 }
 
-// coverage is what an answer given now covers before it reads anything itself.
-func (e *Engine) coverage() Coverage {
+// Coverage is what an answer given now covers before it reads anything itself.
+func (e *Engine) Coverage() Coverage {
 	st := e.Status()
 	cv := Coverage{Complete: st.Complete, Indexed: st.Done, Total: st.Total,
 		Counting: st.Phase == PhaseOpening || st.Phase == PhaseCounting, Left: st.Left}
@@ -719,7 +719,7 @@ func (e *Engine) Search(ctx context.Context, q fulltext.Query, follow bool) (Res
 	deadline := time.Now().Add(ScanBudget)
 	e.awaitOpen(ctx, deadline)
 	indexed := e.done.Load() // before the index is read: see eachUnindexed
-	out := Results{Coverage: e.coverage()}
+	out := Results{Coverage: e.Coverage()}
 	if ix := e.index(); ix != nil {
 		// Snippets are made only for the hits returned, after the re-check.
 		hits, total, err := ix.SearchChecked(ctx, q, e.current, want)
@@ -944,9 +944,9 @@ func (e *Engine) LinksInto(name string) []markdown.Backlink {
 	return out
 }
 
-// MovedDocuments lists the indexed documents that a move of name takes along: name itself, or every
-// document below it when it is a folder.
-func (e *Engine) MovedDocuments(name string) []string { return e.under(name) }
+// Documents lists the indexed documents at name, sorted: name itself, or every document below it
+// when it is a folder (what a move of it takes along).
+func (e *Engine) Documents(name string) []string { return e.under(name) }
 
 // under lists the indexed documents at or below name, sorted.
 func (e *Engine) under(name string) []string {

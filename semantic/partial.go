@@ -220,14 +220,14 @@ func mergeHits(indexed, scanned []fulltext.Hit, want int) []fulltext.Hit {
 // graph is loaded from the index while the build walks the tree, and until then a file the index
 // holds may have links the graph does not know. It waits for that load within its budget.
 func (e *Engine) ReadLinksTo(ctx context.Context, name string) Coverage {
-	if cv := e.coverage(); cv.Complete {
+	if cv := e.Coverage(); cv.Complete {
 		return cv
 	}
 	deadline := time.Now().Add(ScanBudget)
 	if e.index() != nil {
 		await(ctx, e.graphLoaded, deadline)
 	}
-	cv := e.coverage()
+	cv := e.Coverage()
 	if cv.Complete {
 		return cv
 	}

@@ -38,7 +38,7 @@ func (s *Server) holdLinks(old, dest string) linkCheck {
 		return p
 	}
 	var c linkCheck
-	for _, from := range append(s.linkedFrom(old), e.MovedDocuments(old)...) {
+	for _, from := range append(s.linkedFrom(old), e.Documents(old)...) {
 		rel, ok := e.Relations(from)
 		if !ok {
 			continue

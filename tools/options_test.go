@@ -369,6 +369,9 @@ func searcherOptions() optionTable {
 		"search_semantic options.followRelationships": {set: map[string]any{"options.followRelationships": true}},
 		"search_semantic queries":                     {set: map[string]any{"queries": []string{"gamma"}}, also: map[string]any{"target.query": "zzqxv"}},
 		"relationships target.path":                   {set: map[string]any{"target.path": "docs/sub.md"}},
+		"relationships target.paths":                  {set: map[string]any{"target.path": "", "target.paths": []string{"top.md", "docs/sub.md"}}},
+		// The root holds more than one document; offset pages a folder's.
+		"relationships options.offset": {set: map[string]any{"options.offset": 1}, also: map[string]any{"target.path": "."}},
 	}
 	for field, c := range none {
 		for _, purpose := range []string{"list", "search_content", "search_semantic"} {
@@ -393,6 +396,7 @@ func searcherOptions() optionTable {
 		cases: cases,
 		refuse: map[string]map[string]any{
 			"target.query":                    {"target.query": "needle"},
+			"target.paths":                    {"target.paths": []string{"top.md"}},
 			"target.criteria.content":         {"target.criteria.content": "needle"},
 			"target.criteria.extension":       {"target.criteria.extension": []string{"md"}},
 			"target.criteria.name":            {"target.criteria.name": "*.md"},

@@ -66,7 +66,7 @@ func (s *Server) relink(ctx context.Context, old, dest string, dry, keepText boo
 		}
 		note(from, rw)
 	}
-	for _, p := range e.MovedDocuments(old) {
+	for _, p := range e.Documents(old) {
 		now := dest + p[len(old):] // where p is after the move
 		at := now
 		if dry {

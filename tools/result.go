@@ -139,8 +139,15 @@ type SearcherResult struct {
 	ScannedFiles  *int           `json:"scannedFiles,omitempty" jsonschema:"search_semantic while the index is incomplete: files not yet indexed that this search read directly (ranked roughly)"`
 	Message       string         `json:"message,omitempty" jsonschema:"while the index is incomplete: what this answer covers, and when to search again for the complete ranking"`
 	// relationships
+	Outline []HeadingEntry `json:"outline,omitempty" jsonschema:"relationships of one document: its headings"`
+	DocumentLinks
+	Documents []DocumentEntry `json:"documents,omitempty" jsonschema:"relationships of several documents (target.paths, or a folder at target.path): one entry per document, in order, each with its own success or error"`
+	Metadata  Meta            `json:"metadata" validate:"required" jsonschema:"facts about the call"`
+}
+
+// DocumentLinks is what relationships tells of a document: its title, links and backlinks.
+type DocumentLinks struct {
 	Title     string          `json:"title,omitempty" jsonschema:"relationships: the document's title"`
-	Outline   []HeadingEntry  `json:"outline,omitempty" jsonschema:"relationships: the document's headings"`
 	Links     []LinkEntry     `json:"links,omitempty" jsonschema:"relationships: every outgoing link, resolved inside the root"`
 	Backlinks []BacklinkEntry `json:"backlinks,omitempty" jsonschema:"relationships: the links to this document from others"`
 	Broken    []LinkEntry     `json:"broken,omitempty" jsonschema:"relationships: outgoing links whose target is missing or outside the root"`
@@ -148,7 +155,14 @@ type SearcherResult struct {
 	Aliases   []string        `json:"aliases,omitempty" jsonschema:"relationships: other names of the document"`
 	Parent    []string        `json:"parent,omitempty" jsonschema:"relationships: parent documents (frontmatter parent, else links to a folder above)"`
 	Children  []string        `json:"children,omitempty" jsonschema:"relationships: child documents (frontmatter children, else links into a folder below)"`
-	Metadata  Meta            `json:"metadata" validate:"required" jsonschema:"facts about the call"`
+}
+
+// DocumentEntry is one document of a relationships call over several: its links and backlinks,
+// without the outline and related list a call about it alone returns.
+type DocumentEntry struct {
+	Path string `json:"path" validate:"required" jsonschema:"the document, root-relative; for a path outside the root, its place such as target.paths[2]"`
+	Status
+	DocumentLinks
 }
 
 // LinkRewrite is one link a move rewrote, or would rewrite with dryRun.

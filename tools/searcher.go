@@ -44,7 +44,8 @@ func searcherTool() mcp.Tool {
 			"Results are sorted by path and capped by options.maxResults; when truncated, pass nextOffset back as options.offset. "+
 			"purpose \"search_semantic\" ranks the documents under target.path for target.query: full-text search (BM25) over sections, titles, headings, tags and aliases "+
 			"(no neural embeddings), with each hit's best section, line and a snippet; it matches words, not meaning, so add up to 8 paraphrases in queries using the words the documents would likely use (feature or command names, technical terms, synonyms), options.followRelationships for documents one link away. "+
-			"purpose \"relationships\" describes the document at target.path: outline, links, backlinks, broken links, tags and frontmatter relations. "+
+			"purpose \"relationships\" describes the document at target.path: outline, links, backlinks, broken links, tags and frontmatter relations; "+
+			"for several documents at once (target.paths, up to 20, or a folder as target.path) it answers in documents with each one's links, backlinks and broken links, 20 documents or 64 KB per page. "+
 			"Its backlinks are every link to the document in any form (wiki-links by name, alias or path, embeds, markdown links with %20 or relative paths, frontmatter), "+
 			"each with the line it is on, so a text search for other spellings adds nothing and the links can be edited without reading each file. "+
 			"A field the purpose does not take is refused with INVALID_ARGUMENT naming it; each field's description says which purposes take it."),
@@ -64,6 +65,9 @@ func (s *Server) discover(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(in.Target.Paths) > 0 {
+		return s.pathsRelations(ctx, c, in)
+	}
 	name, e, err := s.lookup(in.Target.Path)
 	c.path = name
 	if err != nil {
@@ -77,11 +81,12 @@ func (s *Server) discover(ctx context.Context, c *call) (any, error) {
 	switch in.Purpose {
 	case "search_semantic":
 		return s.searchSemantic(ctx, c, in, name)
-	case "relationships":
-		return s.relationships(ctx, c, name)
 	}
 	if infoErr != nil {
 		return nil, infoErr
+	}
+	if in.Purpose == "relationships" {
+		return s.relationships(ctx, c, in, name, info.Type == fsroot.TypeDir)
 	}
 	if info.Type != fsroot.TypeDir && in.Purpose == "list" {
 		return nil, fsroot.ErrNotDir

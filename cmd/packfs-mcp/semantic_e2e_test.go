@@ -203,6 +203,24 @@ func semanticCases(f *fixture) []toolCase {
 			}
 		}},
 		{name: "relationships of a blocked file", tool: searcher, args: intent("relationships", ".env", nil), code: "PATH_BLOCKED"},
+		{name: "relationships of several documents", tool: searcher, args: map[string]any{"purpose": "relationships",
+			"target": map[string]any{"paths": []string{"notes/glossary.md", ".env", "escape/secret.md", "/etc/passwd"}}}, check: func(t *testing.T, r map[string]any) {
+			got := map[string]any{}
+			for _, d := range r["documents"].([]any) {
+				m := d.(map[string]any)
+				got[m["path"].(string)] = m["code"]
+				if m["path"] == "notes/glossary.md" && (m["success"] != true || len(m["backlinks"].([]any)) == 0) {
+					t.Errorf("the glossary: %v, want its backlinks", m)
+				}
+			}
+			want := map[string]any{"notes/glossary.md": nil, ".env": "PATH_BLOCKED", "escape/secret.md": "PATH_OUTSIDE_ROOT", "target.paths[3]": "PATH_OUTSIDE_ROOT"}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("documents' codes = %v, want %v", got, want)
+			}
+			if strings.Contains(fmt.Sprint(r), "/etc/passwd") {
+				t.Errorf("the answer echoes a host path: %v", r)
+			}
+		}},
 		{name: "relationships outside", tool: searcher, args: intent("relationships", "escape/secret.md", nil), code: "PATH_OUTSIDE_ROOT"},
 		// Read your writes.
 		{name: "create is searchable at once", tool: writer, args: intent("create", "notes/new.md", map[string]any{"content": "# Zanzibarian notes\nA word nobody else uses.\n"})},
@@ -299,6 +317,25 @@ func semanticCases(f *fixture) []toolCase {
 			}
 			if m, _ := json.Marshal(r["mentions"]); !strings.Contains(string(m), `"line":4,"path":"data/settings.json"`) {
 				t.Errorf("mentions = %s, want settings.json's recent files", m)
+			}
+		}},
+		{name: "relationships of the moved folder", tool: searcher, args: intent("relationships", "work/projects", nil), check: func(t *testing.T, r map[string]any) {
+			docs, _ := r["documents"].([]any)
+			if len(docs) == 0 || r["totalFound"] != float64(len(docs)) || r["truncated"] != nil {
+				t.Fatalf("documents = %v, totalFound %v; want every document of the folder in one page", docs, r["totalFound"])
+			}
+			var design map[string]any
+			for _, d := range docs {
+				m := d.(map[string]any)
+				if !strings.HasPrefix(m["path"].(string), "work/projects/") || m["success"] != true {
+					t.Errorf("document %v: want a success under work/projects", m)
+				}
+				if m["path"] == "work/projects/packfs/design.md" {
+					design = m
+				}
+			}
+			if design == nil || design["broken"] != nil || design["backlinks"] == nil {
+				t.Errorf("design.md = %v, want its backlinks and no broken link", design)
 			}
 		}},
 		{name: "no broken links after the folder move", tool: searcher, args: intent("relationships", "work/projects/packfs/design.md", nil), check: func(t *testing.T, r map[string]any) {

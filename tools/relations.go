@@ -1,0 +1,294 @@
+package tools
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/intents"
+	"github.com/packfs/packfs-mcp/markdown"
+	"github.com/packfs/packfs-mcp/semantic"
+)
+
+// MaxDocuments is the most documents one relationships call describes: those of target.paths, or
+// a page of a folder's. Twenty notes' links fit in an answer a model reads whole.
+const MaxDocuments = intents.MaxReadPaths
+
+// relationships describes the document name, or each document in the folder name, which the
+// lookup found to be a folder when isDir.
+func (s *Server) relationships(ctx context.Context, c *call, in intents.Discover, name string, isDir bool) (any, error) {
+	e := s.cfg.Engine
+	if e == nil {
+		return nil, noIndex()
+	}
+	s.notifyIndexProgress(ctx, c)
+	if isDir {
+		return s.folderRelations(ctx, c, in, name)
+	}
+	if in.Options.Offset > 0 {
+		return nil, &intents.FieldError{Field: "options.offset", Rule: "conflict",
+			Message: fmt.Sprintf("options.offset pages the documents of a folder, but %q is a document: remove options.offset", name)}
+	}
+	cv := e.ReadLinksTo(ctx, name)
+	rel, ok := e.Relations(name)
+	if !ok {
+		return nil, notDocument(name)
+	}
+	out := SearcherResult{Status: Status{Success: true}, DocumentLinks: documentLinks(rel, cv)}
+	for _, h := range rel.Outline {
+		out.Outline = append(out.Outline, HeadingEntry{Level: h.Level, Text: h.Text, Anchor: h.Anchor, Line: h.Line})
+	}
+	s.addSources(ctx, out.Backlinks, rel.Backlinks, MaxSources)
+	for _, r := range rel.Related {
+		out.Related = append(out.Related, RelatedEntry{Path: r.Path, Via: r.Via}) // from is the target
+	}
+	out.TotalFound = len(out.Links)
+	relationsState(&out, cv, "this document")
+	out.Metadata = c.meta()
+	return out, nil
+}
+
+func notDocument(name string) error {
+	return newError(CodeNotFound, "%q is not an indexed document (too large, binary, or not text)", name)
+}
+
+// documentLinks is what rel tells of a document, as an answer shows it given cv, what the index
+// covered: while it is incomplete, a link to no document read so far is unresolved, not broken.
+func documentLinks(rel markdown.Relations, cv semantic.Coverage) DocumentLinks {
+	out := DocumentLinks{Title: rel.Title, Tags: rel.Tags, Aliases: rel.Aliases, Parent: rel.Parent, Children: rel.Children}
+	for _, l := range rel.Links {
+		le := linkEntry(l)
+		if !cv.Complete && l.Status == markdown.StatusBroken {
+			le.Status = statusUnresolved // its target may be a file not indexed yet
+		}
+		out.Links = append(out.Links, le)
+	}
+	if cv.Complete {
+		for _, l := range rel.Broken {
+			out.Broken = append(out.Broken, linkEntry(l))
+		}
+	}
+	for _, b := range rel.Backlinks {
+		out.Backlinks = append(out.Backlinks, BacklinkEntry{Path: b.From, Line: b.Line, Kind: string(b.Kind), Text: b.Text})
+	}
+	return out
+}
+
+// pathsRelations describes each document of target.paths from options.offset, each judged by the
+// policy and charged to the rate limiter as a call about it alone would be, with its own success
+// or error.
+func (s *Server) pathsRelations(ctx context.Context, c *call, in intents.Discover) (any, error) {
+	if s.cfg.Engine == nil {
+		return nil, noIndex()
+	}
+	s.notifyIndexProgress(ctx, c)
+	from := min(in.Options.Offset, len(in.Target.Paths))
+	out := s.documents(ctx, len(in.Target.Paths)-from, func(i int) (string, error) {
+		i += from
+		name, err := s.admitDocument(c, in.Target.Paths[i], fmt.Sprintf("target.paths[%d]", i))
+		// A path the policy could not clean is named by its place, never echoed: it may be a host
+		// path outside the root.
+		return cmp.Or(name, fmt.Sprintf("target.paths[%d]", i)), err
+	})
+	return pageOf(out, from, len(in.Target.Paths), c), nil
+}
+
+// admitDocument runs the policy and the rate limiter on raw, the path at field of target.paths, and
+// returns its cleaned name.
+func (s *Server) admitDocument(c *call, raw, field string) (string, error) {
+	name, e, err := s.lookup(raw)
+	if err != nil {
+		return name, err
+	}
+	info, err := e.Info()
+	e.Close()
+	if err != nil {
+		return name, err
+	}
+	if info.Type == fsroot.TypeDir {
+		return name, &callError{code: CodeIsDir, field: field, msg: fmt.Sprintf(
+			"%q is a folder: describe the documents in it with target.path %q, without target.paths", name, name)}
+	}
+	return name, s.charge(c, false)
+}
+
+// folderRelations describes the indexed documents in the folder name and below it, in path order
+// from options.offset.
+func (s *Server) folderRelations(ctx context.Context, c *call, in intents.Discover, name string) (any, error) {
+	all := s.cfg.Engine.Documents(name)
+	from := min(in.Options.Offset, len(all))
+	out := s.documents(ctx, len(all)-from, func(i int) (string, error) { return all[from+i], nil })
+	return pageOf(out, from, len(all), c), nil
+}
+
+// pageOf completes out, the documents from offset from of total, with its count and the offset of
+// the next page.
+func pageOf(out SearcherResult, from, total int, c *call) SearcherResult {
+	out.TotalFound = total
+	if next := from + len(out.Documents); next < total {
+		out.Truncated, out.NextOffset = true, &next
+	}
+	out.Metadata = c.meta()
+	return out
+}
+
+// MaxDocumentsBytes bounds the documents of one relationships answer: a page ends at the document
+// that passes it, or at [MaxDocuments] documents, and the next page starts after it. A page holds
+// at least one document.
+const MaxDocumentsBytes = 64 << 10
+
+// documents describes up to n documents, the i-th named by doc(i) (called only for the documents
+// the page holds), with its own error when doc fails. While the index is being built, the files
+// not yet indexed are read for links to all of them within one [semantic.ScanBudget], not one
+// each.
+func (s *Server) documents(ctx context.Context, n int, doc func(i int) (string, error)) SearcherResult {
+	e := s.cfg.Engine
+	scan, cancel := context.WithTimeout(ctx, semantic.ScanBudget)
+	defer cancel()
+	out := SearcherResult{Status: Status{Success: true}}
+	var (
+		cv      semantic.Coverage
+		done    bool // whether cv holds a document's coverage
+		sources = MaxSources
+		size    int
+	)
+	for i := 0; i < min(n, MaxDocuments) && size < MaxDocumentsBytes; i++ {
+		name, err := doc(i)
+		d := DocumentEntry{Path: name, Status: Status{Success: true}}
+		var rel markdown.Relations
+		if err == nil {
+			dcv := e.ReadLinksTo(scan, name)
+			var ok bool
+			if rel, ok = e.Relations(name); ok {
+				cv, done = merge(cv, dcv, !done), true
+				d.DocumentLinks = documentLinks(rel, dcv)
+				sources -= s.addSources(ctx, d.Backlinks, rel.Backlinks, sources)
+			} else {
+				err = notDocument(name)
+			}
+		}
+		if err != nil {
+			d.Status = failure(err, name)
+		}
+		b, _ := json.Marshal(d)
+		size += len(b)
+		out.Documents = append(out.Documents, d)
+	}
+	if !done {
+		cv = e.Coverage() // none was described: what the index covers tells what the answer lacks
+	}
+	relationsState(&out, cv, "these documents")
+	return out
+}
+
+// merge is what two documents' coverages say together: complete only when both are, and read in
+// full only when both were.
+func merge(a, b semantic.Coverage, first bool) semantic.Coverage {
+	if first {
+		return b
+	}
+	b.Complete = a.Complete && b.Complete
+	b.Unread = a.Unread || b.Unread
+	b.Scanned += a.Scanned
+	return b
+}
+
+// MaxSources is how many backlinks of one answer carry their source line: enough for a note's
+// links to be edited without a read of each linking file, bounded for a hub that hundreds link to.
+const MaxSources = 50
+
+// addSources gives the first n entries the line each link is on, from links, the backlinks they
+// were made from, and returns how many it gave. Each linking document is read once; one that
+// cannot be read now (moved or changed since it was indexed) leaves its entries without a source.
+func (s *Server) addSources(ctx context.Context, entries []BacklinkEntry, links []markdown.Backlink, n int) int {
+	var (
+		from  string
+		lines []string
+	)
+	n = max(0, min(len(entries), n))
+	for i := range entries[:n] {
+		if b := links[i]; b.From != from {
+			from, lines = b.From, nil
+			if src, _, err := s.cfg.Root.ReadFile(ctx, b.From, s.cfg.MaxFileSize); err == nil {
+				lines = strings.Split(string(src), "\n")
+			}
+		}
+		entries[i].Source = sourceLine(lines, links[i])
+	}
+	return n
+}
+
+// Source lines longer than maxSourceBytes are cut to a window around the link: sourceBefore
+// bytes before its target and the rest after.
+const (
+	maxSourceBytes = 160
+	sourceBefore   = 60
+)
+
+// sourceLine returns the line of lines that b is on, trimmed of spaces, or "" when lines does not
+// reach it. A long line is cut around the link's target when b knows where it is, else after its
+// start, and each cut end is marked with "…".
+func sourceLine(lines []string, b markdown.Backlink) string {
+	if b.Line < 1 || b.Line > len(lines) {
+		return ""
+	}
+	line := strings.TrimRight(lines[b.Line-1], "\r")
+	if len(line) <= maxSourceBytes {
+		return strings.TrimSpace(line)
+	}
+	at := 0
+	if b.Start > 0 {
+		lineStart := 0
+		for _, l := range lines[:b.Line-1] {
+			lineStart += len(l) + 1
+		}
+		if off := b.Start - lineStart; off >= 0 && off < len(line) {
+			at = max(0, off-sourceBefore)
+		}
+	}
+	at = min(at, len(line)-maxSourceBytes)
+	for at > 0 && !utf8RuneStart(line[at]) {
+		at--
+	}
+	cut := capString(line[at:], maxSourceBytes)
+	out := strings.TrimSpace(cut)
+	if at > 0 {
+		out = "…" + out
+	}
+	if at+len(cut) < len(line) {
+		out += "…"
+	}
+	return out
+}
+
+// statusUnresolved marks, while the index is being built, a link whose target no document read so
+// far answers to: it may be broken, or lead to a file not indexed yet.
+const statusUnresolved = "unresolved"
+
+// relationsState says, on a relationships result about what, whether the index is complete and,
+// while it is not, what the answer lacks and when to ask again. cv is what
+// [semantic.Engine.ReadLinksTo] read.
+func relationsState(out *SearcherResult, cv semantic.Coverage, what string) {
+	progress, retry := coverageState(out, cv)
+	if cv.Complete {
+		return
+	}
+	backlinks := fmt.Sprintf("the other %d files were read for links to %s, so the backlinks are complete", cv.Scanned, what)
+	if cv.Unread {
+		backlinks = fmt.Sprintf("%d more files were read for links to %s and the rest were not, so backlinks may be missing", cv.Scanned, what)
+	}
+	out.Message = fmt.Sprintf("partial answer: %s; %s. "+
+		"Links that no file read so far answers to are \"unresolved\" rather than broken. Ask again in about %s for the complete answer.",
+		progress, backlinks, roundUp(retry))
+}
+
+func linkEntry(l markdown.Resolved) LinkEntry {
+	e := LinkEntry{Target: l.Target, Fragment: l.Fragment, Kind: string(l.Kind), Status: string(l.Status), Line: l.Line, Text: l.Text}
+	if l.Status == markdown.StatusInternal {
+		e.To = l.To
+	}
+	return e
+}
