@@ -198,6 +198,17 @@ func Resolve(from string, l Link, names *Names, exists func(path string) bool) R
 	return r
 }
 
+// ByName reports whether r reached its document by name, as a wiki link whose target is not the
+// document's path does: a document of that name nearer to the link, had it been known, would
+// have taken its place.
+func (r Resolved) ByName() bool {
+	if r.Status != StatusInternal || !wikiStyle(r.Link) {
+		return false
+	}
+	t := strings.Trim(strings.TrimSpace(r.Target), "/")
+	return t != "" && r.To != t && r.To != t+".md"
+}
+
 // external reports whether l is a URL (any scheme) or a network path, which never leads to a
 // document under the root.
 func external(l Link) bool {

@@ -198,3 +198,38 @@ func FuzzResolve(f *testing.F) {
 		}
 	})
 }
+
+// TestResolvedByName checks which resolved links reached their document by name, so that a
+// nearer document of that name, not known yet, could take its place: wiki links whose target is
+// not the document's path, and never a markdown link, a broken link or a link to the same note.
+func TestResolvedByName(t *testing.T) {
+	names, exists := testNames()
+	wiki := func(target string) Link { return Link{Kind: KindWiki, Target: target} }
+	tests := []struct {
+		name string
+		from string
+		link Link
+		want bool
+	}{
+		{"wiki by name", "other/x.md", wiki("Note"), true},
+		{"wiki by other case", "Home.md", wiki("home"), true},
+		{"wiki alias", "Home.md", wiki("alpha"), true},
+		{"wiki partial path", "Home.md", wiki("c/Note"), true},
+		{"frontmatter wiki", "x.md", Link{Kind: KindFrontmatter, Rel: "related", Target: "Note", Text: FrontmatterWiki}, true},
+		{"wiki image by name", "Home.md", Link{Kind: KindEmbed, Rel: RelWiki, Target: "img.png"}, true},
+		{"wiki full path", "notes/a.md", wiki("folder/Note"), false},
+		{"wiki path with extension", "Home.md", wiki("x.md"), false},
+		{"wiki same document", "notes/a.md", Link{Kind: KindWiki, Fragment: "H"}, false},
+		{"wiki missing", "notes/a.md", wiki("Nobody"), false},
+		{"markdown", "notes/a.md", Link{Kind: KindMarkdown, Target: "Note.md"}, false},
+		{"markdown embed", "notes/a.md", Link{Kind: KindEmbed, Target: "../other/img.png"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Resolve(tt.from, tt.link, names, checked(t, exists))
+			if got := r.ByName(); got != tt.want {
+				t.Errorf("ByName() = %v, want %v, for %+v", got, tt.want, r)
+			}
+		})
+	}
+}

@@ -61,8 +61,12 @@ func documentLinks(rel markdown.Relations, cv semantic.Coverage) DocumentLinks {
 	out := DocumentLinks{Title: rel.Title, Tags: rel.Tags, Aliases: rel.Aliases, Parent: rel.Parent, Children: rel.Children}
 	for _, l := range rel.Links {
 		le := linkEntry(l)
-		if !cv.Complete && l.Status == markdown.StatusBroken {
+		switch {
+		case cv.Complete:
+		case l.Status == markdown.StatusBroken:
 			le.Status = statusUnresolved // its target may be a file not indexed yet
+		case l.ByName():
+			le.Status = statusProvisional // a nearer document of that name may not be indexed yet
 		}
 		out.Links = append(out.Links, le)
 	}
@@ -268,6 +272,11 @@ func sourceLine(lines []string, b markdown.Backlink) string {
 // far answers to: it may be broken, or lead to a file not indexed yet.
 const statusUnresolved = "unresolved"
 
+// statusProvisional marks, while the index is being built, a link that reached a document by name
+// (see [markdown.Resolved.ByName]): a document of that name nearer to the link may not be indexed
+// yet, and would take its place.
+const statusProvisional = "provisional"
+
 // relationsState says, on a relationships result about what, whether the index is complete and,
 // while it is not, what the answer lacks and when to ask again. cv is what
 // [semantic.Engine.ReadLinksTo] read.
@@ -281,7 +290,7 @@ func relationsState(out *SearcherResult, cv semantic.Coverage, what string) {
 		backlinks = fmt.Sprintf("%d more files were read for links to %s and the rest were not, so backlinks may be missing", cv.Scanned, what)
 	}
 	out.Message = fmt.Sprintf("partial answer: %s; %s. "+
-		"Links that no file read so far answers to are \"unresolved\" rather than broken. Ask again in about %s for the complete answer.",
+		"Links that no file read so far answers to are \"unresolved\" rather than broken, and links that reached a document by name are \"provisional\": a nearer one of that name may not be indexed yet. Ask again in about %s for the complete answer.",
 		progress, backlinks, roundUp(retry))
 }
 

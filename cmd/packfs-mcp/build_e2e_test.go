@@ -31,7 +31,10 @@ func TestSearchWhileIndexing(t *testing.T) {
 	}
 	// The document sought lies last in walk order, named by the query.
 	must(t, os.MkdirAll(filepath.Join(root, "zz"), 0o755))
-	must(t, os.WriteFile(filepath.Join(root, "zz", "wombat.md"), []byte("# Wombats\nWombats dig burrows. See [[page00001]].\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(root, "zz", "wombat.md"), []byte("# Wombats\nWombats dig burrows. See [[page00001]] and [[den]].\n"), 0o644))
+	// Two notes named den: the one beside wombat.md, walked last, is the one its link means.
+	must(t, os.WriteFile(filepath.Join(root, "d000", "den.md"), []byte("# A far den\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(root, "zz", "den.md"), []byte("# The near den\n"), 0o644))
 	s := startOn(t, &fixture{dir: dir, root: root, outside: filepath.Join(dir, "none"), pwned: filepath.Join(dir, "none")},
 		[]string{"HOME=" + dir}, "--index-dir", filepath.Join(dir, "index"))
 
@@ -73,6 +76,19 @@ func TestSearchWhileIndexing(t *testing.T) {
 		rel, isErr := s.call(searcher, map[string]any{"purpose": "relationships", "target": map[string]any{"path": "zz/wombat.md"}})
 		if isErr || rel["title"] != "Wombats" {
 			t.Errorf("relationships of a document during the build: %v", rel)
+		}
+		// [[den]] may reach d000/den.md before zz/den.md is indexed: never as a sure link.
+		for _, l := range rel["links"].([]any) {
+			m := l.(map[string]any)
+			if m["target"] != "den" {
+				continue
+			}
+			switch {
+			case rel["indexComplete"] == true && (m["status"] != "internal" || m["to"] != "zz/den.md"):
+				t.Errorf("complete index: [[den]] = %v, want internal to zz/den.md", m)
+			case rel["indexComplete"] != true && m["status"] == "internal":
+				t.Errorf("during the build, [[den]] reached %v by name and is called internal: %v", m["to"], m)
+			}
 		}
 		back, isErr := s.call(searcher, map[string]any{"purpose": "relationships", "target": map[string]any{"path": "d000/page00001.md"}})
 		if isErr {
