@@ -180,13 +180,10 @@ func oneofOf(root reflect.Type, ns string) []string {
 // check asks for exactly one of target.path and target.paths, and refuses preferences that read
 // text by lines alongside target.encoding base64, which returns the whole file's bytes.
 func (a *Access) check() *FieldError {
-	switch {
-	case a.Target.Path == "" && len(a.Target.Paths) == 0:
-		return &FieldError{Field: "target.path", Rule: "required",
-			Message: "target.path is required: send the file's path relative to the root (or, to read several files, target.paths)"}
-	case a.Target.Path != "" && len(a.Target.Paths) > 0:
-		return &FieldError{Field: "target.paths", Rule: "conflict",
-			Message: "target.path and target.paths both name files: send target.paths alone to read several, or target.path alone for one"}
+	if fe := onePath(a.Target.Path, a.Target.Paths,
+		"target.path is required: send the file's path relative to the root (or, to read several files, target.paths)",
+		"target.path and target.paths both name files: send target.paths alone to read several, or target.path alone for one"); fe != nil {
+		return fe
 	}
 	if a.Target.Encoding != "base64" {
 		return nil
@@ -208,6 +205,18 @@ func (a *Access) check() *FieldError {
 	return nil
 }
 
+// onePath asks for exactly one of target.path (p) and target.paths (ps), refusing neither with the
+// message required and both with conflict.
+func onePath(p string, ps []string, required, conflict string) *FieldError {
+	switch {
+	case p == "" && len(ps) == 0:
+		return &FieldError{Field: "target.path", Rule: "required", Message: required}
+	case p != "" && len(ps) > 0:
+		return &FieldError{Field: "target.paths", Rule: "conflict", Message: conflict}
+	}
+	return nil
+}
+
 // check applies the rules of [Discover] that depend on its purpose.
 func (d *Discover) check() *FieldError {
 	switch d.Purpose {
@@ -217,13 +226,10 @@ func (d *Discover) check() *FieldError {
 				Message: "target.query is required when purpose is " + d.Purpose + ": send the text to search for"}
 		}
 	case "relationships":
-		switch {
-		case d.Target.Path == "" && len(d.Target.Paths) == 0:
-			return &FieldError{Field: "target.path", Rule: "required",
-				Message: "target.path is required when purpose is relationships: send the document's path (a folder, or \".\" for the root, describes the documents in it; target.paths names several)"}
-		case d.Target.Path != "" && len(d.Target.Paths) > 0:
-			return &FieldError{Field: "target.paths", Rule: "conflict",
-				Message: "target.path and target.paths both name documents: send target.paths alone for several, or target.path alone for one document or a folder"}
+		if fe := onePath(d.Target.Path, d.Target.Paths,
+			"target.path is required when purpose is relationships: send the document's path (a folder, or \".\" for the root, describes the documents in it; target.paths names several)",
+			"target.path and target.paths both name documents: send target.paths alone for several, or target.path alone for one document or a folder"); fe != nil {
+			return fe
 		}
 	}
 	if d.Options.MaxDepth > 0 && !d.Recursive() {
