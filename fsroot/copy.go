@@ -26,11 +26,11 @@ import (
 //
 // Without overwrite, the copy is linked to name as [Root.CreateFile]
 // links, exclusively: any entry at name, a dangling link included, gives
-// [fs.ErrExist]. With overwrite, name is reached as [Root.WriteFile]
-// reaches it: an existing regular file (or a link inside the root to one)
-// is replaced, a directory gives [ErrIsDir], a dangling link, a special
-// file or a file with more than one hard link are refused as WriteFile
-// refuses them. The parent must exist.
+// [fs.ErrExist]. With overwrite, it is renamed over whatever is at name as
+// [Root.Rename] renames: a symbolic link is replaced, never followed or
+// written through, a file with other hard links keeps its content under
+// its other names, and a directory gives [ErrIsDir]. The parent must
+// exist.
 //
 // At most max bytes are copied (max <= 0 means [DefaultMaxFileSize]): a
 // larger source gives [ErrTooLarge], from its size before anything is
@@ -60,18 +60,9 @@ func (r *Root) CopyFile(ctx context.Context, src *Entry, name string, overwrite 
 	if info.Size > max {
 		return "", 0, src.r.pathErr("read", src.name, ErrTooLarge)
 	}
-	target := name
-	if overwrite {
-		e, err := r.writeTarget(name, false)
-		if err != nil {
-			return "", 0, r.pathErr("copy", name, err)
-		}
-		target = e.path
-		e.Close()
-	}
 	// As in CreateFile, the temporary file lives and dies in one
 	// directory handle.
-	d, err := r.root.OpenRoot(path.Dir(target))
+	d, err := r.root.OpenRoot(path.Dir(name))
 	if err != nil {
 		return "", 0, r.pathErr("copy", name, err)
 	}
@@ -99,12 +90,17 @@ func (r *Root) CopyFile(ctx context.Context, src *Entry, name string, overwrite 
 	}
 	defer r.done(tmp)
 	if overwrite {
-		err = d.Rename(tmp, path.Base(target))
+		err = d.Rename(tmp, path.Base(name))
 		if err != nil {
 			d.Remove(tmp)
+			// A rename replaces anything but a directory, which os
+			// refuses as existing.
+			if err = r.cause(err); errors.Is(err, fs.ErrExist) {
+				err = withCause(ErrIsDir, err)
+			}
 		}
 	} else {
-		err = d.Link(tmp, path.Base(target))
+		err = d.Link(tmp, path.Base(name))
 		d.Remove(tmp)
 	}
 	if err != nil {

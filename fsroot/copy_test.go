@@ -24,9 +24,10 @@ func TestCopyFile(t *testing.T) {
 		overwrite bool
 		max       int64
 		want      error
-		wantPath  string      // the name the error carries: src's or dst's
-		mode      fs.FileMode // of the copy
-		through   string      // the file the copy lands in, when not dst
+		wantPath  string            // the name the error carries: src's or dst's
+		mode      fs.FileMode       // of the copy
+		through   string            // the file the copy lands in, when not dst
+		after     map[string]string // other files and their content after the copy
 	}{
 		{name: "new", src: "s.md", dst: "c.md", mode: 0o644},
 		{name: "keeps the permission bits", src: "s.md", dst: "c.md", mode: 0o640,
@@ -42,12 +43,14 @@ func TestCopyFile(t *testing.T) {
 		{name: "dangling link outside", entries: []string{"x => {base}/pwned"}, src: "s.md", dst: "x", want: fs.ErrExist, wantPath: "x"},
 		{name: "overwrite a file", entries: []string{"c.md=old"}, src: "s.md", dst: "c.md", overwrite: true, mode: 0o644},
 		{name: "overwrite where nothing is", src: "s.md", dst: "c.md", overwrite: true, mode: 0o644},
-		{name: "overwrite through an inner link keeps it", entries: []string{"t.md=old", "c.md => t.md"}, src: "s.md", dst: "c.md", overwrite: true, mode: 0o644, through: "t.md"},
+		{name: "overwrite an inner link replaces the link", entries: []string{"t.md=old", "c.md => t.md"}, src: "s.md", dst: "c.md", overwrite: true, mode: 0o644,
+			after: map[string]string{"t.md": "old"}},
 		{name: "overwrite a dir", entries: []string{"c/"}, src: "s.md", dst: "c", overwrite: true, want: ErrIsDir, wantPath: "c"},
-		{name: "overwrite a dangling link", entries: []string{"x => missing"}, src: "s.md", dst: "x", overwrite: true, want: ErrNotRegular, wantPath: "x"},
-		{name: "overwrite a link out", entries: []string{"x => ../outside/secret.txt"}, src: "s.md", dst: "x", overwrite: true, want: ErrEscapes, wantPath: "x"},
-		{name: "overwrite a hard link", entries: []string{"c.md=old"}, src: "s.md", dst: "c.md", overwrite: true, want: ErrHardLink, wantPath: "c.md",
-			setup: func(t *testing.T, root string) { link(t, filepath.Join(root, "c.md"), filepath.Join(root, "c2.md")) }},
+		{name: "overwrite a dangling link replaces the link", entries: []string{"x => {base}/pwned"}, src: "s.md", dst: "x", overwrite: true, mode: 0o644},
+		{name: "overwrite a link out replaces the link", entries: []string{"x => ../outside/secret.txt"}, src: "s.md", dst: "x", overwrite: true, mode: 0o644},
+		{name: "overwrite a hard link replaces one name", entries: []string{"c.md=old"}, src: "s.md", dst: "c.md", overwrite: true, mode: 0o644,
+			setup: func(t *testing.T, root string) { link(t, filepath.Join(root, "c.md"), filepath.Join(root, "c2.md")) },
+			after: map[string]string{"c2.md": "old"}},
 		{name: "missing parent", src: "s.md", dst: "nope/c.md", want: fs.ErrNotExist, wantPath: "nope/c.md"},
 		{name: "parent out", entries: []string{"out => ../outside"}, src: "s.md", dst: "out/c.md", want: ErrEscapes, wantPath: "out/c.md"},
 		{name: "onto the root", src: "s.md", dst: ".", overwrite: true, want: ErrIsRoot, wantPath: "."},
@@ -110,6 +113,11 @@ func TestCopyFile(t *testing.T) {
 				}
 				if st, _ := fi.Sys().(*syscall.Stat_t); st != nil && st.Nlink != 1 {
 					t.Errorf("the copy has %d links, want 1", st.Nlink)
+				}
+				for name, want := range tt.after {
+					if b, err := os.ReadFile(filepath.Join(root, name)); err != nil || string(b) != want {
+						t.Errorf("%s = %q, %v; want %q", name, b, err, want)
+					}
 				}
 			}
 			if tmp := tempFiles(t, base); len(tmp) > 0 {
