@@ -351,6 +351,10 @@ func TestUnreadable(t *testing.T) {
 	must(t, os.Chmod(filepath.Join(f.root, "notes/b.md"), 0))
 	must(t, os.Chmod(filepath.Join(f.root, "full"), 0))
 	t.Cleanup(func() { os.Chmod(filepath.Join(f.root, "full"), 0o755) })
+	must(t, os.MkdirAll(filepath.Join(f.root, "box", "locked"), 0o755))
+	must(t, os.WriteFile(filepath.Join(f.root, "box", "open.md"), []byte("open\n"), 0o644))
+	must(t, os.Chmod(filepath.Join(f.root, "box", "locked"), 0))
+	t.Cleanup(func() { os.Chmod(filepath.Join(f.root, "box", "locked"), 0o755) })
 	s := startUnprivileged(t, f, "--allow-write", "--no-index")
 	runCases(t, s, []toolCase{
 		{name: "file", tool: reader, args: access("read", "notes/b.md"), code: "ACCESS_DENIED", check: func(t *testing.T, r map[string]any) {
@@ -361,6 +365,15 @@ func TestUnreadable(t *testing.T) {
 		{name: "edit a file", tool: writer, args: intent("edit", "notes/b.md", map[string]any{"edits": []map[string]any{{"oldText": "see", "newText": "saw"}}}), code: "ACCESS_DENIED"},
 		{name: "folder", tool: searcher, args: intent("list", "full", nil), code: "ACCESS_DENIED"},
 		{name: "file in a folder", tool: reader, args: access("read", "full/inner.md"), code: "ACCESS_DENIED"},
+		{name: "copy a file", tool: writer, args: copyOf("notes/b.md", "b2.md", nil), code: "ACCESS_DENIED"},
+		{name: "copy a folder", tool: writer, args: copyOf("full", "full2", map[string]any{"recursive": true}), code: "ACCESS_DENIED"},
+		{name: "copy a folder holding one", tool: writer, args: copyOf("box", "box2", map[string]any{"recursive": true}), code: "ACCESS_DENIED",
+			check: func(t *testing.T, r map[string]any) {
+				// A copy without the folder it cannot read would lose what that folder holds.
+				if _, err := os.Lstat(filepath.Join(f.root, "box2")); err == nil || !strings.Contains(r["error"].(string), `"box/locked"`) {
+					t.Errorf("want nothing copied and box/locked named: %v", r)
+				}
+			}},
 		{name: "search goes past them", tool: searcher, args: intent("search_content", ".", map[string]any{"target": map[string]any{"path": ".", "query": "hello"}}), check: func(t *testing.T, r map[string]any) {
 			if got := paths(r); !slices.Contains(got, "notes/a.md") || slices.Contains(got, "notes/b.md") {
 				t.Errorf("search found %v, want notes/a.md and not the unreadable notes/b.md", got)
