@@ -33,6 +33,12 @@ const (
 // The name is recorded in r.writing until the caller calls r.done, so
 // [Root.CleanTemp] running meanwhile leaves it alone.
 func (r *Root) writeTemp(ctx context.Context, d *os.Root, perm fs.FileMode, chunks ...[]byte) (string, error) {
+	return r.writeTempWith(d, perm, func(f *os.File) error { return writeAll(ctx, f, chunks) })
+}
+
+// writeTempWith is writeTemp with the content written by fill, which
+// writes to the new file and checks the context itself.
+func (r *Root) writeTempWith(d *os.Root, perm fs.FileMode, fill func(f *os.File) error) (string, error) {
 	tmp := TempPrefix + rand.Text()
 	r.writing.Store(tmp, struct{}{})
 	f, err := d.OpenFile(tmp, tempFlags, 0o600)
@@ -40,7 +46,7 @@ func (r *Root) writeTemp(ctx context.Context, d *os.Root, perm fs.FileMode, chun
 		r.done(tmp)
 		return "", err
 	}
-	err = writeAll(ctx, f, chunks)
+	err = fill(f)
 	if err == nil {
 		err = f.Chmod(perm) // on the handle: the name could be swapped
 	}

@@ -256,10 +256,10 @@ func (u *Update) check() *FieldError {
 			return &FieldError{Field: "edits", Rule: "required",
 				Message: `edits is required when purpose is edit: send at least one {"oldText": ..., "newText": ...}`}
 		}
-	case "move":
+	case "move", "copy":
 		if u.Target.Destination == "" {
 			return &FieldError{Field: "target.destination", Rule: "required",
-				Message: "target.destination is required when purpose is move: send the new path"}
+				Message: "target.destination is required when purpose is " + u.Purpose + ": send the new path"}
 		}
 	}
 	if u.Options.LinkText != "" && !u.Options.PreserveRelationships {

@@ -113,11 +113,11 @@ func (d *Discover) Depth() int {
 	return d.Options.MaxDepth
 }
 
-// Update is the writer tool's intent: create, change, delete or move a file
-// or directory. Which fields are required depends on Purpose; [Decode]
+// Update is the writer tool's intent: create, change, delete, move or copy
+// a file or directory. Which fields are required depends on Purpose; [Decode]
 // checks that.
 type Update struct {
-	Purpose string        `json:"purpose" validate:"required,oneof=create update append delete edit move mkdir" jsonschema:"What to do: create a new file, update (replace) a file's content, append to a file, delete a file or directory, edit a file by exact text replacements, move it to target.destination, or mkdir (make) a directory."`
+	Purpose string        `json:"purpose" validate:"required,oneof=create update append delete edit move copy mkdir" jsonschema:"What to do: create a new file, update (replace) a file's content, append to a file, delete a file or directory, edit a file by exact text replacements, move it to target.destination, copy it there, or mkdir (make) a directory."`
 	Target  UpdateTarget  `json:"target" jsonschema:"The file or directory to change."`
 	Content *string       `json:"content,omitempty" purposes:"create update append" jsonschema:"The text to write; required, and it may be empty."`
 	Edits   []Edit        `json:"edits,omitempty" validate:"max=100,dive" purposes:"edit" jsonschema:"Replacements to apply in order, 1 to 100 of them, in up to 20 files; required. If one fails, no file is written."`
@@ -125,10 +125,10 @@ type Update struct {
 }
 
 // UpdateTarget names what an [Update] intent changes. Destination is
-// required for move; [Decode] checks that.
+// required for move and copy; [Decode] checks that.
 type UpdateTarget struct {
 	Path        string `json:"path" validate:"required,max=4096" jsonschema:"Path of the file or directory, relative to the sandbox root."`
-	Destination string `json:"destination,omitempty" validate:"max=4096" purposes:"move" jsonschema:"The new path, relative to the sandbox root; required."`
+	Destination string `json:"destination,omitempty" validate:"max=4096" purposes:"move copy" jsonschema:"The new path, relative to the sandbox root; required."`
 	Version     string `json:"version,omitempty" validate:"max=16" purposes:"update append edit delete move" jsonschema:"The version a read of this file returned (16 hex digits). The write then fails with the code CONFLICT, changing nothing, if the file changed since; a file deleted since gives NOT_FOUND. Not for directories; create needs none, since it fails if the file exists. Default empty: no check."`
 }
 
@@ -146,16 +146,16 @@ type Edit struct {
 }
 
 // UpdateOptions tunes an [Update] intent. The zero value writes atomically,
-// refuses to create missing parent directories, to delete non-empty
-// directories and to overwrite on move, and keeps no backup.
+// refuses to create missing parent directories, to delete or copy non-empty
+// directories and to overwrite on move or copy, and keeps no backup.
 type UpdateOptions struct {
-	CreatePath            bool  `json:"createPath,omitempty" purposes:"create append move" jsonschema:"Create missing parent directories (for move, those of target.destination); mkdir always does. Default false."`
+	CreatePath            bool  `json:"createPath,omitempty" purposes:"create append move copy" jsonschema:"Create missing parent directories (for move and copy, those of target.destination); mkdir always does. Default false."`
 	Backup                bool  `json:"backup,omitempty" purposes:"update append edit delete" jsonschema:"Keep the previous version of the file, outside the sandbox root; refused when deleting a directory or a link. Default false."`
 	Atomic                *bool `json:"atomic,omitempty" jsonschema:"Writes are always atomic, so omit this; true is accepted and false is refused."`
 	PreserveRelationships bool  `json:"preserveRelationships,omitempty" purposes:"move" jsonschema:"Rewrite the markdown and wiki links in other documents (and the moved file's own relative links) so they keep pointing at it; the result lists every file changed, every link rewritten (line, before, after) and the lines of other text files (JSON, YAML, configuration) that name the old path, which it leaves for you to change. After the move it resolves again every link in what moved and in the documents linking to it and reports linksChecked and any linksLost, so no relationships call is needed to check it. With dryRun, what it would do. Refused (NOT_AVAILABLE, nothing moved, with retryAfterMs) while the search index is being built. Default false."`
-	Recursive             bool  `json:"recursive,omitempty" purposes:"delete" jsonschema:"Allow deleting a directory that is not empty. Default false."`
-	Overwrite             bool  `json:"overwrite,omitempty" purposes:"move" jsonschema:"Replace a file that already exists at target.destination. Default false."`
-	DryRun                bool  `json:"dryRun,omitempty" purposes:"edit move" jsonschema:"For edit, return a unified diff of the change and write nothing; for move, report what would move and which links would be rewritten, and change nothing. Default false."`
+	Recursive             bool  `json:"recursive,omitempty" purposes:"delete copy" jsonschema:"Allow deleting a directory that is not empty, or copying a directory. Default false."`
+	Overwrite             bool  `json:"overwrite,omitempty" purposes:"move copy" jsonschema:"Replace a file that already exists at target.destination (copy of a directory: merge into one there). Default false."`
+	DryRun                bool  `json:"dryRun,omitempty" purposes:"edit move copy" jsonschema:"For edit, return a unified diff of the change and write nothing; for move, report what would move and which links would be rewritten, and change nothing; for copy, report what would be copied. Default false."`
 
 	// LinkText "" is "keep"; Decode refuses it without PreserveRelationships.
 	LinkText string `json:"linkText,omitempty" validate:"omitempty,oneof=keep target" purposes:"move" jsonschema:"With preserveRelationships: what a rewritten wiki link shows when the note's name changes. keep (the default) keeps what the reader sees: [[Old]] becomes [[New|Old]]; target shows the new name: [[New]], as Obsidian does. Display text of the link's own, and embeds, are left as they are either way."`

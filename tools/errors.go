@@ -112,6 +112,12 @@ func failure(err error, name string) Status {
 		st.Error += rb.note()
 		return st
 	}
+	var cu *copyUndone
+	if errors.As(err, &cu) {
+		st := failure(cu.err, name)
+		st.Error += cu.note()
+		return st
+	}
 	// The field a CONFLICT names, and whether the call gave the version it compared.
 	vfield, given := "target.version", true
 	var file *fileError

@@ -458,6 +458,12 @@ func writerOptions() optionTable {
 		"move options.overwrite":             {set: map[string]any{"options.overwrite": true}, also: map[string]any{"target.destination": "b.md"}},
 		"edit options.dryRun":                {set: map[string]any{"options.dryRun": true}},
 		"move options.dryRun":                {set: map[string]any{"options.dryRun": true}},
+		"copy target.path":                   {set: map[string]any{"target.path": "b.md"}},
+		"copy target.destination":            {set: map[string]any{"target.destination": "elsewhere.md"}},
+		"copy options.createPath":            {set: map[string]any{"options.createPath": true}, also: map[string]any{"target.destination": "sub/copied.md"}},
+		"copy options.overwrite":             {set: map[string]any{"options.overwrite": true}, also: map[string]any{"target.destination": "b.md"}},
+		"copy options.dryRun":                {set: map[string]any{"options.dryRun": true}},
+		"copy options.recursive":             {set: map[string]any{"options.recursive": true}, also: map[string]any{"target.path": "dir", "target.destination": "dircopy"}},
 		// wiki.md's [[a]] becomes [[moved|a]], or with "target" [[moved]].
 		"move options.linkText": {set: map[string]any{"options.linkText": "target"}, also: map[string]any{"options.preserveRelationships": true}},
 	}
@@ -472,6 +478,7 @@ func writerOptions() optionTable {
 			"edit":   write("edit", "a.md", map[string]any{"edits": []any{map[string]any{"oldText": "x", "newText": "y"}}}),
 			"delete": write("delete", "b.md", nil),
 			"move":   {"purpose": "move", "target": map[string]any{"path": "a.md", "destination": "moved.md"}},
+			"copy":   {"purpose": "copy", "target": map[string]any{"path": "a.md", "destination": "copied.md"}},
 			"mkdir":  write("mkdir", "newdir", nil),
 		},
 		cases: cases,

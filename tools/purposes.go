@@ -46,6 +46,10 @@ var purposes = []Purpose{
 	{Name: "delete", Tool: WriterName, Permission: security.PermWrite, Cost: security.CostMedium, NeedsIndex: true},
 	{Name: "edit", Tool: WriterName, Permission: security.PermWrite, Cost: security.CostMedium},
 	{Name: "move", Tool: WriterName, Permission: security.PermWrite, Cost: security.CostMedium, NeedsIndex: true},
+	// copy needs write alone, as move does: it makes no content readable that read permission
+	// guards, since what it writes stays under the same policy. Copying a folder walks a whole tree.
+	{Name: "copy", Tool: WriterName, Permission: security.PermWrite, Cost: security.CostMedium,
+		RecursiveCost: security.CostHeavy},
 	{Name: "mkdir", Tool: WriterName, Permission: security.PermWrite, Cost: security.CostMedium},
 }
 

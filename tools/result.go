@@ -197,15 +197,21 @@ type EditedFile struct {
 	Backup       string `json:"backup,omitempty" jsonschema:"with options.backup: its backup's name"`
 }
 
+// CopySkip is an entry of a copied folder that was not copied.
+type CopySkip struct {
+	Path   string `json:"path" validate:"required" jsonschema:"root-relative path"`
+	Reason string `json:"reason" validate:"required" jsonschema:"why it was not copied"`
+}
+
 // WriterResult is what packfs-file-writer returns.
 type WriterResult struct {
 	Status
 	Path         string   `json:"path,omitempty" jsonschema:"root-relative path that was written, deleted or created"`
-	Destination  string   `json:"destination,omitempty" jsonschema:"move: the root-relative path the entry now has"`
+	Destination  string   `json:"destination,omitempty" jsonschema:"move: the root-relative path the entry now has; copy: the copy's"`
 	Created      bool     `json:"created,omitempty" jsonschema:"true when a new file or directory was created"`
 	Deleted      bool     `json:"deleted,omitempty" jsonschema:"true when the entry was removed"`
 	BytesWritten *int     `json:"bytesWritten,omitempty" jsonschema:"size of the file after the write"`
-	Version      string   `json:"version,omitempty" jsonschema:"create, update, append, edit of one file: the file's version after the write (with dryRun, its version now), for target.version of the next write"`
+	Version      string   `json:"version,omitempty" jsonschema:"create, update, append, edit of one file, copy of a file: the file's version after the write (with dryRun, its version now), for target.version of the next write"`
 	Replacements *int     `json:"replacements,omitempty" jsonschema:"edit: how many occurrences were replaced, in all files"`
 	Diff         string   `json:"diff,omitempty" jsonschema:"edit, and append of at most 4 KB: unified diff of the change, with the lines around it, one per file (with options.dryRun nothing was written)"`
 	DryRun       bool     `json:"dryRun,omitempty" jsonschema:"true when nothing was written"`
@@ -214,6 +220,15 @@ type WriterResult struct {
 	UpdatedFiles []string `json:"updatedFiles,omitempty" jsonschema:"move with preserveRelationships: documents whose links were rewritten (or would be, with dryRun)"`
 	// edit of several files
 	Files []EditedFile `json:"files,omitempty" jsonschema:"edit of several files: each file, target.path's first"`
+	// copy of a folder
+	FilesCopied   *int       `json:"filesCopied,omitempty" jsonschema:"copy of a folder: files copied (with dryRun, that would be)"`
+	FilesReplaced int        `json:"filesReplaced,omitempty" jsonschema:"copy with overwrite: of filesCopied, those that replaced a file"`
+	FoldersCopied *int       `json:"foldersCopied,omitempty" jsonschema:"copy of a folder: folders copied, target.path included"`
+	BytesCopied   *int64     `json:"bytesCopied,omitempty" jsonschema:"copy of a folder: bytes in the files copied"`
+	Skipped       []CopySkip `json:"skipped,omitempty" jsonschema:"copy of a folder: entries not copied, and why; capped (skippedTotal says when)"`
+	SkippedTotal  int        `json:"skippedTotal,omitempty" jsonschema:"only when skipped was cut: entries skipped in all"`
+	HiddenEntries int        `json:"hiddenEntries,omitempty" jsonschema:"copy of a folder: entries the listing hides (blocked names, hard links, links out of the root), not copied"`
+	WouldCopy     []string   `json:"wouldCopy,omitempty" jsonschema:"copy of a folder with dryRun: the first paths it would write"`
 	// move with preserveRelationships
 	Rewrites           []LinkRewrite `json:"rewrites,omitempty" jsonschema:"move with preserveRelationships: each link rewritten (or that would be, with dryRun), by path and line, capped (rewritesTotal says when)"`
 	RewritesTotal      int           `json:"rewritesTotal,omitempty" jsonschema:"only when rewrites was cut: how many links were rewritten (or would be) in all"`

@@ -73,8 +73,9 @@ type Config struct {
 // Server holds the tools' shared state. It is safe for concurrent use.
 type Server struct {
 	cfg Config
-	// beforeWrite, if set, runs before an edit writes each of its files: tests change files there,
-	// as a person saving at that moment would, to make a write, and the restore after it, fail.
+	// beforeWrite, if set, runs before an edit writes each of its files, and before a folder copy
+	// copies each file: tests change files there, as a person saving at that moment would, to make
+	// a write, and the restore after it, fail.
 	beforeWrite func(name string)
 }
 

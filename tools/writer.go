@@ -25,7 +25,8 @@ func writerTool() mcp.Tool {
 			"\"edit\" applies edits [{oldText, newText, replaceAll?, path?}] in order, where each oldText must match exactly once "+
 			"(copy it from the file; options.dryRun returns the unified diff without writing); an edit's path edits another file than target.path (up to 20 files a call, all written or none); "+
 			"\"delete\" removes a file or an empty folder (options.recursive for a full one); "+
-			"\"move\" renames target.path to target.destination (options.overwrite to replace a file there); \"mkdir\" makes a folder and its parents. "+
+			"\"move\" renames target.path to target.destination (options.overwrite to replace a file there); "+
+			"\"copy\" copies it there (a folder needs options.recursive; links in it are not followed); \"mkdir\" makes a folder and its parents. "+
 			"options.backup (update, append, edit, delete of a file) keeps the previous version in the server's backup store, outside the root. "+
 			"To keep a change made since you read a file (by a person in an editor), pass the version the read returned as target.version: "+
 			"the write then fails with CONFLICT and changes nothing if the file changed since (an update, append or edit of a note of at most 16 KB is answered with its text now, currentContent, to merge into); successful writes return the new version for the next one. "+
@@ -53,7 +54,7 @@ func (s *Server) update(ctx context.Context, c *call) (any, error) {
 	switch in.Purpose {
 	case "mkdir":
 		k = kindDir
-	case "delete", "move":
+	case "delete", "move", "copy":
 		k = kindAny
 	}
 	name, err := s.resolvePath(in.Target.Path, k)
@@ -84,6 +85,8 @@ func (s *Server) update(ctx context.Context, c *call) (any, error) {
 		err = s.remove(ctx, name, in.Target.Version, in.Options, &out)
 	case "move":
 		err = s.move(ctx, name, in, &out)
+	case "copy":
+		err = s.copy(ctx, in, &out)
 	case "mkdir":
 		err = s.mkdir(name, &out)
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -49,6 +50,7 @@ func extras(t *testing.T, f *fixture) {
 		"stdin.md":   "/dev/stdin",
 		"environ.md": "/proc/self/environ",
 		"link_b.md":  "notes/b.md",
+		"link_c.md":  "notes/crlf.md",
 	} {
 		must(t, os.Symlink(target, filepath.Join(f.root, name)))
 	}
@@ -62,6 +64,24 @@ func extras(t *testing.T, f *fixture) {
 	ln, err := net.Listen("unix", filepath.Join(f.root, "sock.md"))
 	must(t, err)
 	t.Cleanup(func() { ln.Close() })
+	// mixed/ is a folder for the copy cases: one file beside everything a copy must leave out.
+	mixed := filepath.Join(f.root, "mixed")
+	must(t, os.Mkdir(mixed, 0o755))
+	must(t, os.WriteFile(filepath.Join(mixed, "ok.md"), []byte("ok\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(mixed, ".env"), []byte("TOKEN="+marker+"\n"), 0o644))
+	must(t, os.Symlink("../../outside/secret.md", filepath.Join(mixed, "out.md")))
+	must(t, os.Symlink("ok.md", filepath.Join(mixed, "in.md")))
+	must(t, syscall.Mkfifo(filepath.Join(mixed, "fifo.md"), 0o644))
+	ln2, err := net.Listen("unix", filepath.Join(mixed, "sock.md"))
+	must(t, err)
+	t.Cleanup(func() { ln2.Close() })
+	// A device node (/dev/null's numbers) needs CAP_MKNOD: CI runs as root and has it; elsewhere
+	// the device cases are left out, and say so.
+	for _, name := range []string{"dev.md", "mixed/dev.md"} {
+		if err := syscall.Mknod(filepath.Join(f.root, name), syscall.S_IFCHR|0o644, 1<<8|3); err != nil {
+			t.Logf("no device node (%v): the device cases do not run", err)
+		}
+	}
 }
 
 // latin1 is text in ISO 8859-1, which is not valid UTF-8 (case D30): a reader that decoded it would
@@ -79,7 +99,7 @@ func securityCases(f *fixture) []toolCase {
 		return map[string]any{"purpose": "move", "target": map[string]any{"path": from, "destination": to}, "options": map[string]any{"overwrite": overwrite}}
 	}
 	create := func(p string) map[string]any { return intent("create", p, map[string]any{"content": "x"}) }
-	return []toolCase{
+	cases := []toolCase{
 		// A. Lexical.
 		{name: "A1 ../x", tool: reader, args: access("read", "../outside/secret.md"), code: "PATH_OUTSIDE_ROOT"},
 		{name: "A1 a/../../x", tool: reader, args: access("read", "notes/../../outside/secret.md"), code: "PATH_OUTSIDE_ROOT"},
@@ -204,6 +224,79 @@ func securityCases(f *fixture) []toolCase {
 		{name: "I48 unknown argument", tool: searcher, args: map[string]any{"purpose": "list", "target": map[string]any{"path": ".", "glob": "*"}}, code: "INVALID_ARGUMENT"},
 		{name: "I51 errors name only root-relative paths", tool: reader, args: access("read", filepath.Join(f.outside, "sub", "deep.md")), code: "PATH_OUTSIDE_ROOT"},
 	}
+	return append(cases, copyCases(f)...)
+}
+
+// copyCases are the attack cases for purpose copy, which reads at one path and writes at another:
+// each end is attacked on its own, and neither may leave the root, reach a special file or slip
+// past the policy.
+func copyCases(f *fixture) []toolCase {
+	dest := func(t *testing.T, r map[string]any) {
+		if r["field"] != "target.destination" {
+			t.Errorf("field = %v, want target.destination", r["field"])
+		}
+	}
+	folder := map[string]any{"recursive": true}
+	cases := []toolCase{
+		{name: "A1 copy to ../x", tool: writer, args: copyOf("notes/a.md", "../outside/copied.md", nil), code: "PATH_OUTSIDE_ROOT", check: dest},
+		{name: "A1 copy to a/../../x", tool: writer, args: copyOf("notes/a.md", "notes/../../copied.md", nil), code: "PATH_OUTSIDE_ROOT", check: dest},
+		{name: "A1 copy a folder to ../x", tool: writer, args: copyOf("notes", "../outside/notes", folder), code: "PATH_OUTSIDE_ROOT", check: dest},
+		{name: "A1 copy from ../x", tool: writer, args: copyOf("../outside/secret.md", "stolen.md", nil), code: "PATH_OUTSIDE_ROOT"},
+		{name: "A2 copy to an absolute path outside", tool: writer, args: copyOf("notes/a.md", filepath.Join(f.outside, "copied.md"), nil), code: "PATH_OUTSIDE_ROOT", check: dest},
+		{name: "A2 copy from an absolute path outside", tool: writer, args: copyOf(filepath.Join(f.outside, "secret.md"), "stolen.md", nil), code: "PATH_OUTSIDE_ROOT"},
+		{name: "A4 copy the root", tool: writer, args: copyOf(".", "rootcopy", folder), code: "ROOT_PROTECTED"},
+		{name: "A4 copy onto the root", tool: writer, args: copyOf("notes", ".", map[string]any{"recursive": true, "overwrite": true}), code: "ROOT_PROTECTED", check: dest},
+		{name: "B10 copy a link out", tool: writer, args: copyOf("link_out.md", "stolen.md", nil), code: "PATH_OUTSIDE_ROOT"},
+		{name: "B10 copy a folder link out", tool: writer, args: copyOf("dirlink", "stolen", folder), code: "PATH_OUTSIDE_ROOT"},
+		{name: "B10 copy into a folder link out", tool: writer, args: copyOf("notes/a.md", "dirlink/copied.md", nil), code: "PATH_OUTSIDE_ROOT", check: dest},
+		{name: "B10 copy a folder into a folder link out", tool: writer, args: copyOf("notes", "dirlink/notes", folder), code: "PATH_OUTSIDE_ROOT", check: dest},
+		{name: "B11 copy a chain out", tool: writer, args: copyOf("chain1.md", "stolen.md", nil), code: "PATH_OUTSIDE_ROOT"},
+		{name: "B12 copy onto dangling", tool: writer, args: copyOf("notes/a.md", "dangling.md", map[string]any{"overwrite": true}), code: "PATH_OUTSIDE_ROOT", check: dest},
+		{name: "B13 copy to a new path under a folder link", tool: writer, args: copyOf("notes/a.md", "dirlink/new/deeper/f.md", map[string]any{"createPath": true}), code: "PATH_OUTSIDE_ROOT", check: dest},
+		{name: "B15 copy /dev/zero", tool: writer, args: copyOf("zero.md", "zero-copy.md", nil), code: "PATH_OUTSIDE_ROOT"},
+		{name: "B15 copy /proc/self/environ", tool: writer, args: copyOf("environ.md", "env-copy.md", nil), code: "PATH_OUTSIDE_ROOT"},
+		{name: "B17 copy onto a link replaces the link", tool: writer, args: copyOf("notes/a.md", "link_c.md", map[string]any{"overwrite": true}), check: func(t *testing.T, r map[string]any) {
+			fi, err := os.Lstat(filepath.Join(f.root, "link_c.md"))
+			b, _ := os.ReadFile(filepath.Join(f.root, "notes/crlf.md"))
+			if err != nil || fi.Mode()&os.ModeSymlink != 0 || string(b) != "one\r\ntwo\r\nthree\r\n" {
+				t.Errorf("the copy wrote through the link: %v %v %q", fi.Mode(), err, b)
+			}
+		}},
+		{name: "B18 copy notes.md -> .env", tool: writer, args: copyOf("env_link.md", "env-copy.md", nil), code: "PATH_BLOCKED"},
+		{name: "D25 FIFO copy", tool: writer, args: copyOf("fifo.md", "fifo-copy.md", nil), code: "NOT_REGULAR_FILE"},
+		{name: "D26 socket copy", tool: writer, args: copyOf("sock.md", "sock-copy.md", nil), code: "NOT_REGULAR_FILE"},
+		{name: "D28 sparse 10 GB copy", tool: writer, args: copyOf("sparse.txt", "sparse-copy.txt", nil), code: "TOO_LARGE", check: func(t *testing.T, r map[string]any) {
+			if _, err := os.Lstat(filepath.Join(f.root, "sparse-copy.txt")); err == nil {
+				t.Error("a refused copy left its file")
+			}
+		}},
+		{name: "E36 copy to a blocked name", tool: writer, args: copyOf("notes/a.md", ".git/a.md", nil), code: "PATH_BLOCKED", check: dest},
+		{name: "E36 copy a folder into a blocked folder", tool: writer, args: copyOf("notes", ".git/notes", folder), code: "PATH_BLOCKED", check: dest},
+		{name: "E36 copy from a blocked name", tool: writer, args: copyOf(".env", "env.md", nil), code: "PATH_BLOCKED"},
+		{name: "E36 copy to a disallowed extension", tool: writer, args: copyOf("notes/a.md", "notes/a.exe", nil), code: "EXTENSION_NOT_ALLOWED", check: dest},
+		{name: "E36 copy from a disallowed extension", tool: writer, args: copyOf("program.exe", "program.md", nil), code: "EXTENSION_NOT_ALLOWED"},
+		// mixed/ holds a file, a FIFO, a socket, a device (where mknod works), a link out, a link
+		// in, and a secret: only the file is copied, the link in is named as skipped, and what the
+		// listing hides is counted, never named.
+		{name: "D25 D26 B10 E37 copy a folder of special files, links and secrets", tool: writer, args: copyOf("mixed", "mixed2", folder), check: func(t *testing.T, r map[string]any) {
+			entries, err := os.ReadDir(filepath.Join(f.root, "mixed2"))
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			skipped, _ := r["skipped"].([]any)
+			if err != nil || !slices.Equal(names, []string{"ok.md"}) || r["filesCopied"] != 1.0 || r["hiddenEntries"] != 2.0 || len(skipped) != 1 {
+				t.Errorf("mixed2 holds %v (%v); result %v", names, err, r)
+			}
+			if text := fmt.Sprint(r); strings.Contains(text, ".env") || strings.Contains(text, "out.md") {
+				t.Errorf("the result names what the listing hides: %v", r)
+			}
+		}},
+	}
+	if _, err := os.Lstat(filepath.Join(f.root, "dev.md")); err == nil {
+		cases = append(cases, toolCase{name: "D26 device copy", tool: writer, args: copyOf("dev.md", "dev-copy.md", nil), code: "NOT_REGULAR_FILE"})
+	}
+	return cases
 }
 
 func manyEdits(n int) []map[string]any {
@@ -258,6 +351,10 @@ func TestUnreadable(t *testing.T) {
 	must(t, os.Chmod(filepath.Join(f.root, "notes/b.md"), 0))
 	must(t, os.Chmod(filepath.Join(f.root, "full"), 0))
 	t.Cleanup(func() { os.Chmod(filepath.Join(f.root, "full"), 0o755) })
+	must(t, os.MkdirAll(filepath.Join(f.root, "box", "locked"), 0o755))
+	must(t, os.WriteFile(filepath.Join(f.root, "box", "open.md"), []byte("open\n"), 0o644))
+	must(t, os.Chmod(filepath.Join(f.root, "box", "locked"), 0))
+	t.Cleanup(func() { os.Chmod(filepath.Join(f.root, "box", "locked"), 0o755) })
 	s := startUnprivileged(t, f, "--allow-write", "--no-index")
 	runCases(t, s, []toolCase{
 		{name: "file", tool: reader, args: access("read", "notes/b.md"), code: "ACCESS_DENIED", check: func(t *testing.T, r map[string]any) {
@@ -268,6 +365,15 @@ func TestUnreadable(t *testing.T) {
 		{name: "edit a file", tool: writer, args: intent("edit", "notes/b.md", map[string]any{"edits": []map[string]any{{"oldText": "see", "newText": "saw"}}}), code: "ACCESS_DENIED"},
 		{name: "folder", tool: searcher, args: intent("list", "full", nil), code: "ACCESS_DENIED"},
 		{name: "file in a folder", tool: reader, args: access("read", "full/inner.md"), code: "ACCESS_DENIED"},
+		{name: "copy a file", tool: writer, args: copyOf("notes/b.md", "b2.md", nil), code: "ACCESS_DENIED"},
+		{name: "copy a folder", tool: writer, args: copyOf("full", "full2", map[string]any{"recursive": true}), code: "ACCESS_DENIED"},
+		{name: "copy a folder holding one", tool: writer, args: copyOf("box", "box2", map[string]any{"recursive": true}), code: "ACCESS_DENIED",
+			check: func(t *testing.T, r map[string]any) {
+				// A copy without the folder it cannot read would lose what that folder holds.
+				if _, err := os.Lstat(filepath.Join(f.root, "box2")); err == nil || !strings.Contains(r["error"].(string), `"box/locked"`) {
+					t.Errorf("want nothing copied and box/locked named: %v", r)
+				}
+			}},
 		{name: "search goes past them", tool: searcher, args: intent("search_content", ".", map[string]any{"target": map[string]any{"path": ".", "query": "hello"}}), check: func(t *testing.T, r map[string]any) {
 			if got := paths(r); !slices.Contains(got, "notes/a.md") || slices.Contains(got, "notes/b.md") {
 				t.Errorf("search found %v, want notes/a.md and not the unreadable notes/b.md", got)

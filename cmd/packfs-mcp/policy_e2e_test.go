@@ -29,11 +29,18 @@ func TestRateLimit(t *testing.T) {
 func TestHardLinks(t *testing.T) {
 	f := newFixture(t)
 	must(t, os.Link(filepath.Join(f.outside, "secret.md"), filepath.Join(f.root, "hard.md")))
+	must(t, os.Link(filepath.Join(f.outside, "secret.md"), filepath.Join(f.root, "full", "hard.md")))
 	s := start(t, f, nil, "--allow-write")
 	runCases(t, s, []toolCase{
 		{name: "read", tool: reader, args: access("read", "hard.md"), code: "HARD_LINK"},
 		{name: "update", tool: writer, args: intent("update", "hard.md", map[string]any{"content": "x"}), code: "HARD_LINK"},
 		{name: "append", tool: writer, args: intent("append", "hard.md", map[string]any{"content": "x"}), code: "HARD_LINK"},
+		{name: "copy", tool: writer, args: copyOf("hard.md", "copied.md", nil), code: "HARD_LINK"},
+		{name: "copy of a folder holding one", tool: writer, args: copyOf("full", "full2", map[string]any{"recursive": true}), check: func(t *testing.T, r map[string]any) {
+			if _, err := os.Lstat(filepath.Join(f.root, "full2", "hard.md")); err == nil || r["hiddenEntries"] != 1.0 || r["filesCopied"] != 1.0 {
+				t.Errorf("the copy of full: %v (full2/hard.md: %v)", r, err)
+			}
+		}},
 	})
 	s.checkNoLeak()
 	allowed := start(t, f, nil, "--allow-hard-links")

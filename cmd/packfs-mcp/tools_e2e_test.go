@@ -590,7 +590,68 @@ func writerCases(f *fixture) []toolCase {
 			}
 		}},
 		{name: "content too large", tool: writer, args: intent("create", "huge.md", map[string]any{"content": strings.Repeat("x", 11<<20)}), code: "TOO_LARGE"},
+		{name: "copy a file", tool: writer, args: copyOf("notes/crlf.md", "copies/crlf.md", map[string]any{"createPath": true}),
+			check: func(t *testing.T, r map[string]any) {
+				fileIs(f, "copies/crlf.md", "uno\r\ntwo\r\nthree\r\n")(t, r)
+				fileIs(f, "notes/crlf.md", "uno\r\ntwo\r\nthree\r\n")(t, r)
+				if r["created"] != true || r["bytesWritten"] != 17.0 || r["destination"] != "copies/crlf.md" || len(fmt.Sprint(r["version"])) != 16 {
+					t.Errorf("copy = %v", r)
+				}
+			}},
+		{name: "copy onto a file", tool: writer, args: copyOf("notes/crlf.md", "notes/a.md", nil), code: "ALREADY_EXISTS",
+			check: func(t *testing.T, r map[string]any) {
+				fileIs(f, "notes/a.md", "# A\nhello there\nsecond line\n")(t, r)
+				if r["field"] != "target.destination" {
+					t.Errorf("field = %v", r["field"])
+				}
+			}},
+		{name: "copy a folder without recursive", tool: writer, args: copyOf("notes", "notes2", nil), code: "INVALID_ARGUMENT",
+			check: func(t *testing.T, r map[string]any) {
+				if r["field"] != "options.recursive" {
+					t.Errorf("field = %v", r["field"])
+				}
+			}},
+		{name: "copy a folder, dry run", tool: writer, args: copyOf("notes", "notes2", map[string]any{"recursive": true, "dryRun": true}),
+			check: func(t *testing.T, r map[string]any) {
+				if _, err := os.Lstat(filepath.Join(f.root, "notes2")); err == nil || r["dryRun"] != true || r["filesCopied"] != 3.0 {
+					t.Errorf("dry run = %v (notes2: %v)", r, err)
+				}
+			}},
+		{name: "copy a folder", tool: writer, args: copyOf("notes", "notes2", map[string]any{"recursive": true}),
+			check: func(t *testing.T, r map[string]any) {
+				for _, name := range []string{"a.md", "dup.md", "crlf.md"} {
+					want, _ := os.ReadFile(filepath.Join(f.root, "notes", name))
+					fileIs(f, "notes2/"+name, string(want))(t, r)
+				}
+				// notes/up.md leads out of the root: the listing hides it, so the copy counts it.
+				if _, err := os.Lstat(filepath.Join(f.root, "notes2/up.md")); err == nil || r["filesCopied"] != 3.0 || r["foldersCopied"] != 1.0 || r["hiddenEntries"] != 1.0 {
+					t.Errorf("folder copy = %v", r)
+				}
+			}},
+		{name: "copy is searchable at once", tool: searcher, args: intent("search_semantic", "notes2", map[string]any{"target": map[string]any{"path": "notes2", "query": "hello there"}}),
+			check: func(t *testing.T, r map[string]any) {
+				if !has(paths(r), "notes2/a.md") {
+					t.Errorf("search in the copy found %v", paths(r))
+				}
+			}},
+		{name: "copy a folder into itself", tool: writer, args: copyOf("notes", "notes/again", map[string]any{"recursive": true}), code: "INVALID_ARGUMENT"},
+		{name: "copy outside", tool: writer, args: copyOf("notes/a.md", "../outside/a.md", nil), code: "PATH_OUTSIDE_ROOT",
+			check: func(t *testing.T, r map[string]any) {
+				if r["field"] != "target.destination" {
+					t.Errorf("field = %v", r["field"])
+				}
+			}},
+		{name: "copy a FIFO", tool: writer, args: copyOf("fifo.md", "f.md", nil), code: "NOT_REGULAR_FILE"},
 	}
+}
+
+// copyOf is a copy of path to dest, with options if not nil.
+func copyOf(path, dest string, options map[string]any) map[string]any {
+	m := map[string]any{"purpose": "copy", "target": map[string]any{"path": path, "destination": dest}}
+	if options != nil {
+		m["options"] = options
+	}
+	return m
 }
 
 func TestReadOnlyServer(t *testing.T) {

@@ -1,0 +1,450 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/intents"
+)
+
+// Copy limits. A folder copy is planned whole, and refused whole, before it writes anything.
+const (
+	// MaxCopyEntries is the most entries one folder copy walks (files, folders, links, and the
+	// entries the listing hides), counted before anything is written: enough for a project's notes,
+	// few enough that the copy ends well within a call's deadline and that its plan, a path or two
+	// per entry, stays small.
+	MaxCopyEntries = 10_000
+	// MaxCopyListed is how many entries a copy's answer names: the skipped ones, and with dryRun the
+	// paths it would write. The counts cover them all.
+	MaxCopyListed = 50
+)
+
+// copyEntry is one folder or file a folder copy writes.
+type copyEntry struct {
+	src, dest string // root-relative
+	dir       bool
+	exists    bool  // with overwrite: something is at dest already (a folder to merge into, a file to replace)
+	size      int64 // of a file, as the walk saw it
+}
+
+// copyPlan is everything a folder copy will do, decided before it does any of it.
+type copyPlan struct {
+	entries              []copyEntry // in walk order: a folder before what it holds
+	files, dirs, replace int
+	bytes                int64
+	skipped              []CopySkip // the first MaxCopyListed of them
+	skippedAll, hidden   int
+}
+
+// copy copies target.path to target.destination: a file, or with options.recursive a folder and
+// what the listing shows in it. The source is judged as the reader judges it (a link by its own name
+// and by what it reaches, whose file or folder is copied); the destination as a write's path.
+// Everything that can be refused is refused before anything is written, and a copy that fails
+// midway removes what it created.
+func (s *Server) copy(ctx context.Context, in intents.Update, out *WriterResult) error {
+	name, src, err := s.lookup(in.Target.Path)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	info, err := src.Info()
+	if err != nil {
+		return err
+	}
+	if src.Path() == "." {
+		return fsroot.ErrIsRoot // a link to the root
+	}
+	isDir := info.Type == fsroot.TypeDir
+	dest, real, err := s.copyDestination(in.Target.Destination, isDir)
+	if err != nil {
+		return err
+	}
+	out.Destination = dest
+	if err := copyRefuses(src.Path(), dest, real, isDir, in.Options.Recursive); err != nil {
+		return err
+	}
+	if isDir {
+		return s.copyDir(ctx, name, src.Path(), dest, in.Options, out)
+	}
+	return s.copyFile(ctx, name, src, info, dest, in.Options, out)
+}
+
+// copyDestination runs the path policy on target.destination, as resolvePath does, and returns the
+// cleaned name and the path it reaches through links inside the root.
+func (s *Server) copyDestination(raw string, isDir bool) (name, real string, err error) {
+	name, err = s.cfg.Policy.Clean(raw)
+	if err == nil {
+		real, err = s.cfg.Root.Resolve(name)
+	}
+	if err == nil {
+		err = s.judge(name, real, isDir)
+	}
+	if err == nil && (name == "." || real == ".") {
+		err = fsroot.ErrIsRoot
+	}
+	if err != nil {
+		return name, real, &fileError{err: err, name: name, field: "target.destination"}
+	}
+	return name, real, nil
+}
+
+// copyRefuses refuses the copies that make no sense whatever is on disk: onto the source itself,
+// a folder into itself or over a folder that holds it, and a folder without options.recursive.
+// src and real are the paths the source and the destination dest reach.
+func copyRefuses(src, dest, real string, isDir, recursive bool) error {
+	refuse := func(format string, args ...any) error {
+		return &callError{code: CodeInvalidArgument, field: "target.destination", msg: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case real == src:
+		return refuse("%q is target.path itself: choose another destination for the copy", dest)
+	case isDir && within(real, src):
+		return refuse("%q is inside target.path %q: a folder cannot be copied into itself; choose a destination outside it", dest, src)
+	case isDir && within(src, real):
+		return refuse("%q holds target.path %q: a folder cannot be copied over a folder it is in; choose another destination", dest, src)
+	case isDir && !recursive:
+		return &callError{code: CodeInvalidArgument, field: "options.recursive", msg: fmt.Sprintf(
+			"%q is a folder: set options.recursive to true to copy it with everything in it, or name a file in it as target.path", src)}
+	}
+	return nil
+}
+
+// copyFile copies the file src reached, which name named, to dest.
+func (s *Server) copyFile(ctx context.Context, name string, src *fsroot.Entry, info fsroot.Info, dest string, o intents.UpdateOptions, out *WriterResult) error {
+	if err := s.cfg.Root.Refuses(info); err != nil {
+		return err
+	}
+	if info.Size > s.cfg.MaxFileSize {
+		return s.tooLargeToCopy(name)
+	}
+	parents, err := s.missingParents(dest, o.CreatePath)
+	if err != nil {
+		return err
+	}
+	exists, err := s.copyTarget(dest, false, o.Overwrite)
+	if err != nil {
+		return err
+	}
+	out.Created = !exists
+	if o.DryRun {
+		out.DryRun, out.BytesWritten = true, ptr(int(info.Size))
+		return nil
+	}
+	made, err := s.makeDirs(parents)
+	if err != nil {
+		return s.undoCopy(err, made, nil)
+	}
+	v, n, err := s.cfg.Root.CopyFile(ctx, src, dest, o.Overwrite, s.cfg.MaxFileSize)
+	if err != nil {
+		return s.undoCopy(s.copyFailed(err, name, dest), made, nil)
+	}
+	out.Version, out.BytesWritten = v, ptr(int(n))
+	s.refresh(ctx, dest)
+	return nil
+}
+
+// copyDir copies the folder src (which name named) to dest: it plans the copy, then makes the
+// missing parents, the new folders and the new files, and only then replaces the files that were
+// there (with overwrite), so that a failure before the last pass has changed nothing it cannot
+// remove again.
+func (s *Server) copyDir(ctx context.Context, name, src, dest string, o intents.UpdateOptions, out *WriterResult) error {
+	parents, err := s.missingParents(dest, o.CreatePath)
+	if err != nil {
+		return err
+	}
+	p, err := s.planCopy(ctx, name, src, dest, o.Overwrite)
+	if err != nil {
+		return err
+	}
+	out.Created = !p.entries[0].exists
+	out.FilesCopied, out.FoldersCopied, out.FilesReplaced = ptr(p.files), ptr(p.dirs), p.replace
+	out.Skipped, out.HiddenEntries = p.skipped, p.hidden
+	if p.skippedAll > len(p.skipped) {
+		out.SkippedTotal = p.skippedAll
+	}
+	if o.DryRun {
+		out.DryRun, out.BytesCopied = true, ptr(p.bytes)
+		for _, e := range p.entries[:min(len(p.entries), MaxCopyListed)] {
+			out.WouldCopy = append(out.WouldCopy, e.dest)
+		}
+		return nil
+	}
+	made, err := s.makeDirs(parents)
+	if err != nil {
+		return s.undoCopy(err, made, nil)
+	}
+	var copied int64
+	for _, e := range p.entries {
+		if e.exists {
+			continue
+		}
+		if e.dir {
+			err = s.cfg.Root.Mkdir(e.dest)
+		} else {
+			var n int64
+			n, err = s.copyOne(ctx, e, false)
+			copied += n
+		}
+		if err != nil {
+			if e.dir {
+				err = s.copyFailed(err, e.src, e.dest)
+			}
+			return s.undoCopy(err, made, nil)
+		}
+		made = append(made, e.dest)
+	}
+	var replaced []string
+	for _, e := range p.entries {
+		if !e.exists || e.dir {
+			continue
+		}
+		n, err := s.copyOne(ctx, e, true)
+		if err != nil {
+			return s.undoCopy(err, made, replaced)
+		}
+		copied += n
+		replaced = append(replaced, e.dest)
+	}
+	out.BytesCopied = ptr(copied)
+	s.refresh(ctx, dest)
+	return nil
+}
+
+// planCopy walks the folder src (which name named) and plans its copy to dest: what the listing
+// shows is copied, but links (listed in skipped); what it hides is counted and never named. It
+// refuses, before anything is written, a folder of more than MaxCopyEntries entries, a file larger
+// than the server's limit, a folder it cannot read, a destination the policy refuses, and what is
+// in the way at the destination (see copyTarget).
+func (s *Server) planCopy(ctx context.Context, name, src, dest string, overwrite bool) (*copyPlan, error) {
+	exists, err := s.copyTarget(dest, true, overwrite)
+	if err != nil {
+		return nil, err
+	}
+	p := &copyPlan{entries: []copyEntry{{src: src, dest: dest, dir: true, exists: exists}}, dirs: 1}
+	walked := 0
+	err = s.cfg.Root.Walk(ctx, src, 0, func(info fsroot.Info, err error) error {
+		if err != nil {
+			// A folder it cannot read: a copy without it would lose what it holds.
+			return &fileError{err: err, name: info.Path, field: "target.path"}
+		}
+		if walked++; walked > MaxCopyEntries {
+			return &callError{code: CodeTooLarge, field: "target.path", msg: fmt.Sprintf(
+				"%q holds more than %d entries, more than one copy takes: copy its folders one by one", name, MaxCopyEntries)}
+		}
+		if !s.visible(info) {
+			p.hidden++
+			if info.Type == fsroot.TypeDir {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if info.Type == fsroot.TypeSymlink {
+			p.skip(info.Path, "symbolic link, not followed")
+			return nil
+		}
+		e := copyEntry{src: info.Path, dest: dest + strings.TrimPrefix(info.Path, src), dir: info.Type == fsroot.TypeDir, size: info.Size}
+		if err := s.cfg.Policy.CheckName(e.dest, e.dir); err != nil {
+			return &fileError{err: err, name: e.dest, field: "target.destination"}
+		}
+		if !e.dir && e.size > s.cfg.MaxFileSize {
+			return s.tooLargeToCopy(e.src)
+		}
+		if exists {
+			// Only a folder that was there can hold something in the way.
+			if e.exists, err = s.copyTarget(e.dest, e.dir, overwrite); err != nil {
+				return err
+			}
+		}
+		if e.dir {
+			p.dirs++
+		} else {
+			p.files, p.bytes = p.files+1, p.bytes+e.size
+			if e.exists {
+				p.replace++
+			}
+		}
+		p.entries = append(p.entries, e)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// skip records an entry the listing shows that the copy leaves out.
+func (p *copyPlan) skip(name, reason string) {
+	p.skippedAll++
+	if len(p.skipped) < MaxCopyListed {
+		p.skipped = append(p.skipped, CopySkip{Path: name, Reason: reason})
+	}
+}
+
+// copyTarget reports whether something is at dest, a path a copy writes, and refuses what the copy
+// must not write over: anything without overwrite; with it, anything but a folder where a folder
+// goes (a folder is merged only into a folder, never through a link), and a folder where a file
+// goes. A file, a link or a special file where a file goes is replaced as a move replaces it: the
+// entry itself, never what a link leads to.
+func (s *Server) copyTarget(dest string, isDir, overwrite bool) (bool, error) {
+	info, err := s.cfg.Root.Lstat(dest)
+	switch {
+	case isNotExist(err):
+		return false, nil
+	case err != nil:
+		return false, &fileError{err: err, name: dest, field: "target.destination"}
+	case !overwrite:
+		what := "replace that file, or for a folder merge into it"
+		if isDir {
+			what = "merge the copy into that folder"
+		}
+		return true, &callError{code: CodeExists, field: "target.destination", msg: fmt.Sprintf(
+			"%q already exists: choose another destination, or set options.overwrite to true to %s", dest, what)}
+	case isDir && info.Type != fsroot.TypeDir:
+		return true, &callError{code: CodeNotDir, field: "target.destination", msg: fmt.Sprintf(
+			"%q is a %s, not a folder: a folder is copied to a new path, or with options.overwrite merged into a folder (never through a link)", dest, info.Type)}
+	case !isDir && info.Type == fsroot.TypeDir:
+		return true, &callError{code: CodeIsDir, field: "target.destination", msg: fmt.Sprintf(
+			"%q is a folder, and a file cannot replace a folder: name the new file's own path, such as %q", dest, path.Join(dest, path.Base(dest)))}
+	}
+	return true, nil
+}
+
+// copyOne copies the file of a folder copy at e.src to e.dest, new or, with overwrite, replacing
+// what is there. The file is looked up again and must be where the plan found it: a folder on the
+// way turned into a link meanwhile is not followed.
+func (s *Server) copyOne(ctx context.Context, e copyEntry, overwrite bool) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if s.beforeWrite != nil {
+		s.beforeWrite(e.dest)
+	}
+	src, err := s.cfg.Root.Lookup(e.src)
+	if err != nil {
+		return 0, &fileError{err: err, name: e.src, field: "target.path"}
+	}
+	defer src.Close()
+	if src.Path() != e.src {
+		return 0, &callError{code: CodeConflict, field: "target.path", msg: fmt.Sprintf(
+			"%q changed while the folder was being copied (a folder on its way became a link): copy again", e.src)}
+	}
+	_, n, err := s.cfg.Root.CopyFile(ctx, src, e.dest, overwrite, s.cfg.MaxFileSize)
+	if err != nil {
+		return 0, s.copyFailed(err, e.src, e.dest)
+	}
+	return n, nil
+}
+
+// copyFailed names the file a failed copy of src to dest was about: the destination, or the
+// source.
+func (s *Server) copyFailed(err error, src, dest string) error {
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &pe) && pe.Path == dest:
+		if errors.Is(err, fs.ErrExist) {
+			return &callError{code: CodeExists, field: "target.destination", msg: fmt.Sprintf(
+				"%q appeared while it was being copied there: choose another destination, or set options.overwrite to true", dest)}
+		}
+		return &fileError{err: err, name: dest, field: "target.destination"}
+	case errors.Is(err, fsroot.ErrTooLarge):
+		return s.tooLargeToCopy(src)
+	}
+	return &fileError{err: err, name: src, field: "target.path"}
+}
+
+// tooLargeToCopy refuses a file above the server's size limit.
+func (s *Server) tooLargeToCopy(name string) error {
+	return &callError{code: CodeTooLarge, field: "target.path", msg: fmt.Sprintf(
+		"%q is larger than the server's file size limit (%s), so it cannot be copied: copy what you need without it", name, humanBytes(s.cfg.MaxFileSize))}
+}
+
+// missingParents returns the folders above dest that do not exist, the highest first, or refuses
+// them without createPath. The policy judged them with dest.
+func (s *Server) missingParents(dest string, createPath bool) ([]string, error) {
+	var missing []string
+	for dir := path.Dir(dest); dir != "."; dir = path.Dir(dir) {
+		_, err := s.cfg.Root.Stat(dir)
+		if err == nil {
+			break
+		}
+		if !isNotExist(err) {
+			return nil, &fileError{err: err, name: dir, field: "target.destination"}
+		}
+		missing = append([]string{dir}, missing...)
+	}
+	if len(missing) > 0 && !createPath {
+		return nil, &callError{code: CodeNotFound, field: "target.destination", msg: fmt.Sprintf(
+			"the folder %q does not exist: set options.createPath to true to create it, or use purpose \"mkdir\" first", path.Dir(dest))}
+	}
+	return missing, nil
+}
+
+// makeDirs makes the folders dirs, each in a parent that exists, and returns those it made.
+func (s *Server) makeDirs(dirs []string) ([]string, error) {
+	var made []string
+	for _, d := range dirs {
+		if err := s.cfg.Root.Mkdir(d); err != nil {
+			return made, &fileError{err: err, name: d, field: "target.destination"}
+		}
+		made = append(made, d)
+	}
+	return made, nil
+}
+
+// undoCopy removes what a failed copy made (files and folders, made in that order, removed in the
+// reverse) and returns err with what became of them; replaced are the files the copy had already
+// replaced, which it cannot put back.
+func (s *Server) undoCopy(err error, made, replaced []string) error {
+	if len(made) == 0 && len(replaced) == 0 {
+		return err
+	}
+	u := &copyUndone{err: err, replaced: replaced}
+	for i := len(made) - 1; i >= 0; i-- {
+		if rerr := s.cfg.Root.Remove(made[i], false); rerr != nil && !isNotExist(rerr) {
+			s.cfg.Log.Printf("removing %q after a failed copy: %v", made[i], rerr)
+			u.left = append(u.left, made[i])
+			continue
+		}
+		u.removed++
+	}
+	return u
+}
+
+// copyUndone is the failure of a copy after it wrote: err is the failure; removed counts the files
+// and folders it made and removed again, left those it could not remove, replaced the files already
+// there that it had replaced.
+type copyUndone struct {
+	err            error
+	removed        int
+	left, replaced []string
+}
+
+func (e *copyUndone) Error() string { return e.err.Error() + e.note() }
+func (e *copyUndone) Unwrap() error { return e.err }
+
+// note says what became of what the copy had written before it failed.
+func (e *copyUndone) note() string {
+	var note string
+	if len(e.left) == 0 {
+		note = fmt.Sprintf(". The %d files and folders the copy had made were removed again", e.removed)
+	} else {
+		note = fmt.Sprintf(". The copy could not remove all it had made (%d removed); still there: %s: delete them before you retry", e.removed, quotedCapped(e.left))
+	}
+	if len(e.replaced) > 0 {
+		note += fmt.Sprintf("; the files it had already replaced keep the copied content: %s", quotedCapped(e.replaced))
+	}
+	return note
+}
+
+// quotedCapped quotes at most MaxCopyListed names, saying how many more there are.
+func quotedCapped(names []string) string {
+	if len(names) <= MaxCopyListed {
+		return quoted(names)
+	}
+	return fmt.Sprintf("%s and %d more", quoted(names[:MaxCopyListed]), len(names)-MaxCopyListed)
+}
