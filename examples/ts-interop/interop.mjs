@@ -32,7 +32,7 @@ const WRITER = 'packfs-file-writer';
 const PURPOSES = {
   [READER]: ['read', 'metadata', 'exists'],
   [SEARCHER]: ['list', 'search_content', 'search_semantic', 'relationships'],
-  [WRITER]: ['create', 'update', 'append', 'edit', 'delete', 'move', 'mkdir'],
+  [WRITER]: ['create', 'update', 'append', 'edit', 'delete', 'move', 'copy', 'mkdir'],
 };
 
 // A marker in a file outside the root: no response may ever contain it.
@@ -366,6 +366,12 @@ async function run(root, work, secret, sdkVersion) {
     assert.equal(out.destination, 'archive/2026/plan.md');
     assert.equal(read(root, 'archive/2026/plan.md'), '# Plan\n2nd\nthird\n');
     assert.ok(!fs.existsSync(path.join(root, 'drafts/plan.md')), 'the source is still there');
+  });
+  await check('writer copy, then refused over it without overwrite', async () => {
+    const out = await ok(s, WRITER, { purpose: 'copy', target: target('archive/2026/plan.md', { destination: 'archive/plan-copy.md' }) });
+    assert.equal(out.created, true);
+    assert.equal(read(root, 'archive/plan-copy.md'), '# Plan\n2nd\nthird\n');
+    await refused(s, WRITER, { purpose: 'copy', target: target('archive/2026/plan.md', { destination: 'archive/plan-copy.md' }) }, 'ALREADY_EXISTS');
   });
   await check('writer delete', async () => {
     const out = await ok(s, WRITER, { purpose: 'delete', target: target('archive/2026/plan.md') });
