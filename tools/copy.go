@@ -74,16 +74,10 @@ func (s *Server) copy(ctx context.Context, in intents.Update, out *WriterResult)
 	return s.copyFile(ctx, name, src, info, dest, in.Options, out)
 }
 
-// copyDestination runs the path policy on target.destination, as resolvePath does, and returns the
+// copyDestination runs the path policy on target.destination (see resolveReal), and returns the
 // cleaned name and the path it reaches through links inside the root.
 func (s *Server) copyDestination(raw string, isDir bool) (name, real string, err error) {
-	name, err = s.cfg.Policy.Clean(raw)
-	if err == nil {
-		real, err = s.cfg.Root.Resolve(name)
-	}
-	if err == nil {
-		err = s.judge(name, real, isDir)
-	}
+	name, real, err = s.resolveReal(raw, isDir)
 	if err == nil && (name == "." || real == ".") {
 		err = fsroot.ErrIsRoot
 	}
@@ -378,8 +372,7 @@ func (s *Server) missingParents(dest string, createPath bool) ([]string, error) 
 		missing = append([]string{dir}, missing...)
 	}
 	if len(missing) > 0 && !createPath {
-		return nil, &callError{code: CodeNotFound, field: "target.destination", msg: fmt.Sprintf(
-			"the folder %q does not exist: set options.createPath to true to create it, or use purpose \"mkdir\" first", path.Dir(dest))}
+		return nil, noFolder(path.Dir(dest), "target.destination")
 	}
 	return missing, nil
 }

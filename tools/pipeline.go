@@ -64,15 +64,22 @@ func (s *Server) resolvePath(raw string, k kind) (string, error) {
 		}
 		return name, err
 	}
-	name, err := s.cfg.Policy.Clean(raw)
+	name, _, err := s.resolveReal(raw, k == kindDir)
+	return name, err
+}
+
+// resolveReal runs the path policy on a path a write creates or replaces, judged as a directory
+// when isDir, and returns the cleaned name and the path it reaches through links inside the root.
+func (s *Server) resolveReal(raw string, isDir bool) (name, real string, err error) {
+	name, err = s.cfg.Policy.Clean(raw)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	real, err := s.cfg.Root.Resolve(name)
+	real, err = s.cfg.Root.Resolve(name)
 	if err != nil {
-		return name, err
+		return name, "", err
 	}
-	return name, s.judge(name, real, k == kindDir)
+	return name, real, s.judge(name, real, isDir)
 }
 
 // lookup runs the path policy on a caller's path as resolvePath does for kindAny, and returns the

@@ -153,12 +153,8 @@ func (s *Server) documents(ctx context.Context, n int, doc func(i int) (string, 
 	scan, cancel := context.WithTimeout(ctx, semantic.ScanBudget)
 	defer cancel()
 	out := SearcherResult{Status: Status{Success: true}}
-	var (
-		cv      semantic.Coverage
-		done    bool // whether cv holds a document's coverage
-		sources = MaxSources
-		size    int
-	)
+	cv := e.Coverage() // what the index covers; each document's reading adds to it
+	sources, size := MaxSources, 0
 	for i := 0; i < min(n, MaxDocuments) && size < MaxDocumentsBytes; i++ {
 		name, err := doc(i)
 		d := DocumentEntry{Path: name, Status: Status{Success: true}}
@@ -167,7 +163,7 @@ func (s *Server) documents(ctx context.Context, n int, doc func(i int) (string, 
 			dcv := e.ReadLinksTo(scan, name)
 			var ok bool
 			if rel, ok = e.Relations(name); ok {
-				cv, done = merge(cv, dcv, !done), true
+				cv = merge(cv, dcv)
 				d.DocumentLinks = documentLinks(rel, dcv)
 				sources -= s.addSources(ctx, d.Backlinks, rel.Backlinks, sources)
 			} else {
@@ -176,24 +172,21 @@ func (s *Server) documents(ctx context.Context, n int, doc func(i int) (string, 
 		}
 		if err != nil {
 			d.Status = failure(err, name)
+			if d.Code == CodeInternal {
+				s.cfg.Log.Printf("relationships of %q: %v", name, err)
+			}
 		}
 		b, _ := json.Marshal(d)
 		size += len(b)
 		out.Documents = append(out.Documents, d)
 	}
-	if !done {
-		cv = e.Coverage() // none was described: what the index covers tells what the answer lacks
-	}
 	relationsState(&out, cv, "these documents")
 	return out
 }
 
-// merge is what two documents' coverages say together: complete only when both are, and read in
-// full only when both were.
-func merge(a, b semantic.Coverage, first bool) semantic.Coverage {
-	if first {
-		return b
-	}
+// merge is what the coverage a and a document's coverage b say together: complete only when both
+// are, read in full only when both were, with the files each read; the progress is b's, the later.
+func merge(a, b semantic.Coverage) semantic.Coverage {
 	b.Complete = a.Complete && b.Complete
 	b.Unread = a.Unread || b.Unread
 	b.Scanned += a.Scanned

@@ -106,6 +106,12 @@ func (s *Server) update(ctx context.Context, c *call) (any, error) {
 	return out, nil
 }
 
+// noFolder refuses a write into the folder dir, which does not exist, naming field when it is set.
+func noFolder(dir, field string) error {
+	return &callError{code: CodeNotFound, field: field, msg: fmt.Sprintf(
+		"the folder %q does not exist: set options.createPath to true to create it, or use purpose \"mkdir\" first", dir)}
+}
+
 // makeParents creates name's missing parent directories when the caller asked for it.
 func (s *Server) makeParents(name string, o intents.UpdateOptions) error {
 	dir := path.Dir(name)
@@ -114,7 +120,7 @@ func (s *Server) makeParents(name string, o intents.UpdateOptions) error {
 	}
 	if _, err := s.cfg.Root.Stat(dir); err == nil || !o.CreatePath {
 		if err != nil && isNotExist(err) {
-			return newError(CodeNotFound, "the folder %q does not exist: set options.createPath to true to create it, or use purpose \"mkdir\" first", dir)
+			return noFolder(dir, "")
 		}
 		return nil
 	}
