@@ -121,10 +121,20 @@ func (s *Server) admitDocument(c *call, raw, field string) (string, error) {
 
 // folderRelations describes the indexed documents in the folder name and below it, in path order
 // from options.offset.
+// While the index is being built, the folder's documents are those indexed so far: the answer says
+// so, and with none indexed yet it is NOT_AVAILABLE rather than a success that found nothing.
 func (s *Server) folderRelations(ctx context.Context, c *call, in intents.Discover, name string) (any, error) {
 	all := s.cfg.Engine.Documents(name)
+	if cv := s.cfg.Engine.Coverage(); !cv.Complete && len(all) == 0 {
+		retry := retryAfter(cv.Left)
+		return nil, &callError{code: CodeNotAvailable, retry: retry, msg: fmt.Sprintf(
+			"none of the documents in %q is indexed yet (the search index is still being built): ask again in about %s, or name the documents in target.paths, which are read directly", name, roundUp(retry))}
+	}
 	from := min(in.Options.Offset, len(all))
 	out := s.documents(ctx, len(all)-from, func(i int) (string, error) { return all[from+i], nil })
+	if out.IndexComplete != nil && !*out.IndexComplete {
+		out.Message += fmt.Sprintf(" The folder's documents are those indexed so far (totalFound %d): others in it may be missing.", len(all))
+	}
 	return pageOf(out, from, len(all), c), nil
 }
 

@@ -90,6 +90,17 @@ func TestSearchWhileIndexing(t *testing.T) {
 				t.Errorf("during the build, [[den]] reached %v by name and is called internal: %v", m["to"], m)
 			}
 		}
+		// A folder's documents come from the index: during the build, never a plain success with none.
+		zz, isErr := s.call(searcher, map[string]any{"purpose": "relationships", "target": map[string]any{"path": "zz"}})
+		zzMsg, _ := zz["message"].(string)
+		switch {
+		case isErr && (zz["code"] != "NOT_AVAILABLE" || zz["retryAfterMs"] == nil):
+			t.Errorf("relationships of a folder during the build: an error other than NOT_AVAILABLE with retryAfterMs: %v", zz)
+		case !isErr && zz["indexComplete"] != true && !strings.Contains(zzMsg, "others in it may be missing"):
+			t.Errorf("relationships of a folder during the build does not say documents may be missing: %v", zz)
+		case !isErr && zz["indexComplete"] == true && zz["totalFound"] != 2.0:
+			t.Errorf("relationships of zz once complete: totalFound %v, want 2 (wombat.md, den.md)", zz["totalFound"])
+		}
 		back, isErr := s.call(searcher, map[string]any{"purpose": "relationships", "target": map[string]any{"path": "d000/page00001.md"}})
 		if isErr {
 			t.Fatalf("relationships of a document during the build: %v", back)
