@@ -46,8 +46,11 @@ type copyPlan struct {
 // and by what it reaches, whose file or folder is copied); the destination as a write's path.
 // Everything that can be refused is refused before anything is written, and a copy that fails
 // midway removes what it created.
-func (s *Server) copy(ctx context.Context, in intents.Update, out *WriterResult) error {
-	name, src, err := s.lookup(in.Target.Path)
+//
+// from is the root target.path is in: s, or another root when the tools serve several. Its policy
+// judges the source, and s's the destination.
+func (s *Server) copy(ctx context.Context, from *Server, in intents.Update, out *WriterResult) error {
+	name, src, err := from.lookup(in.Target.Path)
 	if err != nil {
 		return err
 	}
@@ -65,13 +68,16 @@ func (s *Server) copy(ctx context.Context, in intents.Update, out *WriterResult)
 		return err
 	}
 	out.Destination = dest
-	if err := copyRefuses(src.Path(), dest, real, isDir, in.Options.Recursive); err != nil {
+	if from != s {
+		real = "" // another root's paths are never the source's
+	}
+	if err := copyRefuses(from.show(src.Path()), s.show(dest), from.show(real), isDir, in.Options.Recursive); err != nil {
 		return err
 	}
 	if isDir {
-		return s.copyDir(ctx, name, src.Path(), dest, in.Options, out)
+		return s.copyDir(ctx, from, name, src.Path(), dest, in.Options, out)
 	}
-	return s.copyFile(ctx, name, src, info, dest, in.Options, out)
+	return s.copyFile(ctx, from, name, src, info, dest, in.Options, out)
 }
 
 // copyDestination runs the path policy on target.destination (see resolveReal), and returns the
@@ -89,12 +95,14 @@ func (s *Server) copyDestination(raw string, isDir bool) (name, real string, err
 
 // copyRefuses refuses the copies that make no sense whatever is on disk: onto the source itself,
 // a folder into itself or over a folder that holds it, and a folder without options.recursive.
-// src and real are the paths the source and the destination dest reach.
+// src and real are the paths the source and the destination dest reach, as the caller names them
+// ("" for a destination in another root).
 func copyRefuses(src, dest, real string, isDir, recursive bool) error {
 	refuse := func(format string, args ...any) error {
 		return &callError{code: CodeInvalidArgument, field: "target.destination", msg: fmt.Sprintf(format, args...)}
 	}
 	switch {
+	case real == "":
 	case real == src:
 		return refuse("%q is target.path itself: choose another destination for the copy", dest)
 	case isDir && within(real, src):
@@ -109,12 +117,12 @@ func copyRefuses(src, dest, real string, isDir, recursive bool) error {
 }
 
 // copyFile copies the file src reached, which name named, to dest.
-func (s *Server) copyFile(ctx context.Context, name string, src *fsroot.Entry, info fsroot.Info, dest string, o intents.UpdateOptions, out *WriterResult) error {
-	if err := s.cfg.Root.Refuses(info); err != nil {
+func (s *Server) copyFile(ctx context.Context, from *Server, name string, src *fsroot.Entry, info fsroot.Info, dest string, o intents.UpdateOptions, out *WriterResult) error {
+	if err := from.cfg.Root.Refuses(info); err != nil {
 		return err
 	}
 	if info.Size > s.cfg.MaxFileSize {
-		return s.tooLargeToCopy(name)
+		return s.tooLargeToCopy(from.show(name))
 	}
 	parents, err := s.missingParents(dest, o.CreatePath)
 	if err != nil {
@@ -135,7 +143,7 @@ func (s *Server) copyFile(ctx context.Context, name string, src *fsroot.Entry, i
 	}
 	v, n, err := s.cfg.Root.CopyFile(ctx, src, dest, o.Overwrite, s.cfg.MaxFileSize)
 	if err != nil {
-		return s.undoCopy(s.copyFailed(err, name, dest), made, nil)
+		return s.undoCopy(s.copyFailed(from, err, name, dest), made, nil)
 	}
 	out.Version, out.BytesWritten = v, ptr(int(n))
 	s.refresh(ctx, dest)
@@ -146,12 +154,12 @@ func (s *Server) copyFile(ctx context.Context, name string, src *fsroot.Entry, i
 // missing parents, the new folders and the new files, and only then replaces the files that were
 // there (with overwrite), so that a failure before the last pass has changed nothing it cannot
 // remove again.
-func (s *Server) copyDir(ctx context.Context, name, src, dest string, o intents.UpdateOptions, out *WriterResult) error {
+func (s *Server) copyDir(ctx context.Context, from *Server, name, src, dest string, o intents.UpdateOptions, out *WriterResult) error {
 	parents, err := s.missingParents(dest, o.CreatePath)
 	if err != nil {
 		return err
 	}
-	p, err := s.planCopy(ctx, name, src, dest, o.Overwrite)
+	p, err := s.planCopy(ctx, from, name, src, dest, o.Overwrite)
 	if err != nil {
 		return err
 	}
@@ -181,12 +189,12 @@ func (s *Server) copyDir(ctx context.Context, name, src, dest string, o intents.
 			err = s.cfg.Root.Mkdir(e.dest)
 		} else {
 			var n int64
-			n, err = s.copyOne(ctx, e, false)
+			n, err = s.copyOne(ctx, from, e, false)
 			copied += n
 		}
 		if err != nil {
 			if e.dir {
-				err = s.copyFailed(err, e.src, e.dest)
+				err = s.copyFailed(from, err, e.src, e.dest)
 			}
 			return s.undoCopy(err, made, nil)
 		}
@@ -197,7 +205,7 @@ func (s *Server) copyDir(ctx context.Context, name, src, dest string, o intents.
 		if !e.exists || e.dir {
 			continue
 		}
-		n, err := s.copyOne(ctx, e, true)
+		n, err := s.copyOne(ctx, from, e, true)
 		if err != nil {
 			return s.undoCopy(err, made, replaced)
 		}
@@ -214,23 +222,23 @@ func (s *Server) copyDir(ctx context.Context, name, src, dest string, o intents.
 // refuses, before anything is written, a folder of more than MaxCopyEntries entries, a file larger
 // than the server's limit, a folder it cannot read, a destination the policy refuses, and what is
 // in the way at the destination (see copyTarget).
-func (s *Server) planCopy(ctx context.Context, name, src, dest string, overwrite bool) (*copyPlan, error) {
+func (s *Server) planCopy(ctx context.Context, from *Server, name, src, dest string, overwrite bool) (*copyPlan, error) {
 	exists, err := s.copyTarget(dest, true, overwrite)
 	if err != nil {
 		return nil, err
 	}
 	p := &copyPlan{entries: []copyEntry{{src: src, dest: dest, dir: true, exists: exists}}, dirs: 1}
 	walked := 0
-	err = s.cfg.Root.Walk(ctx, src, 0, func(info fsroot.Info, err error) error {
+	err = from.cfg.Root.Walk(ctx, src, 0, func(info fsroot.Info, err error) error {
 		if err != nil {
 			// A folder it cannot read: a copy without it would lose what it holds.
 			return &fileError{err: err, name: info.Path, field: "target.path"}
 		}
 		if walked++; walked > MaxCopyEntries {
 			return &callError{code: CodeTooLarge, field: "target.path", msg: fmt.Sprintf(
-				"%q holds more than %d entries, more than one copy takes: copy its folders one by one", name, MaxCopyEntries)}
+				"%q holds more than %d entries, more than one copy takes: copy its folders one by one", from.show(name), MaxCopyEntries)}
 		}
-		if !s.visible(info) {
+		if !from.visible(info) {
 			p.hidden++
 			if info.Type == fsroot.TypeDir {
 				return fs.SkipDir
@@ -246,7 +254,7 @@ func (s *Server) planCopy(ctx context.Context, name, src, dest string, overwrite
 			return &fileError{err: err, name: e.dest, field: "target.destination"}
 		}
 		if !e.dir && e.size > s.cfg.MaxFileSize {
-			return s.tooLargeToCopy(e.src)
+			return s.tooLargeToCopy(from.show(e.src))
 		}
 		if exists {
 			// Only a folder that was there can hold something in the way.
@@ -297,13 +305,13 @@ func (s *Server) copyTarget(dest string, isDir, overwrite bool) (bool, error) {
 			what = "merge the copy into that folder"
 		}
 		return true, &callError{code: CodeExists, field: "target.destination", msg: fmt.Sprintf(
-			"%q already exists: choose another destination, or set options.overwrite to true to %s", dest, what)}
+			"%q already exists: choose another destination, or set options.overwrite to true to %s", s.show(dest), what)}
 	case isDir && info.Type != fsroot.TypeDir:
 		return true, &callError{code: CodeNotDir, field: "target.destination", msg: fmt.Sprintf(
-			"%q is a %s, not a folder: a folder is copied to a new path, or with options.overwrite merged into a folder (never through a link)", dest, info.Type)}
+			"%q is a %s, not a folder: a folder is copied to a new path, or with options.overwrite merged into a folder (never through a link)", s.show(dest), info.Type)}
 	case !isDir && info.Type == fsroot.TypeDir:
 		return true, &callError{code: CodeIsDir, field: "target.destination", msg: fmt.Sprintf(
-			"%q is a folder, and a file cannot replace a folder: name the new file's own path, such as %q", dest, path.Join(dest, path.Base(dest)))}
+			"%q is a folder, and a file cannot replace a folder: name the new file's own path, such as %q", s.show(dest), s.show(path.Join(dest, path.Base(dest))))}
 	}
 	return true, nil
 }
@@ -311,47 +319,47 @@ func (s *Server) copyTarget(dest string, isDir, overwrite bool) (bool, error) {
 // copyOne copies the file of a folder copy at e.src to e.dest, new or, with overwrite, replacing
 // what is there. The file is looked up again and must be where the plan found it: a folder on the
 // way turned into a link meanwhile is not followed.
-func (s *Server) copyOne(ctx context.Context, e copyEntry, overwrite bool) (int64, error) {
+func (s *Server) copyOne(ctx context.Context, from *Server, e copyEntry, overwrite bool) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
 	if s.beforeWrite != nil {
 		s.beforeWrite(e.dest)
 	}
-	src, err := s.cfg.Root.Lookup(e.src)
+	src, err := from.cfg.Root.Lookup(e.src)
 	if err != nil {
 		return 0, &fileError{err: err, name: e.src, field: "target.path"}
 	}
 	defer src.Close()
 	if src.Path() != e.src {
 		return 0, &callError{code: CodeConflict, field: "target.path", msg: fmt.Sprintf(
-			"%q changed while the folder was being copied (a folder on its way became a link): copy again", e.src)}
+			"%q changed while the folder was being copied (a folder on its way became a link): copy again", from.show(e.src))}
 	}
 	_, n, err := s.cfg.Root.CopyFile(ctx, src, e.dest, overwrite, s.cfg.MaxFileSize)
 	if err != nil {
-		return 0, s.copyFailed(err, e.src, e.dest)
+		return 0, s.copyFailed(from, err, e.src, e.dest)
 	}
 	return n, nil
 }
 
-// copyFailed names the file a failed copy of src to dest was about: the destination, or the
-// source.
-func (s *Server) copyFailed(err error, src, dest string) error {
+// copyFailed names the file a failed copy of src (in root from) to dest was about: the
+// destination, or the source.
+func (s *Server) copyFailed(from *Server, err error, src, dest string) error {
 	var pe *fs.PathError
 	switch {
 	case errors.As(err, &pe) && pe.Path == dest:
 		if errors.Is(err, fs.ErrExist) {
 			return &callError{code: CodeExists, field: "target.destination", msg: fmt.Sprintf(
-				"%q appeared while it was being copied there: choose another destination, or set options.overwrite to true", dest)}
+				"%q appeared while it was being copied there: choose another destination, or set options.overwrite to true", s.show(dest))}
 		}
 		return &fileError{err: err, name: dest, field: "target.destination"}
 	case errors.Is(err, fsroot.ErrTooLarge):
-		return s.tooLargeToCopy(src)
+		return s.tooLargeToCopy(from.show(src))
 	}
 	return &fileError{err: err, name: src, field: "target.path"}
 }
 
-// tooLargeToCopy refuses a file above the server's size limit.
+// tooLargeToCopy refuses a file above the server's size limit; name is as the caller names it.
 func (s *Server) tooLargeToCopy(name string) error {
 	return &callError{code: CodeTooLarge, field: "target.path", msg: fmt.Sprintf(
 		"%q is larger than the server's file size limit (%s), so it cannot be copied: copy what you need without it", name, humanBytes(s.cfg.MaxFileSize))}
@@ -372,7 +380,7 @@ func (s *Server) missingParents(dest string, createPath bool) ([]string, error) 
 		missing = append([]string{dir}, missing...)
 	}
 	if len(missing) > 0 && !createPath {
-		return nil, noFolder(path.Dir(dest), "target.destination")
+		return nil, noFolder(s.show(path.Dir(dest)), "target.destination")
 	}
 	return missing, nil
 }

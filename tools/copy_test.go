@@ -358,7 +358,7 @@ func TestCopyFailsMidway(t *testing.T) {
 			raw, _ := json.Marshal(tt.args)
 			c := &call{tool: WriterName, purpose: "copy", raw: raw, start: time.Now()}
 			_, err := e.srv.update(ctx, c)
-			st := failure(err, c.path)
+			st := failure(err, c.path, e.srv.show)
 			if err == nil || st.Code != tt.code || !strings.Contains(st.Error, "had made were removed again") {
 				t.Fatalf("want %s and what the copy made removed, got %+v", tt.code, st)
 			}

@@ -100,7 +100,7 @@ func (s *Server) editFiles(c *call, name string, in intents.Update) ([]*editFile
 				f.version, f.vfield = v, field
 			case f.version != v:
 				return nil, &callError{code: CodeInvalidArgument, field: field, msg: fmt.Sprintf(
-					"%s (%s) and %s (%s) are two versions of %q, which has one: send the version its last read returned, once", field, v, f.vfield, f.version, f.name)}
+					"%s (%s) and %s (%s) are two versions of %q, which has one: send the version its last read returned, once", field, v, f.vfield, f.version, s.show(f.name))}
 			}
 		}
 		f.at = append(f.at, i)
@@ -108,7 +108,7 @@ func (s *Server) editFiles(c *call, name string, in intents.Update) ([]*editFile
 	if len(target.at) == 0 {
 		if in.Target.Version != "" {
 			return nil, &callError{code: CodeInvalidArgument, field: "target.version", msg: fmt.Sprintf(
-				"target.version is the version of %q, which no edit applies to (each names another file in path): leave target.version out, and give each file's version in its edits' version", name)}
+				"target.version is the version of %q, which no edit applies to (each names another file in path): leave target.version out, and give each file's version in its edits' version", s.show(name))}
 		}
 		files = files[1:]
 	}
@@ -134,14 +134,14 @@ func (s *Server) editText(ctx context.Context, f *editFile, edits []intents.Edit
 		return err
 	}
 	if !markdown.IsText(old) {
-		return notText(f.name)
+		return notText(s.show(f.name))
 	}
-	text, n, err := applyEdits(f.name, string(old), f.its(edits))
+	text, n, err := applyEdits(s.show(f.name), string(old), f.its(edits))
 	if err != nil {
 		return err
 	}
 	if int64(len(text)) > s.cfg.MaxFileSize {
-		return newError(CodeTooLarge, "the edits would make %q larger than the server's file size limit (%s)", f.name, humanBytes(s.cfg.MaxFileSize))
+		return newError(CodeTooLarge, "the edits would make %q larger than the server's file size limit (%s)", s.show(f.name), humanBytes(s.cfg.MaxFileSize))
 	}
 	f.old, f.text, f.n = old, text, n
 	return nil

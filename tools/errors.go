@@ -102,19 +102,29 @@ func quoted(names []string) string {
 	return strings.Join(q, ", ")
 }
 
+// mapped is a failure already turned into its result's fields, by the root it happened in.
+type mapped struct{ st Status }
+
+func (e *mapped) Error() string { return e.st.Error }
+
 // failure turns err into the flat error fields of a result. name is the root-relative path the call
-// was working on; it is used to say what went wrong in words the model can act on. It is the only
-// table from error to code.
-func failure(err error, name string) Status {
+// was working on; it is used to say what went wrong in words the model can act on, and show turns
+// a root-relative path into the path the caller uses (see [Server.show]). It is the only table from
+// error to code.
+func failure(err error, name string, show func(string) string) Status {
+	var mp *mapped
+	if errors.As(err, &mp) {
+		return mp.st
+	}
 	var rb *rolledBack
 	if errors.As(err, &rb) {
-		st := failure(rb.err, name)
+		st := failure(rb.err, name, show)
 		st.Error += rb.note()
 		return st
 	}
 	var cu *copyUndone
 	if errors.As(err, &cu) {
-		st := failure(cu.err, name)
+		st := failure(cu.err, name, show)
 		st.Error += cu.note()
 		return st
 	}
@@ -124,6 +134,7 @@ func failure(err error, name string) Status {
 	if errors.As(err, &file) {
 		name, vfield, given = file.name, file.version, file.given
 	}
+	name = show(name)
 	st := Status{Success: false}
 	var (
 		ce *callError
@@ -168,7 +179,11 @@ func failure(err error, name string) Status {
 		}
 		st.Error = fmt.Sprintf("%q changed %s (it %s), so nothing was written: %s", name, since, now, next)
 	case errors.As(err, &pe):
-		st.Code, st.Error = pathCode(pe.Err), pe.Error()
+		shown := *pe
+		if !path.IsAbs(pe.Path) {
+			shown.Path = show(pe.Path)
+		}
+		st.Code, st.Error = pathCode(pe.Err), shown.Error()
 		if st.Code == CodeOutsideRoot && path.IsAbs(pe.Path) {
 			// Do not echo a host path outside the root, even the caller's own.
 			st.Error = "that absolute path is outside the root: use a path relative to the root, such as \"notes/todo.md\""

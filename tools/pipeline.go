@@ -127,6 +127,9 @@ func (s *Server) checkParents(name string) error {
 
 // charge runs the rate limiter for the call; heavier purposes cost more.
 func (s *Server) charge(c *call, recursive bool) error {
+	if c.free {
+		return nil
+	}
 	cost := security.CostHeavy // a made-up purpose is never the cheap way in
 	if p, ok := PurposeOf(c.tool, c.purpose); ok {
 		cost = p.cost(recursive)

@@ -87,7 +87,7 @@ func (s *Server) readMany(ctx context.Context, c *call, in intents.Access) (any,
 		// host path outside the root.
 		entry := ReadEntry{Path: cmp.Or(name, fmt.Sprintf("target.paths[%d]", i)), Status: Status{Success: true}, FileContent: fc}
 		if err != nil {
-			entry.Status = failure(err, name)
+			entry.Status = failure(err, name, s.show)
 			if entry.Code == CodeInternal {
 				s.cfg.Log.Printf("%s read %q: %v", c.tool, name, err)
 			}
@@ -137,7 +137,7 @@ func (s *Server) readEntry(ctx context.Context, name string, e *fsroot.Entry, in
 	switch {
 	case in.Target.Encoding == "base64":
 		if n := base64.StdEncoding.EncodedLen(len(data)); n > budget {
-			return FileContent{}, newError(CodeTooLarge, "%q is too large to return as base64 in this answer (%d bytes encoded; %d left of %d): read it alone, or read less with it", name, n, budget, MaxContentBytes)
+			return FileContent{}, newError(CodeTooLarge, "%q is too large to return as base64 in this answer (%d bytes encoded; %d left of %d): read it alone, or read less with it", s.show(name), n, budget, MaxContentBytes)
 		}
 		b64 := base64.StdEncoding.EncodeToString(data)
 		out.Content, out.Encoding, out.Binary = &b64, "base64", !text

@@ -30,12 +30,12 @@ func (s *Server) relationships(ctx context.Context, c *call, in intents.Discover
 	}
 	if in.Options.Offset > 0 {
 		return nil, &intents.FieldError{Field: "options.offset", Rule: "conflict",
-			Message: fmt.Sprintf("options.offset pages the documents of a folder, but %q is a document: remove options.offset", name)}
+			Message: fmt.Sprintf("options.offset pages the documents of a folder, but %q is a document: remove options.offset", s.show(name))}
 	}
 	cv := e.ReadLinksTo(ctx, name)
 	rel, ok := e.Relations(name)
 	if !ok {
-		return nil, notDocument(name)
+		return nil, notDocument(s.show(name))
 	}
 	out := SearcherResult{Status: Status{Success: true}, DocumentLinks: documentLinks(rel, cv)}
 	for _, h := range rel.Outline {
@@ -114,7 +114,7 @@ func (s *Server) admitDocument(c *call, raw, field string) (string, error) {
 	}
 	if info.Type == fsroot.TypeDir {
 		return name, &callError{code: CodeIsDir, field: field, msg: fmt.Sprintf(
-			"%q is a folder: describe the documents in it with target.path %q, without target.paths", name, name)}
+			"%q is a folder: describe the documents in it with target.path %q, without target.paths", s.show(name), s.show(name))}
 	}
 	return name, s.charge(c, false)
 }
@@ -128,7 +128,7 @@ func (s *Server) folderRelations(ctx context.Context, c *call, in intents.Discov
 	if cv := s.cfg.Engine.Coverage(); !cv.Complete && len(all) == 0 {
 		retry := retryAfter(cv.Left)
 		return nil, &callError{code: CodeNotAvailable, retry: retry, msg: fmt.Sprintf(
-			"none of the documents in %q is indexed yet (the search index is still being built): ask again in about %s, or name the documents in target.paths, which are read directly", name, roundUp(retry))}
+			"none of the documents in %q is indexed yet (the search index is still being built): ask again in about %s, or name the documents in target.paths, which are read directly", s.show(name), roundUp(retry))}
 	}
 	from := min(in.Options.Offset, len(all))
 	out := s.documents(ctx, len(all)-from, func(i int) (string, error) { return all[from+i], nil })
@@ -177,11 +177,11 @@ func (s *Server) documents(ctx context.Context, n int, doc func(i int) (string, 
 				d.DocumentLinks = documentLinks(rel, dcv)
 				sources -= s.addSources(ctx, d.Backlinks, rel.Backlinks, sources)
 			} else {
-				err = notDocument(name)
+				err = notDocument(s.show(name))
 			}
 		}
 		if err != nil {
-			d.Status = failure(err, name)
+			d.Status = failure(err, name, s.show)
 			if d.Code == CodeInternal {
 				s.cfg.Log.Printf("relationships of %q: %v", name, err)
 			}

@@ -330,7 +330,7 @@ func (s *Server) readFile(ctx context.Context, c *call, uri string) ([]mcp.Resou
 // resourceError is err as a resource request's error: the tools' code and message, which name the
 // rule and only root-relative paths. An error no code maps is logged, as a tool call's is.
 func (s *Server) resourceError(err error, name string) error {
-	st := failure(err, name)
+	st := failure(err, name, s.show)
 	if st.Code == CodeInternal {
 		s.cfg.ErrorLog.Printf("resource %q: %v", name, err)
 	}

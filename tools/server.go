@@ -6,6 +6,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -73,6 +74,9 @@ type Config struct {
 // Server holds the tools' shared state. It is safe for concurrent use.
 type Server struct {
 	cfg Config
+	// name is the root's name among several (see [Roots]): the first element of every path the
+	// answers show. "" when the tools serve one root.
+	name string
 	// beforeWrite, if set, runs before an edit writes each of its files, and before a folder copy
 	// copies each file: tests change files there, as a person saving at that moment would, to make
 	// a write, and the restore after it, fail.
@@ -97,6 +101,18 @@ func New(cfg Config) *Server {
 		cfg.Now = time.Now
 	}
 	return &Server{cfg: cfg}
+}
+
+// show returns the path a caller uses for name, a path inside this server's root: name itself, or
+// with several roots name inside this root's name.
+func (s *Server) show(name string) string {
+	switch {
+	case s.name == "" || name == "":
+		return name
+	case name == ".":
+		return s.name
+	}
+	return s.name + "/" + name
 }
 
 // Progress is how far one long call has got.
@@ -124,6 +140,11 @@ type call struct {
 	start   time.Time
 	// progressToken is the client's token for progress notifications on this call, or nil.
 	progressToken any
+	// free is set on the calls a search of several roots makes after its first: the rate limiter
+	// charged that one for the whole search.
+	free bool
+	// from is the root a copy's target.path is in, when it is not the writer's own (see [Roots]).
+	from *Server
 }
 
 func (c *call) meta() Meta { return Meta{ExecutionMs: sinceMs(c.start)} }
@@ -143,16 +164,21 @@ func (s *Server) Register(m *server.MCPServer) {
 
 // Tools returns the tools this server offers under its permissions, with their handlers.
 func (s *Server) Tools() []server.ServerTool {
+	return s.toolsWith(s.read, s.discover, s.update)
+}
+
+// toolsWith returns the tools offered under the permissions, with the handlers given.
+func (s *Server) toolsWith(read, discover, update handlerFunc) []server.ServerTool {
 	var out []server.ServerTool
 	p := s.cfg.Permissions
 	if p.Has(security.PermRead) && s.enabled(ReaderName) {
-		out = append(out, server.ServerTool{Tool: readerTool(), Handler: s.adapt(ReaderName, s.read)})
+		out = append(out, server.ServerTool{Tool: readerTool(), Handler: s.adapt(ReaderName, read)})
 	}
 	if (p.Has(security.PermList) || p.Has(security.PermSearch)) && s.enabled(SearcherName) {
-		out = append(out, server.ServerTool{Tool: searcherTool(), Handler: s.adapt(SearcherName, s.discover)})
+		out = append(out, server.ServerTool{Tool: searcherTool(), Handler: s.adapt(SearcherName, discover)})
 	}
 	if p.Has(security.PermWrite) && s.enabled(WriterName) {
-		out = append(out, server.ServerTool{Tool: writerTool(), Handler: s.adapt(WriterName, s.update)})
+		out = append(out, server.ServerTool{Tool: writerTool(), Handler: s.adapt(WriterName, update)})
 	}
 	return out
 }
@@ -199,7 +225,7 @@ func (s *Server) run(ctx context.Context, c *call, h handlerFunc) (res *mcp.Call
 	}()
 	out, err := h(ctx, c)
 	if err != nil {
-		st := failure(err, c.path)
+		st := failure(err, c.path, s.show)
 		if st.Code == CodeInternal {
 			s.cfg.ErrorLog.Printf("%s %s %q: %v", c.tool, c.purpose, c.path, err)
 		}
@@ -268,9 +294,26 @@ func Arguments(req mcp.CallToolRequest) []byte {
 
 // Instructions tells the model, in a few sentences, where it works and what it may do.
 func (s *Server) Instructions() string {
+	return s.instructions(nil)
+}
+
+// instructions are the server's instructions: about its one root, or with names about the roots of
+// [Roots] (which may be none yet, when they come from the client).
+func (s *Server) instructions(names []string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "These tools work on the files under one folder, the root (%s). ", s.cfg.Root.Dir())
-	b.WriteString("Give paths relative to it, with forward slashes, such as \"notes/todo.md\"; \".\" is the root. ")
+	switch {
+	case s.cfg.Root != nil:
+		fmt.Fprintf(&b, "These tools work on the files under one folder, the root (%s). ", s.cfg.Root.Dir())
+		b.WriteString("Give paths relative to it, with forward slashes, such as \"notes/todo.md\"; \".\" is the root. ")
+	default:
+		b.WriteString("These tools work on the files under several folders, the roots")
+		if len(names) > 0 {
+			fmt.Fprintf(&b, " (now %s)", strings.Join(names, ", "))
+		}
+		b.WriteString(". A path starts with its root's name, then the path inside it, with forward slashes, such as \"")
+		b.WriteString(cmp.Or(strings.Join(names[:min(1, len(names))], ""), "notes"))
+		b.WriteString("/todo.md\"; listing \".\" shows the roots. A search or listing of \".\" covers every root. Copy works across roots; move stays within one. ")
+	}
 	fmt.Fprintf(&b, "Permissions: %s. ", s.cfg.Permissions)
 	if !s.cfg.Permissions.Has(security.PermWrite) {
 		b.WriteString("Writing is off: the files are read-only to you. ")

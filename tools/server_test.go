@@ -40,7 +40,7 @@ func TestFailureCodes(t *testing.T) {
 		{newError(CodeNotAvailable, "x"), CodeNotAvailable},
 	}
 	for _, tt := range tests {
-		if got := failure(tt.err, "a.md").Code; got != tt.code {
+		if got := failure(tt.err, "a.md", New(Config{}).show).Code; got != tt.code {
 			t.Errorf("failure(%v) = %s, want %s", tt.err, got, tt.code)
 		}
 	}

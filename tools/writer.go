@@ -57,7 +57,11 @@ func (s *Server) update(ctx context.Context, c *call) (any, error) {
 	case "delete", "move", "copy":
 		k = kindAny
 	}
-	name, err := s.resolvePath(in.Target.Path, k)
+	from := s
+	if c.from != nil {
+		from = c.from // a copy from another root (see Roots)
+	}
+	name, err := from.resolvePath(in.Target.Path, k)
 	c.path = name
 	if err != nil {
 		return nil, err
@@ -86,7 +90,7 @@ func (s *Server) update(ctx context.Context, c *call) (any, error) {
 	case "move":
 		err = s.move(ctx, name, in, &out)
 	case "copy":
-		err = s.copy(ctx, in, &out)
+		err = s.copy(ctx, from, in, &out)
 	case "mkdir":
 		err = s.mkdir(name, &out)
 	}
@@ -120,7 +124,7 @@ func (s *Server) makeParents(name string, o intents.UpdateOptions) error {
 	}
 	if _, err := s.cfg.Root.Stat(dir); err == nil || !o.CreatePath {
 		if err != nil && isNotExist(err) {
-			return noFolder(dir, "")
+			return noFolder(s.show(dir), "")
 		}
 		return nil
 	}
@@ -208,7 +212,7 @@ func (s *Server) replace(ctx context.Context, name, content, version string, o i
 	old, _, err := s.cfg.Root.ReadFile(ctx, name, s.cfg.MaxFileSize)
 	if err != nil {
 		if isNotExist(err) {
-			return newError(CodeNotFound, "%q does not exist: use purpose \"create\" to make a new file", name)
+			return newError(CodeNotFound, "%q does not exist: use purpose \"create\" to make a new file", s.show(name))
 		}
 		return err
 	}
@@ -238,10 +242,10 @@ func (s *Server) appendTo(ctx context.Context, name, content, version string, o 
 		return err
 	}
 	if !markdown.IsText(old) {
-		return notText(name)
+		return notText(s.show(name))
 	}
 	if int64(len(old)+len(content)) > s.cfg.MaxFileSize {
-		return newError(CodeTooLarge, "appending would make %q larger than the server's file size limit (%s): start a new file", name, humanBytes(s.cfg.MaxFileSize))
+		return newError(CodeTooLarge, "appending would make %q larger than the server's file size limit (%s): start a new file", s.show(name), humanBytes(s.cfg.MaxFileSize))
 	}
 	if out.Backup, err = s.backup(ctx, name, old, o); err != nil {
 		return err
@@ -271,14 +275,14 @@ func (s *Server) remove(ctx context.Context, name, version string, o intents.Upd
 		st, err := s.cfg.Root.Stat(name)
 		isDir = err == nil && st.Type == fsroot.TypeDir
 	}
-	if err := noFolderVersion(name, "delete", isDir, version); err != nil {
+	if err := noFolderVersion(s.show(name), "delete", isDir, version); err != nil {
 		return err
 	}
 	if o.Backup && info.Type != fsroot.TypeFile {
 		// A backup keeps a file's content; deleting a folder or a link with it asked for would
 		// delete without keeping anything.
 		return &callError{code: CodeInvalidArgument, field: "options.backup", msg: fmt.Sprintf(
-			"%q is not a file (%s), and options.backup keeps only a file's content: delete it without options.backup, or delete the files you want kept one by one with it", name, info.Type)}
+			"%q is not a file (%s), and options.backup keeps only a file's content: delete it without options.backup, or delete the files you want kept one by one with it", s.show(name), info.Type)}
 	}
 	if o.Backup {
 		old, _, err := s.cfg.Root.ReadFile(ctx, name, s.cfg.MaxFileSize)
@@ -338,14 +342,14 @@ func (s *Server) move(ctx context.Context, name string, in intents.Update, out *
 		k = kindDir
 	}
 	version := in.Target.Version
-	if err := noFolderVersion(name, "move", k == kindDir, version); err != nil {
+	if err := noFolderVersion(s.show(name), "move", k == kindDir, version); err != nil {
 		return err
 	}
 	dest, err := s.resolvePath(in.Target.Destination, k)
 	if err != nil {
 		var ce *callError
 		if !errors.As(err, &ce) {
-			return withField(err, "target.destination")
+			return s.withField(err, "target.destination")
 		}
 		return err
 	}
@@ -479,7 +483,7 @@ func notText(name string) error {
 }
 
 // withField attaches the argument name to a path error found on a second path of the call.
-func withField(err error, field string) error {
-	st := failure(err, "")
+func (s *Server) withField(err error, field string) error {
+	st := failure(err, "", s.show)
 	return &callError{code: st.Code, field: field, msg: field + ": " + st.Error}
 }

@@ -1,0 +1,168 @@
+package tools
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/semantic"
+)
+
+// Mount is one folder the tools serve: its rooted filesystem and policy, and its own search index
+// and backup store. Nothing crosses from one mount into another but a copy the writer makes.
+type Mount struct {
+	// Name is the first element of every path inside the mount when the tools serve several; it
+	// is ignored when they serve one (see [NewRoots]).
+	Name    string
+	Root    *fsroot.Root
+	Policy  *security.Policy
+	Engine  *semantic.Engine // nil: search_semantic and relationships answer NOT_AVAILABLE
+	Backups *fsroot.Root     // nil: options.backup is refused
+}
+
+// Roots serves the three tools over one root or several. With one root (named false), paths are
+// relative to it, exactly as a [Server] of its own takes them. With several (named true), a path's
+// first element names its root ("notes/todo.md" is todo.md in the root named notes), "." holds the
+// roots as folders, and searches without a root in their path search every root, merged into one
+// answer. Roots may be added and removed while the tools serve (the client's roots change); a
+// call that has begun on a root finishes on it. It is safe for concurrent use.
+type Roots struct {
+	top   *Server // the shared settings, without a root; it adapts the tools' handlers
+	named bool
+	mu    sync.RWMutex
+	roots []*Server // sorted by name
+}
+
+// NewRoots returns the tools for the roots to be added with [Roots.Add], with shared's settings
+// (its Root, Policy, Engine and Backups are the mounts', and ignored). With named false, the tools
+// serve exactly one root, and its paths do not name it.
+func NewRoots(shared Config, named bool) *Roots {
+	shared.Root, shared.Policy, shared.Engine, shared.Backups = nil, nil, nil, nil
+	return &Roots{top: New(shared), named: named}
+}
+
+// rootName is what a root's name may be: one path element of letters, digits, dots, hyphens and
+// underscores, starting with a letter or digit, so that a model types it as it reads it.
+var rootName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// ValidRootName reports why name cannot name a root, or nil.
+func ValidRootName(name string) error {
+	if !rootName.MatchString(name) {
+		return fmt.Errorf("root name %q is not valid: use up to 64 letters, digits, dots, hyphens and underscores, starting with a letter or digit", name)
+	}
+	return nil
+}
+
+// Add serves m. It refuses a second root when the tools serve one, a name that is not valid or
+// is taken, and a folder that holds another root's or lies inside it: each file belongs to one root.
+func (r *Roots) Add(m Mount) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.named {
+		if len(r.roots) > 0 {
+			return fmt.Errorf("these tools serve one root, and already serve %s", r.roots[0].cfg.Root.Dir())
+		}
+		m.Name = ""
+	} else if err := ValidRootName(m.Name); err != nil {
+		return err
+	}
+	dir := m.Root.ResolvedDir()
+	for _, o := range r.roots {
+		if o.name == m.Name {
+			return fmt.Errorf("a root is already named %q (%s): give this one another name", m.Name, o.cfg.Root.Dir())
+		}
+		if od := o.cfg.Root.ResolvedDir(); within(dir, od) || within(od, dir) {
+			return fmt.Errorf("%s overlaps root %q (%s): roots may not hold one another", m.Root.Dir(), o.name, o.cfg.Root.Dir())
+		}
+	}
+	cfg := r.top.cfg
+	cfg.Root, cfg.Policy, cfg.Engine, cfg.Backups = m.Root, m.Policy, m.Engine, m.Backups
+	s := New(cfg)
+	s.name = m.Name
+	i, _ := slices.BinarySearchFunc(r.roots, m.Name, func(s *Server, name string) int { return strings.Compare(s.name, name) })
+	r.roots = slices.Insert(r.roots, i, s)
+	return nil
+}
+
+// Remove stops serving the root named name at once, and reports whether one was. Calls already
+// running on it finish; the caller closes its filesystem and index after.
+func (r *Roots) Remove(name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := len(r.roots)
+	r.roots = slices.DeleteFunc(r.roots, func(s *Server) bool { return s.name == name })
+	return len(r.roots) < n
+}
+
+// Names returns the names of the roots served, sorted ("" for the one root of unnamed tools).
+func (r *Roots) Names() []string {
+	var names []string
+	for _, s := range r.list() {
+		names = append(names, s.name)
+	}
+	return names
+}
+
+// list returns the roots served now.
+func (r *Roots) list() []*Server {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return slices.Clone(r.roots)
+}
+
+// only returns the one root of unnamed tools, or nil before it is added.
+func (r *Roots) only() *Server {
+	if roots := r.list(); !r.named && len(roots) == 1 {
+		return roots[0]
+	}
+	return nil
+}
+
+// Tools returns the tools offered under the permissions, with their handlers.
+func (r *Roots) Tools() []server.ServerTool {
+	if s := r.only(); s != nil {
+		return s.Tools()
+	}
+	return r.top.toolsWith(r.read, r.discover, r.update)
+}
+
+// Register adds to m every tool whose permissions are not all off.
+func (r *Roots) Register(m *server.MCPServer) {
+	for _, t := range r.Tools() {
+		m.AddTool(t.Tool, t.Handler)
+	}
+}
+
+// Refusal is [Server.Refusal] for these tools.
+func (r *Roots) Refusal(name, why string) (server.ServerTool, bool) {
+	return r.top.Refusal(name, why)
+}
+
+// OffersResources reports whether the root's files are offered as resources: for one root, as
+// [Server.OffersResources] says. Several roots offer none yet.
+func (r *Roots) OffersResources() bool {
+	s := r.only()
+	return s != nil && s.OffersResources()
+}
+
+// RegisterResources offers the root's files as resources, if [Roots.OffersResources].
+func (r *Roots) RegisterResources(m *server.MCPServer, hooks *server.Hooks) {
+	if s := r.only(); s != nil {
+		s.RegisterResources(m, hooks)
+	}
+}
+
+// Instructions tells the model, in a few sentences, where it works and what it may do.
+func (r *Roots) Instructions() string {
+	if s := r.only(); s != nil {
+		return s.Instructions()
+	}
+	return r.top.instructions(r.Names())
+}
+

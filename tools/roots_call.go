@@ -1,0 +1,273 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"encoding/json"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/packfs/packfs-mcp/intents"
+)
+
+// A call to tools over several roots is decoded and judged (permission, arguments) once, as one
+// root's server would; then each path it names is routed to its root, and the call, its paths made
+// relative to that root, runs on that root's server. The answer's paths are given back their root's
+// name (see rebase). A call about ".", the roots themselves, is answered here, and a search of "."
+// runs on every root, merged.
+
+// begin returns the roots served now, or NOT_AVAILABLE when there are none yet.
+func (r *Roots) begin() ([]*Server, error) {
+	roots := r.list()
+	if len(roots) == 0 {
+		return nil, newError(CodeNotAvailable, "no folder is served yet: the client has not listed any file:// root; add a folder to the client's roots, or start the server with --root")
+	}
+	return roots, nil
+}
+
+// route finds the root a path argument names and the path inside it; a nil root with no error is
+// ".", which holds the roots. A host path is routed to the root whose folder holds it, whose policy
+// then judges it whole. Nothing else about the path is judged here: the root's policy judges the
+// rest, so "notes/../work/x.md" is notes' "../work/x.md", outside that root.
+func route(roots []*Server, raw, field string) (*Server, string, error) {
+	if path.IsAbs(raw) {
+		clean := path.Clean(raw)
+		for _, s := range roots {
+			for _, dir := range []string{s.cfg.Root.Dir(), s.cfg.Root.ResolvedDir()} {
+				if within(clean, dir) {
+					return s, raw, nil
+				}
+			}
+		}
+		return nil, "", &callError{code: CodeOutsideRoot, field: field, msg: "that absolute path is outside every root: " +
+			"use a path that starts with a root's name, such as \"" + roots[0].name + "/notes/todo.md\"; list \".\" to see the roots"}
+	}
+	p := raw
+	for strings.HasPrefix(p, "./") {
+		p = strings.TrimLeft(p[2:], "/")
+	}
+	if p == "" || p == "." {
+		return nil, ".", nil
+	}
+	first, rest, _ := strings.Cut(p, "/")
+	if first == ".." {
+		return nil, "", &callError{code: CodeOutsideRoot, field: field, msg: fmt.Sprintf(
+			"path %q climbs above the roots: start it with a root's name (%s)", raw, rootNames(roots))}
+	}
+	for _, s := range roots {
+		if s.name == first {
+			if rest == "" {
+				rest = "."
+			}
+			return s, rest, nil
+		}
+	}
+	return nil, "", &callError{code: CodeNotFound, field: field, msg: fmt.Sprintf(
+		"no root is named %q: a path starts with a root's name (%s), such as %q; list \".\" to see the roots",
+		first, rootNames(roots), roots[0].name+"/"+p)}
+}
+
+func rootNames(roots []*Server) string {
+	names := make([]string, len(roots))
+	for i, s := range roots {
+		names[i] = s.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// on runs the call on root s with in as its arguments, and returns its answer with the root's name
+// in its paths. Its failure is mapped by s, which names the paths as the caller does.
+func (r *Roots) on(ctx context.Context, c *call, s *Server, in any, h func(*Server) handlerFunc) (any, error) {
+	raw, err := json.Marshal(in)
+	if err != nil {
+		return nil, err
+	}
+	sc := *c
+	sc.raw, sc.path = raw, ""
+	out, err := h(s)(ctx, &sc)
+	c.path = s.show(sc.path)
+	if err != nil {
+		st := failure(err, sc.path, s.show)
+		if st.Code == CodeInternal {
+			s.cfg.ErrorLog.Printf("%s %s %q: %v", c.tool, c.purpose, c.path, err)
+		}
+		return nil, &mapped{st: st}
+	}
+	return rebase(out, s.show), nil
+}
+
+func reader(s *Server) handlerFunc   { return s.read }
+func searcher(s *Server) handlerFunc { return s.discover }
+func writer(s *Server) handlerFunc   { return s.update }
+
+// top is the answer about ".", the folder of roots, which holds nothing else and cannot change.
+func topError(field string) error {
+	return &callError{code: CodeRoot, field: field, msg: "\".\" is the folder of roots, which cannot be written, deleted, moved or copied: name a path inside a root; list \".\" to see the roots"}
+}
+
+func (r *Roots) read(ctx context.Context, c *call) (any, error) {
+	in, err := admit[intents.Access](r.top, c)
+	if err != nil {
+		return nil, err
+	}
+	roots, err := r.begin()
+	if err != nil {
+		return nil, err
+	}
+	if len(in.Target.Paths) > 0 {
+		return r.several(ctx, c, roots, in.Target.Paths, 0, func(paths []string, _ int) any {
+			in.Target.Paths = paths
+			return in
+		}, reader)
+	}
+	s, rest, err := route(roots, in.Target.Path, "target.path")
+	if err != nil {
+		return nil, err
+	}
+	if s == nil {
+		return r.readTop(c, in.Purpose)
+	}
+	in.Target.Path = rest
+	return r.on(ctx, c, s, in, reader)
+}
+
+// readTop answers a read of ".": it exists, and is a folder.
+func (r *Roots) readTop(c *call, purpose string) (any, error) {
+	if err := r.top.charge(c, false); err != nil {
+		return nil, err
+	}
+	switch purpose {
+	case "exists":
+		return ReaderResult{Status: Status{Success: true}, Exists: ptr(true), Metadata: c.meta()}, nil
+	case "metadata":
+		return ReaderResult{Status: Status{Success: true}, FileContent: FileContent{FileAttrs: FileAttrs{Type: "directory"}}, Metadata: c.meta()}, nil
+	}
+	return nil, &callError{code: CodeIsDir, field: "target.path", msg: "\".\" is the folder of roots: list it with packfs-file-searcher (purpose \"list\") to see them, and name a file inside one"}
+}
+
+func (r *Roots) discover(ctx context.Context, c *call) (any, error) {
+	in, err := admit[intents.Discover](r.top, c)
+	if err != nil {
+		return nil, err
+	}
+	roots, err := r.begin()
+	if err != nil {
+		return nil, err
+	}
+	if len(in.Target.Paths) > 0 {
+		return r.several(ctx, c, roots, in.Target.Paths, in.Options.Offset, func(paths []string, offset int) any {
+			in.Target.Paths, in.Options.Offset = paths, offset
+			return in
+		}, searcher)
+	}
+	s, rest, err := route(roots, in.Target.Path, "target.path")
+	if err != nil {
+		return nil, err
+	}
+	if s != nil {
+		in.Target.Path = rest
+		return r.on(ctx, c, s, in, searcher)
+	}
+	switch in.Purpose {
+	case "list":
+		if in.Depth() == 1 {
+			return r.listTop(c, in, roots)
+		}
+		return r.pages(ctx, c, roots, in)
+	case "search_content":
+		return r.pages(ctx, c, roots, in)
+	case "search_semantic":
+		return r.ranked(ctx, c, roots, in)
+	}
+	return nil, &callError{code: CodeInvalidArgument, field: "target.path", msg: fmt.Sprintf(
+		"relationships stay within one root: name a root's folder (%s) or its documents as target.path", rootNames(roots))}
+}
+
+func (r *Roots) update(ctx context.Context, c *call) (any, error) {
+	in, err := admit[intents.Update](r.top, c)
+	if err != nil {
+		return nil, err
+	}
+	roots, err := r.begin()
+	if err != nil {
+		return nil, err
+	}
+	s, rest, err := route(roots, in.Target.Path, "target.path")
+	if err != nil {
+		return nil, err
+	}
+	if s == nil {
+		return nil, topError("target.path")
+	}
+	in.Target.Path = rest
+	for i, e := range in.Edits {
+		if e.Path == "" {
+			continue
+		}
+		field := fmt.Sprintf("edits[%d].path", i)
+		es, erest, err := route(roots, e.Path, field)
+		if err != nil {
+			return nil, err
+		}
+		if es != s {
+			return nil, &callError{code: CodeInvalidArgument, field: field, msg: fmt.Sprintf(
+				"an edit changes files of one root, and target.path is in %q: edit the files of each root in a call of their own", s.name)}
+		}
+		in.Edits[i].Path = erest
+	}
+	if in.Purpose != "move" && in.Purpose != "copy" || in.Target.Destination == "" {
+		return r.on(ctx, c, s, in, writer)
+	}
+	d, drest, err := route(roots, in.Target.Destination, "target.destination")
+	if err != nil {
+		return nil, err
+	}
+	if d == nil {
+		return nil, topError("target.destination")
+	}
+	in.Target.Destination = drest
+	switch {
+	case d == s:
+		return r.on(ctx, c, s, in, writer)
+	case in.Purpose == "move":
+		return nil, &callError{code: CodeInvalidArgument, field: "target.destination", msg: fmt.Sprintf(
+			"a move stays within one root, and %q is in root %q, target.path in %q: copy it there (purpose \"copy\"), then delete it",
+			in.Target.Destination, d.name, s.name)}
+	}
+	return r.copyAcross(ctx, c, s, d, in)
+}
+
+// copyAcross copies target.path of root from to target.destination of root to: the source is
+// judged by from's policy, the destination by to's, and the copy is written by to.
+func (r *Roots) copyAcross(ctx context.Context, c *call, from, to *Server, in intents.Update) (any, error) {
+	raw, err := json.Marshal(in)
+	if err != nil {
+		return nil, err
+	}
+	sc := *c
+	sc.raw, sc.path, sc.from = raw, "", from
+	out, err := to.update(ctx, &sc)
+	c.path = from.show(sc.path)
+	if err != nil {
+		show := from.show
+		if fe := (*fileError)(nil); errors.As(err, &fe) && fe.field == "target.destination" {
+			show = to.show
+		}
+		st := failure(err, sc.path, show)
+		if st.Code == CodeInternal {
+			to.cfg.ErrorLog.Printf("%s copy %q: %v", c.tool, c.path, err)
+		}
+		return nil, &mapped{st: st}
+	}
+	w := out.(WriterResult)
+	w.Path = from.show(w.Path)
+	for i := range w.Skipped {
+		w.Skipped[i].Path = from.show(w.Skipped[i].Path)
+	}
+	w.Destination = to.show(w.Destination)
+	for i := range w.WouldCopy {
+		w.WouldCopy[i] = to.show(w.WouldCopy[i])
+	}
+	return w, nil
+}

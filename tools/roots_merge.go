@@ -1,0 +1,322 @@
+package tools
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/fulltext"
+	"github.com/packfs/packfs-mcp/intents"
+)
+
+// several runs a call about several paths (target.paths) on the roots they are in, one call per
+// root, and answers as one root would: one entry per path from offset on, in the order given, each
+// with its own success or error. with returns the call's arguments for the paths of one root.
+func (r *Roots) several(ctx context.Context, c *call, roots []*Server, paths []string, offset int,
+	with func(paths []string, offset int) any, h func(*Server) handlerFunc) (any, error) {
+	type group struct {
+		s    *Server
+		idx  []int
+		rest []string
+	}
+	var groups []*group
+	failed := map[int]Status{}
+	for i, p := range paths {
+		field := fmt.Sprintf("target.paths[%d]", i)
+		s, rest, err := route(roots, p, field)
+		if err == nil && s == nil {
+			err = &callError{code: CodeIsDir, field: field, msg: "\".\" is the folder of roots: name a file inside one"}
+		}
+		if err != nil {
+			failed[i] = failure(err, "", identity)
+			continue
+		}
+		k := slices.IndexFunc(groups, func(g *group) bool { return g.s == s })
+		if k < 0 {
+			k, groups = len(groups), append(groups, &group{s: s})
+		}
+		groups[k].idx, groups[k].rest = append(groups[k].idx, i), append(groups[k].rest, rest)
+	}
+	if len(groups) == 1 && len(failed) == 0 {
+		return r.on(ctx, c, groups[0].s, with(groups[0].rest, offset), h)
+	}
+	// Each root answers for its paths from offset on; the entries before it are left out.
+	entries := make([]any, len(paths))
+	var cov SearcherResult // what the roots' answers say of their indexes
+	for _, g := range groups {
+		var idx []int
+		var rest []string
+		for j, i := range g.idx {
+			if i >= offset {
+				idx, rest = append(idx, i), append(rest, g.rest[j])
+			}
+		}
+		if len(idx) == 0 {
+			continue
+		}
+		out, err := r.on(ctx, c, g.s, with(rest, 0), h)
+		if err != nil {
+			st := failure(err, "", identity)
+			for _, i := range idx {
+				failed[i] = st
+			}
+			continue
+		}
+		switch v := out.(type) {
+		case ReaderResult:
+			for j, e := range v.Files {
+				entries[idx[j]] = e
+			}
+		case SearcherResult:
+			for j, d := range v.Documents {
+				entries[idx[j]] = d
+			}
+			mergeCoverage(&cov, v)
+		}
+	}
+	shown := func(i int) string {
+		if p := paths[i]; !strings.HasPrefix(p, "/") && failed[i].Code != CodeOutsideRoot {
+			return p
+		}
+		return fmt.Sprintf("target.paths[%d]", i)
+	}
+	if c.tool == ReaderName {
+		var out ReaderResult
+		for i := offset; i < len(paths); i++ {
+			e, ok := entries[i].(ReadEntry)
+			if !ok {
+				e = ReadEntry{Path: shown(i), Status: failed[i]}
+			}
+			out.Files = append(out.Files, e)
+		}
+		out.Success, out.Metadata = true, c.meta()
+		return out, nil
+	}
+	out := cov
+	out.Status, out.TotalFound = Status{Success: true}, len(paths)
+	for i := offset; i < len(paths); i++ {
+		if st, ok := failed[i]; ok {
+			out.Documents = append(out.Documents, DocumentEntry{Path: shown(i), Status: st})
+			continue
+		}
+		d, ok := entries[i].(DocumentEntry)
+		if !ok { // its root's page ended before it
+			out.Truncated, out.NextOffset = true, ptr(i)
+			break
+		}
+		out.Documents = append(out.Documents, d)
+	}
+	out.Metadata = c.meta()
+	return out, nil
+}
+
+func identity(p string) string { return p }
+
+// mergeCoverage adds to out what v, one root's answer, says of its index while it is being built.
+func mergeCoverage(out *SearcherResult, v SearcherResult) {
+	if v.IndexComplete == nil || *v.IndexComplete {
+		if out.IndexComplete == nil {
+			out.IndexComplete = v.IndexComplete
+		}
+		return
+	}
+	out.IndexComplete = ptr(false)
+	out.IndexedFiles = addInts(out.IndexedFiles, v.IndexedFiles)
+	out.TotalFiles = addInts(out.TotalFiles, v.TotalFiles)
+	out.ScannedFiles = addInts(out.ScannedFiles, v.ScannedFiles)
+	out.Message = strings.TrimSpace(out.Message + " " + v.Message)
+	out.RetryAfterMs = max(out.RetryAfterMs, v.RetryAfterMs)
+}
+
+func addInts(a, b *int) *int {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	return ptr(*a + *b)
+}
+
+// rootInfo is the entry of root s in a listing of ".".
+func rootInfo(s *Server) fsroot.Info {
+	info, err := s.cfg.Root.Stat(".")
+	if err != nil {
+		info = fsroot.Info{Type: fsroot.TypeDir}
+	}
+	info.Path = s.name
+	return info
+}
+
+// listTop lists ".": the roots, as folders.
+func (r *Roots) listTop(c *call, in intents.Discover, roots []*Server) (any, error) {
+	if err := r.top.charge(c, false); err != nil {
+		return nil, err
+	}
+	f, err := newFilter(in)
+	if err != nil {
+		return nil, err
+	}
+	p := newPage(in.Options)
+	for _, s := range roots {
+		if info := rootInfo(s); f.keep(info) && f.content == "" {
+			p.add(func() FileEntry { return entry(info, in.Options.IncludeModified) })
+		}
+	}
+	return pageResult(c, p, 0), nil
+}
+
+func pageResult(c *call, p *page, searched int) SearcherResult {
+	out := SearcherResult{Status: Status{Success: true}, Files: p.files, TotalFound: p.total, FilesSearched: searched}
+	if p.more {
+		out.Truncated, out.NextOffset, out.FilesSearched = true, ptr(p.offset+len(p.files)), 0
+	}
+	out.Metadata = c.meta()
+	return out
+}
+
+// pages lists or searches (search_content) every root below ".", one root after another in name
+// order, so that the answer is in path order as one root's is, and pages through them with one
+// offset: each root is asked for what is left of the page, and one entry more to tell whether more
+// exist.
+func (r *Roots) pages(ctx context.Context, c *call, roots []*Server, in intents.Discover) (any, error) {
+	f, err := newFilter(in)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.top.charge(c, in.Recursive()); err != nil {
+		return nil, err
+	}
+	c.free = true // the whole search is charged once
+	p := newPage(in.Options)
+	skip, searched, timedOut := p.offset, 0, false
+	sub := in
+	if sub.Options.MaxDepth > 0 {
+		sub.Options.MaxDepth-- // a root's entries are one level below "."
+	}
+	for _, s := range roots {
+		if in.Purpose == "list" {
+			if info := rootInfo(s); f.keep(info) && f.content == "" && !p.add(func() FileEntry { return entry(info, in.Options.IncludeModified) }) {
+				break
+			}
+		}
+		left := p.max - len(p.files)
+		sub.Target.Path, sub.Options.Offset, sub.Options.MaxResults = ".", skip, min(left+1, 10_000)
+		out, err := r.on(ctx, c, s, sub, searcher)
+		if err != nil {
+			return nil, err
+		}
+		v := out.(SearcherResult)
+		searched += v.FilesSearched
+		timedOut = timedOut || v.TimedOut
+		got := v.Files
+		if len(got) > left {
+			p.files, p.more = append(p.files, got[:left]...), true
+			p.total += skip + len(got)
+			break
+		}
+		p.files = append(p.files, got...)
+		p.total += v.TotalFound
+		if v.Truncated {
+			p.more = true
+			break
+		}
+		skip = max(0, skip-v.TotalFound)
+	}
+	res := pageResult(c, p, searched)
+	if timedOut {
+		res.TimedOut, res.Truncated = true, true
+	}
+	return res, nil
+}
+
+// ranked runs search_semantic on every root and merges the hits into one ranking. Each root's
+// scores are relative to its own best hit (1), so the merge orders hits by that score, then by
+// their rank in their root: BM25 scores of two indexes are not comparable, their shares of the
+// best are. A root that cannot answer (its index is not ready) is named in the message, and the
+// others answer.
+func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents.Discover) (any, error) {
+	if err := r.top.charge(c, true); err != nil {
+		return nil, err
+	}
+	c.free = true
+	want := in.Options.MaxResults
+	if want <= 0 {
+		want = fulltext.DefaultMax
+	}
+	sub := in
+	sub.Target.Path = "."
+	sub.Options.Offset, sub.Options.MaxResults = 0, min(in.Options.Offset+want, 10_000)
+	type hit struct {
+		e          FileEntry
+		rank, root int
+	}
+	var (
+		hits     []hit
+		out      SearcherResult
+		unknown  map[string]int
+		answered int
+		firstErr error
+		notes    []string
+	)
+	for k, s := range roots {
+		res, err := r.on(ctx, c, s, sub, searcher)
+		if err != nil {
+			firstErr = cmp.Or(firstErr, err)
+			var mp *mapped
+			if errors.As(err, &mp) {
+				notes = append(notes, fmt.Sprintf("root %q did not answer: %s", s.name, mp.st.Error))
+				out.RetryAfterMs = max(out.RetryAfterMs, mp.st.RetryAfterMs)
+			}
+			continue
+		}
+		v := res.(SearcherResult)
+		answered++
+		for i, e := range v.Files {
+			hits = append(hits, hit{e, i, k})
+		}
+		out.TotalFound += v.TotalFound
+		out.Related = append(out.Related, v.Related...)
+		if unknown == nil {
+			unknown = map[string]int{}
+		}
+		for _, w := range v.UnknownWords {
+			unknown[w]++
+		}
+		mergeCoverage(&out, v)
+	}
+	if answered == 0 || out.TotalFound == 0 && firstErr != nil {
+		return nil, firstErr
+	}
+	slices.SortStableFunc(hits, func(a, b hit) int {
+		return cmp.Or(cmp.Compare(b.e.Score, a.e.Score), cmp.Compare(a.rank, b.rank), cmp.Compare(a.root, b.root))
+	})
+	hits = hits[min(in.Options.Offset, len(hits)):]
+	hits = hits[:min(want, len(hits))]
+	shown := map[string]bool{}
+	for _, h := range hits {
+		out.Files = append(out.Files, h.e)
+		shown[h.e.Path] = true
+	}
+	out.Related = slices.DeleteFunc(out.Related, func(e RelatedEntry) bool { return !shown[e.From] })
+	for w, n := range unknown {
+		if n == answered {
+			out.UnknownWords = append(out.UnknownWords, w)
+		}
+	}
+	slices.Sort(out.UnknownWords)
+	if next := in.Options.Offset + len(out.Files); next < out.TotalFound && len(out.Files) == want {
+		out.Truncated, out.NextOffset = true, ptr(next)
+	}
+	if len(notes) > 0 {
+		out.Message = strings.TrimSpace(out.Message + " " + strings.Join(notes, "; "))
+	} else {
+		out.RetryAfterMs = 0
+	}
+	out.Success, out.Metadata = true, c.meta()
+	return out, nil
+}
