@@ -165,4 +165,3 @@ func (r *Roots) Instructions() string {
 	}
 	return r.top.instructions(r.Names())
 }
-
