@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"strings"
 
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/intents"
@@ -59,8 +58,8 @@ func (s *Server) copy(ctx context.Context, from *Server, in intents.Update, out 
 	if err != nil {
 		return err
 	}
-	if src.Path() == "." {
-		return fsroot.ErrIsRoot // a link to the root
+	if src.Path() == "." && from == s {
+		return fsroot.ErrIsRoot // the root, or a link to it
 	}
 	isDir := info.Type == fsroot.TypeDir
 	dest, real, err := s.copyDestination(in.Target.Destination, isDir)
@@ -101,13 +100,13 @@ func copyRefuses(src, dest, real string, isDir, recursive bool) error {
 	refuse := func(format string, args ...any) error {
 		return &callError{code: CodeInvalidArgument, field: "target.destination", msg: fmt.Sprintf(format, args...)}
 	}
+	same := real != "" // both ends in one root
 	switch {
-	case real == "":
-	case real == src:
+	case same && real == src:
 		return refuse("%q is target.path itself: choose another destination for the copy", dest)
-	case isDir && within(real, src):
+	case same && isDir && within(real, src):
 		return refuse("%q is inside target.path %q: a folder cannot be copied into itself; choose a destination outside it", dest, src)
-	case isDir && within(src, real):
+	case same && isDir && within(src, real):
 		return refuse("%q holds target.path %q: a folder cannot be copied over a folder it is in; choose another destination", dest, src)
 	case isDir && !recursive:
 		return &callError{code: CodeInvalidArgument, field: "options.recursive", msg: fmt.Sprintf(
@@ -249,7 +248,8 @@ func (s *Server) planCopy(ctx context.Context, from *Server, name, src, dest str
 			p.skip(info.Path, "symbolic link, not followed")
 			return nil
 		}
-		e := copyEntry{src: info.Path, dest: dest + strings.TrimPrefix(info.Path, src), dir: info.Type == fsroot.TypeDir, size: info.Size}
+		rel, _ := below(info.Path, src)
+		e := copyEntry{src: info.Path, dest: path.Join(dest, rel), dir: info.Type == fsroot.TypeDir, size: info.Size}
 		if err := s.cfg.Policy.CheckName(e.dest, e.dir); err != nil {
 			return &fileError{err: err, name: e.dest, field: "target.destination"}
 		}

@@ -226,15 +226,16 @@ func (r *Roots) update(ctx context.Context, c *call) (any, error) {
 	if d == nil {
 		return nil, topError("target.destination")
 	}
-	in.Target.Destination = drest
 	switch {
 	case d == s:
+		in.Target.Destination = drest
 		return r.on(ctx, c, s, in, writer)
 	case in.Purpose == "move":
 		return nil, &callError{code: CodeInvalidArgument, field: "target.destination", msg: fmt.Sprintf(
 			"a move stays within one root, and %q is in root %q, target.path in %q: copy it there (purpose \"copy\"), then delete it",
 			in.Target.Destination, d.name, s.name)}
 	}
+	in.Target.Destination = drest
 	return r.copyAcross(ctx, c, s, d, in)
 }
 

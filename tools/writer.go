@@ -66,7 +66,7 @@ func (s *Server) update(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if name == "." && in.Purpose != "mkdir" {
+	if name == "." && in.Purpose != "mkdir" && from == s { // a root may be copied into another
 		return nil, fsroot.ErrIsRoot
 	}
 	if in.Content != nil && int64(len(*in.Content)) > s.cfg.MaxFileSize {
