@@ -106,8 +106,8 @@ type LinkEntry struct {
 	Target   string `json:"target" jsonschema:"the destination as written (without #fragment)"`
 	Fragment string `json:"fragment,omitempty" jsonschema:"the heading or block after #"`
 	Kind     string `json:"kind" validate:"required" jsonschema:"markdown, reference, autolink, wiki, embed or frontmatter"`
-	Status   string `json:"status" validate:"required" jsonschema:"internal, external or broken; while the index is being built, unresolved: no file read so far answers to it, or provisional: it reached a document by name, and a nearer one of that name may not be indexed yet"`
-	To       string `json:"to,omitempty" jsonschema:"internal links: the root-relative path of the target"`
+	Status   string `json:"status" validate:"required" jsonschema:"internal, external or broken; while the index is being built, unresolved: no file read so far answers to it, or provisional: it reached a document by name, and a nearer one of that name may not be indexed yet; with several roots, otherRoot: it climbs out of its root to the path in to, in another root, which relationships do not follow"`
+	To       string `json:"to,omitempty" jsonschema:"internal and otherRoot links: the path of the target"`
 	Line     int    `json:"line,omitempty" jsonschema:"1-based line of the link"`
 	Text     string `json:"text,omitempty" jsonschema:"the link text or alias"`
 }

@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/packfs/packfs-mcp/intents"
+	"github.com/packfs/packfs-mcp/markdown"
 )
 
 // A call to tools over several roots is decoded and judged (permission, arguments) once, as one
@@ -94,7 +97,48 @@ func (r *Roots) on(ctx context.Context, c *call, s *Server, in any, h func(*Serv
 		}
 		return nil, &mapped{st: st}
 	}
-	return rebase(out, s.show), nil
+	out = rebase(out, s.show)
+	if v, ok := out.(SearcherResult); ok && c.purpose == "relationships" {
+		r.otherRoots(s, sc.path, &v.DocumentLinks)
+		for i := range v.Documents {
+			if name, ok := strings.CutPrefix(v.Documents[i].Path, s.name+"/"); ok {
+				r.otherRoots(s, name, &v.Documents[i].DocumentLinks)
+			}
+		}
+		out = v
+	}
+	return out, nil
+}
+
+// statusOtherRoot marks a link that climbs out of its root into another one.
+const statusOtherRoot = "otherRoot"
+
+// otherRoots marks the links of doc, a document of root s, that climb out of s into another root:
+// their status becomes otherRoot, and to the path they name there. It works from the link as
+// written and the roots' folders, never from the filesystem: relationships stay within a root, and
+// such a link is never followed, only named.
+func (r *Roots) otherRoots(s *Server, doc string, d *DocumentLinks) {
+	moved := map[[2]any]bool{}
+	for i, l := range d.Links {
+		if l.Status != string(markdown.StatusBroken) && l.Status != statusUnresolved || l.Kind == string(markdown.KindWiki) {
+			continue
+		}
+		target, err := url.PathUnescape(l.Target)
+		if err != nil || path.IsAbs(target) || strings.Contains(target, ":") {
+			continue
+		}
+		host := path.Join(s.cfg.Root.Dir(), path.Dir(doc), target)
+		if within(host, s.cfg.Root.Dir()) {
+			continue // broken within its own root
+		}
+		for _, o := range r.list() {
+			if rel, ok := strings.CutPrefix(host, o.cfg.Root.Dir()+"/"); ok && o != s {
+				d.Links[i].Status, d.Links[i].To = statusOtherRoot, o.show(rel)
+				moved[[2]any{l.Line, l.Target}] = true
+			}
+		}
+	}
+	d.Broken = slices.DeleteFunc(d.Broken, func(l LinkEntry) bool { return moved[[2]any{l.Line, l.Target}] })
 }
 
 func reader(s *Server) handlerFunc   { return s.read }

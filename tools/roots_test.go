@@ -214,8 +214,21 @@ func TestRootsRelationships(t *testing.T) {
 	if !strings.Contains(string(b), `"to":"notes/b.md"`) {
 		t.Errorf("the wiki link does not reach notes/b.md: %s", b)
 	}
-	if strings.Contains(string(b), `"to":"work/w.md"`) || !strings.Contains(string(b), `"target":"../work/w.md"`) {
-		t.Errorf("a link climbing into another root resolved, or was lost: %s", b)
+	var links []LinkEntry
+	field := func(name string, v any) {
+		b, _ := json.Marshal(out[name])
+		mustOK(t, json.Unmarshal(b, v))
+	}
+	field("links", &links)
+	want := []LinkEntry{
+		{Target: "b", Kind: "wiki", Status: "internal", To: "notes/b.md", Line: 2},
+		{Target: "../work/w.md", Kind: "markdown", Status: statusOtherRoot, To: "work/w.md", Line: 2, Text: "work"},
+	}
+	if diff := cmp.Diff(want, links); diff != "" {
+		t.Errorf("links (-want +got):\n%s", diff)
+	}
+	if _, ok := out["broken"]; ok {
+		t.Errorf("the link into another root is called broken: %s", b)
 	}
 	out = e.call(t, SearcherName, `{"purpose":"relationships","target":{"paths":["work/w.md","nope/x.md","notes/b.md","/etc/passwd"]}}`)
 	var docs []DocumentEntry
@@ -225,8 +238,8 @@ func TestRootsRelationships(t *testing.T) {
 	for _, d := range docs {
 		got = append(got, d.Path+" "+d.Code)
 	}
-	want := []string{"work/w.md ", "nope/x.md NOT_FOUND", "notes/b.md ", "target.paths[3] PATH_OUTSIDE_ROOT"}
-	if diff := cmp.Diff(want, got); diff != "" {
+	wantDocs := []string{"work/w.md ", "nope/x.md NOT_FOUND", "notes/b.md ", "target.paths[3] PATH_OUTSIDE_ROOT"}
+	if diff := cmp.Diff(wantDocs, got); diff != "" {
 		t.Errorf("documents (-want +got):\n%s", diff)
 	}
 	if len(docs) == 4 && (len(docs[2].Backlinks) != 1 || docs[2].Backlinks[0].Path != "notes/a.md") {
