@@ -75,7 +75,7 @@ func (r *Roots) several(ctx context.Context, c *call, roots []*Server, paths []s
 			for j, d := range v.Documents {
 				entries[idx[j]] = d
 			}
-			mergeCoverage(&cov, v)
+			mergeCoverage(&cov, v, g.s.name)
 		}
 	}
 	shown := func(i int) string {
@@ -116,8 +116,9 @@ func (r *Roots) several(ctx context.Context, c *call, roots []*Server, paths []s
 
 func identity(p string) string { return p }
 
-// mergeCoverage adds to out what v, one root's answer, says of its index while it is being built.
-func mergeCoverage(out *SearcherResult, v SearcherResult) {
+// mergeCoverage adds to out what v, the answer of the root named name, says of its index while it
+// is being built.
+func mergeCoverage(out *SearcherResult, v SearcherResult, name string) {
 	if v.IndexComplete == nil || *v.IndexComplete {
 		if out.IndexComplete == nil {
 			out.IndexComplete = v.IndexComplete
@@ -128,7 +129,7 @@ func mergeCoverage(out *SearcherResult, v SearcherResult) {
 	out.IndexedFiles = addInts(out.IndexedFiles, v.IndexedFiles)
 	out.TotalFiles = addInts(out.TotalFiles, v.TotalFiles)
 	out.ScannedFiles = addInts(out.ScannedFiles, v.ScannedFiles)
-	out.Message = strings.TrimSpace(out.Message + " " + v.Message)
+	out.Message = strings.TrimSpace(out.Message + fmt.Sprintf(" In root %q: %s", name, v.Message))
 	out.RetryAfterMs = max(out.RetryAfterMs, v.RetryAfterMs)
 }
 
@@ -287,7 +288,7 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 		for _, w := range v.UnknownWords {
 			unknown[w]++
 		}
-		mergeCoverage(&out, v)
+		mergeCoverage(&out, v, s.name)
 	}
 	if answered == 0 || out.TotalFound == 0 && firstErr != nil {
 		return nil, firstErr
@@ -314,8 +315,6 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 	}
 	if len(notes) > 0 {
 		out.Message = strings.TrimSpace(out.Message + " " + strings.Join(notes, "; "))
-	} else {
-		out.RetryAfterMs = 0
 	}
 	out.Success, out.Metadata = true, c.meta()
 	return out, nil

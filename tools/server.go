@@ -9,6 +9,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log"
 	"runtime/debug"
@@ -226,7 +227,7 @@ func (s *Server) run(ctx context.Context, c *call, h handlerFunc) (res *mcp.Call
 	out, err := h(ctx, c)
 	if err != nil {
 		st := failure(err, c.path, s.show)
-		if st.Code == CodeInternal {
+		if mp := (*mapped)(nil); st.Code == CodeInternal && !errors.As(err, &mp) { // a root logged its own
 			s.cfg.ErrorLog.Printf("%s %s %q: %v", c.tool, c.purpose, c.path, err)
 		}
 		return shape(errorResult(c.tool, st, c.meta()), true)
