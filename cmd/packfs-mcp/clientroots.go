@@ -218,7 +218,7 @@ func (c *clientRoots) serve(r mcp.Root, dir string) error {
 	a := c.a
 	fr, err := fsroot.Open(dir, fsroot.Options{AllowHardLinks: a.cfg.Security.AllowHardLinks})
 	if err != nil {
-		return clientRootError(err)
+		return clientRootError(dir, err)
 	}
 	resolved := fr.ResolvedDir()
 	fail := func(err error) error {
@@ -226,7 +226,7 @@ func (c *clientRoots) serve(r mcp.Root, dir string) error {
 		return err
 	}
 	if resolved == "/" {
-		return fail(errors.New("it is the whole filesystem (/), which is served only when the server is started with --root /"))
+		return fail(errors.New("it is the whole filesystem, which the server serves only when started with it as --root"))
 	}
 	mounts := a.mountList()
 	var others []string
@@ -268,13 +268,13 @@ func (c *clientRoots) serve(r mcp.Root, dir string) error {
 	return nil
 }
 
-// clientRootError says why a client's root cannot be opened, without the host path, which the
-// line names by its URI.
-func clientRootError(err error) error {
+// clientRootError says why a client's root, the folder dir, cannot be opened, without the host
+// path, which the line names by its URI.
+func clientRootError(dir string, err error) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return errors.New("it does not exist")
-	case errors.Is(err, fsroot.ErrNotDir) || errors.Is(err, syscall.ENOTDIR):
+	case errors.Is(err, fsroot.ErrNotDir) || errors.Is(err, syscall.ENOTDIR) || notFolder(dir):
 		return errors.New("it is not a folder")
 	case errors.Is(err, fs.ErrPermission):
 		return errors.New("it cannot be opened: permission denied")
