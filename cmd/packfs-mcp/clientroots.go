@@ -157,7 +157,7 @@ func (c *clientRoots) apply(list []mcp.Root) {
 	for _, r := range list {
 		dir, err := clientDir(r.URI)
 		if err != nil {
-			c.refuse(r.URI, err)
+			c.refuse(r, err)
 			continue
 		}
 		if !slices.ContainsFunc(want, func(w wanted) bool { return w.dir == dir }) {
@@ -182,7 +182,7 @@ func (c *clientRoots) apply(list []mcp.Root) {
 			continue
 		}
 		if err := c.serve(w.root, w.dir); err != nil {
-			c.refuse(w.root.URI, err)
+			c.refuse(w.root, err)
 		}
 	}
 	c.mu.Lock()
@@ -190,9 +190,14 @@ func (c *clientRoots) apply(list []mcp.Root) {
 	c.mu.Unlock()
 }
 
-// refuse logs that the client's root uri is not served, and why.
-func (c *clientRoots) refuse(uri string, why error) {
-	c.a.warn.Printf("client root %s refused: %v; the other roots are served", uri, why)
+// refuse logs that the client's root r is not served, and why. The client receives the line
+// without the path (see clientLog), so the root's name, when it has one, says which it was.
+func (c *clientRoots) refuse(r mcp.Root, why error) {
+	name := ""
+	if r.Name != "" {
+		name = fmt.Sprintf(" (%q)", r.Name)
+	}
+	c.a.warn.Printf("client root %s%s refused: %v; the other roots are served", r.URI, name, why)
 }
 
 // clientDir returns the folder a root's URI names: only a file:// URI on this machine, naming an

@@ -104,7 +104,12 @@ func unrooted(cfg Config, bad string) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
+	specs, err := cfg.rootSpecs()
+	if err != nil {
+		return nil, err
+	}
 	a := &app{
+		named: len(specs) != 1,
 		cfg:   cfg,
 		perms: perms,
 		limiter: security.NewLimiter(security.LimitConfig{

@@ -128,9 +128,9 @@ func (w *levelWriter) Write(p []byte) (int, error) {
 }
 
 // hostPath matches an absolute path where a log line can hold one: at its start, or after a space,
-// a quote, a parenthesis, a bracket or an equals sign. A root-relative name never starts with a
-// slash, and a URL's "//" follows a colon.
-var hostPath = regexp.MustCompile(`(^|[\s"'(\[=])/[^\s"',;:)\]]*`)
+// a quote, a parenthesis, a bracket, an equals sign or "file://" (a client's root). A root-relative
+// name never starts with a slash, and another URL's "//" follows a colon.
+var hostPath = regexp.MustCompile(`(^|[\s"'(\[=]|file://)/[^\s"',;:)\]]*`)
 
 // clientLine is what a client receives of the log line p: its first line, every absolute path
 // replaced by <host path>.

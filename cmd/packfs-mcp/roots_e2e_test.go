@@ -322,6 +322,9 @@ func TestClientRoots(t *testing.T) {
 			}
 			for _, r := range bad {
 				want := "client root " + r.root.URI + " refused: " + r.why
+				if r.root.Name != "" {
+					want = "client root " + r.root.URI + ` ("` + r.root.Name + `") refused: ` + r.why
+				}
 				if !strings.Contains(s.stderr.String(), want) {
 					t.Errorf("stderr lacks %q:\n%s", want, s.stderr)
 				}
@@ -362,8 +365,18 @@ func TestClientRoots(t *testing.T) {
 			}
 			if era.name != "default" {
 				// The refusals of the second list reached the client too, without host paths.
-				if got := s.received(); !strings.Contains(got, "client root file:///") || !strings.Contains(got, "refused: it is the whole filesystem") {
-					t.Errorf("the client's log lacks the refusals:\n%s", got)
+				got := s.received()
+				for _, want := range []string{
+					`client root file://<host path> ("everything") refused: it is the whole filesystem`,
+					"client root file://<host path> refused: it does not exist",
+					"root c: serving the client's root file://<host path>",
+				} {
+					if !strings.Contains(got, want) {
+						t.Errorf("the client's log lacks %q:\n%s", want, got)
+					}
+				}
+				if strings.Contains(got, f.dir) {
+					t.Errorf("the client's log shows a host path:\n%s", got)
 				}
 			}
 			s.checkNoLeak()

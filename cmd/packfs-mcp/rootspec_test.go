@@ -150,3 +150,122 @@ func TestRootsRefused(t *testing.T) {
 		})
 	}
 }
+
+// severalRoots makes two small roots, notes and work, and returns the flags that serve them with
+// the index and backups in one temporary folder each, which the roots then share out.
+func severalRoots(t *testing.T) (dir string, flags []string) {
+	t.Helper()
+	dir = t.TempDir()
+	for name, content := range map[string]string{
+		"notes/a.md": "# Alpha\nthe garden in spring\n",
+		"work/b.md":  "# Beta\nthe garden at work\n",
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte(content), 0o644))
+	}
+	must(t, os.Mkdir(filepath.Join(dir, "idx"), 0o755))
+	return dir, []string{"--root", filepath.Join(dir, "notes"), "--root", "w=" + filepath.Join(dir, "work"),
+		"--index-dir", filepath.Join(dir, "idx"), "--backup-dir", filepath.Join(dir, "bak")}
+}
+
+// TestDoctorSeveralRoots checks that doctor describes and checks every root, each line naming its
+// root, with an index folder of each root's own inside --index-dir, and that a root that cannot be
+// opened among several fails its check by name.
+func TestDoctorSeveralRoots(t *testing.T) {
+	dir, flags := severalRoots(t)
+	var out, errb bytes.Buffer
+	if code := run(append(append([]string{"doctor"}, flags...), "--allow-write"), strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	idx := filepath.Join(dir, "idx")
+	for _, want := range []string{
+		"root         notes: " + filepath.Join(dir, "notes") + "\n",
+		"root         w: " + filepath.Join(dir, "work") + "\n",
+		"index        notes: " + idx + "/",
+		"index        w: " + idx + "/",
+		"backups      notes: " + filepath.Join(dir, "bak") + "/",
+		"ok    notes: the root is a folder that can be listed (1 entries at its top)",
+		"ok    w: 1 files seen: 1 open to the tools",
+		"ok    w: writing works",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("doctor lacks %q:\n%s", want, out.String())
+		}
+	}
+	var indexes []string
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(line, "index ") {
+			indexes = append(indexes, strings.Fields(line)[2])
+		}
+	}
+	if len(indexes) != 2 || indexes[0] == indexes[1] {
+		t.Errorf("index folders %q: want one of each root's own", indexes)
+	}
+
+	out.Reset()
+	missing := filepath.Join(dir, "absent")
+	if code := run([]string{"doctor", "--root", filepath.Join(dir, "notes"), "--root", "x=" + missing}, strings.NewReader(""), &out, &errb); code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, out.String())
+	}
+	for _, want := range []string{
+		"root         x: " + missing + " (cannot be opened: see the checks)",
+		"FAIL  root " + missing + " does not exist",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("doctor lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestCallSeveralRoots runs one-shot calls over two roots: paths name their root, a search of "."
+// covers both once their indexes are built, and a root that does not exist stops the call first.
+func TestCallSeveralRoots(t *testing.T) {
+	dir, flags := severalRoots(t)
+	code, out, stderr := callOut(t, inShape(t, "mcp", "", searcher, `{"purpose": "search_semantic", "target": {"path": ".", "query": "garden"}}`), flags...)
+	if code != 0 || !strings.Contains(string(out), `notes/a.md`) || !strings.Contains(string(out), `w/b.md`) {
+		t.Errorf("search_semantic of .: exit %d, %s\n%s", code, out, stderr)
+	}
+	for _, want := range []string{"root notes: search index ready", "root w: search index ready"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	code, out, _ = callOut(t, inShape(t, "mcp", "", reader, `{"purpose": "read", "target": {"path": "w/b.md"}}`), flags...)
+	if code != 0 || !strings.Contains(string(out), "the garden at work") {
+		t.Errorf("read w/b.md: exit %d, %s", code, out)
+	}
+	code, _, stderr = callOut(t, inShape(t, "mcp", "", reader, `{"purpose": "read", "target": {"path": "w/b.md"}}`),
+		"--root", filepath.Join(dir, "notes"), "--root", "x="+filepath.Join(dir, "absent"))
+	if code != 2 || !strings.Contains(stderr, filepath.Join(dir, "absent")+" does not exist") {
+		t.Errorf("a missing root: exit %d, %s", code, stderr)
+	}
+}
+
+// TestServeBanner checks the line serve starts with: every root by name and folder, or that the
+// client's roots are served.
+func TestServeBanner(t *testing.T) {
+	dir, flags := severalRoots(t)
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"two roots", flags, []string{"serving 2 roots: notes=" + filepath.Join(dir, "notes") + " (index " + filepath.Join(dir, "idx") + "/",
+			"w=" + filepath.Join(dir, "work") + " (index "}},
+		{"the client's roots", []string{"--no-index"}, []string{"serving the folders the client offers as MCP roots (none yet)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if code := run(append([]string{"serve"}, tt.args...), strings.NewReader(""), &stdout, &stderr); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr.String())
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stderr.String(), w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr.String())
+				}
+			}
+		})
+	}
+}
