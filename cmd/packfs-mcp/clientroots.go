@@ -171,10 +171,14 @@ func (c *clientRoots) apply(list []mcp.Root) {
 		}
 	}
 	if len(gone) > 0 {
+		// Once no call can reach them, the calls that may have are waited for, then they close.
+		for _, m := range gone {
+			c.a.removeMount(m)
+			m.log.Printf("no longer served: the client removed %s from its roots", m.uri)
+		}
 		drained := c.drain()
 		for _, m := range gone {
-			c.a.removeMount(m, drained)
-			m.log.Printf("no longer served: the client removed %s from its roots", m.uri)
+			c.a.closeWhen(m, drained)
 		}
 	}
 	for _, w := range want {

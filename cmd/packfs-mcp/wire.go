@@ -216,9 +216,8 @@ func (a *app) addMount(m *mount) error {
 	return nil
 }
 
-// removeMount stops serving m at once; its background work is stopped, and it is closed once
-// the calls that began on it (drained) have ended.
-func (a *app) removeMount(m *mount, drained <-chan struct{}) {
+// removeMount stops serving m at once and stops its background work; closeWhen closes it.
+func (a *app) removeMount(m *mount) {
 	a.tools.Remove(m.name)
 	a.mu.Lock()
 	a.mounts = slices.DeleteFunc(a.mounts, func(o *mount) bool { return o == m })
@@ -227,6 +226,11 @@ func (a *app) removeMount(m *mount, drained <-chan struct{}) {
 	if stop != nil {
 		stop()
 	}
+}
+
+// closeWhen closes the removed mount m once drained is closed (the calls that may have begun on
+// it have ended) and its background work has.
+func (a *app) closeWhen(m *mount, drained <-chan struct{}) {
 	a.closing.Add(1)
 	go func() {
 		defer a.closing.Done()
