@@ -85,8 +85,8 @@ func usage(w io.Writer) {
 
 Usage:
   packfs-mcp [serve] --root DIR [flags]    serve DIR's files to an MCP client on stdin/stdout;
-                                           --root NAME=DIR again serves several folders, and
-                                           without --root, the folders the client offers as roots
+                                           repeat --root (NAME=DIR) to serve several folders, or
+                                           leave it out to serve those the client offers as roots
   packfs-mcp serve --root DIR --http ADDR  serve them over streamable HTTP at http://ADDR/mcp
   packfs-mcp tools [--format FORMAT]       print the tools' definitions for agent frameworks
                                            (mcp, openai, openai-responses, anthropic, jsonschema)

@@ -231,6 +231,13 @@ func (a *app) removeMount(m *mount) {
 // closeWhen closes the removed mount m once drained is closed (the calls that may have begun on
 // it have ended) and its background work has.
 func (a *app) closeWhen(m *mount, drained <-chan struct{}) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed { // the server has stopped serving: no call is left to wait for
+		m.work.Wait()
+		m.close()
+		return
+	}
 	a.closing.Add(1)
 	go func() {
 		defer a.closing.Done()
