@@ -47,7 +47,7 @@ const callShapes = `  MCP        {"name": "packfs-file-reader", "arguments": {"p
 func callCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	f := newServerFlags("call", stdout)
 	f.fs.Usage = func() {
-		fmt.Fprint(f.fs.Output(), `Usage: packfs-mcp call --root DIR [flags] < call.json
+		fmt.Fprint(f.fs.Output(), `Usage: packfs-mcp call --root DIR [--root NAME=DIR ...] [flags] < call.json
 
 Run one tool call without an MCP client. call reads the call as JSON on stdin, runs it through the
 same permissions, policy and tools as packfs-mcp serve with the same flags, and prints the result on
@@ -90,7 +90,10 @@ Flags (the same as serve's):
 	defer errw.close()
 	logger := log.New(errw, "packfs-mcp: ", 0)
 	if err == nil {
-		err = checkRoot(cfg.RootPath)
+		err = cfg.requireRoot()
+	}
+	if err == nil {
+		err = checkRoots(cfg)
 	}
 	if err != nil {
 		logger.Print(err)
@@ -146,13 +149,21 @@ Flags (the same as serve's):
 	}
 	// A call whose answer depends on the index finds it up to date, as a server that has been
 	// running a while would have (see tools.Purpose.NeedsIndex).
-	if p, ok := tools.PurposeOf(c.Name, tools.PurposeIn(c.Arguments)); offered && a.engine != nil && ok && p.NeedsIndex {
-		a.buildIndex(ctx, progressEvery, func(st semantic.Progress) {
-			if a.cfg.progress != nil {
-				a.cfg.progress(tools.Progress{Done: st.Done, Total: st.Total,
-					Message: st.String()})
+	if p, ok := tools.PurposeOf(c.Name, tools.PurposeIn(c.Arguments)); offered && ok && p.NeedsIndex {
+		for _, m := range a.mountList() {
+			if m.engine == nil {
+				continue
 			}
-		})
+			m.buildIndex(ctx, progressEvery, func(st semantic.Progress) {
+				if a.cfg.progress != nil {
+					msg := st.String()
+					if a.named {
+						msg = "root " + m.name + ": " + msg
+					}
+					a.cfg.progress(tools.Progress{Done: st.Done, Total: st.Total, Message: msg})
+				}
+			})
+		}
 	}
 	start := time.Now()
 	res, err := tool.Handler(ctx, req)

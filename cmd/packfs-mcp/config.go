@@ -18,7 +18,11 @@ import (
 // Config is the server's configuration, with the names of the PackFS PackfsToolConfig. It is read
 // from an optional JSON or YAML file; flags override it.
 type Config struct {
-	RootPath    string         `json:"rootPath" yaml:"rootPath" validate:"required"`
+	// RootPath is a folder to serve. With Roots, it is served beside them, named after its folder.
+	// If it and Roots are empty, serve serves the folders its client offers as MCP roots.
+	RootPath string `json:"rootPath,omitempty" yaml:"rootPath"`
+	// Roots are folders to serve, each under its name (see [RootConfig]).
+	Roots       []RootConfig   `json:"roots,omitempty" yaml:"roots" validate:"omitempty,dive"`
 	Permissions []string       `json:"permissions,omitempty" yaml:"permissions" validate:"omitempty,dive,oneof=read write search list"`
 	Security    SecurityConfig `json:"security" yaml:"security"`
 	Semantic    SemanticConfig `json:"semantic" yaml:"semantic"`
@@ -36,6 +40,15 @@ type Config struct {
 
 	// progress, when set, receives the progress of long tool calls (the call subcommand prints it).
 	progress func(tools.Progress)
+}
+
+// RootConfig is one folder to serve. With several roots, a path's first element is the name of
+// its root ("notes/todo.md"); with one, paths are relative to it and the name is not used.
+type RootConfig struct {
+	// Name is the root's name. If empty, its folder's name, made valid ([tools.ValidRootName]).
+	Name string `json:"name,omitempty" yaml:"name"`
+	// Path is the folder.
+	Path string `json:"path" yaml:"path" validate:"required"`
 }
 
 // JournalConfig sets the audit journal: one JSON line per tool call, appended to a file outside the root.
@@ -139,13 +152,23 @@ func configError(file string, err error) error {
 func (c Config) validate() error {
 	err := intents.Validate(&c)
 	var fe *intents.FieldError
-	if !errors.As(err, &fe) {
+	if err != nil && !errors.As(err, &fe) {
 		return err
 	}
-	if fe.Field == "rootPath" {
+	if err != nil {
+		return fmt.Errorf("setting %s", fe.Message)
+	}
+	_, err = c.rootSpecs()
+	return err
+}
+
+// requireRoot reports the error of a configuration that names no folder, for the commands that
+// have no client to offer one (call, doctor).
+func (c Config) requireRoot() error {
+	if c.RootPath == "" && len(c.Roots) == 0 {
 		return errors.New("no root: pass --root DIR, or set rootPath in the config file")
 	}
-	return fmt.Errorf("setting %s", fe.Message)
+	return nil
 }
 
 func (c Config) timeout() time.Duration { return time.Duration(c.TimeoutMs) * time.Millisecond }

@@ -40,7 +40,7 @@ func TestParseServe(t *testing.T) {
 			Security: SecurityConfig{MaxFileSize: 2048}}},
 		{name: "flags override the file", args: []string{"--config", yamlFile, "--root", "/other", "--permissions", "read", "--rate-limit", "7", "--rate-window", "2s"},
 			want: Config{RootPath: "/other", Permissions: []string{"read"}, Security: SecurityConfig{MaxFileSize: 2048, RateLimiting: RateLimitConfig{MaxRequests: 7, WindowMs: 2000}}}},
-		{name: "no root", args: nil, wantErr: "no root: pass --root DIR"},
+		{name: "no root: the client's roots are served", args: nil, want: Config{}},
 		{name: "bad permission", args: []string{"--root", "/r", "--permissions", "read,admin"}, wantErr: "setting permissions[1] must be one of: read, write, search, list"},
 		{name: "negative limit", args: []string{"--root", "/r", "--rate-limit", "-1"}, wantErr: "setting security.rateLimiting.maxRequests must be at least 0"},
 		{name: "huge file limit", args: []string{"--root", "/r", "--max-file-size", "99999999999"}, wantErr: "setting security.maxFileSize must be at most"},

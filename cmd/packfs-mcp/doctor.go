@@ -32,7 +32,7 @@ const (
 func doctorCmd(args []string, stdout, stderr io.Writer) int {
 	f := newServerFlags("doctor", stdout)
 	f.fs.Usage = func() {
-		fmt.Fprint(f.fs.Output(), `Usage: packfs-mcp doctor --root DIR [server flags]
+		fmt.Fprint(f.fs.Output(), `Usage: packfs-mcp doctor --root DIR [--root NAME=DIR ...] [server flags]
 
 Print what a server started with the same flags would do: its permissions and tools, the file
 types it opens and the paths it blocks, its limits, and where its index, backups and journal live.
@@ -51,6 +51,9 @@ Flags (the same as serve's):
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
+	if err == nil {
+		err = cfg.requireRoot()
+	}
 	logger := log.New(stderr, "packfs-mcp: ", 0)
 	if err != nil {
 		logger.Print(err)
@@ -60,7 +63,7 @@ Flags (the same as serve's):
 	if rootErr := (badRoot{}); errors.As(err, &rootErr) {
 		// No server can be built without its root, but the report still shows what one on these
 		// flags would do, with the root check failed and the reason.
-		a, err := unrooted(cfg)
+		a, err := unrooted(cfg, rootErr.dir)
 		if err != nil {
 			logger.Print(err)
 			return 2
@@ -94,42 +97,55 @@ func report(w io.Writer, checks []check) int {
 	return 0
 }
 
-// unrooted returns what cfg configures besides the root (permissions, tools, policy, limits), for
-// the report on a root that cannot be opened; its root, index and backups are nil.
-func unrooted(cfg Config) (*app, error) {
+// unrooted returns what cfg configures besides the roots (permissions, tools, policy, limits),
+// for the report on a root that cannot be opened, bad; it serves no root.
+func unrooted(cfg Config, bad string) (*app, error) {
 	perms, err := permissionsOf(cfg)
 	if err != nil {
 		return nil, err
 	}
-	policy, err := security.NewPolicy(security.PolicyConfig{
-		AllowedExtensions: cfg.Security.AllowedExtensions,
-		BlockedPaths:      cfg.Security.BlockedPaths,
-	})
+	specs, err := cfg.rootSpecs()
 	if err != nil {
-		return nil, fmt.Errorf("setting security: %w", err)
+		return nil, err
 	}
-	return &app{
-		cfg:    cfg,
-		perms:  perms,
-		policy: policy,
+	a := &app{
+		named: len(specs) != 1,
+		cfg:   cfg,
+		perms: perms,
 		limiter: security.NewLimiter(security.LimitConfig{
 			MaxRequests: cfg.Security.RateLimiting.MaxRequests,
 			Window:      time.Duration(cfg.Security.RateLimiting.WindowMs) * time.Millisecond,
 		}),
-		tools: tools.New(tools.Config{Permissions: perms, Disabled: cfg.DisabledTools}),
-	}, nil
+		tools: tools.NewRoots(tools.Config{Permissions: perms, Disabled: cfg.DisabledTools}, false),
+		bad:   bad,
+	}
+	if a.policy, err = a.newPolicy(nil); err != nil {
+		return nil, err
+	}
+	return a, nil
 }
 
 // describe prints the effective policy, one setting per line.
 func (a *app) describe(w io.Writer) {
 	row := func(k, format string, args ...any) { fmt.Fprintf(w, "%-12s %s\n", k, fmt.Sprintf(format, args...)) }
 	fmt.Fprintf(w, "packfs-mcp %s (%s, %s/%s)\n\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	if a.root == nil {
-		row("root", "%s (cannot be opened: see the checks)", a.cfg.RootPath)
-	} else if a.root.ResolvedDir() != a.root.Dir() {
-		row("root", "%s (resolves to %s)", a.root.Dir(), a.root.ResolvedDir())
-	} else {
-		row("root", "%s", a.root.Dir())
+	mounts := a.mountList()
+	if len(mounts) == 0 {
+		specs, _ := a.cfg.rootSpecs()
+		for _, s := range specs {
+			note := ""
+			if s.dir == a.bad {
+				note = " (cannot be opened: see the checks)"
+			}
+			row("root", "%s%s%s", a.label(s.name), s.dir, note)
+		}
+	}
+	for _, m := range mounts {
+		if m.root.ResolvedDir() != m.root.Dir() {
+			row("root", "%s%s (resolves to %s)", a.label(m.name), m.root.Dir(), m.root.ResolvedDir())
+		} else {
+			row("root", "%s%s", a.label(m.name), m.root.Dir())
+		}
 	}
 	perms := a.perms.String()
 	switch {
@@ -157,20 +173,28 @@ func (a *app) describe(w io.Writer) {
 		timeout = tools.DefaultTimeout
 	}
 	row("limits", "max file %d bytes; %s; call timeout %v", maxFile(a.cfg), a.limiter.Summary(), timeout)
-	if a.root == nil {
+	if len(mounts) == 0 {
 		row("index", "not opened: there is no root")
-	} else {
-		row("index", "%s", a.indexState())
 	}
-	backups := "off (writing is off)"
-	if a.root == nil && a.perms.Has(security.PermWrite) {
-		backups = "not opened: there is no root"
-	} else if a.backups != nil {
-		backups = a.backups.Dir()
-	} else if a.perms.Has(security.PermWrite) {
-		backups = "off: no usable backup folder (set --backup-dir); options.backup is refused"
+	for _, m := range mounts {
+		row("index", "%s%s", a.label(m.name), m.indexState())
 	}
-	row("backups", "%s", backups)
+	switch {
+	case len(mounts) == 0 && a.perms.Has(security.PermWrite):
+		row("backups", "not opened: there is no root")
+	case !a.perms.Has(security.PermWrite):
+		row("backups", "off (writing is off)")
+	}
+	for _, m := range mounts {
+		if !a.perms.Has(security.PermWrite) {
+			break
+		}
+		backups := "off: no usable backup folder (set --backup-dir); options.backup is refused"
+		if m.backups != nil {
+			backups = m.backups.Dir()
+		}
+		row("backups", "%s%s", a.label(m.name), backups)
+	}
 	journal := "off (--journal FILE keeps one)"
 	if a.cfg.Journal.File != "" {
 		journal = a.cfg.Journal.File
@@ -178,12 +202,20 @@ func (a *app) describe(w io.Writer) {
 	row("journal", "%s", journal)
 }
 
-// indexState says where the index lives and what the next start does with it.
-func (a *app) indexState() string {
-	if a.engine == nil {
+// label is what names the root called name in doctor's lines: nothing when the tools serve one.
+func (a *app) label(name string) string {
+	if !a.named {
+		return ""
+	}
+	return name + ": "
+}
+
+// indexState says where m's index lives and what the next start does with it.
+func (m *mount) indexState() string {
+	if m.engine == nil {
 		return "off (--no-index): search_semantic and relationships are unavailable"
 	}
-	dir := a.indexPlace.Dir
+	dir := m.indexPlace.Dir
 	if dir == "" {
 		return "in memory (no folder outside the root to keep it in; set --index-dir): built at every start"
 	}
@@ -202,11 +234,18 @@ type check struct {
 	text string
 }
 
-// checks runs the usability checks, each independent of the others.
+// checks runs the usability checks, each independent of the others, on every root.
 func (a *app) checks() []check {
-	out := []check{checkRuntime(runtime.Version()), a.checkRoot(), a.checkVisible()}
-	if a.perms.Has(security.PermWrite) {
-		out = append(out, a.checkWrite())
+	out := []check{checkRuntime(runtime.Version())}
+	for _, m := range a.mountList() {
+		checks := []check{m.checkRoot(), m.checkVisible()}
+		if a.perms.Has(security.PermWrite) {
+			checks = append(checks, m.checkWrite())
+		}
+		for _, c := range checks {
+			c.text = a.label(m.name) + c.text
+			out = append(out, c)
+		}
 	}
 	return out
 }
@@ -243,8 +282,8 @@ func atLeast(v string, want [3]int) bool {
 	return true
 }
 
-func (a *app) checkRoot() check {
-	entries, _, err := a.root.ReadDir(context.Background(), ".", 100_000)
+func (m *mount) checkRoot() check {
+	entries, _, err := m.root.ReadDir(context.Background(), ".", 100_000)
 	if err != nil {
 		return check{false, fmt.Sprintf("the root cannot be listed: %v (check its permissions)", err)}
 	}
@@ -280,12 +319,12 @@ func hiddenAs(err error) string {
 
 // checkVisible walks the tree, within a budget, counting the files the tools may open and those
 // they cannot see ([tools.Visible]), with an example of each kind hidden.
-func (a *app) checkVisible() check {
+func (m *mount) checkVisible() check {
 	ctx, cancel := context.WithTimeout(context.Background(), doctorWalkBudget)
 	defer cancel()
 	var files, visible, entries int
 	hidden := map[string]string{} // reason -> example path
-	err := a.root.Walk(ctx, ".", -1, func(info fsroot.Info, err error) error {
+	err := m.root.Walk(ctx, ".", -1, func(info fsroot.Info, err error) error {
 		if err != nil || info.Path == "." {
 			return nil
 		}
@@ -296,7 +335,7 @@ func (a *app) checkVisible() check {
 		if !isDir {
 			files++
 		}
-		if err := tools.Visible(a.policy, a.root, info); err != nil {
+		if err := tools.Visible(m.policy, m.root, info); err != nil {
 			if reason := hiddenAs(err); hidden[reason] == "" {
 				hidden[reason] = info.Path
 			}
@@ -334,13 +373,13 @@ func (a *app) checkVisible() check {
 }
 
 // checkWrite creates and removes a small file at the root, as the writer would.
-func (a *app) checkWrite() check {
+func (m *mount) checkWrite() check {
 	ctx := context.Background()
 	name := fmt.Sprintf(".packfs-doctor-%d.txt", time.Now().UnixNano())
-	if err := a.root.CreateFile(ctx, name, []byte("packfs-mcp doctor\n"), 0o600); err != nil {
+	if err := m.root.CreateFile(ctx, name, []byte("packfs-mcp doctor\n"), 0o600); err != nil {
 		return check{false, fmt.Sprintf("writing is allowed but a file cannot be created at the root: %v", err)}
 	}
-	if err := a.root.Remove(name, false); err != nil {
+	if err := m.root.Remove(name, false); err != nil {
 		return check{false, fmt.Sprintf("a test file %s was created but cannot be removed: %v", name, err)}
 	}
 	return check{true, "writing works (created and removed a test file at the root)"}

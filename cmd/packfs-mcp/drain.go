@@ -173,8 +173,38 @@ func expectsAnswer(line []byte) bool {
 }
 
 // responsePrefix starts every JSON-RPC response the server writes (notifications carry a method
-// in that place instead).
+// in that place instead). A request the server sends the client (roots/list) starts the same way,
+// its method after its id.
 var responsePrefix = []byte(`{"jsonrpc":"2.0","id"`)
+
+// isResponse reports whether p, a line the server writes, is a response: it starts with
+// responsePrefix, and a result or an error follows the id, not a request's method.
+func isResponse(p []byte) bool {
+	if !bytes.HasPrefix(p, responsePrefix) {
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(p))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return true
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return true
+		}
+		switch key {
+		case "method":
+			return false
+		case "result", "error":
+			return true
+		}
+		var skip json.RawMessage // jsonrpc and id: a few bytes
+		if dec.Decode(&skip) != nil {
+			return true
+		}
+	}
+	return true
+}
 
 // outputWriter passes the server's lines through, crediting each response to the ledger. Each
 // write is one whole line (mcp-go writes a message at a time), and writes do not interleave.
@@ -188,7 +218,7 @@ func (out *outputWriter) Write(p []byte) (int, error) {
 	out.mu.Lock()
 	defer out.mu.Unlock()
 	n, err := out.w.Write(p)
-	if bytes.HasPrefix(p, responsePrefix) {
+	if isResponse(p) {
 		out.l.add(-1)
 	}
 	return n, err

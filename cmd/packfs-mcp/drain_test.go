@@ -133,3 +133,23 @@ func TestIdOf(t *testing.T) {
 		}
 	}
 }
+
+// TestIsResponse checks that the ledger credits the server's responses, not the requests it sends
+// the client (roots/list), whose lines start alike.
+func TestIsResponse(t *testing.T) {
+	tests := []struct {
+		line string
+		want bool
+	}{
+		{`{"jsonrpc":"2.0","id":3,"result":{"content":[]}}`, true},
+		{`{"jsonrpc":"2.0","id":"a","error":{"code":-32600,"message":"x"}}`, true},
+		{`{"jsonrpc":"2.0","id":1,"method":"roots/list"}`, false},
+		{`{"jsonrpc":"2.0","id":"s-1","method":"roots/list","params":{}}`, false},
+		{`{"jsonrpc":"2.0","method":"notifications/message","params":{}}`, false},
+	}
+	for _, tt := range tests {
+		if got := isResponse([]byte(tt.line + "\n")); got != tt.want {
+			t.Errorf("isResponse(%s) = %t, want %t", tt.line, got, tt.want)
+		}
+	}
+}

@@ -21,7 +21,7 @@ import (
 // see the same files under the same policy.
 type serverFlags struct {
 	fs         *flag.FlagSet
-	root       *string
+	root       *rootFlags
 	configFile *string
 	permissionFlags
 	maxSize    *int64
@@ -43,9 +43,12 @@ type serverFlags struct {
 func newServerFlags(name string, stdout io.Writer) *serverFlags {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stdout)
+	root := &rootFlags{}
+	fs.Var(root, "root", "a folder to serve, `DIR` or NAME=DIR; repeat it to serve several, whose paths then start with NAME "+
+		"(by default the folder's name); overrides rootPath and roots in the config file")
 	return &serverFlags{
 		fs:              fs,
-		root:            fs.String("root", "", "the folder to serve, `DIR` (required; also rootPath in the config file)"),
+		root:            root,
 		configFile:      fs.String("config", "", "a JSON or YAML config `FILE` with PackFS setting names (rootPath, permissions, security.*, semantic.*)"),
 		permissionFlags: addPermissionFlags(fs),
 		maxSize:         fs.Int64("max-file-size", fsroot.DefaultMaxFileSize, "largest file read or written, in `BYTES`"),
@@ -137,8 +140,8 @@ func (f *serverFlags) parse(args []string) (Config, error) {
 	if err := parseArgs(f.fs, args); err != nil {
 		return Config{}, err
 	}
-	if f.fs.NArg() == 1 && *f.root == "" {
-		*f.root = f.fs.Arg(0)
+	if f.fs.NArg() == 1 && len(*f.root) == 0 {
+		*f.root = rootFlags{f.fs.Arg(0)}
 	} else if f.fs.NArg() > 0 {
 		return Config{}, fmt.Errorf("unexpected argument %q: pass the folder with --root DIR", f.fs.Arg(0))
 	}
@@ -155,8 +158,15 @@ func (f *serverFlags) config() (Config, error) {
 		}
 	}
 	set := visited(f.fs)
-	if set["root"] || *f.root != "" {
-		c.RootPath = *f.root
+	if len(*f.root) > 0 {
+		roots, err := f.root.roots()
+		if err != nil {
+			return c, err
+		}
+		c.RootPath, c.Roots = "", roots
+		if len(roots) == 1 && roots[0].Name == "" {
+			c.RootPath, c.Roots = roots[0].Path, nil
+		}
 	}
 	f.apply(&c, set)
 	if set["max-file-size"] {
@@ -198,6 +208,32 @@ func (f *serverFlags) config() (Config, error) {
 	return c, c.validate()
 }
 
+// rootFlags are the --root arguments, in the order given.
+type rootFlags []string
+
+func (r *rootFlags) String() string { return strings.Join(*r, " ") }
+
+func (r *rootFlags) Set(v string) error {
+	if v == "" {
+		return errors.New("empty folder: pass --root DIR")
+	}
+	*r = append(*r, v)
+	return nil
+}
+
+// roots reads the arguments (see [splitRoot]).
+func (r rootFlags) roots() ([]RootConfig, error) {
+	var out []RootConfig
+	for _, arg := range r {
+		rc := splitRoot(arg)
+		if rc.Path == "" {
+			return nil, fmt.Errorf("--root %s names a root but no folder: pass --root %sDIR", arg, arg)
+		}
+		out = append(out, rc)
+	}
+	return out, nil
+}
+
 // serveFlags are serve's flags: the server's, plus the transport's.
 type serveFlags struct {
 	*serverFlags
@@ -216,7 +252,10 @@ func newServeFlags(stdout io.Writer) *serveFlags {
 	f.maxRequest = f.fs.Int64("max-request-bytes", DefaultMaxRequestBytes, "largest message a client may send, a line on stdio or an HTTP request body, in `BYTES`; a longer one is refused")
 	f.clientRate = f.fs.Int("http-client-rate-limit", security.DefaultClientRequests, "`N` HTTP requests allowed per client (bearer token or address) per minute")
 	f.fs.Usage = func() {
-		fmt.Fprint(f.fs.Output(), "Usage: packfs-mcp serve --root DIR [flags]\n\nServe DIR's files to an MCP client over stdin/stdout (or HTTP with --http). Flags override the config file.\n\n")
+		fmt.Fprint(f.fs.Output(), "Usage: packfs-mcp serve --root DIR [--root NAME=DIR ...] [flags]\n\n"+
+			"Serve DIR's files to an MCP client over stdin/stdout (or HTTP with --http). Flags override the config file.\n"+
+			"Without --root (and no rootPath or roots in the config file), serve the folders the client offers as\n"+
+			"MCP roots, following their changes (stdio only).\n\n")
 		f.fs.PrintDefaults()
 	}
 	return f
@@ -248,28 +287,43 @@ func parseServe(args []string, stdout io.Writer) (Config, error) {
 	if err := c.validate(); err != nil || c.HTTP.Addr == "" {
 		return c, err
 	}
+	if c.requireRoot() != nil {
+		return c, errors.New("no root: serving over HTTP takes its folders from --root DIR (or rootPath or roots in the config file); " +
+			"the folders an MCP client offers as roots are served over stdio only")
+	}
 	return c, c.HTTP.check()
 }
 
-// checkRoot opens dir as the root would be opened, and closes it, for call, which must say that
-// the root is wrong before it waits for a tool call on stdin. Its error is [rootError]'s.
-func checkRoot(dir string) error {
-	r, err := fsroot.Open(dir, fsroot.Options{})
+// checkRoots opens each folder of c as its root would be opened, and closes it, for call, which
+// must say that a root is wrong before it waits for a tool call on stdin. Its error is
+// [rootError]'s.
+func checkRoots(c Config) error {
+	specs, err := c.rootSpecs()
 	if err != nil {
-		return rootError(dir, err)
+		return err
 	}
-	return r.Close()
+	for _, s := range specs {
+		r, err := fsroot.Open(s.dir, fsroot.Options{})
+		if err != nil {
+			return rootError(s.dir, err)
+		}
+		r.Close()
+	}
+	return nil
 }
 
 // badRoot is the error of a root that cannot be served; doctor reports it as a failed check.
-type badRoot struct{ error }
+type badRoot struct {
+	error
+	dir string // the folder, as given
+}
 
 // rootError explains err, the failure to open dir as the root: why dir cannot be served and what
 // to pass instead, naming dir only as it was given: a relative root is found from the folder
 // packfs-mcp was started in, which an MCP client chooses (Claude Desktop starts servers in /), so
 // the folder it looked in is the client's business, not the user's, and is not printed.
 func rootError(dir string, err error) error {
-	return badRoot{explainRoot(dir, err)}
+	return badRoot{explainRoot(dir, err), dir}
 }
 
 func explainRoot(dir string, err error) error {

@@ -70,7 +70,13 @@ func startHTTP(t *testing.T, f *fixture, env []string, args ...string) *httpServ
 	if !slices.Contains(args, "--http") {
 		args = append(args, "--http", "127.0.0.1:0")
 	}
-	args = append([]string{"serve", "--root", f.root, "--no-index", "--backup-dir", filepath.Join(f.dir, "backups")}, args...)
+	return startHTTPArgs(t, env, append([]string{"serve", "--root", f.root, "--no-index", "--backup-dir", filepath.Join(f.dir, "backups")}, args...)...)
+}
+
+// startHTTPArgs is [startHTTP] with the whole command line: the binary run with args, which must
+// name the address.
+func startHTTPArgs(t *testing.T, env []string, args ...string) *httpServer {
+	t.Helper()
 	s := &httpServer{cmd: exec.Command(binPath, args...), exited: make(chan struct{})}
 	s.cmd.Env = env
 	s.cmd.Stdout = &s.stdout

@@ -62,9 +62,11 @@ func (a *app) openJournal() error {
 	if err != nil {
 		return fmt.Errorf("journal %s: its folder must exist: %w", file, err)
 	}
-	if within(dir.ResolvedDir(), a.root.ResolvedDir()) {
-		dir.Close()
-		return fmt.Errorf("the journal %s is inside the root, where the tools could read or change it: choose a file outside the root", file)
+	for _, m := range a.mountList() {
+		if within(dir.ResolvedDir(), m.root.ResolvedDir()) {
+			dir.Close()
+			return fmt.Errorf("the journal %s is inside the root, where the tools could read or change it: choose a file outside the root", file)
+		}
 	}
 	j := &journal{dir: dir, file: file, perms: a.perms.String()}
 	j.w, err = audit.Open(dir, filepath.Base(clean), audit.Options{
@@ -112,6 +114,11 @@ func (a *app) hooks() *server.Hooks {
 	})
 	h.AddAfterCallTool(func(ctx context.Context, id any, req *mcp.CallToolRequest, result any) {
 		res, _ := result.(*mcp.CallToolResult)
+		if res != nil && res.NeedsInput() {
+			// The call asked the client for its roots; the call it retries with them is journalled.
+			j.started(ctx, id)
+			return
+		}
 		j.call(ctx, id, req, res, j.started(ctx, id), nil)
 	})
 	h.AddOnError(func(ctx context.Context, id any, method mcp.MCPMethod, message any, err error) {

@@ -44,8 +44,10 @@ type clientLog struct {
 	base *log.Logger // stderr, with its prefix and flags; its mutex orders every level's lines
 	srv  atomic.Pointer[server.MCPServer]
 	// known are the host paths the server knows of, longest first, cut out whole before the
-	// pattern is: a folder's name may hold spaces. Set before srv, and read only after it.
-	known []string
+	// pattern is: a folder's name may hold spaces. Roots the client offers add theirs; knownMu
+	// guards it.
+	knownMu sync.RWMutex
+	known   []string
 	// listeners holds the ids of the sessions that have set a level.
 	listeners sync.Map
 }
@@ -70,12 +72,7 @@ func (l *clientLog) stderr() *log.Logger {
 // attach sends the lines to m's clients from now on, and follows through hooks (m's) which of them
 // have set a level. known are the host paths the server uses (the root, its state folders).
 func (l *clientLog) attach(m *server.MCPServer, hooks *server.Hooks, known ...string) {
-	for _, p := range known {
-		if len(p) > 1 && strings.HasPrefix(p, "/") {
-			l.known = append(l.known, p)
-		}
-	}
-	slices.SortFunc(l.known, func(a, b string) int { return len(b) - len(a) })
+	l.remember(known...)
 	hooks.AddAfterSetLevel(func(ctx context.Context, _ any, _ *mcp.SetLevelRequest, _ *mcp.EmptyResult) {
 		if s := server.ClientSessionFromContext(ctx); s != nil {
 			l.listeners.Store(s.SessionID(), true)
@@ -85,6 +82,18 @@ func (l *clientLog) attach(m *server.MCPServer, hooks *server.Hooks, known ...st
 		l.listeners.Delete(s.SessionID())
 	})
 	l.srv.Store(m)
+}
+
+// remember adds paths to the host paths cut out of what clients receive.
+func (l *clientLog) remember(paths ...string) {
+	l.knownMu.Lock()
+	defer l.knownMu.Unlock()
+	for _, p := range paths {
+		if len(p) > 1 && strings.HasPrefix(p, "/") && !slices.Contains(l.known, p) {
+			l.known = append(l.known, p)
+		}
+	}
+	slices.SortFunc(l.known, func(a, b string) int { return len(b) - len(a) })
 }
 
 // send sends the log line p to every client that has set a level at or below level; mcp-go holds
@@ -119,17 +128,19 @@ func (w *levelWriter) Write(p []byte) (int, error) {
 }
 
 // hostPath matches an absolute path where a log line can hold one: at its start, or after a space,
-// a quote, a parenthesis, a bracket or an equals sign. A root-relative name never starts with a
-// slash, and a URL's "//" follows a colon.
-var hostPath = regexp.MustCompile(`(^|[\s"'(\[=])/[^\s"',;:)\]]*`)
+// a quote, a parenthesis, a bracket, an equals sign or "file://" (a client's root). A root-relative
+// name never starts with a slash, and another URL's "//" follows a colon.
+var hostPath = regexp.MustCompile(`(^|[\s"'(\[=]|file://)/[^\s"',;:)\]]*`)
 
 // clientLine is what a client receives of the log line p: its first line, every absolute path
 // replaced by <host path>.
 func (l *clientLog) clientLine(p []byte) string {
 	line, _, _ := bytes.Cut(p, []byte("\n"))
 	s := string(line)
+	l.knownMu.RLock()
 	for _, k := range l.known {
 		s = strings.ReplaceAll(s, k, "<host path>")
 	}
+	l.knownMu.RUnlock()
 	return hostPath.ReplaceAllString(s, "$1<host path>")
 }

@@ -127,6 +127,8 @@ func TestClientLine(t *testing.T) {
 		{"at [/a/b] and dir=/c/d, then 1/2", "at [<host path>] and dir=<host path>, then 1/2"},
 		{"/leading/path first", "<host path> first"},
 		{"listening on http://127.0.0.1:8080/mcp", "listening on http://127.0.0.1:8080/mcp"},
+		{"client root file:///home/u/notes refused", "client root file://<host path> refused"},
+		{"client root file:/// refused", "client root file://<host path> refused"},
 		{"two lines /x\n/y", "two lines <host path>"},
 	}
 	for _, tt := range tests {

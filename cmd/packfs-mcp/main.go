@@ -4,6 +4,8 @@
 // Usage:
 //
 //	packfs-mcp [serve] --root DIR [flags]        serve DIR over MCP on stdin/stdout
+//	packfs-mcp serve --root A=DIR --root B=DIR   serve several folders, named A and B
+//	packfs-mcp serve                             serve the folders the client offers as MCP roots
 //	packfs-mcp serve --root DIR --http ADDR      serve DIR over MCP at http://ADDR/mcp
 //	packfs-mcp tools [--format FORMAT]           print the tool definitions for agent frameworks
 //	packfs-mcp call --root DIR < call.json       run one tool call read from stdin
@@ -82,7 +84,9 @@ func usage(w io.Writer) {
 	fmt.Fprint(w, `packfs-mcp: a sandboxed filesystem server for AI agents, over MCP (stdio or HTTP).
 
 Usage:
-  packfs-mcp [serve] --root DIR [flags]    serve DIR's files to an MCP client on stdin/stdout
+  packfs-mcp [serve] --root DIR [flags]    serve DIR's files to an MCP client on stdin/stdout;
+                                           repeat --root (NAME=DIR) to serve several folders, or
+                                           leave it out to serve those the client offers as roots
   packfs-mcp serve --root DIR --http ADDR  serve them over streamable HTTP at http://ADDR/mcp
   packfs-mcp tools [--format FORMAT]       print the tools' definitions for agent frameworks
                                            (mcp, openai, openai-responses, anthropic, jsonschema)
@@ -118,28 +122,15 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	bg, stopIndex := context.WithCancel(ctx)
-	indexed := make(chan struct{})
-	go func() {
-		// The sweep for leftover temporary files walks the whole tree: it waits for the first client
-		// to be answered, so it does not compete with the start for the CPU.
-		if srv.afterStart(bg) {
-			srv.cleanTemp()
-		}
-	}()
-	go func() {
-		defer close(indexed)
-		// The index opens at once, so that after a restart the persisted index answers the first
-		// search.
-		srv.indexInBackground(bg)
-	}()
+	bg, stopWork := context.WithCancel(ctx)
+	srv.background(bg)
 	if opts.HTTP.Addr != "" {
 		err = srv.listenHTTP(ctx)
 	} else {
 		err = srv.listen(ctx, stdin, stdout)
 	}
-	stopIndex()
-	<-indexed
+	stopWork()
+	srv.wait()
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		logger.Print(err)
 		return 1

@@ -63,8 +63,11 @@ type statePlace struct {
 
 // placeState decides where kind lives for root: configured (the operator's folder, which must be
 // outside the root), or the first base outside the root, in a folder keyed by the root's resolved
-// path so two roots never share one. It creates nothing.
-func placeState(kind stateKind, configured string, root *fsroot.Root) (statePlace, error) {
+// path so two roots never share one. others are the other roots' folders (resolved) when the server
+// serves several: the place must lie outside them too, where none of their tools could reach it.
+// It creates nothing.
+func placeState(kind stateKind, configured string, root *fsroot.Root, others ...string) (statePlace, error) {
+	roots := append([]string{root.ResolvedDir()}, others...)
 	if configured != "" {
 		// The folder is kept by where it lands, its links resolved: what is judged outside the
 		// root is what is used.
@@ -72,19 +75,38 @@ func placeState(kind stateKind, configured string, root *fsroot.Root) (statePlac
 		if within(dir, root.ResolvedDir()) {
 			return statePlace{}, fmt.Errorf("the %s directory %s is inside the root, where the tools could reach it: choose one outside it with --%s-dir, or leave the flag out", kind, configured, flagKind(kind))
 		}
+		if insideAny(dir, others) {
+			return statePlace{}, fmt.Errorf("the %s directory %s is inside another root, where the tools could reach it: choose one outside every root with --%s-dir, or leave the flag out", kind, configured, flagKind(kind))
+		}
 		return statePlace{Dir: dir, chosen: true}, nil
 	}
-	sum := sha256.Sum256([]byte(root.ResolvedDir()))
 	for _, b := range stateBases() {
 		if _, ok := fsroot.ResolveHost(filepath.Dir(b.dir)); !ok {
 			continue
 		}
-		dir := filepath.Join(b.dir, string(kind), hex.EncodeToString(sum[:8]))
-		if !within(resolveHost(dir), root.ResolvedDir()) {
+		dir := filepath.Join(b.dir, string(kind), stateKey(root))
+		if !insideAny(resolveHost(dir), roots) {
 			return statePlace{Dir: dir, base: b}, nil
 		}
 	}
 	return statePlace{}, nil
+}
+
+// stateKey names the state folders of root: a hash of its resolved path, so that two roots never
+// share one and a root finds its own again at the next start.
+func stateKey(root *fsroot.Root) string {
+	sum := sha256.Sum256([]byte(root.ResolvedDir()))
+	return hex.EncodeToString(sum[:8])
+}
+
+// insideAny reports whether the host path p lies in one of the folders dirs.
+func insideAny(p string, dirs []string) bool {
+	for _, d := range dirs {
+		if within(p, d) {
+			return true
+		}
+	}
+	return false
 }
 
 func flagKind(kind stateKind) string {
@@ -95,8 +117,9 @@ func flagKind(kind stateKind) string {
 }
 
 // make creates the place's folder and its missing parents (mode 0700), making a shared base private
-// first, and checks again, with every link now resolved, that it is outside the root.
-func (p statePlace) make(root *fsroot.Root) error {
+// first, and checks again, with every link now resolved, that it is outside the root and the
+// others (resolved folders of the other roots).
+func (p statePlace) make(root *fsroot.Root, others ...string) error {
 	if p.Dir == "" {
 		return errors.New("no folder outside the root")
 	}
@@ -108,7 +131,7 @@ func (p statePlace) make(root *fsroot.Root) error {
 	if err := makeDirs(p.Dir); err != nil {
 		return err
 	}
-	if within(resolveHost(p.Dir), root.ResolvedDir()) {
+	if insideAny(resolveHost(p.Dir), append([]string{root.ResolvedDir()}, others...)) {
 		return fmt.Errorf("%s is inside the root, where the tools could reach it", p.Dir)
 	}
 	return nil

@@ -4,10 +4,11 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log"
-	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -16,35 +17,49 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/packfs/packfs-mcp/fsroot"
-	"github.com/packfs/packfs-mcp/fulltext"
 	"github.com/packfs/packfs-mcp/security"
-	"github.com/packfs/packfs-mcp/semantic"
 	"github.com/packfs/packfs-mcp/tools"
 )
 
 // app is a configured server, ready to listen.
 type app struct {
 	cfg     Config
-	root    *fsroot.Root
-	backups *fsroot.Root
-	policy  *security.Policy
 	perms   security.Permissions
 	limiter *security.Limiter
-	engine  *semantic.Engine
-	// indexPlace is where the index persists; its Dir is "" when it is kept in memory.
-	indexPlace statePlace
-	tools      *tools.Server
-	journal    *journal
-	mcp        *server.MCPServer
+	// policy is the policy every root is served under, without a root: what the banner and doctor
+	// describe. Each mount has its own, for its folder.
+	policy *security.Policy
+	tools  *tools.Roots
+	// named says the tools name each root (several roots, or the client's): log lines then name
+	// the root they are about.
+	named bool
+	// mu guards mounts, bg and closed: the client's roots change them while the server serves.
+	mu     sync.Mutex
+	mounts []*mount // in name order
+	// bg is the context of the mounts' background work once it has started (see background);
+	// the work of a mount added later starts under it. work counts that work; closing counts the
+	// removed mounts still to be closed.
+	bg            context.Context
+	work, closing sync.WaitGroup
+	closed        bool
+	// client serves the folders the client offers as MCP roots, when the configuration names none.
+	client  *clientRoots
+	journal *journal
+	mcp     *server.MCPServer
 	// started is closed once the first client's initialize is answered.
 	started chan struct{}
 	// log, warn and errs log at info, warning and error (see logging.go); logs sends their lines
 	// to the clients that ask for them.
 	log, warn, errs *log.Logger
 	logs            *clientLog
+	// noticed logs once what the server does with the roots a client offers (see rootsNotice).
+	noticed sync.Once
+	// bad is the folder that could not be opened, in doctor's report on it (see unrooted).
+	bad string
 }
 
-// build opens the root and wires the policy, the limiter and the tools from cfg.
+// build opens the roots and wires the policy, the limiter and the tools from cfg. With no root
+// configured, the folders come from the client (see clientRoots).
 func build(cfg Config, logger *log.Logger) (*app, error) {
 	a := &app{cfg: cfg, logs: newClientLog(logger)}
 	a.log = a.logs.at(mcp.LoggingLevelInfo)
@@ -54,50 +69,36 @@ func build(cfg Config, logger *log.Logger) (*app, error) {
 	if a.perms, err = permissionsOf(cfg); err != nil {
 		return nil, err
 	}
-	a.root, err = fsroot.Open(cfg.RootPath, fsroot.Options{AllowHardLinks: cfg.Security.AllowHardLinks})
+	specs, err := cfg.rootSpecs()
 	if err != nil {
-		return nil, rootError(cfg.RootPath, err)
+		return nil, err
 	}
-	a.policy, err = security.NewPolicy(security.PolicyConfig{
-		RootDir:           a.root.Dir(),
-		RootResolved:      a.root.ResolvedDir(),
-		AllowedExtensions: cfg.Security.AllowedExtensions,
-		BlockedPaths:      cfg.Security.BlockedPaths,
-	})
-	if err != nil {
-		a.close()
-		return nil, fmt.Errorf("setting security: %w", err)
+	if a.policy, err = a.newPolicy(nil); err != nil {
+		return nil, err
 	}
 	a.limiter = security.NewLimiter(security.LimitConfig{
 		MaxRequests: cfg.Security.RateLimiting.MaxRequests,
 		Window:      time.Duration(cfg.Security.RateLimiting.WindowMs) * time.Millisecond,
 	})
-	if a.perms.Has(security.PermWrite) {
-		if err := a.openBackups(); err != nil {
-			a.warn.Printf("backups are off (options.backup is refused): %v", err)
-		}
-	}
-	if !cfg.Semantic.Disabled {
-		if err = a.openEngine(); err != nil {
-			a.close()
-			return nil, err
-		}
-	}
-	a.tools = tools.New(tools.Config{
-		Engine:             a.engine,
+	a.named = len(specs) != 1
+	a.tools = tools.NewRoots(tools.Config{
 		RelevanceThreshold: cfg.Semantic.RelevanceThreshold,
-		Root:               a.root,
-		Policy:             a.policy,
 		Limiter:            a.limiter,
 		Permissions:        a.perms,
 		MaxFileSize:        cfg.Security.MaxFileSize,
 		Timeout:            cfg.timeout(),
-		Backups:            a.backups,
 		Disabled:           cfg.DisabledTools,
 		Progress:           cfg.progress,
 		Log:                a.warn,
 		ErrorLog:           a.errs,
-	})
+	}, a.named)
+	if err := a.mountAll(specs); err != nil {
+		a.close()
+		return nil, err
+	}
+	if len(specs) == 0 {
+		a.client = newClientRoots(a)
+	}
 	if err := a.openJournal(); err != nil {
 		a.close()
 		return nil, err
@@ -111,8 +112,12 @@ func build(cfg Config, logger *log.Logger) (*app, error) {
 	opts := []server.ServerOption{
 		server.WithToolCapabilities(false),
 		server.WithLogging(),
-		server.WithInstructions(a.tools.Instructions()),
+		server.WithInstructions(a.instructions()),
 		server.WithHooks(hooks),
+		server.WithToolHandlerMiddleware(a.rootsMiddleware),
+	}
+	if a.client != nil {
+		opts = append(opts, server.WithRoots())
 	}
 	if a.tools.OffersResources() {
 		opts = append(opts, server.WithResourceCapabilities(false, false))
@@ -120,51 +125,183 @@ func build(cfg Config, logger *log.Logger) (*app, error) {
 	a.mcp = server.NewMCPServer("packfs-mcp", version, opts...)
 	a.tools.Register(a.mcp)
 	a.tools.RegisterResources(a.mcp, hooks)
+	a.followRoots()
 	a.logs.attach(a.mcp, hooks, a.hostPaths()...)
 	return a, nil
 }
 
-// openEngine wires the search index of root, in its folder outside the root (see placeState), and
-// the name policy into it. With no folder outside the root, the index is kept in memory and built
-// afresh at every start.
-func (a *app) openEngine() error {
-	place, err := placeState(stateIndex, a.cfg.Semantic.IndexDir, a.root)
+// newPolicy returns the configured policy for the folder r, or without a folder when r is nil.
+func (a *app) newPolicy(r *fsroot.Root) (*security.Policy, error) {
+	pc := security.PolicyConfig{
+		AllowedExtensions: a.cfg.Security.AllowedExtensions,
+		BlockedPaths:      a.cfg.Security.BlockedPaths,
+	}
+	if r != nil {
+		pc.RootDir, pc.RootResolved = r.Dir(), r.ResolvedDir()
+	}
+	p, err := security.NewPolicy(pc)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("setting security: %w", err)
 	}
-	a.indexPlace = place
-	dir := ""
-	if err := place.make(a.root); err != nil {
-		if place.chosen {
-			return fmt.Errorf("search index: %w", err)
+	return p, nil
+}
+
+// mountAll opens and serves the configured folders. Each file belongs to one root, so folders
+// that hold one another are refused, before anything is made for them.
+func (a *app) mountAll(specs []rootSpec) error {
+	roots := make([]*fsroot.Root, 0, len(specs))
+	closeFrom := func(i int) {
+		for _, r := range roots[i:] {
+			r.Close()
 		}
-		a.warn.Printf("the search index is kept in memory and built at every start: %v (set --index-dir to a folder outside the root to keep it)", err)
-		a.indexPlace = statePlace{}
-	} else {
-		dir = filepath.Join(place.Dir, "bleve")
 	}
-	// The index opens at the start of the background build, so even a large persisted index does not
-	// delay the first answer.
-	a.engine = semantic.New(semantic.Options{
-		Busy: func() {
-			a.warn.Printf("the search index in %s is in use by another packfs-mcp on this root: this one keeps its own in memory", place.Dir)
-		},
-		FS: a.root.FS(),
-		Allow: func(name string, isDir bool) bool {
-			info := fsroot.Info{Path: name, Type: fsroot.TypeFile}
-			if isDir {
-				info.Type = fsroot.TypeDir
+	for _, s := range specs {
+		r, err := fsroot.Open(s.dir, fsroot.Options{AllowHardLinks: a.cfg.Security.AllowHardLinks})
+		if err != nil {
+			closeFrom(0)
+			return rootError(s.dir, err)
+		}
+		for j, o := range roots {
+			if overlap(r.ResolvedDir(), o.ResolvedDir()) {
+				roots = append(roots, r)
+				closeFrom(0)
+				return fmt.Errorf("roots %s and %s overlap, and each file must belong to one root: "+
+					"serve the outer folder alone, or folders that do not hold one another", specs[j].dir, s.dir)
 			}
-			return tools.Visible(a.policy, a.root, info) == nil
-		},
-		Index: fulltext.IndexOptions{
-			Dir:         dir,
-			ChunkSize:   a.cfg.Semantic.ChunkSize,
-			OverlapSize: a.cfg.Semantic.OverlapSize,
-		},
-	})
+		}
+		roots = append(roots, r)
+	}
+	for i, s := range specs {
+		var others []string
+		for j, o := range roots {
+			if j != i {
+				others = append(others, o.ResolvedDir())
+			}
+		}
+		m, err := a.openMount(s.name, roots[i], others)
+		if err != nil {
+			closeFrom(i + 1)
+			return err
+		}
+		if err := a.addMount(m); err != nil {
+			closeFrom(i + 1)
+			return err
+		}
+	}
 	return nil
 }
+
+// overlap reports whether the folders a and b (resolved) are one, or one holds the other.
+func overlap(a, b string) bool { return within(a, b) || within(b, a) }
+
+// addMount serves m: the tools answer on it at once, and its background work starts if the
+// server's has. It closes m when it cannot be served.
+func (a *app) addMount(m *mount) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		m.close()
+		return errors.New("the server is stopping")
+	}
+	if err := a.tools.Add(tools.Mount{Name: m.name, Root: m.root, Policy: m.policy, Engine: m.engine, Backups: m.backups}); err != nil {
+		m.close()
+		return err
+	}
+	i, _ := slices.BinarySearchFunc(a.mounts, m.name, func(o *mount, name string) int { return strings.Compare(o.name, name) })
+	a.mounts = slices.Insert(a.mounts, i, m)
+	a.logs.remember(m.hostPaths()...)
+	if a.bg != nil {
+		a.startWork(m, false)
+	}
+	return nil
+}
+
+// removeMount stops serving m at once and stops its background work; closeWhen closes it.
+func (a *app) removeMount(m *mount) {
+	a.tools.Remove(m.name)
+	a.mu.Lock()
+	a.mounts = slices.DeleteFunc(a.mounts, func(o *mount) bool { return o == m })
+	stop := m.stop
+	a.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
+
+// closeWhen closes the removed mount m once drained is closed (the calls that may have begun on
+// it have ended) and its background work has.
+func (a *app) closeWhen(m *mount, drained <-chan struct{}) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed { // the server has stopped serving: no call is left to wait for
+		m.work.Wait()
+		m.close()
+		return
+	}
+	a.closing.Add(1)
+	go func() {
+		defer a.closing.Done()
+		<-drained
+		m.work.Wait()
+		m.close()
+	}()
+}
+
+// mountList returns the mounts served now, in name order.
+func (a *app) mountList() []*mount {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.mounts)
+}
+
+// instructions are the tools' instructions, and what the server does with the client's roots.
+func (a *app) instructions() string {
+	if a.client != nil {
+		return a.tools.Instructions() + " The roots are the folders your client offers (MCP roots), and they follow its changes: list \".\" to see them now."
+	}
+	return a.tools.Instructions() + " The server was started with its folders (--root), which win over the roots your client offers: those are not served."
+}
+
+// background starts each mount's background work under ctx, and from now on that of each mount
+// added; wait waits for it all to end once ctx has ended.
+func (a *app) background(ctx context.Context) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.bg = ctx
+	for _, m := range a.mounts {
+		a.startWork(m, true)
+	}
+}
+
+// startWork starts m's background work: the sweep for leftover temporary files and the index.
+// Called with a.mu held.
+func (a *app) startWork(m *mount, atStart bool) {
+	ctx, stop := context.WithCancel(a.bg)
+	m.stop = stop
+	for _, f := range []func(){
+		func() {
+			// The sweep walks the whole tree: at the start, it waits for the first client to be
+			// answered, so it does not compete with the start for the CPU.
+			if !atStart || a.afterStart(ctx) {
+				m.cleanTemp(ctx)
+			}
+		},
+		// The index opens at once, so that after a restart the persisted index answers the first
+		// search.
+		func() { a.indexInBackground(ctx, m) },
+	} {
+		a.work.Add(1)
+		m.work.Add(1)
+		go func() {
+			defer a.work.Done()
+			defer m.work.Done()
+			f()
+		}()
+	}
+}
+
+// wait waits for the background work to end, after the context given to background has.
+func (a *app) wait() { a.work.Wait() }
 
 // startGrace bounds how long background work waits for a client's initialize before it starts anyway.
 const startGrace = time.Second
@@ -183,140 +320,11 @@ func (a *app) afterStart(ctx context.Context) bool {
 	return true
 }
 
-// buildIndex brings the search index in step with the files, reporting its progress every interval,
-// and logs how it ended. It reports whether the index is complete; a failure is logged, and the tools
-// then answer as with an incomplete index.
-func (a *app) buildIndex(ctx context.Context, every time.Duration, report func(semantic.Progress)) bool {
-	t0 := time.Now()
-	done := make(chan error, 1)
-	go func() { done <- a.engine.Build(ctx) }()
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	for {
-		select {
-		case err := <-done:
-			if err != nil {
-				if ctx.Err() == nil {
-					a.errs.Printf("search index build failed: %v", err)
-				}
-				return false
-			}
-			st := a.engine.Status()
-			reused := ""
-			if st.Reused > 0 {
-				reused = fmt.Sprintf(" (%d unchanged, reused from disk)", st.Reused)
-			}
-			a.log.Printf("search index ready: %d files%s in %v%s", st.Total, reused, time.Since(t0).Round(time.Millisecond), notIndexed(st))
-			return true
-		case <-tick.C:
-			if st := a.engine.Status(); !st.Complete { // the end is logged once, above
-				report(st)
-			}
-		}
-	}
-}
-
-// notIndexed says which of the files a build read it could not index, and why, or "" when it
-// indexed them all: a tree of hard links would otherwise look indexed and find nothing.
-func notIndexed(st semantic.Progress) string {
-	var parts []string
-	for _, c := range []struct {
-		n    int
-		what string
-	}{
-		{st.HardLinks, "with more than one hard link (refused unless --allow-hard-links)"},
-		{st.Unreadable, "that could not be opened"},
-		{st.NotText, "not text"},
-	} {
-		if c.n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.what))
-		}
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return "; not indexed: " + strings.Join(parts, ", ")
-}
-
-// defaultReconcile is how often the index picks up changes made by other programs when
-// [SemanticConfig.ReconcileMs] is zero: soon enough that a search finds an edit made in an editor a
-// moment ago, rarely enough that the walk it takes costs little.
-const defaultReconcile = 10 * time.Second
-
-// indexInBackground builds the index, logging progress to stderr every few seconds, then keeps it in
-// step with changes made by other programs by reconciling every interval, until ctx ends.
-func (a *app) indexInBackground(ctx context.Context) {
-	if a.engine == nil {
-		return
-	}
-	logProgress := func(st semantic.Progress) { a.log.Print(st) }
-	if !a.buildIndex(ctx, 2*time.Second, logProgress) {
-		return
-	}
-	every := time.Duration(a.cfg.Semantic.ReconcileMs) * time.Millisecond
-	if every <= 0 {
-		every = defaultReconcile
-	}
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-			if n, err := a.engine.Reconcile(ctx); err != nil && ctx.Err() == nil {
-				a.warn.Printf("reconciling the search index: %v", err)
-			} else if n > 0 {
-				a.log.Printf("search index: %d files changed outside the tools", n)
-			}
-		}
-	}
-}
-
-// cleanTemp removes temporary files a crashed write left behind, in the root and in the backup store,
-// in the background so a large tree does not delay the first answer.
-func (a *app) cleanTemp() {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	for _, r := range []*fsroot.Root{a.root, a.backups} {
-		if r == nil {
-			continue
-		}
-		if n, err := r.CleanTemp(ctx); err != nil {
-			a.warn.Printf("removing leftover temporary files: %v", err)
-		} else if n > 0 {
-			a.log.Printf("removed %d leftover temporary files", n)
-		}
-	}
-}
-
-// openBackups opens (creating it) the backup store, outside the root (see placeState). With no
-// folder outside the root, backups are off and options.backup is refused.
-func (a *app) openBackups() error {
-	place, err := placeState(stateBackups, a.cfg.BackupDir, a.root)
-	if err != nil {
-		return err
-	}
-	if err := place.make(a.root); err != nil {
-		return err
-	}
-	b, err := fsroot.Open(place.Dir, fsroot.Options{})
-	if err != nil {
-		return err
-	}
-	if within(b.ResolvedDir(), a.root.ResolvedDir()) {
-		b.Close()
-		return fmt.Errorf("the backup directory %s is inside the root: choose one outside it with --backup-dir", place.Dir)
-	}
-	a.backups = b
-	return nil
-}
-
 // hostPaths are the host paths the server uses, for the log to cut out of what clients receive.
 func (a *app) hostPaths() []string {
-	paths := []string{a.root.Dir(), a.root.ResolvedDir(), a.indexPlace.Dir, a.cfg.BackupDir, a.cfg.Journal.File}
-	if a.backups != nil {
-		paths = append(paths, a.backups.Dir(), a.backups.ResolvedDir())
+	paths := []string{a.cfg.BackupDir, a.cfg.Semantic.IndexDir, a.cfg.Journal.File}
+	for _, m := range a.mountList() {
+		paths = append(paths, m.hostPaths()...)
 	}
 	return paths
 }
@@ -325,20 +333,24 @@ func within(p, dir string) bool {
 	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
 }
 
+// banner is the line the server logs when it starts: its version, what it serves and how.
 func (a *app) banner() string {
-	index := "index off"
-	if a.engine != nil {
-		index = "index in memory"
-		if a.indexPlace.Dir != "" {
-			index = "index " + a.indexPlace.Dir
+	mounts := a.mountList()
+	if len(mounts) == 1 && !a.named {
+		m := mounts[0]
+		return fmt.Sprintf("%s serving %s; permissions %s; %s; max file %d bytes; %s; %s; backups %s",
+			version, m.root.Dir(), a.perms, m.policy.Summary(), maxFile(a.cfg), a.limiter.Summary(), m.indexSummary(), m.backupsSummary())
+	}
+	serving := "the folders the client offers as MCP roots (none yet)"
+	if a.client == nil {
+		var parts []string
+		for _, m := range mounts {
+			parts = append(parts, fmt.Sprintf("%s=%s (%s; backups %s)", m.name, m.root.Dir(), m.indexSummary(), m.backupsSummary()))
 		}
+		serving = fmt.Sprintf("%d roots: %s", len(mounts), strings.Join(parts, ", "))
 	}
-	backups := "off"
-	if a.backups != nil {
-		backups = a.backups.Dir()
-	}
-	return fmt.Sprintf("%s serving %s; permissions %s; %s; max file %d bytes; %s; %s; backups %s",
-		version, a.root.Dir(), a.perms, a.policy.Summary(), maxFile(a.cfg), a.limiter.Summary(), index, backups)
+	return fmt.Sprintf("%s serving %s; permissions %s; %s; max file %d bytes; %s",
+		version, serving, a.perms, a.policy.Summary(), maxFile(a.cfg), a.limiter.Summary())
 }
 
 func maxFile(c Config) int64 {
@@ -371,15 +383,20 @@ func (a *app) listen(ctx context.Context, in io.Reader, out io.Writer) error {
 	return s.Listen(ctx, r, w)
 }
 
+// close closes the journal and every root, once the removed ones have drained.
 func (a *app) close() {
+	a.mu.Lock()
+	a.closed = true
+	mounts := a.mounts
+	a.mounts = nil
+	a.mu.Unlock()
+	a.closing.Wait()
 	a.closeJournal()
-	if a.engine != nil {
-		a.engine.Close()
-	}
-	if a.backups != nil {
-		a.backups.Close()
-	}
-	if a.root != nil {
-		a.root.Close()
+	for _, m := range mounts {
+		if m.stop != nil {
+			m.stop()
+		}
+		m.work.Wait()
+		m.close()
 	}
 }

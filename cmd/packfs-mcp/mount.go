@@ -1,0 +1,309 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/fulltext"
+	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/semantic"
+	"github.com/packfs/packfs-mcp/tools"
+)
+
+// mount is one served folder and what the server keeps for it: its policy, its search index (in
+// a folder of its own outside every root, see placeState), its backups, and the background work
+// on them (the sweep for leftover temporary files, the index build and its reconcile loop).
+type mount struct {
+	name    string
+	root    *fsroot.Root
+	backups *fsroot.Root // nil: backups are off
+	policy  *security.Policy
+	engine  *semantic.Engine // nil: the index is off
+	// indexPlace is where the index persists; its Dir is "" when it is kept in memory.
+	indexPlace statePlace
+	// uri is the client's name for the folder, for a root the client offered; "" for --root.
+	uri string
+	// log, warn and errs are the server's loggers, naming the root when the tools name roots.
+	log, warn, errs *log.Logger
+	// stop ends the background work, counted by work; nil before it starts. Set under app.mu.
+	stop context.CancelFunc
+	work sync.WaitGroup
+}
+
+// openMount wires root r (which it owns from now on, and closes if it fails) as the root named
+// name: its policy, backups and index. others are the other roots' folders (resolved), which its
+// index and backups must lie outside too.
+func (a *app) openMount(name string, r *fsroot.Root, others []string) (*mount, error) {
+	m := &mount{name: name, root: r, log: a.log, warn: a.warn, errs: a.errs}
+	if a.named {
+		prefix := "root " + name + ": "
+		m.log, m.warn, m.errs = prefixed(a.log, prefix), prefixed(a.warn, prefix), prefixed(a.errs, prefix)
+	}
+	var err error
+	if m.policy, err = a.newPolicy(r); err != nil {
+		m.close()
+		return nil, err
+	}
+	if a.perms.Has(security.PermWrite) {
+		if err := m.openBackups(a.stateDir(a.cfg.BackupDir, r), others); err != nil {
+			m.warn.Printf("backups are off (options.backup is refused): %v", err)
+		}
+	}
+	if !a.cfg.Semantic.Disabled {
+		if err := m.openEngine(a.cfg.Semantic, a.stateDir(a.cfg.Semantic.IndexDir, r), others); err != nil {
+			m.close()
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// prefixed returns a logger writing through l's output with prefix before each line.
+func prefixed(l *log.Logger, prefix string) *log.Logger {
+	return log.New(l.Writer(), prefix, 0)
+}
+
+// stateDir is the folder the operator named for a kind of state (--index-dir, --backup-dir) as
+// root r uses it: the folder itself for the one root, as always; with several, a folder of r's own
+// inside it, so that no two roots share an index or a backup store.
+func (a *app) stateDir(configured string, r *fsroot.Root) string {
+	if configured == "" || !a.named {
+		return configured
+	}
+	return filepath.Join(configured, stateKey(r))
+}
+
+// openEngine wires the search index of m, in its folder outside every root (see placeState), and
+// the name policy into it. With no folder outside the roots, the index is kept in memory and built
+// afresh at every start.
+func (m *mount) openEngine(cfg SemanticConfig, configured string, others []string) error {
+	place, err := placeState(stateIndex, configured, m.root, others...)
+	if err != nil {
+		return err
+	}
+	m.indexPlace = place
+	dir := ""
+	if err := place.make(m.root, others...); err != nil {
+		if place.chosen {
+			return fmt.Errorf("search index: %w", err)
+		}
+		m.warn.Printf("the search index is kept in memory and built at every start: %v (set --index-dir to a folder outside the root to keep it)", err)
+		m.indexPlace = statePlace{}
+	} else {
+		dir = filepath.Join(place.Dir, "bleve")
+	}
+	// The index opens at the start of the background build, so even a large persisted index does not
+	// delay the first answer.
+	m.engine = semantic.New(semantic.Options{
+		Busy: func() {
+			m.warn.Printf("the search index in %s is in use by another packfs-mcp on this root: this one keeps its own in memory", place.Dir)
+		},
+		FS: m.root.FS(),
+		Allow: func(name string, isDir bool) bool {
+			info := fsroot.Info{Path: name, Type: fsroot.TypeFile}
+			if isDir {
+				info.Type = fsroot.TypeDir
+			}
+			return tools.Visible(m.policy, m.root, info) == nil
+		},
+		Index: fulltext.IndexOptions{
+			Dir:         dir,
+			ChunkSize:   cfg.ChunkSize,
+			OverlapSize: cfg.OverlapSize,
+		},
+	})
+	return nil
+}
+
+// openBackups opens (creating it) the backup store, outside every root (see placeState). With no
+// folder outside the roots, backups are off and options.backup is refused.
+func (m *mount) openBackups(configured string, others []string) error {
+	place, err := placeState(stateBackups, configured, m.root, others...)
+	if err != nil {
+		return err
+	}
+	if err := place.make(m.root, others...); err != nil {
+		return err
+	}
+	b, err := fsroot.Open(place.Dir, fsroot.Options{})
+	if err != nil {
+		return err
+	}
+	for _, dir := range append([]string{m.root.ResolvedDir()}, others...) {
+		if within(b.ResolvedDir(), dir) {
+			b.Close()
+			return fmt.Errorf("the backup directory %s is inside a root: choose one outside every root with --backup-dir", place.Dir)
+		}
+	}
+	m.backups = b
+	return nil
+}
+
+// ownDirs are the folders the server keeps of m's, outside every root.
+func (m *mount) ownDirs() []string {
+	var dirs []string
+	if m.indexPlace.Dir != "" {
+		dirs = append(dirs, m.indexPlace.Dir)
+	}
+	if m.backups != nil {
+		dirs = append(dirs, m.backups.ResolvedDir())
+	}
+	return dirs
+}
+
+// hostPaths are m's host paths, for the log to cut out of what clients receive.
+func (m *mount) hostPaths() []string {
+	paths := []string{m.root.Dir(), m.root.ResolvedDir(), m.indexPlace.Dir}
+	if m.backups != nil {
+		paths = append(paths, m.backups.Dir(), m.backups.ResolvedDir())
+	}
+	return paths
+}
+
+// indexSummary says where m's index lives, for the banner.
+func (m *mount) indexSummary() string {
+	switch {
+	case m.engine == nil:
+		return "index off"
+	case m.indexPlace.Dir == "":
+		return "index in memory"
+	}
+	return "index " + m.indexPlace.Dir
+}
+
+// backupsSummary says where m's backups go, for the banner.
+func (m *mount) backupsSummary() string {
+	if m.backups == nil {
+		return "off"
+	}
+	return m.backups.Dir()
+}
+
+// close closes m's index, backups and root.
+func (m *mount) close() {
+	if m.engine != nil {
+		m.engine.Close()
+	}
+	if m.backups != nil {
+		m.backups.Close()
+	}
+	if m.root != nil {
+		m.root.Close()
+	}
+}
+
+// buildIndex brings m's search index in step with the files, reporting its progress every
+// interval, and logs how it ended. It reports whether the index is complete; a failure is logged,
+// and the tools then answer as with an incomplete index.
+func (m *mount) buildIndex(ctx context.Context, every time.Duration, report func(semantic.Progress)) bool {
+	t0 := time.Now()
+	done := make(chan error, 1)
+	go func() { done <- m.engine.Build(ctx) }()
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				if ctx.Err() == nil {
+					m.errs.Printf("search index build failed: %v", err)
+				}
+				return false
+			}
+			st := m.engine.Status()
+			reused := ""
+			if st.Reused > 0 {
+				reused = fmt.Sprintf(" (%d unchanged, reused from disk)", st.Reused)
+			}
+			m.log.Printf("search index ready: %d files%s in %v%s", st.Total, reused, time.Since(t0).Round(time.Millisecond), notIndexed(st))
+			return true
+		case <-tick.C:
+			if st := m.engine.Status(); !st.Complete { // the end is logged once, above
+				report(st)
+			}
+		}
+	}
+}
+
+// notIndexed says which of the files a build read it could not index, and why, or "" when it
+// indexed them all: a tree of hard links would otherwise look indexed and find nothing.
+func notIndexed(st semantic.Progress) string {
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{
+		{st.HardLinks, "with more than one hard link (refused unless --allow-hard-links)"},
+		{st.Unreadable, "that could not be opened"},
+		{st.NotText, "not text"},
+	} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; not indexed: " + strings.Join(parts, ", ")
+}
+
+// defaultReconcile is how often the index picks up changes made by other programs when
+// [SemanticConfig.ReconcileMs] is zero: soon enough that a search finds an edit made in an editor a
+// moment ago, rarely enough that the walk it takes costs little.
+const defaultReconcile = 10 * time.Second
+
+// indexInBackground builds m's index, logging progress to stderr every few seconds, then keeps it
+// in step with changes made by other programs by reconciling every interval, until ctx ends.
+func (a *app) indexInBackground(ctx context.Context, m *mount) {
+	if m.engine == nil {
+		return
+	}
+	logProgress := func(st semantic.Progress) { m.log.Print(st) }
+	if !m.buildIndex(ctx, 2*time.Second, logProgress) {
+		return
+	}
+	every := time.Duration(a.cfg.Semantic.ReconcileMs) * time.Millisecond
+	if every <= 0 {
+		every = defaultReconcile
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if n, err := m.engine.Reconcile(ctx); err != nil && ctx.Err() == nil {
+				m.warn.Printf("reconciling the search index: %v", err)
+			} else if n > 0 {
+				m.log.Printf("search index: %d files changed outside the tools", n)
+			}
+		}
+	}
+}
+
+// cleanTempBudget bounds the sweep for leftover temporary files of one root.
+const cleanTempBudget = 5 * time.Minute
+
+// cleanTemp removes temporary files a crashed write left behind, in the root and in the backup
+// store; it runs in the background so a large tree does not delay the first answer.
+func (m *mount) cleanTemp(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, cleanTempBudget)
+	defer cancel()
+	for _, r := range []*fsroot.Root{m.root, m.backups} {
+		if r == nil {
+			continue
+		}
+		if n, err := r.CleanTemp(ctx); err != nil && ctx.Err() == nil {
+			m.warn.Printf("removing leftover temporary files: %v", err)
+		} else if n > 0 {
+			m.log.Printf("removed %d leftover temporary files", n)
+		}
+	}
+}
