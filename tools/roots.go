@@ -77,7 +77,7 @@ func (r *Roots) Add(m Mount) error {
 		if o.name == m.Name {
 			return fmt.Errorf("a root is already named %q (%s): give this one another name", m.Name, o.cfg.Root.Dir())
 		}
-		if od := o.cfg.Root.ResolvedDir(); within(dir, od) || within(od, dir) {
+		if od := o.cfg.Root.ResolvedDir(); inDir(dir, od) || inDir(od, dir) {
 			return fmt.Errorf("%s overlaps root %q (%s): roots may not hold one another", m.Root.Dir(), o.name, o.cfg.Root.Dir())
 		}
 	}
@@ -164,4 +164,22 @@ func (r *Roots) Instructions() string {
 		return s.Instructions()
 	}
 	return r.top.instructions(r.Names())
+}
+
+// hostRel returns the host path p relative to the host folder dir ("." for dir itself), and whether
+// p is dir or lies below it; dir may be "/".
+func hostRel(p, dir string) (string, bool) {
+	switch rest, ok := strings.CutPrefix(p, strings.TrimSuffix(dir, "/")+"/"); {
+	case p == dir:
+		return ".", true
+	case ok:
+		return rest, true
+	}
+	return "", false
+}
+
+// inDir reports whether the host path p is the folder dir or lies below it.
+func inDir(p, dir string) bool {
+	_, ok := hostRel(p, dir)
+	return ok
 }

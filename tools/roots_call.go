@@ -38,7 +38,7 @@ func route(roots []*Server, raw, field string) (*Server, string, error) {
 		clean := path.Clean(raw)
 		for _, s := range roots {
 			for _, dir := range []string{s.cfg.Root.Dir(), s.cfg.Root.ResolvedDir()} {
-				if within(clean, dir) {
+				if inDir(clean, dir) {
 					return s, raw, nil
 				}
 			}
@@ -128,11 +128,11 @@ func (r *Roots) otherRoots(s *Server, doc string, d *DocumentLinks) {
 			continue
 		}
 		host := path.Join(s.cfg.Root.Dir(), path.Dir(doc), target)
-		if within(host, s.cfg.Root.Dir()) {
+		if inDir(host, s.cfg.Root.Dir()) {
 			continue // broken within its own root
 		}
 		for _, o := range r.list() {
-			if rel, ok := strings.CutPrefix(host, o.cfg.Root.Dir()+"/"); ok && o != s {
+			if rel, ok := hostRel(host, o.cfg.Root.Dir()); ok && o != s {
 				d.Links[i].Status, d.Links[i].To = statusOtherRoot, o.show(rel)
 				moved[[2]any{l.Line, l.Target}] = true
 			}

@@ -385,3 +385,22 @@ func strs(v reflect.Value, name string, f func(name, s string)) {
 		}
 	}
 }
+
+func TestHostRel(t *testing.T) {
+	tests := []struct {
+		p, dir, rel string
+		ok          bool
+	}{
+		{"/a/b", "/a", "b", true},
+		{"/a", "/a", ".", true},
+		{"/ab", "/a", "", false},
+		{"/a/b", "/", "a/b", true},
+		{"/", "/", ".", true},
+		{"/a", "/a/b", "", false},
+	}
+	for _, tt := range tests {
+		if rel, ok := hostRel(tt.p, tt.dir); rel != tt.rel || ok != tt.ok {
+			t.Errorf("hostRel(%q, %q) = %q, %v; want %q, %v", tt.p, tt.dir, rel, ok, tt.rel, tt.ok)
+		}
+	}
+}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
 )
 
 // agentConfigDir holds the ready client configurations and examples.
@@ -196,6 +198,7 @@ func TestClientConfigs(t *testing.T) {
 		{file: "vscode-mcp.json", key: "servers", typ: "stdio", root: "${workspaceFolder}"},
 	}
 	root := t.TempDir()
+	t.Run("claude_desktop_two_folders.json", twoFolders)
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {
 			var doc map[string]map[string]struct {
@@ -228,6 +231,49 @@ func TestClientConfigs(t *testing.T) {
 				t.Errorf("packfs-mcp %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
 			}
 		})
+	}
+}
+
+// twoFolders checks the Claude Desktop entry with two folders: each --root is NAME=DIR, and the
+// binary, given real folders for the two, serves both under those names.
+func twoFolders(t *testing.T) {
+	var doc struct {
+		MCPServers map[string]struct {
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		} `json:"mcpServers"`
+	}
+	readJSON(t, filepath.Join(agentConfigDir, "claude_desktop_two_folders.json"), &doc)
+	srv, ok := doc.MCPServers["packfs"]
+	if !ok || filepath.Base(srv.Command) != "packfs-mcp" || len(srv.Args) != 5 || srv.Args[0] != "serve" {
+		t.Fatalf("want a packfs entry running packfs-mcp serve with two roots, got %+v", doc)
+	}
+	base := t.TempDir()
+	args := []string{"serve"}
+	var names []string
+	for i, a := range srv.Args[1:] {
+		if i%2 == 0 {
+			if a != "--root" {
+				t.Fatalf("args = %q, want --root NAME=DIR twice", srv.Args)
+			}
+			continue
+		}
+		name, dir, ok := strings.Cut(a, "=")
+		if !ok || !filepath.IsAbs(dir) {
+			t.Fatalf("--root %q is not NAME=/absolute/dir", a)
+		}
+		real := filepath.Join(base, name)
+		must(t, os.Mkdir(real, 0o755))
+		must(t, os.WriteFile(filepath.Join(real, "hello.md"), []byte("hello from "+name+"\n"), 0o644))
+		args, names = append(args, "--root", name+"="+real), append(names, name)
+	}
+	f := &fixture{dir: base, root: base}
+	s := startTransport(t, f, transport.NewStdio(binPath, nil, args...), nil)
+	for _, name := range names {
+		res, _ := s.call(reader, access("read", name+"/hello.md"))
+		if res["content"] != "hello from "+name+"\n" {
+			t.Errorf("read %s/hello.md = %v", name, res)
+		}
 	}
 }
 
