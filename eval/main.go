@@ -5,6 +5,7 @@
 //
 //	go run ./eval [--corpus obsidian|tldr|all] [--corpus-dir DIR] [--queries DIR] [-v]
 //	              [--split] [--paraphrases [--paraphrase-set NAME]] [--author-only] [--pool-out FILE]
+//	              [--roots]
 //	go run ./eval --merge-pool GRADES
 //
 // Without --corpus-dir it unpacks the archives from ../shared/corpora
@@ -14,7 +15,9 @@
 //
 // For each corpus and ranker it prints nDCG@5, MRR@10 and recall@10, averaged
 // over the queries in eval/queries/<corpus>.json, for the grep-style baseline and for the
-// project's search engine (see semantic.go). Relevance is the query authors' judgments plus the
+// project's search engine (see semantic.go), and the mean and 95th percentile of the time a
+// query took. --roots adds the engine as a client gets it through the searcher tool, over one
+// root and over two (see roots.go). Relevance is the query authors' judgments plus the
 // pooled ones (see [Query]); --paraphrases adds to each query the paraphrases a calling model
 // wrote for it (see [ParaphraseSet]). --pool-out writes the unjudged files the rankers put in
 // their top 5, for an assessor to grade blind, and --merge-pool adds those grades.
@@ -79,6 +82,9 @@ func main() {
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "eval: unexpected arguments %q\n", flag.Args())
 		os.Exit(2)
+	}
+	if *withRoots {
+		rankers = append(rankers, rootRankers...)
 	}
 	var selected []corpus
 	for _, c := range collections {
@@ -208,6 +214,11 @@ func evalCorpus(w io.Writer, c corpus, corpusDir, queryDir string, verbose bool)
 			fmt.Fprintf(w, "\n[%s]\n", f.name)
 		}
 		results[i] = evaluate(w, r, qs, paras, names, verbose)
+		if c, ok := r.(io.Closer); ok {
+			if err := c.Close(); err != nil {
+				return err
+			}
+		}
 	}
 	if verbose {
 		fmt.Fprintln(w)
@@ -222,7 +233,7 @@ func evalCorpus(w io.Writer, c corpus, corpusDir, queryDir string, verbose bool)
 		fmt.Fprintf(w, "            %s\n", strings.Join(gap, " "))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "ranker\tqueries\tnDCG@%d\tMRR@%d\trecall@%d\tnamed@%d\n", ndcgDepth, mrrDepth, recallDepth, namedDepth)
+	fmt.Fprintf(tw, "ranker\tqueries\tnDCG@%d\tMRR@%d\trecall@%d\tnamed@%d\tms/query\tp95 ms\n", ndcgDepth, mrrDepth, recallDepth, namedDepth)
 	for i, f := range rankers {
 		if splitReport {
 			for _, odd := range []bool{true, false} {
@@ -232,11 +243,11 @@ func evalCorpus(w io.Writer, c corpus, corpusDir, queryDir string, verbose bool)
 					name = f.name + " odd"
 				}
 				s := mean(results[i].perQuery, sub)
-				fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\t%s\n", name, len(sub), s.NDCG, s.MRR, s.Recall, results[i].namedShare(sub))
+				fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\t%s\t%s\n", name, len(sub), s.NDCG, s.MRR, s.Recall, results[i].namedShare(sub), results[i].timing(sub))
 			}
 		}
 		s := results[i].scores
-		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\t%s\n", f.name, len(qs.Queries), s.NDCG, s.MRR, s.Recall, results[i].namedShare(qs.ids()))
+		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\t%s\t%s\n", f.name, len(qs.Queries), s.NDCG, s.MRR, s.Recall, results[i].namedShare(qs.ids()), results[i].timing(qs.ids()))
 	}
 	return tw.Flush()
 }
@@ -257,6 +268,26 @@ type evaluation struct {
 	// named holds, for each query with phrasings that name a judged page, how many of them
 	// had one in the top namedDepth and how many there were.
 	named map[string][2]int
+	// took is how long the ranker took to answer each query.
+	took map[string]time.Duration
+}
+
+// timing returns the mean and the 95th percentile (nearest rank) of the time the ranker took to
+// answer the queries ids, in milliseconds: "mean\tp95".
+func (e evaluation) timing(ids []string) string {
+	if len(ids) == 0 {
+		return "-\t-"
+	}
+	ds := make([]time.Duration, len(ids))
+	var sum time.Duration
+	for i, id := range ids {
+		ds[i] = e.took[id]
+		sum += ds[i]
+	}
+	slices.Sort(ds)
+	p95 := ds[(len(ds)*95+99)/100-1]
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	return fmt.Sprintf("%.1f\t%.1f", ms(sum)/float64(len(ds)), ms(p95))
 }
 
 // namedShare says of the phrasings of the queries ids that name a judged page how many had one
@@ -317,9 +348,13 @@ func evaluate(w io.Writer, r Ranker, qs *QuerySet, paras map[string][]string, na
 	var sum scores
 	per := make(map[string]scores, len(qs.Queries))
 	named := map[string][2]int{}
+	took := make(map[string]time.Duration, len(qs.Queries))
 	for _, q := range qs.Queries {
 		rel := q.judgments()
-		got := top(r.Rank(q.Query, paras[q.ID], rankDepth), rankDepth)
+		t0 := time.Now()
+		ranked := r.Rank(q.Query, paras[q.ID], rankDepth)
+		took[q.ID] = time.Since(t0)
+		got := top(ranked, rankDepth)
 		pool.add(q, got)
 		s := scores{
 			NDCG:   NDCG(got, rel, ndcgDepth),
@@ -339,7 +374,7 @@ func evaluate(w io.Writer, r Ranker, qs *QuerySet, paras map[string][]string, na
 		}
 	}
 	n := float64(len(qs.Queries))
-	return evaluation{scores: scores{NDCG: sum.NDCG / n, MRR: sum.MRR / n, Recall: sum.Recall / n}, perQuery: per, named: named}
+	return evaluation{scores: scores{NDCG: sum.NDCG / n, MRR: sum.MRR / n, Recall: sum.Recall / n}, perQuery: per, named: named, took: took}
 }
 
 // writeQuery writes one query's metrics, the ranks of its judged files, the

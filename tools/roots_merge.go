@@ -11,6 +11,7 @@ import (
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/fulltext"
 	"github.com/packfs/packfs-mcp/intents"
+	"github.com/packfs/packfs-mcp/markdown"
 )
 
 // several runs a call about several paths (target.paths) on the roots they are in, one call per
@@ -236,10 +237,13 @@ func (r *Roots) pages(ctx context.Context, c *call, roots []*Server, in intents.
 }
 
 // ranked runs search_semantic on every root and merges the hits into one ranking. Each root's
-// scores are relative to its own best hit (1), so the merge orders hits by that score, then by
-// their rank in their root: BM25 scores of two indexes are not comparable, their shares of the
-// best are. A root that cannot answer (its index is not ready) is named in the message, and the
-// others answer.
+// scores are relative to its own best hit (1), and BM25 scores of two indexes are not comparable,
+// so every root's best would tie at 1 and a root with nothing to the point would share the top
+// with the root that answers. The merge weighs each root by how well its best hit matches the
+// query on a scale that needs no index statistics (see [rootWeights]), and orders the hits by
+// their score times their root's weight, then by their rank in their root; the scores shown are
+// those products, relative to the best (1). A root that cannot answer (its index is not ready) is
+// named in the message, and the others answer.
 func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents.Discover) (any, error) {
 	if err := r.top.charge(c, true); err != nil {
 		return nil, err
@@ -258,6 +262,7 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 	}
 	var (
 		hits     []hit
+		answers  = make([]SearcherResult, len(roots))
 		out      SearcherResult
 		unknown  map[string]int
 		answered int
@@ -276,6 +281,7 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 			continue
 		}
 		v := res.(SearcherResult)
+		answers[k] = v
 		answered++
 		for i, e := range v.Files {
 			hits = append(hits, hit{e, i, k})
@@ -293,6 +299,11 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 	if answered == 0 || out.TotalFound == 0 && firstErr != nil {
 		return nil, firstErr
 	}
+	if w := rootWeights(ctx, roots, answers, in); w != nil {
+		for i := range hits {
+			hits[i].e.Score *= w[hits[i].root]
+		}
+	}
 	slices.SortStableFunc(hits, func(a, b hit) int {
 		return cmp.Or(cmp.Compare(b.e.Score, a.e.Score), cmp.Compare(a.rank, b.rank), cmp.Compare(a.root, b.root))
 	})
@@ -300,6 +311,7 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 	hits = hits[:min(want, len(hits))]
 	shown := map[string]bool{}
 	for _, h := range hits {
+		h.e.Score = round2(h.e.Score)
 		out.Files = append(out.Files, h.e)
 		shown[h.e.Path] = true
 	}
@@ -318,4 +330,48 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 	}
 	out.Success, out.Metadata = true, c.meta()
 	return out, nil
+}
+
+// rootWeights returns, for each root whose answer in answers has hits, how well its best hit
+// matches the query, relative to the best of them (1): the share of the terms of the query (or of
+// the paraphrase it matches best) that the file holds, with its title and name counting extra,
+// as [fulltext.ScanQuery] rates a file the index does not hold yet. That scale needs no index
+// statistics, so it compares roots whose scores do not compare. A best hit that cannot be read
+// again weighs as the best. It returns nil when fewer than two roots have hits, or none of their
+// best hits holds a term of the query.
+func rootWeights(ctx context.Context, roots []*Server, answers []SearcherResult, in intents.Discover) []float64 {
+	w := make([]float64, len(roots))
+	sq := fulltext.NewScanQuery(fulltext.Query{Text: in.Target.Query, Paraphrases: in.Queries})
+	n, top := 0, 0.0
+	for k, s := range roots {
+		if len(answers[k].Files) == 0 {
+			continue
+		}
+		n++
+		w[k] = -1 // not read: weighs as the best
+		name, ok := strings.CutPrefix(answers[k].Files[0].Path, s.name+"/")
+		if !ok {
+			continue
+		}
+		data, info, err := s.cfg.Root.ReadFile(ctx, name, s.cfg.MaxFileSize)
+		if err != nil || !markdown.IsText(data) {
+			continue
+		}
+		w[k] = 0
+		if h, ok := sq.Match(markdown.Parse(name, data, info.ModTime)); ok {
+			w[k] = h.Score
+		}
+		top = max(top, w[k])
+	}
+	if n < 2 || top == 0 {
+		return nil
+	}
+	for k := range w {
+		if w[k] < 0 {
+			w[k] = 1
+		} else {
+			w[k] /= top
+		}
+	}
+	return w
 }
