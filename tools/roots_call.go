@@ -20,13 +20,18 @@ import (
 // name (see rebase). A call about ".", the roots themselves, is answered here, and a search of "."
 // runs on every root, merged.
 
-// begin returns the roots served now, or NOT_AVAILABLE when there are none yet.
-func (r *Roots) begin() ([]*Server, error) {
+// admitRoots judges a call as one root's server would (permission, arguments: see admit), and
+// returns its intent and the roots served now, or NOT_AVAILABLE when there are none yet.
+func admitRoots[T any](r *Roots, c *call) (T, []*Server, error) {
+	in, err := admit[T](r.top, c)
+	if err != nil {
+		return in, nil, err
+	}
 	roots := r.list()
 	if len(roots) == 0 {
-		return nil, newError(CodeNotAvailable, "no folder is served yet: the client has not listed any file:// root; add a folder to the client's roots, or start the server with --root")
+		return in, nil, newError(CodeNotAvailable, "no folder is served yet: the client has not listed any file:// root; add a folder to the client's roots, or start the server with --root")
 	}
-	return roots, nil
+	return in, roots, nil
 }
 
 // route finds the root a path argument names and the path inside it; a nil root with no error is
@@ -151,11 +156,7 @@ func topError(field string) error {
 }
 
 func (r *Roots) read(ctx context.Context, c *call) (any, error) {
-	in, err := admit[intents.Access](r.top, c)
-	if err != nil {
-		return nil, err
-	}
-	roots, err := r.begin()
+	in, roots, err := admitRoots[intents.Access](r, c)
 	if err != nil {
 		return nil, err
 	}
@@ -191,11 +192,7 @@ func (r *Roots) readTop(c *call, purpose string) (any, error) {
 }
 
 func (r *Roots) discover(ctx context.Context, c *call) (any, error) {
-	in, err := admit[intents.Discover](r.top, c)
-	if err != nil {
-		return nil, err
-	}
-	roots, err := r.begin()
+	in, roots, err := admitRoots[intents.Discover](r, c)
 	if err != nil {
 		return nil, err
 	}
@@ -229,11 +226,7 @@ func (r *Roots) discover(ctx context.Context, c *call) (any, error) {
 }
 
 func (r *Roots) update(ctx context.Context, c *call) (any, error) {
-	in, err := admit[intents.Update](r.top, c)
-	if err != nil {
-		return nil, err
-	}
-	roots, err := r.begin()
+	in, roots, err := admitRoots[intents.Update](r, c)
 	if err != nil {
 		return nil, err
 	}
