@@ -47,7 +47,7 @@ func (r *Roots) several(ctx context.Context, c *call, roots []*Server, paths []s
 	}
 	// Each root answers for its paths from offset on; the entries before it are left out.
 	entries := make([]any, len(paths))
-	var cov SearcherResult // what the roots' answers say of their indexes
+	var cov coverage
 	for _, g := range groups {
 		var idx []int
 		var rest []string
@@ -76,7 +76,7 @@ func (r *Roots) several(ctx context.Context, c *call, roots []*Server, paths []s
 			for j, d := range v.Documents {
 				entries[idx[j]] = d
 			}
-			mergeCoverage(&cov, v, g.s.name)
+			cov.add(v, g.s.name)
 		}
 	}
 	shown := func(i int) string {
@@ -97,8 +97,8 @@ func (r *Roots) several(ctx context.Context, c *call, roots []*Server, paths []s
 		out.Success, out.Metadata = true, c.meta()
 		return out, nil
 	}
-	out := cov
-	out.Status, out.TotalFound = Status{Success: true}, len(paths)
+	out := SearcherResult{Status: Status{Success: true}, TotalFound: len(paths)}
+	cov.apply(&out)
 	for i := offset; i < len(paths); i++ {
 		if st, ok := failed[i]; ok {
 			out.Documents = append(out.Documents, DocumentEntry{Path: shown(i), Status: st})
@@ -117,21 +117,42 @@ func (r *Roots) several(ctx context.Context, c *call, roots []*Server, paths []s
 
 func identity(p string) string { return p }
 
-// mergeCoverage adds to out what v, the answer of the root named name, says of its index while it
-// is being built.
-func mergeCoverage(out *SearcherResult, v SearcherResult, name string) {
+// coverage gathers what the roots' answers say of their indexes while those are being built.
+type coverage struct {
+	complete  *bool
+	indexed   *int
+	total     *int
+	scanned   *int
+	uncounted bool // a root is still counting its files: the total is not known
+	message   []string
+	retry     int64
+}
+
+// add takes in v, the answer of the root named name.
+func (cv *coverage) add(v SearcherResult, name string) {
 	if v.IndexComplete == nil || *v.IndexComplete {
-		if out.IndexComplete == nil {
-			out.IndexComplete = v.IndexComplete
+		if cv.complete == nil {
+			cv.complete = v.IndexComplete
 		}
 		return
 	}
-	out.IndexComplete = ptr(false)
-	out.IndexedFiles = addInts(out.IndexedFiles, v.IndexedFiles)
-	out.TotalFiles = addInts(out.TotalFiles, v.TotalFiles)
-	out.ScannedFiles = addInts(out.ScannedFiles, v.ScannedFiles)
-	out.Message = strings.TrimSpace(out.Message + fmt.Sprintf(" In root %q: %s", name, v.Message))
-	out.RetryAfterMs = max(out.RetryAfterMs, v.RetryAfterMs)
+	cv.complete = ptr(false)
+	cv.indexed = addInts(cv.indexed, v.IndexedFiles)
+	cv.total = addInts(cv.total, v.TotalFiles)
+	cv.uncounted = cv.uncounted || v.TotalFiles == nil
+	cv.scanned = addInts(cv.scanned, v.ScannedFiles)
+	cv.message = append(cv.message, fmt.Sprintf("In root %q: %s", name, v.Message))
+	cv.retry = max(cv.retry, v.RetryAfterMs)
+}
+
+// apply sets out's index fields from what the roots said.
+func (cv *coverage) apply(out *SearcherResult) {
+	out.IndexComplete, out.IndexedFiles, out.ScannedFiles = cv.complete, cv.indexed, cv.scanned
+	if !cv.uncounted {
+		out.TotalFiles = cv.total
+	}
+	out.Message = strings.Join(cv.message, " ")
+	out.RetryAfterMs = max(out.RetryAfterMs, cv.retry)
 }
 
 func addInts(a, b *int) *int {
@@ -267,7 +288,7 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 		unknown  map[string]int
 		answered int
 		firstErr error
-		notes    []string
+		cov      coverage
 	)
 	for k, s := range roots {
 		res, err := r.on(ctx, c, s, sub, searcher)
@@ -275,8 +296,8 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 			firstErr = cmp.Or(firstErr, err)
 			var mp *mapped
 			if errors.As(err, &mp) {
-				notes = append(notes, fmt.Sprintf("root %q did not answer: %s", s.name, mp.st.Error))
-				out.RetryAfterMs = max(out.RetryAfterMs, mp.st.RetryAfterMs)
+				cov.message = append(cov.message, fmt.Sprintf("Root %q did not answer: %s", s.name, mp.st.Error))
+				cov.retry = max(cov.retry, mp.st.RetryAfterMs)
 			}
 			continue
 		}
@@ -294,7 +315,7 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 		for _, w := range v.UnknownWords {
 			unknown[w]++
 		}
-		mergeCoverage(&out, v, s.name)
+		cov.add(v, s.name)
 	}
 	if answered == 0 || out.TotalFound == 0 && firstErr != nil {
 		return nil, firstErr
@@ -325,9 +346,7 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 	if next := in.Options.Offset + len(out.Files); next < out.TotalFound && len(out.Files) == want {
 		out.Truncated, out.NextOffset = true, ptr(next)
 	}
-	if len(notes) > 0 {
-		out.Message = strings.TrimSpace(out.Message + " " + strings.Join(notes, "; "))
-	}
+	cov.apply(&out)
 	out.Success, out.Metadata = true, c.meta()
 	return out, nil
 }

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -402,5 +403,45 @@ func TestHostRel(t *testing.T) {
 		if rel, ok := hostRel(tt.p, tt.dir); rel != tt.rel || ok != tt.ok {
 			t.Errorf("hostRel(%q, %q) = %q, %v; want %q, %v", tt.p, tt.dir, rel, ok, tt.rel, tt.ok)
 		}
+	}
+}
+
+// TestCoverageMerge checks what a search over several roots says of their indexes while one is
+// being built: the counts add up, a total still being counted leaves the merged total out rather
+// than showing a part as the whole, and each root's message is named.
+func TestCoverageMerge(t *testing.T) {
+	building := func(indexed int, total *int, msg string) SearcherResult {
+		return SearcherResult{IndexComplete: ptr(false), IndexedFiles: ptr(indexed), TotalFiles: total, Message: msg, Status: Status{RetryAfterMs: 2000}}
+	}
+	done := SearcherResult{IndexComplete: ptr(true)}
+	tests := []struct {
+		name           string
+		answers        []SearcherResult
+		complete       bool
+		indexed, total *int
+		message        string
+	}{
+		{"all complete", []SearcherResult{done, done}, true, nil, nil, ""},
+		{"one counted", []SearcherResult{done, building(3, ptr(10), "m")}, false, ptr(3), ptr(10), `In root "r1": m`},
+		{"both counted", []SearcherResult{building(1, ptr(5), "a"), building(3, ptr(10), "b")}, false, ptr(4), ptr(15), `In root "r0": a In root "r1": b`},
+		{"one still counting", []SearcherResult{building(1, ptr(5), "a"), building(3, nil, "b")}, false, ptr(4), nil, `In root "r0": a In root "r1": b`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var cv coverage
+			for i, a := range tt.answers {
+				cv.add(a, fmt.Sprintf("r%d", i))
+			}
+			var out SearcherResult
+			cv.apply(&out)
+			got := []any{*out.IndexComplete, out.IndexedFiles, out.TotalFiles, out.Message}
+			want := []any{tt.complete, tt.indexed, tt.total, tt.message}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if !tt.complete && out.RetryAfterMs != 2000 {
+				t.Errorf("retryAfterMs = %d", out.RetryAfterMs)
+			}
+		})
 	}
 }
