@@ -184,6 +184,10 @@ func failure(err error, name string, show func(string) string) Status {
 			shown.Path = show(pe.Path)
 		}
 		st.Code, st.Error = pathCode(pe.Err), shown.Error()
+		if root, _, _ := strings.Cut(shown.Path, "/"); st.Code == CodeOutsideRoot && shown.Path != pe.Path {
+			// One of several roots: "the root" and a path relative to it would not say which.
+			st.Error = fmt.Sprintf("path %q climbs out of root %q: a path starts with a root's name and stays inside that root; list \".\" to see the roots", shown.Path, root)
+		}
 		if st.Code == CodeOutsideRoot && path.IsAbs(pe.Path) {
 			// Do not echo a host path outside the root, even the caller's own.
 			st.Error = "that absolute path is outside the root: use a path relative to the root, such as \"notes/todo.md\""

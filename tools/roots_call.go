@@ -87,24 +87,13 @@ func rootNames(roots []*Server) string {
 // on runs the call on root s with in as its arguments, and returns its answer with the root's name
 // in its paths. Its failure is mapped by s, which names the paths as the caller does.
 func (r *Roots) on(ctx context.Context, c *call, s *Server, in any, h func(*Server) handlerFunc) (any, error) {
-	raw, err := json.Marshal(in)
+	out, name, err := r.sub(ctx, c, s, s, in, h)
 	if err != nil {
 		return nil, err
 	}
-	sc := *c
-	sc.raw, sc.path = raw, ""
-	out, err := h(s)(ctx, &sc)
-	c.path = s.show(sc.path)
-	if err != nil {
-		st := failure(err, sc.path, s.show)
-		if st.Code == CodeInternal {
-			s.cfg.ErrorLog.Printf("%s %s %q: %v", c.tool, c.purpose, c.path, err)
-		}
-		return nil, &mapped{st: st}
-	}
 	out = rebase(out, s.show)
 	if v, ok := out.(SearcherResult); ok && c.purpose == "relationships" {
-		r.otherRoots(s, sc.path, &v.DocumentLinks)
+		r.otherRoots(s, name, &v.DocumentLinks)
 		for i := range v.Documents {
 			if name, ok := strings.CutPrefix(v.Documents[i].Path, s.name+"/"); ok {
 				r.otherRoots(s, name, &v.Documents[i].DocumentLinks)
@@ -279,24 +268,9 @@ func (r *Roots) update(ctx context.Context, c *call) (any, error) {
 // copyAcross copies target.path of root from to target.destination of root to: the source is
 // judged by from's policy, the destination by to's, and the copy is written by to.
 func (r *Roots) copyAcross(ctx context.Context, c *call, from, to *Server, in intents.Update) (any, error) {
-	raw, err := json.Marshal(in)
+	out, _, err := r.sub(ctx, c, to, from, in, writer)
 	if err != nil {
 		return nil, err
-	}
-	sc := *c
-	sc.raw, sc.path, sc.from = raw, "", from
-	out, err := to.update(ctx, &sc)
-	c.path = from.show(sc.path)
-	if err != nil {
-		show := from.show
-		if fe := (*fileError)(nil); errors.As(err, &fe) && fe.field == "target.destination" {
-			show = to.show
-		}
-		st := failure(err, sc.path, show)
-		if st.Code == CodeInternal {
-			to.cfg.ErrorLog.Printf("%s copy %q: %v", c.tool, c.path, err)
-		}
-		return nil, &mapped{st: st}
 	}
 	w := out.(WriterResult)
 	w.Path = from.show(w.Path)
@@ -308,4 +282,34 @@ func (r *Roots) copyAcross(ctx context.Context, c *call, from, to *Server, in in
 		w.WouldCopy[i] = to.show(w.WouldCopy[i])
 	}
 	return w, nil
+}
+
+// sub runs the call on root s with in as its arguments, and returns the answer as s gave it and the
+// path it was about, inside its root. from is the root target.path is in: s, or for a copy across
+// roots the source's. A failure is mapped here, naming each path with its root: target.path's with
+// from's, target.destination's with s's.
+func (r *Roots) sub(ctx context.Context, c *call, s, from *Server, in any, h func(*Server) handlerFunc) (any, string, error) {
+	raw, err := json.Marshal(in)
+	if err != nil {
+		return nil, "", err
+	}
+	sc := *c
+	sc.raw, sc.path = raw, ""
+	if from != s {
+		sc.from = from
+	}
+	out, err := h(s)(ctx, &sc)
+	c.path = from.show(sc.path)
+	if err != nil {
+		show := from.show
+		if fe := (*fileError)(nil); errors.As(err, &fe) && fe.field == "target.destination" {
+			show = s.show
+		}
+		st := failure(err, sc.path, show)
+		if st.Code == CodeInternal {
+			s.cfg.ErrorLog.Printf("%s %s %q: %v", c.tool, c.purpose, c.path, err)
+		}
+		return nil, "", &mapped{st: st}
+	}
+	return out, sc.path, nil
 }

@@ -105,7 +105,7 @@ func TestRootsPaths(t *testing.T) {
 		{"read in a root", ReaderName, `{"purpose":"read","target":{"path":"notes/b.md"}}`, "", "", "aardvark facts"},
 		{"a host path routes to its root", ReaderName, `{"purpose":"read","target":{"path":"{base}/work/w.md"}}`, "", "", "aardvark plans"},
 		{"no root named", ReaderName, `{"purpose":"read","target":{"path":"b.md"}}`, CodeNotFound, "target.path", "notes, work"},
-		{"climbs into another root", ReaderName, `{"purpose":"read","target":{"path":"notes/../work/w.md"}}`, CodeOutsideRoot, "", `"notes/../work/w.md"`},
+		{"climbs into another root", ReaderName, `{"purpose":"read","target":{"path":"notes/../work/w.md"}}`, CodeOutsideRoot, "", `path "notes/../work/w.md" climbs out of root "notes"`},
 		{"climbs above the roots", ReaderName, `{"purpose":"read","target":{"path":"../secret/s.md"}}`, CodeOutsideRoot, "target.path", ""},
 		{"a host path outside every root", ReaderName, `{"purpose":"read","target":{"path":"{base}/secret/s.md"}}`, CodeOutsideRoot, "target.path", "outside every root"},
 		{"a link into another root", ReaderName, `{"purpose":"read","target":{"path":"notes/towork/w.md"}}`, CodeOutsideRoot, "", `"notes/towork/w.md"`},

@@ -6,7 +6,6 @@
 package tools
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -311,9 +310,12 @@ func (s *Server) instructions(names []string) string {
 		if len(names) > 0 {
 			fmt.Fprintf(&b, " (now %s)", strings.Join(names, ", "))
 		}
-		b.WriteString(". A path starts with its root's name, then the path inside it, with forward slashes, such as \"")
-		b.WriteString(cmp.Or(strings.Join(names[:min(1, len(names))], ""), "notes"))
-		b.WriteString("/todo.md\"; listing \".\" shows the roots. A search or listing of \".\" covers every root. Copy works across roots; move stays within one. ")
+		example := "notes"
+		if len(names) > 0 {
+			example = names[0]
+		}
+		fmt.Fprintf(&b, ". A path starts with its root's name, then the path inside it, with forward slashes, such as %q", example+"/todo.md")
+		b.WriteString("; listing \".\" shows the roots. A search or listing of \".\" covers every root. Copy works across roots; move stays within one. ")
 	}
 	fmt.Fprintf(&b, "Permissions: %s. ", s.cfg.Permissions)
 	if !s.cfg.Permissions.Has(security.PermWrite) {
