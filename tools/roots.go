@@ -1,12 +1,14 @@
 package tools
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/packfs/packfs-mcp/fsroot"
@@ -122,6 +124,26 @@ func (r *Roots) only() *Server {
 		return roots[0]
 	}
 	return nil
+}
+
+// Fork returns tools with r's settings and roots of their own, none yet: the roots one client
+// offers, served beside another client's.
+func (r *Roots) Fork() *Roots {
+	return &Roots{top: r.top, named: r.named}
+}
+
+// Handle runs the call req to one of the three tools on r's roots, as the handler [Roots.Tools]
+// gives for req's tool does; the call's purpose is judged by the permissions as there.
+func (r *Roots) Handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	s, read, discover, update := r.top, r.read, r.discover, r.update
+	if o := r.only(); o != nil {
+		s, read, discover, update = o, o.read, o.discover, o.update
+	}
+	h, ok := map[string]handlerFunc{ReaderName: read, SearcherName: discover, WriterName: update}[req.Params.Name]
+	if !ok {
+		return nil, fmt.Errorf("tool %q not found", req.Params.Name)
+	}
+	return s.adapt(req.Params.Name, h)(ctx, req)
 }
 
 // Tools returns the tools offered under the permissions, with their handlers.

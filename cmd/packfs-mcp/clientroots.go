@@ -45,47 +45,93 @@ const rootsTimeout = 10 * time.Second
 // rootsInput is the key of the roots request in a tool call's input_required result.
 const rootsInput = "roots"
 
-// clientRoots serves the roots the client offers.
+// clientRoots serves the roots one client offers: tools of their own over the client's folders,
+// which are shared with the other clients offering the same ones (see pool.go).
 type clientRoots struct {
-	a *app
-	// mu guards stale, listing and calls.
+	a     *app
+	id    string // the client's session, "" for the roots one call brings
+	tools *tools.Roots
+	// mu guards stale, listing and served.
 	mu sync.Mutex
 	// stale says the client's list may differ from the roots served: it has not been listed yet,
 	// or has said it changed since.
 	stale bool
 	// listing is closed when the listing under way (handshake era) ends; nil when none is.
 	listing chan struct{}
-	// calls counts the tool calls running that began since the roots last changed (see enter).
-	calls *sync.WaitGroup
+	// served are the folders served, in the order served.
+	served []served
 	// applyMu makes one list at a time change the roots.
 	applyMu sync.Mutex
 }
 
-func newClientRoots(a *app) *clientRoots {
-	return &clientRoots{a: a, stale: true, calls: &sync.WaitGroup{}}
+// served is one of a client's folders.
+type served struct {
+	name string // the client's root's name among its roots
+	dir  string // the folder, as its URI names it
+	m    *mount
 }
 
-// enter counts a tool call as running until the returned func is called.
-func (c *clientRoots) enter() func() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	wg := c.calls
-	wg.Add(1)
-	return wg.Done
+func newClientRoots(a *app, id string) *clientRoots {
+	return &clientRoots{a: a, id: id, tools: a.tools.Fork(), stale: true}
 }
 
-// drain returns a channel closed once every tool call that began before now has ended.
-func (c *clientRoots) drain() <-chan struct{} {
-	c.mu.Lock()
-	old := c.calls
-	c.calls = &sync.WaitGroup{}
-	c.mu.Unlock()
-	done := make(chan struct{})
-	go func() {
-		old.Wait()
-		close(done)
-	}()
-	return done
+// clientOf returns the roots of the client of the request or notification in ctx, made on its
+// first call, or nil for a client without a session (protocol 2026-07-28 over HTTP, where each
+// call brings its roots), when the server serves folders of its own, and once it has stopped.
+func (a *app) clientOf(ctx context.Context) *clientRoots {
+	s := server.ClientSessionFromContext(ctx)
+	if !a.clientMode || s == nil || s.SessionID() == "" {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return nil
+	}
+	c := a.clients[s.SessionID()]
+	if c == nil {
+		c = newClientRoots(a, s.SessionID())
+		a.clients[s.SessionID()] = c
+	}
+	return c
+}
+
+// stream returns the session the transport registered for the client id, on which the server
+// can send it requests, or nil.
+func (a *app) stream(id string) server.ClientSession {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.streams[id]
+}
+
+// streamOpened records the session s on which the server can send its client requests, and lists
+// the client's roots on it: over HTTP, the session of a handshake client's initialize, whose
+// requests wait for the client to open its event stream (GET /mcp); on stdio, the one session,
+// opened before the client initializes (its roots are then listed once it has).
+func (a *app) streamOpened(ctx context.Context, s server.ClientSession) {
+	a.mu.Lock()
+	a.streams[s.SessionID()] = s
+	a.mu.Unlock()
+	ctx = a.mcp.WithContext(ctx, s)
+	if c := a.clientOf(ctx); c != nil && clientOffersRoots(ctx) {
+		c.changed()
+		go c.refresh(ctx)
+	}
+}
+
+// streamClosed stops serving the roots of the client whose session s ended (over HTTP, deleted
+// or idle for sessionIdleTTL).
+func (a *app) streamClosed(s server.ClientSession) {
+	a.mu.Lock()
+	c := a.clients[s.SessionID()]
+	delete(a.clients, s.SessionID())
+	if a.streams[s.SessionID()] == s {
+		delete(a.streams, s.SessionID())
+	}
+	a.mu.Unlock()
+	if c != nil {
+		c.apply(nil, false)
+	}
 }
 
 // changed records that the client's roots changed.
@@ -99,6 +145,17 @@ func (c *clientRoots) isStale() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.stale
+}
+
+// pin counts a tool call as running on the client's folders until the returned func is called.
+func (c *clientRoots) pin() func() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ms := make([]*mount, len(c.served))
+	for i, s := range c.served {
+		ms[i] = s.m
+	}
+	return c.a.pin(ms)
 }
 
 // refresh lists the client's roots (handshake era) and serves them, unless they are up to date. A
@@ -134,19 +191,27 @@ func (c *clientRoots) list(ctx context.Context, done chan struct{}) {
 		c.mu.Unlock()
 		close(done)
 	}()
-	ctx, cancel := context.WithTimeout(ctx, rootsTimeout)
+	// The request travels on the session the transport registered for the client's stream
+	// (over HTTP, the client's GET event stream), not on the one that served the call.
+	stream := c.a.stream(c.id)
+	if stream == nil {
+		c.a.warn.Print("the client offers MCP roots but has no event stream open (over HTTP, GET /mcp) on which the server could ask for them (roots/list): none of its folders is served until it opens one")
+		return
+	}
+	ctx, cancel := context.WithTimeout(c.a.mcp.WithContext(ctx, stream), rootsTimeout)
 	defer cancel()
 	res, err := c.a.mcp.RequestRoots(ctx, mcp.ListRootsRequest{Request: mcp.Request{Method: string(mcp.MethodListRoots)}})
 	if err != nil {
-		c.a.warn.Printf("asking the client for its roots (roots/list): %v; they are asked again when the client says they changed", err)
+		c.a.warn.Printf("asking the client for its roots (roots/list): %v (over HTTP the request travels on the client's event stream, GET /mcp, which must be open); they are asked again when the client says they changed", err)
 		return
 	}
-	c.apply(res.Roots)
+	c.apply(res.Roots, true)
 }
 
 // apply serves the roots of list, the client's whole list: the roots it no longer holds stop
-// answering, and the new ones are checked and served. A root served already stays as it is.
-func (c *clientRoots) apply(list []mcp.Root) {
+// answering at once, and the new ones are checked and served. A root served already stays as it
+// is. say tells whether to log the roots served and removed: not for a call that brings its own.
+func (c *clientRoots) apply(list []mcp.Root, say bool) {
 	c.applyMu.Lock()
 	defer c.applyMu.Unlock()
 	type wanted struct {
@@ -164,28 +229,31 @@ func (c *clientRoots) apply(list []mcp.Root) {
 			want = append(want, wanted{r, dir})
 		}
 	}
-	var gone []*mount
-	for _, m := range c.a.mountList() {
-		if !slices.ContainsFunc(want, func(w wanted) bool { return w.dir == m.root.Dir() }) {
-			gone = append(gone, m)
+	c.mu.Lock()
+	var gone []served
+	c.served = slices.DeleteFunc(c.served, func(s served) bool {
+		if slices.ContainsFunc(want, func(w wanted) bool { return w.dir == s.dir }) {
+			return false
 		}
-	}
-	if len(gone) > 0 {
-		// Once no call can reach them, the calls that may have are waited for, then they close.
-		for _, m := range gone {
-			c.a.removeMount(m)
-			m.log.Printf("no longer served: the client removed %s from its roots", m.uri)
-		}
-		drained := c.drain()
-		for _, m := range gone {
-			c.a.closeWhen(m, drained)
+		gone = append(gone, s)
+		return true
+	})
+	c.mu.Unlock()
+	for _, s := range gone {
+		c.tools.Remove(s.name)
+		c.a.release(s.m)
+		if say {
+			s.m.log.Printf("no longer served: the client removed %s from its roots", s.m.uri)
 		}
 	}
 	for _, w := range want {
-		if slices.ContainsFunc(c.a.mountList(), func(m *mount) bool { return m.root.Dir() == w.dir }) {
+		c.mu.Lock()
+		have := slices.ContainsFunc(c.served, func(s served) bool { return s.dir == w.dir })
+		c.mu.Unlock()
+		if have {
 			continue
 		}
-		if err := c.serve(w.root, w.dir); err != nil {
+		if err := c.serve(w.root, w.dir, say); err != nil {
 			c.refuse(w.root, err)
 		}
 	}
@@ -222,59 +290,92 @@ func clientDir(uri string) (string, error) {
 }
 
 // serve checks the client's root r, the folder dir, as a root the user chose, and serves it under
-// its name (r's name when valid, else its folder's), made unique among the roots served.
-func (c *clientRoots) serve(r mcp.Root, dir string) error {
+// its name (r's name when valid, else its folder's), made unique among the client's roots.
+func (c *clientRoots) serve(r mcp.Root, dir string, say bool) error {
 	a := c.a
 	fr, err := fsroot.Open(dir, fsroot.Options{AllowHardLinks: a.cfg.Security.AllowHardLinks})
 	if err != nil {
 		return clientRootError(dir, err)
 	}
-	resolved := fr.ResolvedDir()
-	fail := func(err error) error {
+	if err := c.check(fr.ResolvedDir()); err != nil {
 		fr.Close()
 		return err
-	}
-	if resolved == "/" {
-		return fail(errors.New("it is the whole filesystem, which the server serves only when started with it as --root"))
-	}
-	mounts := a.mountList()
-	var others []string
-	for _, m := range mounts {
-		if overlap(resolved, m.root.ResolvedDir()) {
-			return fail(fmt.Errorf("it overlaps root %q (%s), and each file must belong to one root", m.name, m.uri))
-		}
-		others = append(others, m.root.ResolvedDir())
-		for _, own := range m.ownDirs() {
-			if within(resolveHost(own), resolved) {
-				return fail(fmt.Errorf("it holds the server's own files (the index or backups of root %q), which no tool may reach", m.name))
-			}
-		}
-	}
-	if j := a.cfg.Journal.File; j != "" && within(resolveHost(filepath.Dir(j)), resolved) {
-		return fail(errors.New("it holds the server's audit journal, which no tool may reach"))
 	}
 	name := r.Name
 	if tools.ValidRootName(name) != nil {
 		name = rootNameOf(dir)
 	}
-	taken := func(n string) bool { return slices.ContainsFunc(mounts, func(m *mount) bool { return m.name == n }) }
-	if taken(name) {
-		var specs []rootSpec
-		for _, m := range mounts {
-			specs = append(specs, rootSpec{name: m.name})
-		}
+	c.mu.Lock()
+	var specs []rootSpec
+	for _, s := range c.served {
+		specs = append(specs, rootSpec{name: s.name})
+	}
+	c.mu.Unlock()
+	if slices.ContainsFunc(specs, func(s rootSpec) bool { return s.name == name }) {
 		name = freeName(name, specs)
 	}
-	m, err := a.openMount(name, fr, others)
+	m, err := a.acquire(name, r.URI, fr)
 	if err != nil {
 		return err
 	}
-	m.uri = r.URI
-	if err := a.addMount(m); err != nil {
+	if err := c.tools.Add(m.toolsMount(name)); err != nil {
+		a.release(m)
 		return err
 	}
-	m.log.Printf("serving the client's root %s", r.URI)
+	c.mu.Lock()
+	c.served = append(c.served, served{name: name, dir: dir, m: m})
+	c.mu.Unlock()
+	if say {
+		m.log.Printf("serving the client's root %s", r.URI)
+	}
 	return nil
+}
+
+// check reports why the folder resolved, a root the client offers, cannot be served: it is the
+// whole filesystem, lies outside the folders the operator lets clients offer, overlaps another of
+// the client's roots, or holds the server's own files.
+func (c *clientRoots) check(resolved string) error {
+	a := c.a
+	if resolved == "/" {
+		return errors.New("it is the whole filesystem, which the server serves only when started with it as --root")
+	}
+	if len(a.within) > 0 && !slices.ContainsFunc(a.within, func(w string) bool { return within(resolved, w) }) {
+		return errors.New("it is outside the folders the server lets clients offer (--client-roots-within)")
+	}
+	c.mu.Lock()
+	for _, s := range c.served {
+		if overlap(resolved, s.m.root.ResolvedDir()) {
+			c.mu.Unlock()
+			return fmt.Errorf("it overlaps root %q (%s), and each file must belong to one root", s.name, s.m.uri)
+		}
+	}
+	c.mu.Unlock()
+	for _, m := range a.mountList() {
+		for _, own := range m.ownDirs() {
+			if within(resolveHost(own), resolved) {
+				return fmt.Errorf("it holds the server's own files (the index or backups of a root), which no tool may reach")
+			}
+		}
+	}
+	if j := a.cfg.Journal.File; j != "" && within(resolveHost(filepath.Dir(j)), resolved) {
+		return errors.New("it holds the server's audit journal, which no tool may reach")
+	}
+	return nil
+}
+
+// resolveWithin resolves the folders the clients' roots must lie in (--client-roots-within),
+// each of which must be a folder that opens.
+func resolveWithin(dirs []string) ([]string, error) {
+	var out []string
+	for _, d := range dirs {
+		r, err := fsroot.Open(d, fsroot.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("--client-roots-within %s: %v: name an existing folder the clients' roots must lie in", d, clientRootError(d, err))
+		}
+		out = append(out, r.ResolvedDir())
+		r.Close()
+	}
+	return out, nil
 }
 
 // clientRootError says why a client's root, the folder dir, cannot be opened, without the host
@@ -308,26 +409,34 @@ func handshaken(ctx context.Context) bool {
 	return ok && s.ProtocolVersion() != "" && !mcp.IsModernProtocol(s.ProtocolVersion())
 }
 
-// followRoots registers what the server does with the client's roots: with roots of its own, it
-// says once that the client's are not served; without, it lists them when the client has
-// initialized and when they change.
-func (a *app) followRoots() {
+// followRoots registers what the server does with the clients' roots: with roots of its own, it
+// says once that the client's are not served; without, it lists a client's when it has
+// initialized and when they change, and stops serving them when its session ends.
+func (a *app) followRoots(hooks *server.Hooks) {
 	a.mcp.AddNotificationHandler(string(mcp.MethodNotificationInitialized), func(ctx context.Context, _ mcp.JSONRPCNotification) {
 		a.rootsNotice(ctx)
-		if a.client != nil && clientOffersRoots(ctx) {
-			go a.client.refresh(ctx)
+		if c := a.clientOf(ctx); c != nil && clientOffersRoots(ctx) {
+			go c.refresh(ctx)
 		}
 	})
 	a.mcp.AddNotificationHandler(mcp.MethodNotificationRootsListChanged, func(ctx context.Context, _ mcp.JSONRPCNotification) {
-		if a.client == nil {
+		if !a.clientMode {
 			a.rootsNotice(ctx)
 			return
 		}
-		a.client.changed()
+		c := a.clientOf(ctx)
+		if c == nil {
+			return // a client without a session brings its roots with each call
+		}
+		c.changed()
 		if handshaken(ctx) {
-			go a.client.refresh(ctx)
+			go c.refresh(ctx)
 		}
 	})
+	if a.clientMode {
+		hooks.AddOnRegisterSession(a.streamOpened)
+		hooks.AddOnUnregisterSession(func(_ context.Context, s server.ClientSession) { a.streamClosed(s) })
+	}
 }
 
 // rootsNotice logs, once, what the server does with the roots of the client in ctx: with folders
@@ -336,45 +445,75 @@ func (a *app) followRoots() {
 func (a *app) rootsNotice(ctx context.Context) {
 	offers := clientOffersRoots(ctx)
 	switch {
-	case a.client == nil && offers:
+	case !a.clientMode && offers:
 		a.noticed.Do(func() {
 			a.log.Print("the client offers folders as MCP roots; they are not served: the server was started with --root (or rootPath or roots in its config file), which wins")
 		})
-	case a.client != nil && !offers:
+	case a.clientMode && !offers:
 		a.noticed.Do(func() {
 			a.warn.Print("no folder is served: the server was started without --root, and the client offers no MCP roots; every call answers NOT_AVAILABLE: start the server with --root DIR")
 		})
 	}
 }
 
-// rootsMiddleware runs before every tool call. With the client's roots, it brings them up to date
-// first: in the handshake era by listing them, in protocol 2026-07-28 by asking for them with an
-// input_required result (the client retries the call with them). It counts the call as running on
-// the roots it began on, which a removed root waits for before it is closed.
+// clientKey is the context key of the roots a tool call runs on (see rootsMiddleware).
+type clientKey struct{}
+
+// registerTools registers the tools. With the clients' roots, each call runs on the roots of its
+// own client, which rootsMiddleware has brought up to date.
+func (a *app) registerTools() {
+	if !a.clientMode {
+		a.tools.Register(a.mcp)
+		return
+	}
+	for _, t := range a.tools.Tools() {
+		a.mcp.AddTool(t.Tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if c, ok := ctx.Value(clientKey{}).(*clientRoots); ok {
+				return c.tools.Handle(ctx, req)
+			}
+			return t.Handler(ctx, req) // no roots at all: NOT_AVAILABLE
+		})
+	}
+}
+
+// rootsMiddleware runs before every tool call. With the clients' roots, it brings the calling
+// client's up to date first: in the handshake era by listing them, in protocol 2026-07-28 by
+// asking for them with an input_required result (the client retries the call with them). Over
+// HTTP, a client of protocol 2026-07-28 has no session: each of its calls is asked for its roots
+// and runs on them. The call pins the folders it runs on until it ends.
 func (a *app) rootsMiddleware(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		c := a.client
-		if c == nil {
+		if !a.clientMode {
 			if server.IsModernRequest(ctx) {
 				a.rootsNotice(ctx)
 			}
 			return next(ctx, req)
 		}
 		offers := clientOffersRoots(ctx)
-		switch {
-		case server.IsModernRequest(ctx):
-			if res := server.RootsResponse(req.Params.InputResponses, rootsInput); res != nil {
-				c.apply(res.Roots)
-			} else if offers && c.isStale() {
-				return server.NewInputRequestBuilder("").Roots(rootsInput).ToolResult(), nil
-			}
-		case offers:
-			c.refresh(ctx)
-		}
 		if !offers {
 			a.rootsNotice(ctx)
 		}
-		defer c.enter()()
-		return next(ctx, req)
+		given := server.RootsResponse(req.Params.InputResponses, rootsInput)
+		c := a.clientOf(ctx)
+		switch {
+		case c == nil && given == nil && offers:
+			return server.NewInputRequestBuilder("").Roots(rootsInput).ToolResult(), nil
+		case c == nil: // no session: the call's own roots, for this call
+			c = newClientRoots(a, "")
+			if given != nil {
+				c.apply(given.Roots, false)
+			}
+			defer c.apply(nil, false)
+		case !server.IsModernRequest(ctx):
+			if offers {
+				c.refresh(ctx)
+			}
+		case given != nil:
+			c.apply(given.Roots, true)
+		case offers && c.isStale():
+			return server.NewInputRequestBuilder("").Roots(rootsInput).ToolResult(), nil
+		}
+		defer c.pin()()
+		return next(context.WithValue(ctx, clientKey{}, c), req)
 	}
 }

@@ -1,9 +1,16 @@
 package main
 
 import (
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // TestClientDir checks which root URIs name a folder on this machine.
@@ -33,23 +40,45 @@ func TestClientDir(t *testing.T) {
 	}
 }
 
-// TestClientRootsDrain checks that a removed root waits for the calls that began before it was
-// removed, and only for those: it is closed once they end, whatever calls began since.
-func TestClientRootsDrain(t *testing.T) {
-	c := newClientRoots(nil)
-	before := c.enter()
-	drained := c.drain()
-	after := c.enter()
-	defer after()
-	select {
-	case <-drained:
-		t.Fatal("drained while a call that began before is still running")
-	case <-time.After(50 * time.Millisecond):
+// TestPoolLinger checks the pool of the clients' folders: two clients offering one folder share
+// its mount; a folder no client serves stays open while a call pinned it, and for lingerFor after,
+// when a client offering it again finds it open; then it is closed.
+func TestPoolLinger(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	folder := filepath.Join(dir, "notes")
+	must(t, os.MkdirAll(folder, 0o755))
+	a, err := build(Config{Semantic: SemanticConfig{Disabled: true}}, log.New(io.Discard, "", 0))
+	must(t, err)
+	defer a.close()
+	a.lingerTest = 50 * time.Millisecond
+	offer := []mcp.Root{{URI: fileURI(folder), Name: "notes"}}
+	one, two := newClientRoots(a, "one"), newClientRoots(a, "two")
+	one.apply(offer, false)
+	two.apply(offer, false)
+	if n := len(a.mountList()); n != 1 {
+		t.Fatalf("two clients offering one folder: %d mounts, want 1 shared", n)
 	}
-	before()
-	select {
-	case <-drained:
-	case <-time.After(5 * time.Second):
-		t.Fatal("not drained after the call that began before ended; a later call must not hold it")
+	m := a.mountList()[0]
+	unpin := one.pin()
+	one.apply(nil, false)
+	two.apply(nil, false)
+	time.Sleep(200 * time.Millisecond)
+	if !slices.Contains(a.mountList(), m) {
+		t.Fatal("closed while a call pinned it")
+	}
+	unpin()
+	time.Sleep(20 * time.Millisecond)
+	two.apply(offer, false)
+	if got := a.mountList(); len(got) != 1 || got[0] != m {
+		t.Fatalf("offered again within lingerFor: mounts %v, want the same one reused", got)
+	}
+	two.apply(nil, false)
+	deadline := time.Now().Add(5 * time.Second)
+	for slices.Contains(a.mountList(), m) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if slices.Contains(a.mountList(), m) {
+		t.Fatal("still open long after lingerFor with no client and no call")
 	}
 }

@@ -22,7 +22,12 @@ type Config struct {
 	// If it and Roots are empty, serve serves the folders its client offers as MCP roots.
 	RootPath string `json:"rootPath,omitempty" yaml:"rootPath"`
 	// Roots are folders to serve, each under its name (see [RootConfig]).
-	Roots       []RootConfig   `json:"roots,omitempty" yaml:"roots" validate:"omitempty,dive"`
+	Roots []RootConfig `json:"roots,omitempty" yaml:"roots" validate:"omitempty,dive"`
+	// ClientRootsWithin, when set, are the folders the clients' MCP roots must lie in; a root
+	// outside them is refused. Serving the clients' roots over HTTP needs it: an HTTP client
+	// names folders on this machine, not its own.
+	ClientRootsWithin []string `json:"clientRootsWithin,omitempty" yaml:"clientRootsWithin"`
+
 	Permissions []string       `json:"permissions,omitempty" yaml:"permissions" validate:"omitempty,dive,oneof=read write search list"`
 	Security    SecurityConfig `json:"security" yaml:"security"`
 	Semantic    SemanticConfig `json:"semantic" yaml:"semantic"`
@@ -157,6 +162,10 @@ func (c Config) validate() error {
 	}
 	if err != nil {
 		return fmt.Errorf("setting %s", fe.Message)
+	}
+	if len(c.ClientRootsWithin) > 0 && c.requireRoot() == nil {
+		return errors.New("--client-roots-within (clientRootsWithin) bounds the folders clients offer as MCP roots, " +
+			"which are not served when the server has folders of its own (--root, rootPath or roots): leave one or the other out")
 	}
 	_, err = c.rootSpecs()
 	return err

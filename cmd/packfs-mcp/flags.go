@@ -208,6 +208,19 @@ func (f *serverFlags) config() (Config, error) {
 	return c, c.validate()
 }
 
+// listFlag is a flag that may be repeated, its values in the order given.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ", ") }
+
+func (l *listFlag) Set(v string) error {
+	if v == "" {
+		return errors.New("empty folder")
+	}
+	*l = append(*l, v)
+	return nil
+}
+
 // rootFlags are the --root arguments, in the order given.
 type rootFlags []string
 
@@ -240,11 +253,14 @@ type serveFlags struct {
 	httpAddr, tokenFile, origins *string
 	maxRequest                   *int64
 	clientRate                   *int
+	within                       *listFlag
 }
 
 // newServeFlags registers serve's flags on a new flag set, whose help goes to stdout.
 func newServeFlags(stdout io.Writer) *serveFlags {
-	f := &serveFlags{serverFlags: newServerFlags("serve", stdout)}
+	f := &serveFlags{serverFlags: newServerFlags("serve", stdout), within: &listFlag{}}
+	f.fs.Var(f.within, "client-roots-within", "serve only the clients' MCP roots that lie in `DIR` (repeat it for several); "+
+		"needed to serve them over HTTP, whose clients name folders on this machine")
 	f.httpAddr = f.fs.String("http", "", "serve MCP over streamable HTTP at http://`ADDR`/mcp (such as 127.0.0.1:8080) instead of stdio; "+
 		"a bearer token from $"+tokenEnv+" or --http-token-file is required unless ADDR is loopback")
 	f.tokenFile = f.fs.String("http-token-file", "", fmt.Sprintf("a `FILE` holding the bearer token HTTP clients must send (instead of $%s); at least %d characters, surrounding whitespace ignored", tokenEnv, minTokenLen))
@@ -255,7 +271,7 @@ func newServeFlags(stdout io.Writer) *serveFlags {
 		fmt.Fprint(f.fs.Output(), "Usage: packfs-mcp serve --root DIR [--root NAME=DIR ...] [flags]\n\n"+
 			"Serve DIR's files to an MCP client over stdin/stdout (or HTTP with --http). Flags override the config file.\n"+
 			"Without --root (and no rootPath or roots in the config file), serve the folders the client offers as\n"+
-			"MCP roots, following their changes (stdio only).\n\n")
+			"MCP roots, following their changes; over HTTP, each client's own, inside --client-roots-within.\n\n")
 		f.fs.PrintDefaults()
 	}
 	return f
@@ -281,15 +297,18 @@ func parseServe(args []string, stdout io.Writer) (Config, error) {
 	if set["max-request-bytes"] {
 		c.Security.MaxRequestBytes = *f.maxRequest
 	}
+	if set["client-roots-within"] {
+		c.ClientRootsWithin = *f.within
+	}
 	if set["http-client-rate-limit"] {
 		c.HTTP.ClientRateLimit = *f.clientRate
 	}
 	if err := c.validate(); err != nil || c.HTTP.Addr == "" {
 		return c, err
 	}
-	if c.requireRoot() != nil {
-		return c, errors.New("no root: serving over HTTP takes its folders from --root DIR (or rootPath or roots in the config file); " +
-			"the folders an MCP client offers as roots are served over stdio only")
+	if c.requireRoot() != nil && len(c.ClientRootsWithin) == 0 {
+		return c, errors.New("no root: serving over HTTP takes its folders from --root DIR (or rootPath or roots in the config file), " +
+			"or serves the folders each client offers as MCP roots inside --client-roots-within DIR, since an HTTP client names folders on this machine")
 	}
 	return c, c.HTTP.check()
 }

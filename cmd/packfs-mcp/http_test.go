@@ -138,9 +138,11 @@ func connect(t *testing.T, url string, copts []client.ClientOption, topts ...tra
 	must(t, err)
 	c := client.NewClient(tr, copts...)
 	t.Cleanup(func() { c.Close() })
+	// The transport keeps Start's context for its event stream (WithContinuousListening), where
+	// it answers the server's requests: it must outlive the handshake.
+	must(t, c.Start(context.Background()))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	must(t, c.Start(ctx))
 	req := mcp.InitializeRequest{}
 	req.Params.ClientInfo = mcp.Implementation{Name: "http-test", Version: "1"}
 	_, err = c.Initialize(ctx, req)

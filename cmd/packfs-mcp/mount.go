@@ -34,6 +34,10 @@ type mount struct {
 	// stop ends the background work, counted by work; nil before it starts. Set under app.mu.
 	stop context.CancelFunc
 	work sync.WaitGroup
+	// refs counts the clients serving a folder they offered, busy the tool calls running on it,
+	// and idle closes it once both are zero (see pool.go); all under app.mu.
+	refs, busy int
+	idle       *time.Timer
 }
 
 // openMount wires root r (which it owns from now on, and closes if it fails) as the root named
@@ -62,6 +66,11 @@ func (a *app) openMount(name string, r *fsroot.Root, others []string) (*mount, e
 		}
 	}
 	return m, nil
+}
+
+// toolsMount is m as the tools serve it, under name.
+func (m *mount) toolsMount(name string) tools.Mount {
+	return tools.Mount{Name: name, Root: m.root, Policy: m.policy, Engine: m.engine, Backups: m.backups}
 }
 
 // prefixed returns a logger writing through l's output with prefix before each line.

@@ -42,10 +42,19 @@ type app struct {
 	bg            context.Context
 	work, closing sync.WaitGroup
 	closed        bool
-	// client serves the folders the client offers as MCP roots, when the configuration names none.
-	client  *clientRoots
-	journal *journal
-	mcp     *server.MCPServer
+	// clientMode says the configuration names no folder: the server serves the folders each
+	// client offers as MCP roots. clients holds each client's, by session (see clientroots.go),
+	// under mu; openMu makes one client's folder open at a time (see acquire).
+	clientMode bool
+	clients    map[string]*clientRoots
+	streams    map[string]server.ClientSession // the sessions registered, by id (see streamOpened)
+	openMu     sync.Mutex
+	// within are the folders (resolved) the clients' roots must lie in, if any (--client-roots-within).
+	within []string
+	// lingerTest, when set, replaces lingerFor in tests.
+	lingerTest time.Duration
+	journal    *journal
+	mcp        *server.MCPServer
 	// started is closed once the first client's initialize is answered.
 	started chan struct{}
 	// log, warn and errs log at info, warning and error (see logging.go); logs sends their lines
@@ -97,7 +106,11 @@ func build(cfg Config, logger *log.Logger) (*app, error) {
 		return nil, err
 	}
 	if len(specs) == 0 {
-		a.client = newClientRoots(a)
+		a.clientMode, a.clients, a.streams = true, map[string]*clientRoots{}, map[string]server.ClientSession{}
+		if a.within, err = resolveWithin(cfg.ClientRootsWithin); err != nil {
+			a.close()
+			return nil, err
+		}
 	}
 	if err := a.openJournal(); err != nil {
 		a.close()
@@ -116,16 +129,16 @@ func build(cfg Config, logger *log.Logger) (*app, error) {
 		server.WithHooks(hooks),
 		server.WithToolHandlerMiddleware(a.rootsMiddleware),
 	}
-	if a.client != nil {
+	if a.clientMode {
 		opts = append(opts, server.WithRoots())
 	}
 	if a.tools.OffersResources() {
 		opts = append(opts, server.WithResourceCapabilities(false, false))
 	}
 	a.mcp = server.NewMCPServer("packfs-mcp", version, opts...)
-	a.tools.Register(a.mcp)
+	a.registerTools()
 	a.tools.RegisterResources(a.mcp, hooks)
-	a.followRoots()
+	a.followRoots(hooks)
 	a.logs.attach(a.mcp, hooks, a.hostPaths()...)
 	return a, nil
 }
@@ -203,9 +216,11 @@ func (a *app) addMount(m *mount) error {
 		m.close()
 		return errors.New("the server is stopping")
 	}
-	if err := a.tools.Add(tools.Mount{Name: m.name, Root: m.root, Policy: m.policy, Engine: m.engine, Backups: m.backups}); err != nil {
-		m.close()
-		return err
+	if !a.clientMode {
+		if err := a.tools.Add(m.toolsMount(m.name)); err != nil {
+			m.close()
+			return err
+		}
 	}
 	i, _ := slices.BinarySearchFunc(a.mounts, m.name, func(o *mount, name string) int { return strings.Compare(o.name, name) })
 	a.mounts = slices.Insert(a.mounts, i, m)
@@ -214,37 +229,6 @@ func (a *app) addMount(m *mount) error {
 		a.startWork(m, false)
 	}
 	return nil
-}
-
-// removeMount stops serving m at once and stops its background work; closeWhen closes it.
-func (a *app) removeMount(m *mount) {
-	a.tools.Remove(m.name)
-	a.mu.Lock()
-	a.mounts = slices.DeleteFunc(a.mounts, func(o *mount) bool { return o == m })
-	stop := m.stop
-	a.mu.Unlock()
-	if stop != nil {
-		stop()
-	}
-}
-
-// closeWhen closes the removed mount m once drained is closed (the calls that may have begun on
-// it have ended) and its background work has.
-func (a *app) closeWhen(m *mount, drained <-chan struct{}) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.closed { // the server has stopped serving: no call is left to wait for
-		m.work.Wait()
-		m.close()
-		return
-	}
-	a.closing.Add(1)
-	go func() {
-		defer a.closing.Done()
-		<-drained
-		m.work.Wait()
-		m.close()
-	}()
 }
 
 // mountList returns the mounts served now, in name order.
@@ -256,7 +240,7 @@ func (a *app) mountList() []*mount {
 
 // instructions are the tools' instructions, and what the server does with the client's roots.
 func (a *app) instructions() string {
-	if a.client != nil {
+	if a.clientMode {
 		return a.tools.Instructions() + " The roots are the folders your client offers (MCP roots), and they follow its changes: list \".\" to see them now."
 	}
 	return a.tools.Instructions() + " The server was started with its folders (--root), which win over the roots your client offers: those are not served."
@@ -322,7 +306,8 @@ func (a *app) afterStart(ctx context.Context) bool {
 
 // hostPaths are the host paths the server uses, for the log to cut out of what clients receive.
 func (a *app) hostPaths() []string {
-	paths := []string{a.cfg.BackupDir, a.cfg.Semantic.IndexDir, a.cfg.Journal.File}
+	paths := append([]string{a.cfg.BackupDir, a.cfg.Semantic.IndexDir, a.cfg.Journal.File}, a.cfg.ClientRootsWithin...)
+	paths = append(paths, a.within...)
 	for _, m := range a.mountList() {
 		paths = append(paths, m.hostPaths()...)
 	}
@@ -342,7 +327,10 @@ func (a *app) banner() string {
 			version, m.root.Dir(), a.perms, m.policy.Summary(), maxFile(a.cfg), a.limiter.Summary(), m.indexSummary(), m.backupsSummary())
 	}
 	serving := "the folders the client offers as MCP roots (none yet)"
-	if a.client == nil {
+	if len(a.within) > 0 {
+		serving = fmt.Sprintf("the folders the clients offer as MCP roots inside %s (none yet)", strings.Join(a.within, ", "))
+	}
+	if !a.clientMode {
 		var parts []string
 		for _, m := range mounts {
 			parts = append(parts, fmt.Sprintf("%s=%s (%s; backups %s)", m.name, m.root.Dir(), m.indexSummary(), m.backupsSummary()))
@@ -383,12 +371,17 @@ func (a *app) listen(ctx context.Context, in io.Reader, out io.Writer) error {
 	return s.Listen(ctx, r, w)
 }
 
-// close closes the journal and every root, once the removed ones have drained.
+// close closes the journal and every root, once those closing already are closed.
 func (a *app) close() {
 	a.mu.Lock()
 	a.closed = true
 	mounts := a.mounts
 	a.mounts = nil
+	for _, m := range mounts {
+		if m.idle != nil {
+			m.idle.Stop()
+		}
+	}
 	a.mu.Unlock()
 	a.closing.Wait()
 	a.closeJournal()
