@@ -67,7 +67,8 @@ type clientRoots struct {
 // served is one of a client's folders.
 type served struct {
 	name string // the client's root's name among its roots
-	dir  string // the folder, as its URI names it
+	uri  string // the client's root's URI
+	dir  string // the folder, as the URI names it
 	m    *mount
 }
 
@@ -243,7 +244,7 @@ func (c *clientRoots) apply(list []mcp.Root, say bool) {
 		c.tools.Remove(s.name)
 		c.a.release(s.m)
 		if say {
-			s.m.log.Printf("no longer served: the client removed %s from its roots", s.m.uri)
+			s.m.log.Printf("no longer served: the client removed %s from its roots", s.uri)
 		}
 	}
 	for _, w := range want {
@@ -314,7 +315,7 @@ func (c *clientRoots) serve(r mcp.Root, dir string, say bool) error {
 	if slices.ContainsFunc(specs, func(s rootSpec) bool { return s.name == name }) {
 		name = freeName(name, specs)
 	}
-	m, err := a.acquire(name, r.URI, fr)
+	m, err := a.acquire(name, fr)
 	if err != nil {
 		return err
 	}
@@ -323,7 +324,7 @@ func (c *clientRoots) serve(r mcp.Root, dir string, say bool) error {
 		return err
 	}
 	c.mu.Lock()
-	c.served = append(c.served, served{name: name, dir: dir, m: m})
+	c.served = append(c.served, served{name: name, uri: r.URI, dir: dir, m: m})
 	c.mu.Unlock()
 	if say {
 		m.log.Printf("serving the client's root %s", r.URI)
@@ -346,7 +347,7 @@ func (c *clientRoots) check(resolved string) error {
 	for _, s := range c.served {
 		if overlap(resolved, s.m.root.ResolvedDir()) {
 			c.mu.Unlock()
-			return fmt.Errorf("it overlaps root %q (%s), and each file must belong to one root", s.name, s.m.uri)
+			return fmt.Errorf("it overlaps root %q (%s), and each file must belong to one root", s.name, s.uri)
 		}
 	}
 	c.mu.Unlock()

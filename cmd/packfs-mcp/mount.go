@@ -27,8 +27,6 @@ type mount struct {
 	engine  *semantic.Engine // nil: the index is off
 	// indexPlace is where the index persists; its Dir is "" when it is kept in memory.
 	indexPlace statePlace
-	// uri is the client's name for the folder, for a root the client offered; "" for --root.
-	uri string
 	// log, warn and errs are the server's loggers, naming the root when the tools name roots.
 	log, warn, errs *log.Logger
 	// stop ends the background work, counted by work; nil before it starts. Set under app.mu.

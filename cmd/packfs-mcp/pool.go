@@ -20,8 +20,8 @@ const lingerFor = 2 * time.Minute
 // acquire returns the mount of the folder fr holds, taking a reference on it: the mount served
 // already, when a client offers the folder too (fr is then closed), or else a new one named name,
 // or the first free name after it among the mounts (see freeName), whose index and background
-// work start. uri is the client's name for the folder, for the log.
-func (a *app) acquire(name, uri string, fr *fsroot.Root) (*mount, error) {
+// work start.
+func (a *app) acquire(name string, fr *fsroot.Root) (*mount, error) {
 	a.openMu.Lock() // one folder opened at a time, so two clients do not open one twice
 	defer a.openMu.Unlock()
 	a.mu.Lock()
@@ -45,7 +45,7 @@ func (a *app) acquire(name, uri string, fr *fsroot.Root) (*mount, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.uri, m.refs = uri, 1
+	m.refs = 1
 	if err := a.addMount(m); err != nil {
 		return nil, err
 	}
