@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -51,6 +52,8 @@ type clientRoots struct {
 	a     *app
 	id    string // the client's session, "" for the roots one call brings
 	tools *tools.Roots
+	// log and warn log what becomes of the client's roots: to stderr, and to this client alone.
+	log, warn *log.Logger
 	// mu guards stale, listing and served.
 	mu sync.Mutex
 	// stale says the client's list may differ from the roots served: it has not been listed yet,
@@ -73,7 +76,8 @@ type served struct {
 }
 
 func newClientRoots(a *app, id string) *clientRoots {
-	return &clientRoots{a: a, id: id, tools: a.tools.Fork(), stale: true}
+	return &clientRoots{a: a, id: id, tools: a.tools.Fork(), stale: true,
+		log: a.logs.to(id, mcp.LoggingLevelInfo), warn: a.logs.to(id, mcp.LoggingLevelWarning)}
 }
 
 // clientOf returns the roots of the client of the request or notification in ctx, made on its
@@ -196,14 +200,14 @@ func (c *clientRoots) list(ctx context.Context, done chan struct{}) {
 	// (over HTTP, the client's GET event stream), not on the one that served the call.
 	stream := c.a.stream(c.id)
 	if stream == nil {
-		c.a.warn.Print("the client offers MCP roots but has no event stream open (over HTTP, GET /mcp) on which the server could ask for them (roots/list): none of its folders is served until it opens one")
+		c.warn.Print("the client offers MCP roots but has no event stream open (over HTTP, GET /mcp) on which the server could ask for them (roots/list): none of its folders is served until it opens one")
 		return
 	}
 	ctx, cancel := context.WithTimeout(c.a.mcp.WithContext(ctx, stream), rootsTimeout)
 	defer cancel()
 	res, err := c.a.mcp.RequestRoots(ctx, mcp.ListRootsRequest{Request: mcp.Request{Method: string(mcp.MethodListRoots)}})
 	if err != nil {
-		c.a.warn.Printf("asking the client for its roots (roots/list): %v (over HTTP the request travels on the client's event stream, GET /mcp, which must be open); they are asked again when the client says they changed", err)
+		c.warn.Printf("asking the client for its roots (roots/list): %v (over HTTP the request travels on the client's event stream, GET /mcp, which must be open); they are asked again when the client says they changed", err)
 		return
 	}
 	c.apply(res.Roots, true)
@@ -244,7 +248,7 @@ func (c *clientRoots) apply(list []mcp.Root, say bool) {
 		c.tools.Remove(s.name)
 		c.a.release(s.m)
 		if say {
-			s.m.log.Printf("no longer served: the client removed %s from its roots", s.uri)
+			c.log.Printf("root %s: no longer served: the client removed %s from its roots", s.name, s.uri)
 		}
 	}
 	for _, w := range want {
@@ -270,7 +274,7 @@ func (c *clientRoots) refuse(r mcp.Root, why error) {
 	if r.Name != "" {
 		name = fmt.Sprintf(" (%q)", r.Name)
 	}
-	c.a.warn.Printf("client root %s%s refused: %v; the other roots are served", r.URI, name, why)
+	c.warn.Printf("client root %s%s refused: %v; the other roots are served", r.URI, name, why)
 }
 
 // clientDir returns the folder a root's URI names: only a file:// URI on this machine, naming an
@@ -327,7 +331,7 @@ func (c *clientRoots) serve(r mcp.Root, dir string, say bool) error {
 	c.served = append(c.served, served{name: name, uri: r.URI, dir: dir, m: m})
 	c.mu.Unlock()
 	if say {
-		m.log.Printf("serving the client's root %s", r.URI)
+		c.log.Printf("root %s: serving the client's root %s", name, r.URI)
 	}
 	return nil
 }

@@ -49,6 +49,18 @@ func TestClientRootsHTTP(t *testing.T) {
 	must(t, os.Symlink(f.outside, escape))
 	second.set(mcp.Root{URI: fileURI(b), Name: "shared"}, mcp.Root{URI: fileURI(c)}, mcp.Root{URI: fileURI(f.outside)}, mcp.Root{URI: fileURI(escape)})
 	one, two := handshake(first), handshake(second)
+	// Each asks for log lines: those about a client's roots reach it alone.
+	logs := map[*session]*logBuffer{one: {}, two: {}}
+	for s, buf := range logs {
+		s.c.OnNotification(func(n mcp.JSONRPCNotification) {
+			if n.Method == "notifications/message" {
+				fmt.Fprintln(buf, n.Params.AdditionalFields["data"])
+			}
+		})
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		must(t, s.c.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelInfo}}))
+		cancel()
+	}
 	if got := list(one); !slices.Equal(got, []string{"b", "notes"}) {
 		t.Fatalf("first client's roots: %v, want b and notes\n%s", got, srv.log())
 	}
@@ -106,6 +118,12 @@ func TestClientRootsHTTP(t *testing.T) {
 	}
 	if res, isErr := two.call(reader, access("read", "shared/y.md")); isErr {
 		t.Errorf("the second client's shared root after the first dropped it: %v", res)
+	}
+	if want := "root b: no longer served: the client removed file://<host path> from its roots"; !logs[one].waitFor(want) {
+		t.Errorf("the first client's log lacks %q:\n%s", want, logs[one])
+	}
+	if got := logs[two].String(); strings.Contains(got, "no longer served") {
+		t.Errorf("the second client received the first's root lines:\n%s", got)
 	}
 
 	// A client of protocol 2026-07-28 has no session: each call asks for its roots.

@@ -62,6 +62,12 @@ func (l *clientLog) at(level mcp.LoggingLevel) *log.Logger {
 	return log.New(&levelWriter{l: l, level: level}, "", 0)
 }
 
+// to returns a logger whose lines go to stderr and, at level, to the client of the session id
+// alone, if it asked for them: the lines about one client's roots, which are none of another's.
+func (l *clientLog) to(id string, level mcp.LoggingLevel) *log.Logger {
+	return log.New(&levelWriter{l: l, level: level, only: id, private: true}, "", 0)
+}
+
 // stderr returns a logger whose lines go to stderr only. mcp-go's transports log through it: their
 // complaint that a notification could not be written would otherwise be sent as a notification,
 // and fail, and be logged again.
@@ -96,15 +102,19 @@ func (l *clientLog) remember(paths ...string) {
 	slices.SortFunc(l.known, func(a, b string) int { return len(b) - len(a) })
 }
 
-// send sends the log line p to every client that has set a level at or below level; mcp-go holds
-// each session's level and drops a notification its session's channel has no room for.
-func (l *clientLog) send(level mcp.LoggingLevel, p []byte) {
+// send sends the log line p to every client that has set a level at or below level, or with
+// private to the client of the session only alone; mcp-go holds each session's level and drops a
+// notification its session's channel has no room for.
+func (l *clientLog) send(level mcp.LoggingLevel, p []byte, only string, private bool) {
 	m := l.srv.Load()
 	if m == nil {
 		return
 	}
 	msg := ""
 	l.listeners.Range(func(id, _ any) bool {
+		if private && id != only {
+			return true
+		}
 		if msg == "" {
 			msg = l.clientLine(p)
 		}
@@ -117,13 +127,16 @@ func (l *clientLog) send(level mcp.LoggingLevel, p []byte) {
 type levelWriter struct {
 	l     *clientLog
 	level mcp.LoggingLevel
+	// private says the lines go to the client of the session only alone (see clientLog.to).
+	only    string
+	private bool
 }
 
 // Write logs the line p (a whole line: a logger writes one per call) through the base logger,
 // which adds the prefix and flags, then sends it.
 func (w *levelWriter) Write(p []byte) (int, error) {
 	err := w.l.base.Output(2, string(p))
-	w.l.send(w.level, p)
+	w.l.send(w.level, p, w.only, w.private)
 	return len(p), err
 }
 

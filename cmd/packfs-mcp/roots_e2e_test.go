@@ -53,6 +53,19 @@ func (l *logBuffer) Write(p []byte) (int, error) {
 	return l.b.Write(p)
 }
 
+// waitFor reports whether the log holds want within a few seconds: the server's stderr arrives
+// through a pipe of its own, after the answer the line was written before, at times.
+func (l *logBuffer) waitFor(want string) bool {
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(l.String(), want) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
+}
+
 func (l *logBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -325,7 +338,7 @@ func TestClientRoots(t *testing.T) {
 				if r.root.Name != "" {
 					want = "client root " + r.root.URI + ` ("` + r.root.Name + `") refused: ` + r.why
 				}
-				if !strings.Contains(s.stderr.String(), want) {
+				if !s.stderr.waitFor(want) {
 					t.Errorf("stderr lacks %q:\n%s", want, s.stderr)
 				}
 			}
@@ -359,7 +372,7 @@ func TestClientRoots(t *testing.T) {
 				t.Errorf("c's index was not built: %v", res)
 			}
 			for _, want := range []string{"root notes: no longer served: the client removed " + fileURI(a), "root c: serving the client's root " + fileURI(c), "root c: search index ready"} {
-				if !strings.Contains(s.stderr.String(), want) {
+				if !s.stderr.waitFor(want) {
 					t.Errorf("stderr lacks %q:\n%s", want, s.stderr)
 				}
 			}
@@ -403,7 +416,7 @@ func TestClientRootsNotServed(t *testing.T) {
 			if res, _ := s.call(reader, access("read", "y.md")); res["code"] != "NOT_FOUND" {
 				t.Errorf("read y.md of the client's root: %v, want NOT_FOUND", res)
 			}
-			if want := "the client offers folders as MCP roots; they are not served"; !strings.Contains(s.stderr.String(), want) {
+			if want := "the client offers folders as MCP roots; they are not served"; !s.stderr.waitFor(want) {
 				t.Errorf("stderr lacks %q:\n%s", want, s.stderr)
 			}
 
@@ -412,7 +425,7 @@ func TestClientRootsNotServed(t *testing.T) {
 			if !isErr || res["code"] != "NOT_AVAILABLE" {
 				t.Errorf("read without any root: %v, want NOT_AVAILABLE", res)
 			}
-			if want := "the client offers no MCP roots; every call answers NOT_AVAILABLE: start the server with --root DIR"; !strings.Contains(s.stderr.String(), want) {
+			if want := "the client offers no MCP roots; every call answers NOT_AVAILABLE: start the server with --root DIR"; !s.stderr.waitFor(want) {
 				t.Errorf("stderr lacks %q:\n%s", want, s.stderr)
 			}
 		})
