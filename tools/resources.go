@@ -245,11 +245,14 @@ func decodeCursor(c mcp.Cursor) (string, error) {
 	}
 	b, err := base64.StdEncoding.DecodeString(string(c))
 	if err != nil || !fs.ValidPath(string(b)) || string(b) == "." {
-		return "", &callError{code: CodeInvalidArgument, field: "cursor",
-			msg: "the cursor is not one this server gave: pass back the nextCursor of the page before, or none for the first page"}
+		return "", errCursor
 	}
 	return string(b), nil
 }
+
+// errCursor refuses a resources/list cursor this server did not give.
+var errCursor = &callError{code: CodeInvalidArgument, field: "cursor",
+	msg: "the cursor is not one this server gave: pass back the nextCursor of the page before, or none for the first page"}
 
 // encodeCursor is the cursor that holds the path p.
 func encodeCursor(p string) mcp.Cursor {
