@@ -212,6 +212,24 @@ func TestRootsListResources(t *testing.T) {
 			}
 		})
 	}
+
+	// A page looks at ResourceScanLimit entries in all, not in each root: one that spends most of
+	// them on the first root's hidden entries stops short in the second.
+	t.Run("the scan limit spans the roots", func(t *testing.T) {
+		ne, nn := files("notes", 1)
+		for i := range ResourceScanLimit - 20 {
+			ne = append(ne, fmt.Sprintf("h/x%04d.exe=MZ", i))
+		}
+		we, wn := files("work", 50)
+		e, _ := newRootsResourceEnv(t, map[string][]string{"notes": ne, "work": we})
+		got, pages := e.list()
+		if diff := cmp.Diff(append(nn, wn...), got); diff != "" {
+			t.Errorf("listed (-want +got):\n%s", diff)
+		}
+		if len(pages) < 2 || pages[0] >= 1+20 {
+			t.Errorf("pages %v: the first page looked at more than %d entries", pages, ResourceScanLimit)
+		}
+	})
 }
 
 // TestRootsListResourcesCursor checks the cursor of several roots: a page goes on after the
