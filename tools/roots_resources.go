@@ -52,10 +52,11 @@ func (r *Roots) readResource(ctx context.Context, req mcp.ReadResourceRequest) (
 // listResources returns the page of files of every root that follows cursor: the roots in name
 // order, each root's files in its walk's order, [ResourcePageSize] files and [ResourceScanLimit]
 // entries looked at in all, as one root's page. A cursor holds the position the page after starts
-// from (see rootsCursor). Roots change while a client pages (the client's roots): a page goes on
-// in the cursor's root if it is still served, and otherwise in the first root whose name sorts
-// after it, as a folder removed under a cursor is passed over; a root added before the cursor is
-// listed by the next listing from the start.
+// from (see decodeRootsCursor). Roots may be removed and added while a client pages ([Roots.Remove]):
+// a page goes on in the cursor's root if it is still served, and otherwise in the first root whose
+// name sorts after it, as a folder removed under a cursor is passed over, rather than failing a
+// listing the client cannot resume; a root added before the cursor is listed by the next listing
+// from the start.
 func (r *Roots) listResources(ctx context.Context, cursor mcp.Cursor) ([]mcp.Resource, mcp.Cursor) {
 	page := []mcp.Resource{}
 	from, after, err := decodeRootsCursor(cursor)
