@@ -77,10 +77,11 @@ func (s *Server) read(ctx context.Context, c *call) (any, error) {
 // readMany reads each of target.paths as a read of that path alone would, within one answer's
 // budget: each file's lines are cut to what the files before it left, so the answer stays within
 // MaxContentBytes, and a file cut short says so with nextOffset. A file that cannot be read gets
-// its own error; the others are read all the same.
+// its own error; the others are read all the same. Files read in other roots before these (see
+// [Roots.several]) have spent part of the budget already.
 func (s *Server) readMany(ctx context.Context, c *call, in intents.Access) (any, error) {
 	out := ReaderResult{Status: Status{Success: true}}
-	budget := MaxContentBytes
+	budget := max(0, MaxContentBytes-c.spent)
 	for i, raw := range in.Target.Paths {
 		name, fc, err := s.readPath(ctx, c, raw, in, budget)
 		// A path the policy could not clean is named by its place, never echoed: it may be a

@@ -65,12 +65,17 @@ func (s *Server) RegisterResources(m *server.MCPServer, hooks *server.Hooks) {
 	if !s.OffersResources() {
 		return
 	}
+	registerResources(m, hooks, "A file under the served folder, by its path relative to that folder.", s.readResource,
+		&lister{s: s, list: s.listResources, decode: func(c mcp.Cursor) error { _, err := decodeCursor(c); return err }})
+}
+
+// registerResources adds to m the files' template, described by what, whose reads read answers,
+// and the hooks of l, which makes the pages of resources/list.
+func registerResources(m *server.MCPServer, hooks *server.Hooks, what string, read server.ResourceTemplateHandlerFunc, l *lister) {
 	m.AddResourceTemplate(mcp.NewResourceTemplate(ResourceTemplate, "files",
-		mcp.WithTemplateDescription("A file under the served folder, by its path relative to that folder. "+
-			"Reads pass the same checks as packfs-file-reader's: blocked names, file types and the size limit.")),
-		s.readResource)
-	m.AddResourceTemplate(mcp.NewResourceTemplate(fallbackTemplate, fallbackName), s.readResource)
-	l := &lister{s: s}
+		mcp.WithTemplateDescription(what+" Reads pass the same checks as packfs-file-reader's: blocked names, file types and the size limit.")),
+		read)
+	m.AddResourceTemplate(mcp.NewResourceTemplate(fallbackTemplate, fallbackName), read)
 	hooks.AddOnRequestInitialization(l.admit)
 	hooks.AddAfterListResources(l.page)
 	hooks.AddOnError(l.forget)
@@ -88,7 +93,10 @@ func (s *Server) RegisterResources(m *server.MCPServer, hooks *server.Hooks) {
 // from the cursor, for an admitted listing only: a listing admit did not read (a message over
 // maxListRequest) gets an empty page.
 type lister struct {
-	s *Server
+	s *Server // checks and charges a listing
+	// decode refuses a cursor this server did not give; list makes the page that follows one.
+	decode func(mcp.Cursor) error
+	list   func(context.Context, mcp.Cursor) ([]mcp.Resource, mcp.Cursor)
 	// admitted holds the key (see requestKey) of each listing let through whose page is not made
 	// yet; forget drops the ones mcp-go refuses after admit.
 	admitted sync.Map
@@ -113,7 +121,7 @@ func (l *lister) admit(ctx context.Context, id any, message any) error {
 	c := &call{tool: SearcherName, purpose: "list", start: time.Now()}
 	err := l.s.cfg.Permissions.Check(c.purpose, security.PermList)
 	if err == nil {
-		_, err = decodeCursor(req.Params.Cursor)
+		err = l.decode(req.Params.Cursor)
 	}
 	if err == nil {
 		err = l.s.charge(c, false)
@@ -131,7 +139,7 @@ func (l *lister) page(ctx context.Context, id any, req *mcp.ListResourcesRequest
 		res.Resources, res.NextCursor = []mcp.Resource{}, ""
 		return
 	}
-	res.Resources, res.NextCursor = l.s.listResources(ctx, req.Params.Cursor)
+	res.Resources, res.NextCursor = l.list(ctx, req.Params.Cursor)
 }
 
 // forget drops a listing mcp-go refused after admit let it through, which page never sees.
@@ -156,15 +164,25 @@ func requestKey(ctx context.Context, id any) string {
 // starts where the last one stopped, whatever changed in between, and finding its place costs
 // the listing of the folders that lead to that path, not a walk of everything before it.
 func (s *Server) listResources(ctx context.Context, cursor mcp.Cursor) ([]mcp.Resource, mcp.Cursor) {
-	page := []mcp.Resource{}
 	after, err := decodeCursor(cursor)
 	if err != nil {
-		return page, "" // admit refused it
+		return []mcp.Resource{}, "" // admit refused it
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
-	seen, last, more := 0, "", false
-	err = s.cfg.Root.Walk(ctx, ".", 0, func(info fsroot.Info, err error) error {
+	page, last, _, more := s.walkResources(ctx, after, ResourcePageSize, ResourceScanLimit)
+	if !more {
+		return page, ""
+	}
+	return page, encodeCursor(last)
+}
+
+// walkResources returns the files that follow the root-relative path after ("" for the start) in
+// the walk's order, at most room of them and looking at no more than scan entries; the last path
+// it looked at, how many it looked at, and whether more entries follow.
+func (s *Server) walkResources(ctx context.Context, after string, room, scan int) (page []mcp.Resource, last string, seen int, more bool) {
+	page = []mcp.Resource{}
+	err := s.cfg.Root.Walk(ctx, ".", 0, func(info fsroot.Info, err error) error {
 		if err != nil {
 			return nil // an unreadable folder is left out, as a listing leaves it out
 		}
@@ -178,7 +196,7 @@ func (s *Server) listResources(ctx context.Context, cursor mcp.Cursor) ([]mcp.Re
 			}
 			return nil
 		}
-		if len(page) == ResourcePageSize || seen == ResourceScanLimit {
+		if len(page) == room || seen == scan {
 			more = true
 			return fs.SkipAll
 		}
@@ -196,13 +214,10 @@ func (s *Server) listResources(ctx context.Context, cursor mcp.Cursor) ([]mcp.Re
 		return nil
 	})
 	if err != nil {
-		s.cfg.Log.Printf("listing resources after %q: %v", after, err)
+		s.cfg.Log.Printf("listing resources after %q: %v", s.show(after), err)
 		more = last != "" // go on from there
 	}
-	if !more {
-		return page, ""
-	}
-	return page, mcp.Cursor(base64.StdEncoding.EncodeToString([]byte(last)))
+	return page, last, seen, more
 }
 
 // resource describes the visible entry info as a resource, if it is a file or a link to one.
@@ -217,7 +232,8 @@ func (s *Server) resource(info fsroot.Info) (mcp.Resource, bool) {
 	if info.Type != fsroot.TypeFile {
 		return mcp.Resource{}, false
 	}
-	return mcp.NewResource(fileURI(info.Path), info.Path,
+	name := s.show(info.Path) // as the tools name it: with its root's name, when they serve several
+	return mcp.NewResource(fileURI(name), name,
 		mcp.WithMIMEType(mediaType(info.Path, nil, true)), mcp.WithResourceSize(info.Size)), true
 }
 
@@ -229,10 +245,18 @@ func decodeCursor(c mcp.Cursor) (string, error) {
 	}
 	b, err := base64.StdEncoding.DecodeString(string(c))
 	if err != nil || !fs.ValidPath(string(b)) || string(b) == "." {
-		return "", &callError{code: CodeInvalidArgument, field: "cursor",
-			msg: "the cursor is not one this server gave: pass back the nextCursor of the page before, or none for the first page"}
+		return "", errCursor
 	}
 	return string(b), nil
+}
+
+// errCursor refuses a resources/list cursor this server did not give.
+var errCursor = &callError{code: CodeInvalidArgument, field: "cursor",
+	msg: "the cursor is not one this server gave: pass back the nextCursor of the page before, or none for the first page"}
+
+// encodeCursor is the cursor that holds the path p.
+func encodeCursor(p string) mcp.Cursor {
+	return mcp.Cursor(base64.StdEncoding.EncodeToString([]byte(p)))
 }
 
 // fileURI is the resource URI of the root-relative name.
@@ -240,15 +264,19 @@ func fileURI(name string) string {
 	return (&url.URL{Scheme: "file", Path: "/" + name}).String()
 }
 
+// oneRootURIs says how a file URI names a file of one root, for the refusals of a URI that does not.
+const oneRootURIs = "file:/// and the file's path relative to the root, such as file:///notes/todo.md"
+
 // resourcePath returns the path a resource URI names, for the policy to judge as it judges a
-// tool's target.path: the URI's path without its leading slash, so relative to the root.
-func resourcePath(uri string) (string, error) {
+// tool's target.path: the URI's path without its leading slash. form says, in a refusal, how a URI
+// names a file here (see oneRootURIs).
+func resourcePath(uri, form string) (string, error) {
 	u, err := url.Parse(uri)
 	switch {
 	case err != nil, u.Scheme != "file", u.Opaque != "":
-		return "", newError(CodeInvalidPath, "%q is not a file URI this server reads: name a file as file:/// and its path relative to the root, such as file:///notes/todo.md", uri)
+		return "", newError(CodeInvalidPath, "%q is not a file URI this server reads: name a file as %s", uri, form)
 	case u.Host != "" || u.User != nil:
-		return "", newError(CodeOutsideRoot, "the URI names a host (%q): this server reads only its own root's files, as file:/// and the path relative to the root, such as file:///notes/todo.md", u.Host)
+		return "", newError(CodeOutsideRoot, "the URI names a host (%q): this server reads only the files it serves, named as %s", u.Host, form)
 	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
 		return "", newError(CodeInvalidPath, "the URI has a query or a fragment, which a file URI here does not take: use file:/// and the path alone")
 	}
@@ -262,6 +290,19 @@ func resourcePath(uri string) (string, error) {
 // error whose message starts with the tools' code ("PATH_BLOCKED: ..."): mcp-go answers every
 // resource handler's error as a JSON-RPC internal error (-32603) carrying that message.
 func (s *Server) readResource(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	return s.guardResource(ctx, func(ctx context.Context, c *call) ([]mcp.ResourceContents, error) {
+		contents, err := s.readFile(ctx, c, req.Params.URI)
+		if err != nil {
+			return nil, s.resourceError(err, c.path)
+		}
+		return contents, nil
+	})
+}
+
+// guardResource runs read, a resource read, as a reader's call: on a goroutine of its own under
+// the server's deadline, with a panic recovered as an INTERNAL refusal. read returns its refusals
+// as the answer's errors (see resourceError).
+func (s *Server) guardResource(ctx context.Context, read func(context.Context, *call) ([]mcp.ResourceContents, error)) ([]mcp.ResourceContents, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
 	type answer struct {
@@ -277,10 +318,7 @@ func (s *Server) readResource(ctx context.Context, req mcp.ReadResourceRequest) 
 				done <- answer{err: newError(CodeInternal, "the server hit an internal error reading this resource; it logged the details and goes on serving")}
 			}
 		}()
-		contents, err := s.readFile(ctx, c, req.Params.URI)
-		if err != nil {
-			err = s.resourceError(err, c.path)
-		}
+		contents, err := read(ctx, c)
 		done <- answer{contents, err}
 	}()
 	select {
@@ -296,10 +334,16 @@ func (s *Server) readFile(ctx context.Context, c *call, uri string) ([]mcp.Resou
 	if err := s.cfg.Permissions.Check(c.purpose, security.PermRead); err != nil {
 		return nil, err
 	}
-	raw, err := resourcePath(uri)
+	raw, err := resourcePath(uri, oneRootURIs)
 	if err != nil {
 		return nil, err
 	}
+	return s.readAt(ctx, c, uri, raw)
+}
+
+// readAt reads raw, the path in this root that uri names, as its contents: the policy and the
+// lookup, the rate limiter and the size limit.
+func (s *Server) readAt(ctx context.Context, c *call, uri, raw string) ([]mcp.ResourceContents, error) {
 	name, e, err := s.lookup(raw)
 	c.path = name
 	if err != nil {
@@ -311,7 +355,7 @@ func (s *Server) readFile(ctx context.Context, c *call, uri string) ([]mcp.Resou
 	}
 	data, _, err := e.ReadFile(ctx, s.cfg.MaxFileSize)
 	if errors.Is(err, fsroot.ErrTooLarge) {
-		return nil, newError(CodeTooLarge, "%q is larger than the size limit of %s: read it in parts with %s (preferences.offset and preferences.limit)", name, humanBytes(s.cfg.MaxFileSize), ReaderName)
+		return nil, newError(CodeTooLarge, "%q is larger than the size limit of %s: read it in parts with %s (preferences.offset and preferences.limit)", s.show(name), humanBytes(s.cfg.MaxFileSize), ReaderName)
 	}
 	if err != nil {
 		return nil, err
@@ -322,7 +366,7 @@ func (s *Server) readFile(ctx context.Context, c *call, uri string) ([]mcp.Resou
 		return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: typ, Text: string(data)}}, nil
 	}
 	if len(data) > MaxContentBytes {
-		return nil, newError(CodeTooLarge, "%q is a binary file of %d bytes, more than a resource carries (%s)", name, len(data), humanBytes(MaxContentBytes))
+		return nil, newError(CodeTooLarge, "%q is a binary file of %d bytes, more than a resource carries (%s)", s.show(name), len(data), humanBytes(MaxContentBytes))
 	}
 	return []mcp.ResourceContents{mcp.BlobResourceContents{URI: uri, MIMEType: typ, Blob: base64.StdEncoding.EncodeToString(data)}}, nil
 }

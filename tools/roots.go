@@ -166,18 +166,34 @@ func (r *Roots) Refusal(name, why string) (server.ServerTool, bool) {
 	return r.top.Refusal(name, why)
 }
 
-// OffersResources reports whether the root's files are offered as resources: for one root, as
-// [Server.OffersResources] says. Several roots offer none yet.
+// OffersResources reports whether the roots' files are offered as resources: for one root, as
+// [Server.OffersResources] says; for several, on the same conditions (the reader and its
+// permission), once a root is served. Ask it after adding the configured roots: the capability is
+// declared before the server serves. Tools whose roots all come from the client start with none,
+// and offer no resources for now.
 func (r *Roots) OffersResources() bool {
-	s := r.only()
-	return s != nil && s.OffersResources()
+	if s := r.only(); s != nil {
+		return s.OffersResources()
+	}
+	return r.named && len(r.list()) > 0 && r.top.OffersResources()
 }
 
-// RegisterResources offers the root's files as resources, if [Roots.OffersResources].
+// RegisterResources offers the roots' files as resources, if [Roots.OffersResources], as
+// [Server.RegisterResources] offers one root's. With several roots, a file's URI is file:/// and
+// its path as the tools name it, its root's name first (file:///notes/todo.md), a read goes to that
+// root under its policy, and resources/list lists the roots one after another in name order, with
+// the root in its cursor. The roots served may change after: each listing and read takes the
+// roots served then.
 func (r *Roots) RegisterResources(m *server.MCPServer, hooks *server.Hooks) {
 	if s := r.only(); s != nil {
 		s.RegisterResources(m, hooks)
+		return
 	}
+	if !r.OffersResources() {
+		return
+	}
+	registerResources(m, hooks, "A file under one of the served folders: its path starts with its folder's root name.", r.readResource,
+		&lister{s: r.top, list: r.listResources, decode: func(c mcp.Cursor) error { _, _, err := decodeRootsCursor(c); return err }})
 }
 
 // Instructions tells the model, in a few sentences, where it works and what it may do.

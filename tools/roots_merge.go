@@ -17,6 +17,9 @@ import (
 // several runs a call about several paths (target.paths) on the roots they are in, one call per
 // root, and answers as one root would: one entry per path from offset on, in the order given, each
 // with its own success or error. with returns the call's arguments for the paths of one root.
+// A read shares one MaxContentBytes among all its files, each cut to what the files before it
+// left, as one root's read does: so it runs one call per run of consecutive paths in one root, in
+// the order given, each told what the runs before it spent (call.spent).
 func (r *Roots) several(ctx context.Context, c *call, roots []*Server, paths []string, offset int,
 	with func(paths []string, offset int) any, h func(*Server) handlerFunc) (any, error) {
 	type group struct {
@@ -37,6 +40,11 @@ func (r *Roots) several(ctx context.Context, c *call, roots []*Server, paths []s
 			continue
 		}
 		k := slices.IndexFunc(groups, func(g *group) bool { return g.s == s })
+		if c.tool == ReaderName {
+			if k = len(groups) - 1; k >= 0 && groups[k].s != s {
+				k = -1 // a run of its own, told what the runs before it spent
+			}
+		}
 		if k < 0 {
 			k, groups = len(groups), append(groups, &group{s: s})
 		}
@@ -48,6 +56,7 @@ func (r *Roots) several(ctx context.Context, c *call, roots []*Server, paths []s
 	// Each root answers for its paths from offset on; the entries before it are left out.
 	entries := make([]any, len(paths))
 	var cov coverage
+	spent := 0 // by a read, in content
 	for _, g := range groups {
 		var idx []int
 		var rest []string
@@ -59,7 +68,9 @@ func (r *Roots) several(ctx context.Context, c *call, roots []*Server, paths []s
 		if len(idx) == 0 {
 			continue
 		}
+		c.spent = spent
 		out, err := r.on(ctx, c, g.s, with(rest, 0), h)
+		c.spent = 0
 		if err != nil {
 			st := failure(err, "", identity)
 			for _, i := range idx {
@@ -71,6 +82,9 @@ func (r *Roots) several(ctx context.Context, c *call, roots []*Server, paths []s
 		case ReaderResult:
 			for j, e := range v.Files {
 				entries[idx[j]] = e
+				if e.Success && e.Content != nil {
+					spent += len(*e.Content)
+				}
 			}
 		case SearcherResult:
 			for j, d := range v.Documents {

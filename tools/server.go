@@ -145,6 +145,9 @@ type call struct {
 	free bool
 	// from is the root a copy's target.path is in, when it is not the writer's own (see [Roots]).
 	from *Server
+	// spent is the content the answer holds already from files read in other roots, for a read
+	// of target.paths across roots: this call's files share what is left of MaxContentBytes.
+	spent int
 }
 
 func (c *call) meta() Meta { return Meta{ExecutionMs: sinceMs(c.start)} }

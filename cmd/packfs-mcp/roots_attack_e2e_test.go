@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -13,7 +14,8 @@ import (
 // TestSeveralRootsAttacks runs case J54 of the security cases against the built binary serving two
 // roots, the fixture's (named root) and b beside it: paths that climb from one root into another,
 // links in one root that point into the other, copies across roots through both policies, and two
-// roots that overlap. The oracle is TestSecurityCases': nothing outside the roots read or changed.
+// roots that overlap; the same climbs and links as resource URIs (file:///NAME/path). The oracle
+// is TestSecurityCases': nothing outside the roots read or changed.
 func TestSeveralRootsAttacks(t *testing.T) {
 	f := newFixture(t)
 	b := filepath.Join(t.TempDir(), "b")
@@ -73,6 +75,37 @@ func TestSeveralRootsAttacks(t *testing.T) {
 		{name: "J54 delete a root", tool: writer, args: intent("delete", "b", map[string]any{"options": map[string]any{"recursive": true}}), code: "ROOT_PROTECTED"},
 	}
 	runCases(t, s, cases)
+	// The same climbs as resource URIs, which name a root as a tool's path does: refused alike.
+	for _, r := range []struct{ uri, code string }{
+		{"file:///root/../b/x.md", "PATH_OUTSIDE_ROOT"},
+		{"file:///root/%2e%2e/b/x.md", "PATH_OUTSIDE_ROOT"},
+		{"file:///root%2F..%2Fb%2Fx.md", "PATH_OUTSIDE_ROOT"},
+		{"file:///root/notes/../../b/x.md", "PATH_OUTSIDE_ROOT"},
+		{"file:///../b/x.md", "PATH_OUTSIDE_ROOT"},
+		{"file:///%2E%2E%2Fb%2Fx.md", "PATH_OUTSIDE_ROOT"},
+		{"file:///" + f.root + "/../outside/secret.md", "PATH_OUTSIDE_ROOT"},
+		{"file:///" + f.root + "/tob/x.md", "PATH_OUTSIDE_ROOT"},
+		{"file:///c/x.md", "NOT_FOUND"},
+		{"file:///root/tob/x.md", "PATH_OUTSIDE_ROOT"},
+		{"file:///root/tobx.md", "PATH_OUTSIDE_ROOT"},
+		{"file:///b/docs/toroot.md", "PATH_OUTSIDE_ROOT"},
+		{"file:///root/dirlink/secret.md", "PATH_OUTSIDE_ROOT"},
+		{"file:///b/.env", "PATH_BLOCKED"},
+		{"file:///root/.env", "PATH_BLOCKED"},
+	} {
+		if c, err := readResource(t, s, r.uri); err == nil || !strings.Contains(err.Error(), r.code+": ") {
+			t.Errorf("resource %s: %v %v, want %s", r.uri, c, err, r.code)
+		}
+	}
+	names, _, _ := listResources(t, s)
+	for _, n := range names {
+		if strings.HasPrefix(n, "root/tob") || n == "b/docs/toroot.md" || strings.HasSuffix(n, ".env") || !strings.HasPrefix(n, "root/") && !strings.HasPrefix(n, "b/") {
+			t.Errorf("resources/list names %s, which the tools cannot read", n)
+		}
+	}
+	if !slices.Contains(names, "b/x.md") || !slices.Contains(names, "root/notes/a.md") {
+		t.Errorf("resources/list: %v, want the files of both roots", names)
+	}
 	s.checkNoLeak()
 	if d := snapshotDiff(before, f.snapshot(t)); d != "" {
 		t.Errorf("outside the roots changed: %s", d)
