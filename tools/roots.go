@@ -168,14 +168,12 @@ func (r *Roots) Refusal(name, why string) (server.ServerTool, bool) {
 
 // OffersResources reports whether the roots' files are offered as resources: for one root, as
 // [Server.OffersResources] says; for several, on the same conditions (the reader and its
-// permission), once a root is served. Ask it after adding the configured roots: the capability is
-// declared before the server serves. Tools whose roots all come from the client start with none,
-// and offer no resources for now.
+// permission), whichever roots are served now, which may change (the client's roots).
 func (r *Roots) OffersResources() bool {
 	if s := r.only(); s != nil {
 		return s.OffersResources()
 	}
-	return r.named && len(r.list()) > 0 && r.top.OffersResources()
+	return r.named && r.top.OffersResources()
 }
 
 // RegisterResources offers the roots' files as resources, if [Roots.OffersResources], as
@@ -189,11 +187,28 @@ func (r *Roots) RegisterResources(m *server.MCPServer, hooks *server.Hooks) {
 		s.RegisterResources(m, hooks)
 		return
 	}
-	if !r.OffersResources() {
+	r.RegisterResourcesOf(m, hooks, func(context.Context) (*Roots, func()) { return r, func() {} })
+}
+
+// RegisterResourcesOf offers as resources, as [Roots.RegisterResources] does, the files of roots
+// that depend on who asks (each client's own roots): of returns the roots of the request in ctx,
+// r's forks (see [Roots.Fork]), and a func it calls once the request is answered.
+func (r *Roots) RegisterResourcesOf(m *server.MCPServer, hooks *server.Hooks, of func(context.Context) (*Roots, func())) {
+	if !r.named || !r.OffersResources() {
 		return
 	}
-	registerResources(m, hooks, "A file under one of the served folders: its path starts with its folder's root name.", r.readResource,
-		&lister{s: r.top, list: r.listResources, decode: func(c mcp.Cursor) error { _, _, err := decodeRootsCursor(c); return err }})
+	read := func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		t, done := of(ctx)
+		defer done()
+		return t.readResource(ctx, req)
+	}
+	list := func(ctx context.Context, c mcp.Cursor) ([]mcp.Resource, mcp.Cursor) {
+		t, done := of(ctx)
+		defer done()
+		return t.listResources(ctx, c)
+	}
+	registerResources(m, hooks, "A file under one of the served folders: its path starts with its folder's root name.", read,
+		&lister{s: r.top, list: list, decode: func(c mcp.Cursor) error { _, _, err := decodeRootsCursor(c); return err }})
 }
 
 // Instructions tells the model, in a few sentences, where it works and what it may do.

@@ -42,7 +42,7 @@ func TestRootsOffersResources(t *testing.T) {
 	}{
 		{"two roots", Config{Permissions: security.AllPermissions()}, 2, true},
 		{"one named root", Config{Permissions: security.AllPermissions()}, 1, true},
-		{"no root yet", Config{Permissions: security.AllPermissions()}, 0, false},
+		{"no root yet (the client's roots to come)", Config{Permissions: security.AllPermissions()}, 0, true},
 		{"no read permission", Config{Permissions: security.Permissions{}.With(security.PermList)}, 2, false},
 		{"reader disabled", Config{Permissions: security.AllPermissions(), Disabled: []string{ReaderName}}, 2, false},
 	} {

@@ -481,6 +481,26 @@ func (a *app) registerTools() {
 	}
 }
 
+// registerResources offers the roots' files as MCP resources. With the clients' roots, each
+// listing and read is of the calling client's roots, brought up to date first in the handshake
+// era; a client without a session (protocol 2026-07-28 over HTTP) has none to list.
+func (a *app) registerResources(hooks *server.Hooks) {
+	if !a.clientMode {
+		a.tools.RegisterResources(a.mcp, hooks)
+		return
+	}
+	a.tools.RegisterResourcesOf(a.mcp, hooks, func(ctx context.Context) (*tools.Roots, func()) {
+		c := a.clientOf(ctx)
+		if c == nil {
+			return a.tools, func() {}
+		}
+		if handshaken(ctx) && clientOffersRoots(ctx) {
+			c.refresh(ctx)
+		}
+		return c.tools, c.pin()
+	})
+}
+
 // rootsMiddleware runs before every tool call. With the clients' roots, it brings the calling
 // client's up to date first: in the handshake era by listing them, in protocol 2026-07-28 by
 // asking for them with an input_required result (the client retries the call with them). Over

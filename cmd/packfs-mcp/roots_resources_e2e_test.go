@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -66,8 +67,8 @@ func readResource(t *testing.T, s *session, uri string) (mcp.ResourceContents, e
 // stdio with the mcp-go client in both protocol eras: it declares resources, lists both roots'
 // files as file:///NAME/path page by page (a then b, a page that ends a goes on in b), reads each
 // root's file by the URI listed, and refuses a URI that climbs from one root into the other, in
-// any spelling, or names no root, as the tools refuse such a path. Without --root, the server
-// serves the client's roots and declares no resources (see tools.Roots.OffersResources).
+// any spelling, or names no root, as the tools refuse such a path. Without --root, the resources
+// are the client's roots' files, and follow its changes.
 func TestSeveralRootsResources(t *testing.T) {
 	for _, era := range eras {
 		t.Run(era.name, func(t *testing.T) {
@@ -149,10 +150,41 @@ func TestSeveralRootsResources(t *testing.T) {
 	}
 
 	t.Run("client roots", func(t *testing.T) {
-		f := rootsFixture(t, map[string]string{"a/x.md": "x\n", "b/y.md": "y\n"})
-		r := startRoots(t, f, nil)
-		if r.c.GetServerCapabilities().Resources != nil {
-			t.Error("a server of the client's roots declares resources")
+		f := rootsFixture(t, map[string]string{"a/x.md": "x\n", "b/y.md": "y\n", "c/z.md": "z\n"})
+		list := &rootList{}
+		list.set(mcp.Root{URI: fileURI(f.root), Name: "notes"}, mcp.Root{URI: fileURI(filepath.Join(f.dir, "b"))})
+		opts := []client.ClientOption{client.WithProtocolVersion(mcp.ProtocolVersion20251125), client.WithRootsHandler(list)}
+		r := startRoots(t, f, opts, "--no-index")
+		if r.c.GetServerCapabilities().Resources == nil {
+			t.Fatal("a server of the client's roots declares no resources")
 		}
+		if got, _, _ := listResources(t, r.session); !slices.Equal(got, []string{"b/y.md", "notes/x.md"}) {
+			t.Errorf("the client's roots' resources: %v, want b/y.md and notes/x.md", got)
+		}
+		if c, err := readResource(t, r.session, "file:///notes/x.md"); err != nil {
+			t.Errorf("read file:///notes/x.md: %v", err)
+		} else if tc, ok := c.(mcp.TextResourceContents); !ok || tc.Text != "x\n" {
+			t.Errorf("read file:///notes/x.md: %+v", c)
+		}
+		// The client's roots change: the listing follows.
+		list.set(mcp.Root{URI: fileURI(filepath.Join(f.dir, "c"))})
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		must(t, r.c.RootListChanges(ctx))
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			got, _, _ := listResources(t, r.session)
+			if slices.Equal(got, []string{"c/z.md"}) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the resources after the roots changed: %v, want c/z.md", got)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if _, err := readResource(t, r.session, "file:///notes/x.md"); err == nil || !strings.Contains(err.Error(), "NOT_FOUND: ") {
+			t.Errorf("read of a removed root's file: %v, want NOT_FOUND", err)
+		}
+		r.checkNoLeak()
 	})
 }

@@ -137,7 +137,7 @@ func build(cfg Config, logger *log.Logger) (*app, error) {
 	}
 	a.mcp = server.NewMCPServer("packfs-mcp", version, opts...)
 	a.registerTools()
-	a.tools.RegisterResources(a.mcp, hooks)
+	a.registerResources(hooks)
 	a.followRoots(hooks)
 	a.logs.attach(a.mcp, hooks, a.hostPaths()...)
 	return a, nil
