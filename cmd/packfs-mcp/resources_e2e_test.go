@@ -78,19 +78,7 @@ func TestResourcesEndToEnd(t *testing.T) {
 				t.Errorf("resource templates: %+v, want %s alone", tpls.ResourceTemplates, tools.ResourceTemplate)
 			}
 
-			read := func(uri string) (mcp.ResourceContents, error) {
-				r := mcp.ReadResourceRequest{}
-				r.Params.URI = uri
-				res, err := s.c.ReadResource(ctx, r)
-				if err != nil {
-					s.seen = append(s.seen, err.Error())
-					return nil, err
-				}
-				if len(res.Contents) != 1 {
-					t.Fatalf("read %s: %d contents", uri, len(res.Contents))
-				}
-				return res.Contents[0], nil
-			}
+			read := func(uri string) (mcp.ResourceContents, error) { return readResource(t, s, uri) }
 			text := func(uri, mime, body string) mcp.ResourceContents {
 				return mcp.TextResourceContents{URI: uri, MIMEType: mime, Text: body}
 			}
