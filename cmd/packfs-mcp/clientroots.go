@@ -54,8 +54,10 @@ type clientRoots struct {
 	tools *tools.Roots
 	// log and warn log what becomes of the client's roots: to stderr, and to this client alone.
 	log, warn *log.Logger
-	// mu guards stale, listing and served.
+	// mu guards stale, listing, served and ended.
 	mu sync.Mutex
+	// ended says the client's session has ended: a listing that answers after serves nothing.
+	ended bool
 	// stale says the client's list may differ from the roots served: it has not been listed yet,
 	// or has said it changed since.
 	stale bool
@@ -135,6 +137,9 @@ func (a *app) streamClosed(s server.ClientSession) {
 	}
 	a.mu.Unlock()
 	if c != nil {
+		c.mu.Lock()
+		c.ended = true
+		c.mu.Unlock()
 		c.apply(nil, false)
 	}
 }
@@ -219,6 +224,11 @@ func (c *clientRoots) list(ctx context.Context, done chan struct{}) {
 func (c *clientRoots) apply(list []mcp.Root, say bool) {
 	c.applyMu.Lock()
 	defer c.applyMu.Unlock()
+	c.mu.Lock()
+	if c.ended {
+		list = nil
+	}
+	c.mu.Unlock()
 	type wanted struct {
 		root mcp.Root
 		dir  string

@@ -82,3 +82,32 @@ func TestPoolLinger(t *testing.T) {
 		t.Fatal("still open long after lingerFor with no client and no call")
 	}
 }
+
+// TestClientEnded checks that a client whose session ended serves nothing, even from a listing
+// that answers after the end: its folders would otherwise stay open for good.
+func TestClientEnded(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	must(t, os.MkdirAll(filepath.Join(dir, "notes"), 0o755))
+	a, err := build(Config{Semantic: SemanticConfig{Disabled: true}}, log.New(io.Discard, "", 0))
+	must(t, err)
+	defer a.close()
+	a.lingerTest = time.Millisecond
+	s := fakeSession{"s1"}
+	a.streamOpened(t.Context(), s)
+	c := a.clientOf(a.mcp.WithContext(t.Context(), s))
+	offer := []mcp.Root{{URI: fileURI(filepath.Join(dir, "notes"))}}
+	c.apply(offer, false)
+	a.streamClosed(s)
+	c.apply(offer, false) // the listing under way at the end answers
+	if names := c.tools.Names(); len(names) != 0 {
+		t.Errorf("an ended client serves %v", names)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(a.mountList()) > 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := len(a.mountList()); n != 0 {
+		t.Errorf("%d folders open after the only client ended", n)
+	}
+}
