@@ -21,7 +21,7 @@ import (
 // see the same files under the same policy.
 type serverFlags struct {
 	fs         *flag.FlagSet
-	root       *rootFlags
+	root       *folderFlag
 	configFile *string
 	permissionFlags
 	maxSize    *int64
@@ -43,7 +43,7 @@ type serverFlags struct {
 func newServerFlags(name string, stdout io.Writer) *serverFlags {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stdout)
-	root := &rootFlags{}
+	root := &folderFlag{name: "root"}
 	fs.Var(root, "root", "a folder to serve, `DIR` or NAME=DIR; repeat it to serve several, whose paths then start with NAME "+
 		"(by default the folder's name); overrides rootPath and roots in the config file")
 	return &serverFlags{
@@ -140,8 +140,8 @@ func (f *serverFlags) parse(args []string) (Config, error) {
 	if err := parseArgs(f.fs, args); err != nil {
 		return Config{}, err
 	}
-	if f.fs.NArg() == 1 && len(*f.root) == 0 {
-		*f.root = rootFlags{f.fs.Arg(0)}
+	if f.fs.NArg() == 1 && len(f.root.args) == 0 {
+		f.root.args = []string{f.fs.Arg(0)}
 	} else if f.fs.NArg() > 0 {
 		return Config{}, fmt.Errorf("unexpected argument %q: pass the folder with --root DIR", f.fs.Arg(0))
 	}
@@ -158,7 +158,7 @@ func (f *serverFlags) config() (Config, error) {
 		}
 	}
 	set := visited(f.fs)
-	if len(*f.root) > 0 {
+	if len(f.root.args) > 0 {
 		roots, err := f.root.roots()
 		if err != nil {
 			return c, err
@@ -208,36 +208,32 @@ func (f *serverFlags) config() (Config, error) {
 	return c, c.validate()
 }
 
-// listFlag is a flag that may be repeated, its values in the order given.
-type listFlag []string
+// folderFlag is a flag naming a folder that may be repeated (--root, --client-roots-within), its
+// values in the order given.
+type folderFlag struct {
+	name string // the flag's, for its errors
+	args []string
+}
 
-func (l *listFlag) String() string { return strings.Join(*l, ", ") }
-
-func (l *listFlag) Set(v string) error {
-	if v == "" {
-		return errors.New("empty folder")
+func (f *folderFlag) String() string {
+	if f == nil {
+		return ""
 	}
-	*l = append(*l, v)
+	return strings.Join(f.args, " ")
+}
+
+func (f *folderFlag) Set(v string) error {
+	if v == "" {
+		return fmt.Errorf("empty folder: pass --%s DIR", f.name)
+	}
+	f.args = append(f.args, v)
 	return nil
 }
 
-// rootFlags are the --root arguments, in the order given.
-type rootFlags []string
-
-func (r *rootFlags) String() string { return strings.Join(*r, " ") }
-
-func (r *rootFlags) Set(v string) error {
-	if v == "" {
-		return errors.New("empty folder: pass --root DIR")
-	}
-	*r = append(*r, v)
-	return nil
-}
-
-// roots reads the arguments (see [splitRoot]).
-func (r rootFlags) roots() ([]RootConfig, error) {
+// roots reads the --root arguments (see [splitRoot]).
+func (f *folderFlag) roots() ([]RootConfig, error) {
 	var out []RootConfig
-	for _, arg := range r {
+	for _, arg := range f.args {
 		rc := splitRoot(arg)
 		if rc.Path == "" {
 			return nil, fmt.Errorf("--root %s names a root but no folder: pass --root %sDIR", arg, arg)
@@ -253,12 +249,12 @@ type serveFlags struct {
 	httpAddr, tokenFile, origins *string
 	maxRequest                   *int64
 	clientRate                   *int
-	within                       *listFlag
+	within                       *folderFlag
 }
 
 // newServeFlags registers serve's flags on a new flag set, whose help goes to stdout.
 func newServeFlags(stdout io.Writer) *serveFlags {
-	f := &serveFlags{serverFlags: newServerFlags("serve", stdout), within: &listFlag{}}
+	f := &serveFlags{serverFlags: newServerFlags("serve", stdout), within: &folderFlag{name: "client-roots-within"}}
 	f.fs.Var(f.within, "client-roots-within", "serve only the clients' MCP roots that lie in `DIR` (repeat it for several); "+
 		"needed to serve them over HTTP, whose clients name folders on this machine")
 	f.httpAddr = f.fs.String("http", "", "serve MCP over streamable HTTP at http://`ADDR`/mcp (such as 127.0.0.1:8080) instead of stdio; "+
@@ -298,7 +294,7 @@ func parseServe(args []string, stdout io.Writer) (Config, error) {
 		c.Security.MaxRequestBytes = *f.maxRequest
 	}
 	if set["client-roots-within"] {
-		c.ClientRootsWithin = *f.within
+		c.ClientRootsWithin = f.within.args
 	}
 	if set["http-client-rate-limit"] {
 		c.HTTP.ClientRateLimit = *f.clientRate
