@@ -8,8 +8,10 @@ import (
 	"net/url"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/markdown"
 )
@@ -72,8 +74,29 @@ func route(roots []*Server, raw, field string) (*Server, string, error) {
 		}
 	}
 	return nil, "", &callError{code: CodeNotFound, field: field, msg: fmt.Sprintf(
-		"no root is named %q: a path starts with a root's name (%s), such as %q; list \".\" to see the roots",
-		first, rootNames(roots), roots[0].name+"/"+p)}
+		"no root is named %q: a path starts with a root's name (%s)%s", first, rootNames(roots), holders(roots, p))}
+}
+
+// holders says where p, a path given without its root's name, is: in the roots that hold it as a
+// folder or a file the tools may open, under their policy, or else what such a path looks like.
+func holders(roots []*Server, p string) string {
+	var in []string
+	for _, s := range roots {
+		if _, e, err := s.lookup(p); err == nil {
+			info, err := e.Info()
+			e.Close()
+			if err == nil && (info.Type == fsroot.TypeDir || s.cfg.Root.Refuses(info) == nil) {
+				in = append(in, strconv.Quote(s.name+"/"+p))
+			}
+		}
+	}
+	switch len(in) {
+	case 0:
+		return fmt.Sprintf(", such as %q; list \".\" to see the roots", roots[0].name+"/"+p)
+	case 1:
+		return ": it is at " + in[0]
+	}
+	return ": it is at each of " + strings.Join(in, ", ") + "; name the one you mean"
 }
 
 func rootNames(roots []*Server) string {

@@ -88,7 +88,7 @@ func (e *rootsEnv) read(t *testing.T, rel string) string {
 
 var twoRoots = map[string][]string{
 	"notes": {"a.md=# Aardvark\nsee [[b]] and [work](../work/w.md)\n", "b.md=# Bee\naardvark facts\n", ".env=SECRET=1\n",
-		"dir/c.md=# Cee\n", "towork => ../work"},
+		"dir/c.md=# Cee\n", "sub/x.md=# Ex\n", "towork => ../work"},
 	"work":   {"w.md=# Work\naardvark plans\n", "sub/x.md=# X\n"},
 	"secret": {"s.md=secret\n"},
 }
@@ -104,7 +104,10 @@ func TestRootsPaths(t *testing.T) {
 	}{
 		{"read in a root", ReaderName, `{"purpose":"read","target":{"path":"notes/b.md"}}`, "", "", "aardvark facts"},
 		{"a host path routes to its root", ReaderName, `{"purpose":"read","target":{"path":"{base}/work/w.md"}}`, "", "", "aardvark plans"},
-		{"no root named", ReaderName, `{"purpose":"read","target":{"path":"b.md"}}`, CodeNotFound, "target.path", "notes, work"},
+		{"no root named", ReaderName, `{"purpose":"read","target":{"path":"nope.md"}}`, CodeNotFound, "target.path", `(notes, work), such as "notes/nope.md"`},
+		{"no root named, the path in one", ReaderName, `{"purpose":"read","target":{"path":"b.md"}}`, CodeNotFound, "target.path", `it is at "notes/b.md"`},
+		{"no root named, the path in both", ReaderName, `{"purpose":"exists","target":{"path":"sub/x.md"}}`, CodeNotFound, "target.path", `it is at each of "notes/sub/x.md", "work/sub/x.md"; name the one`},
+		{"no root named, a blocked path not shown", ReaderName, `{"purpose":"read","target":{"path":".env"}}`, CodeNotFound, "target.path", `such as "notes/.env"; list`},
 		{"climbs into another root", ReaderName, `{"purpose":"read","target":{"path":"notes/../work/w.md"}}`, CodeOutsideRoot, "", `path "notes/../work/w.md" climbs out of root "notes"`},
 		{"climbs above the roots", ReaderName, `{"purpose":"read","target":{"path":"../secret/s.md"}}`, CodeOutsideRoot, "target.path", ""},
 		{"a host path outside every root", ReaderName, `{"purpose":"read","target":{"path":"{base}/secret/s.md"}}`, CodeOutsideRoot, "target.path", "outside every root"},
@@ -187,7 +190,7 @@ func TestRootsSearch(t *testing.T) {
 		t.Errorf("paged search_content = %v, want %v", paged, want)
 	}
 	list := e.call(t, SearcherName, `{"purpose":"list","target":{"path":"."},"options":{"recursive":true}}`)
-	if got, want := paths(list), []string{"notes", "notes/a.md", "notes/b.md", "notes/dir", "notes/dir/c.md", "work", "work/sub", "work/sub/x.md", "work/w.md"}; !slices.Equal(got, want) {
+	if got, want := paths(list), []string{"notes", "notes/a.md", "notes/b.md", "notes/dir", "notes/dir/c.md", "notes/sub", "notes/sub/x.md", "work", "work/sub", "work/sub/x.md", "work/w.md"}; !slices.Equal(got, want) {
 		t.Errorf("recursive list of . = %v, want %v", got, want)
 	}
 	sem := e.call(t, SearcherName, `{"purpose":"search_semantic","target":{"path":".","query":"aardvark"}}`)
@@ -271,7 +274,7 @@ func TestRootsCopy(t *testing.T) {
 		t.Errorf("copy over a file = %v", out)
 	}
 	out = e.call(t, WriterName, `{"purpose":"copy","target":{"path":"notes","destination":"work/notes-copy"},"options":{"recursive":true}}`)
-	if out["success"] != true || out["filesCopied"] != 3.0 {
+	if out["success"] != true || out["filesCopied"] != 4.0 {
 		t.Fatalf("copy of a root into another = %v", out)
 	}
 	if got := e.read(t, "work/notes-copy/dir/c.md"); got != "# Cee\n" {

@@ -173,6 +173,9 @@ func TestSeveralRoots(t *testing.T) {
 				{name: "climb from one root into another", tool: reader, args: access("read", "a/../b/y.md"), code: "PATH_OUTSIDE_ROOT"},
 				{name: "a link into another root", tool: reader, args: access("read", "a/to-b.md"), code: "PATH_OUTSIDE_ROOT"},
 				{name: "an unknown root", tool: reader, args: access("read", "zzz/x.md"), code: "NOT_FOUND", inError: []string{`"zzz"`, "a, b"}},
+				{name: "a path without its root", tool: reader, args: access("read", "x.md"), code: "NOT_FOUND", inError: []string{`"x.md"`, `it is at "a/x.md"`}},
+				{name: "a path in both roots without its root", tool: reader, args: access("read", "sub/one.md"), code: "NOT_FOUND",
+					inError: []string{`it is at each of "a/sub/one.md", "b/sub/one.md"`}},
 				{name: "write the folder of roots", tool: writer,
 					args: map[string]any{"purpose": "create", "target": map[string]any{"path": "new.md"}, "content": "x"}, code: "NOT_FOUND"},
 			} {
