@@ -243,11 +243,11 @@ func TestUntouched(t *testing.T) {
 	o.archives, _ = filepath.Abs(corpora.ArchivesDir)
 	for _, tk := range tasks {
 		t.Run(tk.Name, func(t *testing.T) {
-			dir, err := corpusDir(o.base, o.archives, tk.Corpus)
+			dirs, err := originals(o.base, o.archives, tk)
 			if err != nil {
 				t.Fatal(err)
 			}
-			problems, err := verifyDir(tk, dir, dir, "", dir)
+			problems, err := verifyDir(tk, dirs, dirs, "", "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -421,7 +421,7 @@ func TestPeers(t *testing.T) {
 		server, tool string
 	}{{"official", "read_text_file"}, {"mark3labs", "read_file"}} {
 		t.Run(tc.server, func(t *testing.T) {
-			if _, _, _, err := serverCommand(tc.server, "/nonexistent", "/nonexistent", o); err != nil {
+			if _, _, _, err := serverCommand(tc.server, []servedRoot{{Dir: "/nonexistent"}}, "/nonexistent", o); err != nil {
 				t.Skipf("%s is not installed: %v", tc.server, err)
 			}
 			name := "peer-" + tc.server

@@ -14,11 +14,15 @@ import (
 	"github.com/packfs/packfs-mcp/internal/corpora"
 )
 
-// task is one job a user gives an agent, on a fresh copy of a corpus.
+// task is one job a user gives an agent, on a fresh copy of a corpus, or of several.
 type task struct {
-	N      int
-	Name   string
+	N    int
+	Name string
+	// Corpus is the one folder of a task of one folder, served as the root itself.
 	Corpus corpora.Corpus
+	// Folders, when set, are the folders of a task of several instead: each served as a root of
+	// its own, by its name (and Corpus is unused).
+	Folders []folder
 	// What is an engineer's note on what the task exercises (never shown to the agent).
 	What string
 	// Prompt is what the user says, the same for every server.
@@ -29,6 +33,31 @@ type task struct {
 	collab *collaborator
 	// verify checks the end state; it records each problem with c.fail.
 	verify func(c *check)
+}
+
+// folder is one folder a task serves: a copy of a corpus, under a name when the task serves
+// several. The session copies it to the folder of that name in its root (the root itself when
+// the name is ""), and the verifier sees its files below that name ("vault/Plugins/x.md").
+type folder struct {
+	Name   string
+	Corpus corpora.Corpus
+}
+
+// folders returns the folders of t: its Folders, or its one Corpus as the root itself.
+func (t *task) folders() []folder {
+	if len(t.Folders) > 0 {
+		return t.Folders
+	}
+	return []folder{{Corpus: t.Corpus}}
+}
+
+// corpusNames names t's corpora, as the task list shows them ("obsidian", "obsidian+tldr").
+func (t *task) corpusNames() string {
+	var names []string
+	for _, f := range t.folders() {
+		names = append(names, f.Corpus.Name)
+	}
+	return strings.Join(names, "+")
 }
 
 // collaborator is another party's edit of one file during a session: the session applies it right
