@@ -464,43 +464,58 @@ func TestQuickReference(t *testing.T) {
 	wantFail(t, v, quickRefNote+" is not an exact copy of "+quickRefPage, "embeds the copy rather than linking to it")
 }
 
-// TestPeers starts each installed peer on a task, prints its tools and makes one read, through
-// the same wrapper; the harness, not the peers, is under test.
+// TestPeers starts each installed peer on a task of one folder and on the task of two, prints its
+// tools and reads a file in each folder, through the same wrapper; the harness, not the peers, is
+// under test: that a peer is given every folder, at the paths the verifier reads answers against.
 func TestPeers(t *testing.T) {
 	env, base := harness(t)
 	o := defaultOptions()
+	const embed = "![[Obsidian Sync/Security and privacy#^sync-geo-regions]]"
+	type read struct{ path, want string }
 	for _, tc := range []struct {
 		server, tool string
 	}{{"official", "read_text_file"}, {"mark3labs", "read_file"}} {
-		t.Run(tc.server, func(t *testing.T) {
-			if _, _, _, err := serverCommand(tc.server, []servedRoot{{Dir: "/nonexistent"}}, "/nonexistent", o); err != nil {
-				t.Skipf("%s is not installed: %v", tc.server, err)
-			}
-			name := "peer-" + tc.server
-			if out, code := wrap(t, env, "start", "--server", tc.server, "--task", "6", "--session", name); code != 0 {
-				t.Fatalf("start: %s", out)
-			}
-			stopOnFailure(t, env, base, name)
-			tools, code := wrap(t, env, name, "tools")
-			if code != 0 || !strings.Contains(tools, `"name":"`+tc.tool+`"`) {
-				t.Fatalf("tools: exit %d, no %s:\n%s", code, tc.tool, tools)
-			}
-			root := filepath.Join(base, name, "root")
-			args, _ := json.Marshal(map[string]any{"path": filepath.Join(root, "Obsidian Sync", "Sync regions.md")})
-			out, code := wrap(t, env, name, "call", tc.tool, string(args))
-			if code != 0 || !strings.Contains(out, "![[Obsidian Sync/Security and privacy#^sync-geo-regions]]") {
-				t.Fatalf("read: exit %d:\n%s", code, out)
-			}
-			if out, code := wrap(t, env, name, "stop"); code != 0 || !strings.Contains(out, "FAIL") {
-				t.Fatalf("stop: exit %d (a session with no answer must fail):\n%s", code, out)
-			}
-			s, err := summarize(filepath.Join(base, name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if s.Calls != 1 || s.Bytes < len("![[Obsidian Sync/Security and privacy#^sync-geo-regions]]") || s.Listing == 0 || s.Verdict != "fail" {
-				t.Errorf("the summary does not count the session: %+v", s)
-			}
-		})
+		for _, tk := range []struct {
+			n     int
+			reads []read
+		}{
+			{6, []read{{"Obsidian Sync/Sync regions.md", embed}}},
+			{9, []read{{"vault/Obsidian Sync/Sync regions.md", embed}, {quickRefPage, "`obsidian daily`"}}},
+		} {
+			t.Run(fmt.Sprintf("%s/task%d", tc.server, tk.n), func(t *testing.T) {
+				if _, _, _, err := serverCommand(tc.server, []servedRoot{{Dir: "/nonexistent"}}, "/nonexistent", o); err != nil {
+					t.Skipf("%s is not installed: %v", tc.server, err)
+				}
+				name := fmt.Sprintf("peer-%s-%d", tc.server, tk.n)
+				if out, code := wrap(t, env, "start", "--server", tc.server, "--task", itoa(tk.n), "--session", name); code != 0 {
+					t.Fatalf("start: %s", out)
+				}
+				stopOnFailure(t, env, base, name)
+				tools, code := wrap(t, env, name, "tools")
+				if code != 0 || !strings.Contains(tools, `"name":"`+tc.tool+`"`) {
+					t.Fatalf("tools: exit %d, no %s:\n%s", code, tc.tool, tools)
+				}
+				root := filepath.Join(base, name, "root")
+				shown := 0
+				for _, r := range tk.reads {
+					args, _ := json.Marshal(map[string]any{"path": filepath.Join(root, filepath.FromSlash(r.path))})
+					out, code := wrap(t, env, name, "call", tc.tool, string(args))
+					if code != 0 || !strings.Contains(out, r.want) {
+						t.Fatalf("read %s: exit %d:\n%s", r.path, code, out)
+					}
+					shown += len(r.want)
+				}
+				if out, code := wrap(t, env, name, "stop"); code != 0 || !strings.Contains(out, "FAIL") {
+					t.Fatalf("stop: exit %d (a session with no answer must fail):\n%s", code, out)
+				}
+				s, err := summarize(filepath.Join(base, name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if s.Calls != len(tk.reads) || s.Bytes < shown || s.Listing == 0 || s.Verdict != "fail" {
+					t.Errorf("the summary does not count the session: %+v", s)
+				}
+			})
+		}
 	}
 }
