@@ -27,7 +27,8 @@ import (
 // A session is one server kept running on one prepared root for one task, in a folder of its own:
 //
 //	session.json   what it runs (task, server, root, command)
-//	root/          the files the server serves, copied fresh from the corpus
+//	root/          the files the server serves, copied fresh from the corpus (a task of several
+//	               folders: root/NAME for each, every one served as a folder of its own)
 //	state/         the server's own files outside the root (our index and backups)
 //	log.jsonl      every event: the tools listing, each call with its arguments and result text
 //	ANSWER.txt     the agent's answer
