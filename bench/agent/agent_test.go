@@ -106,14 +106,16 @@ func wrap(t *testing.T, env []string, args ...string) (string, int) {
 	return "", 0
 }
 
-// step is one call an agent makes: the tool and its arguments.
+// step is one call an agent makes: the tool and its arguments, and the error code the server
+// must answer it with when the call is one it must refuse.
 type step struct {
 	tool string
 	args map[string]any
+	code string
 }
 
 func reader(purpose, p string) step {
-	return step{"packfs-file-reader", map[string]any{"purpose": purpose, "target": map[string]any{"path": p}}}
+	return step{tool: "packfs-file-reader", args: map[string]any{"purpose": purpose, "target": map[string]any{"path": p}}}
 }
 
 func edit(p string, edits ...[2]string) step {
@@ -121,7 +123,7 @@ func edit(p string, edits ...[2]string) step {
 	for _, e := range edits {
 		es = append(es, map[string]any{"oldText": e[0], "newText": e[1]})
 	}
-	return step{"packfs-file-writer", map[string]any{"purpose": "edit", "target": map[string]any{"path": p}, "edits": es}}
+	return step{tool: "packfs-file-writer", args: map[string]any{"purpose": "edit", "target": map[string]any{"path": p}, "edits": es}}
 }
 
 func move(from, to string, opts map[string]any) step {
@@ -129,11 +131,11 @@ func move(from, to string, opts map[string]any) step {
 	if opts != nil {
 		args["options"] = opts
 	}
-	return step{"packfs-file-writer", args}
+	return step{tool: "packfs-file-writer", args: args}
 }
 
 func relationships(p string) step {
-	return step{"packfs-file-searcher", map[string]any{"purpose": "relationships", "target": map[string]any{"path": p}}}
+	return step{tool: "packfs-file-searcher", args: map[string]any{"purpose": "relationships", "target": map[string]any{"path": p}}}
 }
 
 // session starts a session of task n on server, runs the steps, gives the answer (unless
@@ -154,8 +156,12 @@ func session(t *testing.T, env []string, base, server string, n int, steps []ste
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out, code := wrap(t, env, name, "call", s.tool, string(args)); code != 0 {
+		out, code := wrap(t, env, name, "call", s.tool, string(args))
+		switch {
+		case s.code == "" && code != 0:
 			t.Fatalf("call %d (%s %s): exit %d: %s", i+1, s.tool, args, code, out)
+		case s.code != "" && (code != 1 || !strings.Contains(out, `"code":"`+s.code+`"`)):
+			t.Fatalf("call %d (%s %s): exit %d, want a refusal with %s: %s", i+1, s.tool, args, code, s.code, out)
 		}
 	}
 	if answer != "" {
@@ -236,6 +242,7 @@ func TestUntouched(t *testing.T) {
 		"two-notes":           "the answer lacks the city Singapore",
 		"concurrent-edit":     "the other party's edit of Plugins/Word count.md was lost",
 		"retire-note":         "Plugins/Web viewer.md is still there",
+		"quick-reference":     quickRefNote + " is missing",
 	}
 	_, base := harness(t)
 	o := defaultOptions()
@@ -243,11 +250,11 @@ func TestUntouched(t *testing.T) {
 	o.archives, _ = filepath.Abs(corpora.ArchivesDir)
 	for _, tk := range tasks {
 		t.Run(tk.Name, func(t *testing.T) {
-			dir, err := corpusDir(o.base, o.archives, tk.Corpus)
+			dirs, err := originals(o.base, o.archives, tk)
 			if err != nil {
 				t.Fatal(err)
 			}
-			problems, err := verifyDir(tk, dir, dir, "", dir)
+			problems, err := verifyDir(tk, dirs, dirs, "", "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -307,7 +314,7 @@ func TestPreviewMove(t *testing.T) {
 func TestMoveFolder(t *testing.T) {
 	env, base := harness(t)
 	const from, to = "Obsidian Web Clipper", "Extending Obsidian/Web Clipper"
-	menu := step{"packfs-file-writer", map[string]any{"purpose": "edit", "target": map[string]any{"path": siteOptions},
+	menu := step{tool: "packfs-file-writer", args: map[string]any{"purpose": "edit", "target": map[string]any{"path": siteOptions},
 		"edits": []map[string]any{{"oldText": `"` + from, "newText": `"` + to, "replaceAll": true}}}}
 	// The move rewrites the links between the moved pages, which name them by folder path.
 	steps := []step{move(from, to, map[string]any{"preserveRelationships": true}), menu}
@@ -327,7 +334,7 @@ func TestRelated(t *testing.T) {
 		for _, n := range names {
 			content += "- [[" + n + "]]\n"
 		}
-		return step{"packfs-file-writer", map[string]any{"purpose": "append", "target": map[string]any{"path": note}, "content": content}}
+		return step{tool: "packfs-file-writer", args: map[string]any{"purpose": "append", "target": map[string]any{"path": note}, "content": content}}
 	}
 	_, v := session(t, env, base, "ours", 4, []step{relationships(note),
 		appendLinks("Obsidian CLI", "Note composer", "Status icon and messages", "Sync settings and selective syncing", "Troubleshoot Obsidian Sync", "Version history")}, "")
@@ -341,7 +348,7 @@ func TestRelated(t *testing.T) {
 func TestFindByDescription(t *testing.T) {
 	env, base := harness(t)
 	steps := []step{
-		{"packfs-file-searcher", map[string]any{"purpose": "search_semantic", "target": map[string]any{"path": ".", "query": "time passed between one line of output and the next"},
+		{tool: "packfs-file-searcher", args: map[string]any{"purpose": "search_semantic", "target": map[string]any{"path": ".", "query": "time passed between one line of output and the next"},
 			"queries": []string{"add timestamps to each line", "elapsed time since previous line"}}},
 		reader("read", "common/ts.md"),
 	}
@@ -387,7 +394,7 @@ func TestConcurrentEdit(t *testing.T) {
 	stale := orig(t, base, corpora.Obsidian, wordCountNote)
 	_, v = session(t, env, base, "ours", 7, []step{
 		reader("read", wordCountNote),
-		{"packfs-file-writer", map[string]any{"purpose": "update", "target": map[string]any{"path": wordCountNote},
+		{tool: "packfs-file-writer", args: map[string]any{"purpose": "update", "target": map[string]any{"path": wordCountNote},
 			"content": strings.Replace(stale, para, para+" "+wordCountSentence, 1)}},
 	}, "")
 	wantFail(t, v, "the other party's edit of Plugins/Word count.md was lost")
@@ -397,7 +404,7 @@ func TestRetire(t *testing.T) {
 	env, base := harness(t)
 	const note, archived = "Plugins/Web viewer.md", "Archive/Web viewer.md"
 	unlink := []step{
-		step{"packfs-file-writer", map[string]any{"purpose": "edit", "target": map[string]any{"path": "Plugins/Bookmarks.md"},
+		step{tool: "packfs-file-writer", args: map[string]any{"purpose": "edit", "target": map[string]any{"path": "Plugins/Bookmarks.md"},
 			"edits": []map[string]any{{"oldText": "[[Web viewer]]", "newText": "Web viewer", "replaceAll": true}}}},
 		edit("Plugins/Core plugins.md", [2]string{"- [[Web viewer]]", "- Web viewer"}),
 		edit("Extending Obsidian/Obsidian CLI.md", [2]string{"Commands for [[Web viewer]].", "Commands for Web viewer."}),
@@ -407,48 +414,108 @@ func TestRetire(t *testing.T) {
 	_, v := session(t, env, base, "ours", 8, steps, "")
 	wantPass(t, v)
 	// Wrong: the note deleted rather than archived.
-	steps = append([]step{{"packfs-file-writer", map[string]any{"purpose": "delete", "target": map[string]any{"path": note}}}}, unlink...)
+	steps = append([]step{{tool: "packfs-file-writer", args: map[string]any{"purpose": "delete", "target": map[string]any{"path": note}}}}, unlink...)
 	_, v = session(t, env, base, "ours", 8, steps, "")
 	wantFail(t, v, archived+" is missing")
 }
 
-// TestPeers starts each installed peer on a task, prints its tools and makes one read, through
-// the same wrapper; the harness, not the peers, is under test.
+func TestQuickReference(t *testing.T) {
+	env, base := harness(t)
+	writer := func(purpose string, args map[string]any) step {
+		args["purpose"] = purpose
+		return step{tool: "packfs-file-writer", args: args}
+	}
+	target := func(p string) map[string]any { return map[string]any{"path": p} }
+	const right = "flatpak remove md.obsidian.Obsidian\nvault/Getting started/Download and install Obsidian.md\ntldr/linux/flatpak.md\n"
+	steps := []step{
+		{tool: "packfs-file-searcher", args: map[string]any{"purpose": "search_content", "target": map[string]any{"path": ".", "query": "flatpak install"}}},
+		{tool: "packfs-file-reader", args: map[string]any{"purpose": "read", "target": map[string]any{"paths": []string{installNote, flatpakPage}}}},
+		writer("copy", map[string]any{"target": map[string]any{"path": quickRefPage, "destination": quickRefNote}}),
+		writer("append", map[string]any{"target": target(cliNote), "content": "See also: [[Obsidian CLI quick reference]]\n"}),
+	}
+	dir, v := session(t, env, base, "ours", 9, steps, right)
+	wantPass(t, v)
+	// The same end state and answer with the paths as the peers show them, absolute.
+	root := filepath.Join(dir, "root")
+	abs := filepath.Join(dir, "abs.txt")
+	os.WriteFile(abs, []byte("`flatpak remove md.obsidian.Obsidian`\n"+filepath.Join(root, flatpakPage)+"\n"+filepath.Join(root, installNote)+"\n"), 0o644)
+	if out, code := wrap(t, env, "verify", "9", root, abs); code != 0 || !strings.Contains(out, "PASS") {
+		t.Errorf("verify of the answer with absolute paths: exit %d:\n%s", code, out)
+	}
+
+	// Wrong: the move the server refuses across roots, then copy and delete, as its refusal
+	// suggests for a move (the user wanted the tldr page kept); a link by the page's own name,
+	// which reaches nothing in the vault; the example's placeholder left in the command.
+	_, v = session(t, env, base, "ours", 9, []step{
+		{tool: "packfs-file-writer", args: map[string]any{"purpose": "move", "target": map[string]any{"path": quickRefPage, "destination": quickRefNote}}, code: "INVALID_ARGUMENT"},
+		writer("copy", map[string]any{"target": map[string]any{"path": quickRefPage, "destination": quickRefNote}}),
+		writer("delete", map[string]any{"target": target(quickRefPage)}),
+		writer("append", map[string]any{"target": target(cliNote), "content": "See also: [[obsidian]]\n"}),
+	}, "flatpak remove {{com.example.app}}\nvault/Getting started/Download and install Obsidian.md\ntldr/linux/flatpak.md\n")
+	wantFail(t, v, quickRefPage+" is missing", "the link [[obsidian]] added to "+cliNote+" reaches nothing",
+		`the answer gives the command "flatpak remove {{com.example.app}}"`)
+
+	// Wrong: the page read and written anew without its last newline, and embedded rather than linked.
+	page := orig(t, base, corpora.TLDR, strings.TrimPrefix(quickRefPage, "tldr/"))
+	_, v = session(t, env, base, "ours", 9, []step{
+		writer("create", map[string]any{"target": target(quickRefNote), "content": strings.TrimSuffix(page, "\n")}),
+		writer("append", map[string]any{"target": target(cliNote), "content": "![[Obsidian CLI quick reference]]\n"}),
+	}, right)
+	wantFail(t, v, quickRefNote+" is not an exact copy of "+quickRefPage, "embeds the copy rather than linking to it")
+}
+
+// TestPeers starts each installed peer on a task of one folder and on the task of two, prints its
+// tools and reads a file in each folder, through the same wrapper; the harness, not the peers, is
+// under test: that a peer is given every folder, at the paths the verifier reads answers against.
 func TestPeers(t *testing.T) {
 	env, base := harness(t)
 	o := defaultOptions()
+	const embed = "![[Obsidian Sync/Security and privacy#^sync-geo-regions]]"
+	type read struct{ path, want string }
 	for _, tc := range []struct {
 		server, tool string
 	}{{"official", "read_text_file"}, {"mark3labs", "read_file"}} {
-		t.Run(tc.server, func(t *testing.T) {
-			if _, _, _, err := serverCommand(tc.server, "/nonexistent", "/nonexistent", o); err != nil {
-				t.Skipf("%s is not installed: %v", tc.server, err)
-			}
-			name := "peer-" + tc.server
-			if out, code := wrap(t, env, "start", "--server", tc.server, "--task", "6", "--session", name); code != 0 {
-				t.Fatalf("start: %s", out)
-			}
-			stopOnFailure(t, env, base, name)
-			tools, code := wrap(t, env, name, "tools")
-			if code != 0 || !strings.Contains(tools, `"name":"`+tc.tool+`"`) {
-				t.Fatalf("tools: exit %d, no %s:\n%s", code, tc.tool, tools)
-			}
-			root := filepath.Join(base, name, "root")
-			args, _ := json.Marshal(map[string]any{"path": filepath.Join(root, "Obsidian Sync", "Sync regions.md")})
-			out, code := wrap(t, env, name, "call", tc.tool, string(args))
-			if code != 0 || !strings.Contains(out, "![[Obsidian Sync/Security and privacy#^sync-geo-regions]]") {
-				t.Fatalf("read: exit %d:\n%s", code, out)
-			}
-			if out, code := wrap(t, env, name, "stop"); code != 0 || !strings.Contains(out, "FAIL") {
-				t.Fatalf("stop: exit %d (a session with no answer must fail):\n%s", code, out)
-			}
-			s, err := summarize(filepath.Join(base, name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if s.Calls != 1 || s.Bytes < len("![[Obsidian Sync/Security and privacy#^sync-geo-regions]]") || s.Listing == 0 || s.Verdict != "fail" {
-				t.Errorf("the summary does not count the session: %+v", s)
-			}
-		})
+		for _, tk := range []struct {
+			n     int
+			reads []read
+		}{
+			{6, []read{{"Obsidian Sync/Sync regions.md", embed}}},
+			{9, []read{{"vault/Obsidian Sync/Sync regions.md", embed}, {quickRefPage, "`obsidian daily`"}}},
+		} {
+			t.Run(fmt.Sprintf("%s/task%d", tc.server, tk.n), func(t *testing.T) {
+				if _, _, _, err := serverCommand(tc.server, []servedRoot{{Dir: "/nonexistent"}}, "/nonexistent", o); err != nil {
+					t.Skipf("%s is not installed: %v", tc.server, err)
+				}
+				name := fmt.Sprintf("peer-%s-%d", tc.server, tk.n)
+				if out, code := wrap(t, env, "start", "--server", tc.server, "--task", itoa(tk.n), "--session", name); code != 0 {
+					t.Fatalf("start: %s", out)
+				}
+				stopOnFailure(t, env, base, name)
+				tools, code := wrap(t, env, name, "tools")
+				if code != 0 || !strings.Contains(tools, `"name":"`+tc.tool+`"`) {
+					t.Fatalf("tools: exit %d, no %s:\n%s", code, tc.tool, tools)
+				}
+				root := filepath.Join(base, name, "root")
+				shown := 0
+				for _, r := range tk.reads {
+					args, _ := json.Marshal(map[string]any{"path": filepath.Join(root, filepath.FromSlash(r.path))})
+					out, code := wrap(t, env, name, "call", tc.tool, string(args))
+					if code != 0 || !strings.Contains(out, r.want) {
+						t.Fatalf("read %s: exit %d:\n%s", r.path, code, out)
+					}
+					shown += len(r.want)
+				}
+				if out, code := wrap(t, env, name, "stop"); code != 0 || !strings.Contains(out, "FAIL") {
+					t.Fatalf("stop: exit %d (a session with no answer must fail):\n%s", code, out)
+				}
+				s, err := summarize(filepath.Join(base, name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if s.Calls != len(tk.reads) || s.Bytes < shown || s.Listing == 0 || s.Verdict != "fail" {
+					t.Errorf("the summary does not count the session: %+v", s)
+				}
+			})
+		}
 	}
 }

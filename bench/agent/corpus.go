@@ -40,6 +40,30 @@ func corpusDir(base, archives string, c corpora.Corpus) (string, error) {
 	return served, nil
 }
 
+// originals returns the unpacked original of each of t's folders, by the folder's name ("" for
+// the one folder of a task of one).
+func originals(base, archives string, t *task) (map[string]string, error) {
+	out := map[string]string{}
+	for _, f := range t.folders() {
+		dir, err := corpusDir(base, archives, f.Corpus)
+		if err != nil {
+			return nil, err
+		}
+		out[f.Name] = dir
+	}
+	return out, nil
+}
+
+// foldersUnder returns where t's folders are in a root laid out as a session's: each folder of a
+// task of several below its name, the one folder of a task of one as the root itself.
+func foldersUnder(root string, t *task) map[string]string {
+	out := map[string]string{}
+	for _, f := range t.folders() {
+		out[f.Name] = filepath.Join(root, f.Name)
+	}
+	return out
+}
+
 // copyTree copies the folders and regular files below src to dst, which must not exist.
 func copyTree(src, dst string) error {
 	if _, err := os.Stat(dst); err == nil {

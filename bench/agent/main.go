@@ -123,7 +123,7 @@ func run(o options, args []string) error {
 		return cmdTable(o, args[1:])
 	case "tasks":
 		for _, t := range tasks {
-			fmt.Printf("%d  %-20s %-8s %s\n", t.N, t.Name, t.Corpus.Name, t.What)
+			fmt.Printf("%d  %-20s %-13s %s\n", t.N, t.Name, t.corpusNames(), t.What)
 		}
 		return nil
 	case "verify":

@@ -10,12 +10,23 @@ import (
 
 // The servers a session can run, each as its users would: ours from this repository with writing
 // allowed and its index in the session's own state folder (outside the root), the peers as
-// bench/install-peers.sh installed them, given the root as their one allowed folder.
+// bench/install-peers.sh installed them, given the root as their one allowed folder, or a task's
+// folders as their allowed folders.
 var serverNames = []string{"ours", "official", "mark3labs"}
 
-// serverCommand returns the command line that serves root for server name; state is a folder
-// outside the root for the server's own files.
-func serverCommand(name, root, state string, o options) (command string, args []string, indexed bool, err error) {
+// servedRoot is one folder a server is given: ours names it Name when it has one (--root
+// NAME=DIR), as it must when it serves several; the peers take the folder alone.
+type servedRoot struct {
+	Name, Dir string
+}
+
+// serverCommand returns the command line that serves roots for server name; state is a folder
+// outside every root for the server's own files.
+func serverCommand(name string, roots []servedRoot, state string, o options) (command string, args []string, indexed bool, err error) {
+	var dirs []string
+	for _, r := range roots {
+		dirs = append(dirs, r.Dir)
+	}
 	switch name {
 	case "ours":
 		bin := o.ours
@@ -24,8 +35,17 @@ func serverCommand(name, root, state string, o options) (command string, args []
 				return "", nil, false, err
 			}
 		}
-		return bin, []string{"serve", "--root", root, "--allow-write",
-			"--index-dir", filepath.Join(state, "index"), "--backup-dir", filepath.Join(state, "backups")}, true, nil
+		args = []string{"serve"}
+		for _, r := range roots {
+			if r.Name == "" {
+				args = append(args, "--root", r.Dir)
+			} else {
+				args = append(args, "--root", r.Name+"="+r.Dir)
+			}
+		}
+		// With several roots, each keeps its index and backups in a folder of its own below these.
+		return bin, append(args, "--allow-write",
+			"--index-dir", filepath.Join(state, "index"), "--backup-dir", filepath.Join(state, "backups")), true, nil
 	case "official":
 		node, err := exec.LookPath("node")
 		if err != nil {
@@ -46,13 +66,13 @@ func serverCommand(name, root, state string, o options) (command string, args []
 		for _, rel := range meta.Bin {
 			script = filepath.Join(pkg, rel)
 		}
-		return node, []string{script, root}, false, nil
+		return node, append([]string{script}, dirs...), false, nil
 	case "mark3labs":
 		bin := filepath.Join(o.peers, "bin", "mcp-filesystem-server")
 		if _, err := os.Stat(bin); err != nil {
 			return "", nil, false, fmt.Errorf("mcp-filesystem-server is not installed at %s (run bash bench/install-peers.sh, or pass --peers-dir)", bin)
 		}
-		return bin, []string{root}, false, nil
+		return bin, dirs, false, nil
 	}
 	return "", nil, false, fmt.Errorf("no server %q: the servers are ours, official and mark3labs", name)
 }

@@ -27,7 +27,8 @@ import (
 // A session is one server kept running on one prepared root for one task, in a folder of its own:
 //
 //	session.json   what it runs (task, server, root, command)
-//	root/          the files the server serves, copied fresh from the corpus
+//	root/          the files the server serves, copied fresh from the corpus (a task of several
+//	               folders: root/NAME for each, every one served as a folder of its own)
 //	state/         the server's own files outside the root (our index and backups)
 //	log.jsonl      every event: the tools listing, each call with its arguments and result text
 //	ANSWER.txt     the agent's answer
@@ -53,18 +54,21 @@ const (
 )
 
 type sessionInfo struct {
-	Name     string   `json:"name"`
-	Task     int      `json:"task"`
-	TaskName string   `json:"taskName"`
-	Server   string   `json:"server"`
-	Root     string   `json:"root"`
-	State    string   `json:"state"`
-	Corpus   string   `json:"corpus"` // the unpacked original the root was copied from
-	Command  string   `json:"command"`
-	Args     []string `json:"args"`
-	Indexed  bool     `json:"indexed"`
-	Wrapper  string   `json:"wrapper"`
-	Started  string   `json:"started"` // wall clock, for people: the machine's clock is not to be trusted
+	Name     string `json:"name"`
+	Task     int    `json:"task"`
+	TaskName string `json:"taskName"`
+	Server   string `json:"server"`
+	Root     string `json:"root"`
+	State    string `json:"state"`
+	Corpus   string `json:"corpus"` // the unpacked original the root was copied from
+	// Corpora is, for a task of several folders, the unpacked original of each (copied to the
+	// folder of its name in the root), by name; Corpus is then empty.
+	Corpora map[string]string `json:"corpora,omitempty"`
+	Command string            `json:"command"`
+	Args    []string          `json:"args"`
+	Indexed bool              `json:"indexed"`
+	Wrapper string            `json:"wrapper"`
+	Started string            `json:"started"` // wall clock, for people: the machine's clock is not to be trusted
 }
 
 func loadSession(dir string) (*sessionInfo, error) {
@@ -77,6 +81,15 @@ func loadSession(dir string) (*sessionInfo, error) {
 		return nil, fmt.Errorf("%s/session.json: %w", dir, err)
 	}
 	return &s, nil
+}
+
+// originals returns the unpacked original of each of the session's folders, by name, as
+// verifyDir takes them.
+func (s *sessionInfo) originals() map[string]string {
+	if len(s.Corpora) > 0 {
+		return s.Corpora
+	}
+	return map[string]string{"": s.Corpus}
 }
 
 // loadSessionTask reads the session in dir and finds its task.
@@ -158,20 +171,32 @@ func cmdStart(o options, args []string) error {
 	if n := len(filepath.Join(dir, "sock")); n > 100 {
 		return fmt.Errorf("the socket path %s is %d bytes, over the 100 a unix socket allows: set PACKFS_AGENT_DIR to a shorter folder", filepath.Join(dir, "sock"), n)
 	}
-	orig, err := corpusDir(o.base, o.archives, t.Corpus)
+	origs, err := originals(o.base, o.archives, t)
 	if err != nil {
 		return err
 	}
-	s := &sessionInfo{Name: *name, Task: t.N, TaskName: t.Name, Server: *server, Corpus: orig,
+	s := &sessionInfo{Name: *name, Task: t.N, TaskName: t.Name, Server: *server,
 		Root: filepath.Join(dir, "root"), State: filepath.Join(dir, "state"), Wrapper: o.wrapper,
 		Started: time.Now().UTC().Format(time.RFC3339)}
-	if err := copyTree(orig, s.Root); err != nil {
-		return fmt.Errorf("copying the corpus: %w", err)
+	if orig, ok := origs[""]; ok {
+		s.Corpus = orig
+	} else {
+		s.Corpora = origs
+	}
+	// Every folder is at the same depth for every server (root/, or root/NAME/), so that the
+	// peers' absolute paths are as long whichever server runs.
+	var roots []servedRoot
+	for _, f := range t.folders() {
+		r := servedRoot{Name: f.Name, Dir: filepath.Join(s.Root, f.Name)}
+		if err := copyTree(origs[f.Name], r.Dir); err != nil {
+			return fmt.Errorf("copying the corpus: %w", err)
+		}
+		roots = append(roots, r)
 	}
 	if err := os.Mkdir(s.State, 0o700); err != nil {
 		return err
 	}
-	s.Command, s.Args, s.Indexed, err = serverCommand(*server, s.Root, s.State, o)
+	s.Command, s.Args, s.Indexed, err = serverCommand(*server, roots, s.State, o)
 	if err != nil {
 		return err
 	}
@@ -640,7 +665,7 @@ func cmdVerifySession(o options, dir string) error {
 		fmt.Fprintln(os.Stderr, "mcp: the session is still running; the files may still change")
 	}
 	answer, _ := os.ReadFile(filepath.Join(dir, "ANSWER.txt"))
-	problems, err := verifyDir(t, s.Corpus, s.Root, string(answer), s.Root)
+	problems, err := verifyDir(t, s.originals(), foldersUnder(s.Root, t), string(answer), s.Root)
 	if err != nil {
 		return err
 	}

@@ -14,11 +14,15 @@ import (
 	"github.com/packfs/packfs-mcp/internal/corpora"
 )
 
-// task is one job a user gives an agent, on a fresh copy of a corpus.
+// task is one job a user gives an agent, on a fresh copy of a corpus, or of several.
 type task struct {
-	N      int
-	Name   string
+	N    int
+	Name string
+	// Corpus is the one folder of a task of one folder, served as the root itself.
 	Corpus corpora.Corpus
+	// Folders, when set, are the folders of a task of several instead: each served as a root of
+	// its own, by its name (and Corpus is unused).
+	Folders []folder
 	// What is an engineer's note on what the task exercises (never shown to the agent).
 	What string
 	// Prompt is what the user says, the same for every server.
@@ -29,6 +33,31 @@ type task struct {
 	collab *collaborator
 	// verify checks the end state; it records each problem with c.fail.
 	verify func(c *check)
+}
+
+// folder is one folder a task serves: a copy of a corpus, under a name when the task serves
+// several. The session copies it to the folder of that name in its root (the root itself when
+// the name is ""), and the verifier sees its files below that name ("vault/Plugins/x.md").
+type folder struct {
+	Name   string
+	Corpus corpora.Corpus
+}
+
+// folders returns the folders of t: its Folders, or its one Corpus as the root itself.
+func (t *task) folders() []folder {
+	if len(t.Folders) > 0 {
+		return t.Folders
+	}
+	return []folder{{Corpus: t.Corpus}}
+}
+
+// corpusNames names t's corpora, as the task list shows them ("obsidian", "obsidian+tldr").
+func (t *task) corpusNames() string {
+	var names []string
+	for _, f := range t.folders() {
+		names = append(names, f.Corpus.Name)
+	}
+	return strings.Join(names, "+")
 }
 
 // collaborator is another party's edit of one file during a session: the session applies it right
@@ -120,6 +149,25 @@ var tasks = []*task{
 			"other notes link to it, keep the words but remove the link, and take it out of the site's " +
 			"navigation menu (site-options.json). Don't change anything else.",
 		verify: verifyRetire,
+	},
+	{
+		N: 9, Name: "quick-reference",
+		Folders: []folder{{"vault", corpora.Obsidian}, {"tldr", corpora.TLDR}},
+		Answer:  true,
+		What:    "two folders: copy a page from one into the other and link it; an answer built from a note of each",
+		Prompt: "I have two folders: \"vault\", the Obsidian help kept as an Obsidian vault, and \"tldr\", the " +
+			"tldr pages of command-line examples. Two things.\n\n" +
+			"First, I'd like tldr's page for the `obsidian` command in the vault as a quick reference: put an " +
+			"exact copy of that page, unchanged, in the vault's \"Extending Obsidian\" folder, named \"" +
+			path.Base(quickRefNote) + "\", and at the end of the vault's \"Obsidian CLI\" note add a line with a " +
+			"wiki link ([[...]]) to it. Leave the tldr page where it is, and don't change anything else in " +
+			"either folder.\n\n" +
+			"Second, I installed Obsidian with Flatpak the way the help describes, and now I want to remove " +
+			"it. What's the exact command? Use the tldr pages' example for removing an installed Flatpak " +
+			"application, with its placeholder replaced by Obsidian's application ID as the help gives it. " +
+			"Answer with the command on the first line, then the two files you took it from, one per line, " +
+			"each path starting with its folder's name (vault/... or tldr/...).",
+		verify: verifyQuickReference,
 	},
 }
 
@@ -868,4 +916,115 @@ func parseSiteOptions(data string) (siteOptionsFile, error) {
 		so.other[k] = b.String()
 	}
 	return so, nil
+}
+
+// -- two folders: the vault and the tldr pages -------------------------------------------------------
+
+const (
+	quickRefPage = "tldr/common/obsidian.md"
+	quickRefNote = "vault/Extending Obsidian/Obsidian CLI quick reference.md"
+	cliNote      = "vault/Extending Obsidian/Obsidian CLI.md"
+	installNote  = "vault/Getting started/Download and install Obsidian.md"
+	flatpakPage  = "tldr/linux/flatpak.md"
+)
+
+var (
+	flatpakIDRe   = regexp.MustCompile(`flatpak install flathub (\S+)`)
+	placeholderRe = regexp.MustCompile(`\{\{[^{}]*\}\}`)
+)
+
+func verifyQuickReference(c *check) {
+	page, ok := c.orig.data[quickRefPage]
+	if !ok {
+		c.fail("the corpus has no %s: the task no longer fits it", quickRefPage)
+		return
+	}
+	c.unchanged(nil, func(p string) bool { return p == quickRefNote || p == cliNote })
+	switch got, ok := c.final.data[quickRefNote]; {
+	case !ok:
+		c.fail("%s is missing", quickRefNote)
+	case got != page:
+		c.fail("%s is not an exact copy of %s (%d bytes against %d, the first difference at byte %d)",
+			quickRefNote, quickRefPage, len(got), len(page), firstDiff(got, page))
+	}
+
+	// The link: the Obsidian CLI note is its old text and a line at its end whose one link reaches
+	// the copy, as the vault's own links resolve (within the vault, never into tldr).
+	orig := strings.TrimRight(c.orig.data[cliNote], " \t\n")
+	final, ok := c.final.data[cliNote]
+	switch {
+	case !ok:
+		c.fail("%s is missing", cliNote)
+	case !strings.HasPrefix(final, orig):
+		c.fail("%s was changed before its end", cliNote)
+	default:
+		vault, note, want := c.final.within("vault"), strings.TrimPrefix(cliNote, "vault/"), strings.TrimPrefix(quickRefNote, "vault/")
+		links := linksOf(final[len(orig):])
+		if len(links) == 0 {
+			c.fail("%s has no link added at its end", cliNote)
+		}
+		for _, l := range links {
+			to := vault.resolve(note, l)
+			switch {
+			case to == "":
+				c.fail("the link %s added to %s reaches nothing, not %s", l.Raw, cliNote, quickRefNote)
+			case to != want:
+				c.fail("the link %s added to %s reaches %s, not %s", l.Raw, cliNote, shortTarget(to), quickRefNote)
+			case l.Embed:
+				c.fail("%s added to %s embeds the copy rather than linking to it", l.Raw, cliNote)
+			case !l.Wiki:
+				c.fail("the link %s added to %s is not a wiki link", l.Raw, cliNote)
+			}
+		}
+		if len(links) > 1 {
+			c.fail("%s has %d links added at its end, not one", cliNote, len(links))
+		}
+	}
+
+	// The answer: tldr's example for removing an application, with the help's application ID.
+	m := flatpakIDRe.FindStringSubmatch(c.orig.data[installNote])
+	var remove string
+	for _, e := range examplesOf(c.orig.data[flatpakPage]) {
+		if strings.HasPrefix(strings.ToLower(mnemonicless(e.Desc)), "remove an installed application") {
+			remove = e.Cmd
+		}
+	}
+	if m == nil || len(placeholderRe.FindAllString(remove, -1)) != 1 {
+		c.fail("the corpus no longer has the help's Flatpak install or tldr's example to remove one: the task no longer fits it")
+		return
+	}
+	want := normCmd(placeholderRe.ReplaceAllLiteralString(remove, m[1]))
+	lines := c.answerLines()
+	if len(lines) != 3 {
+		c.fail("the answer has %d lines, not three (the command, then the two files)", len(lines))
+		return
+	}
+	if got := normCmd(lines[0]); got != want {
+		c.fail("the answer gives the command %q, not %q (tldr's example with the help's application ID)", got, want)
+	}
+	sources := map[string]bool{}
+	for _, l := range lines[1:] {
+		p := c.relPath(l)
+		if p != installNote && p != flatpakPage {
+			c.fail("the answer names %q as a source, not %s or %s", l, installNote, flatpakPage)
+		}
+		sources[p] = true
+	}
+	for _, p := range []string{installNote, flatpakPage} {
+		if !sources[p] {
+			c.fail("the answer does not name %s as a source", p)
+		}
+	}
+}
+
+// firstDiff returns the offset of the first byte where a and b differ (the shorter's length when
+// one is the other's start).
+func firstDiff(a, b string) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
 }

@@ -55,7 +55,28 @@ func (v *vault) add(rel, content string) {
 // readVault reads every regular file below root.
 func readVault(root string) (*vault, error) {
 	v := newVault()
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	return v, v.read(root, "")
+}
+
+// readFolders reads the folders of a task into one vault, each folder's files below its name
+// ("vault/Plugins/x.md"; the files of a folder named "" at the top).
+func readFolders(dirs map[string]string) (*vault, error) {
+	v := newVault()
+	for name, dir := range dirs {
+		prefix := ""
+		if name != "" {
+			prefix = name + "/"
+		}
+		if err := v.read(dir, prefix); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+// read adds every regular file below root, its slash path after prefix.
+func (v *vault) read(root, prefix string) error {
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -70,10 +91,21 @@ func readVault(root string) (*vault, error) {
 		if err != nil {
 			return err
 		}
-		v.add(filepath.ToSlash(rel), string(data))
+		v.add(prefix+filepath.ToSlash(rel), string(data))
 		return nil
 	})
-	return v, err
+}
+
+// within returns the files of v below the folder dir as a vault of their own, their paths
+// relative to dir: one root of a task of several, as its own links read it.
+func (v *vault) within(dir string) *vault {
+	w := newVault()
+	for p, data := range v.data {
+		if rest, ok := strings.CutPrefix(p, dir+"/"); ok {
+			w.add(rest, data)
+		}
+	}
+	return w
 }
 
 // exists reports whether p names a file or a folder of the vault.

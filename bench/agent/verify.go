@@ -8,15 +8,16 @@ import (
 	"path/filepath"
 )
 
-// verifyDir checks the end state root of task t (and the answer) against the original in orig,
-// and returns the problems, none when the task was done. rootAbs is the root as the servers
-// named it, stripped from paths in the answer.
-func verifyDir(t *task, orig, root, answer, rootAbs string) ([]string, error) {
-	o, err := readVault(orig)
+// verifyDir checks the end state of task t (and the answer) against the original, each given as
+// its folders by name (as originals and foldersUnder give them), and returns the problems, none
+// when the task was done. rootAbs is the root as the servers named it (the folder that holds a
+// task's folders, or its one folder), stripped from paths in the answer.
+func verifyDir(t *task, origs, finals map[string]string, answer, rootAbs string) ([]string, error) {
+	o, err := readFolders(origs)
 	if err != nil {
 		return nil, fmt.Errorf("reading the original: %w", err)
 	}
-	f, err := readVault(root)
+	f, err := readFolders(finals)
 	if err != nil {
 		return nil, fmt.Errorf("reading the end state: %w", err)
 	}
@@ -44,13 +45,14 @@ func printVerdict(v verdict) {
 	}
 }
 
-// cmdVerifyDir verifies any folder and answer file against a task, from the corpus archives.
+// cmdVerifyDir verifies any folder and answer file against a task, from the corpus archives. For
+// a task of several folders, dir holds them by name, as a session's root does.
 func cmdVerifyDir(o options, taskArg, dir, answerFile string) error {
 	t, err := findTask(taskArg)
 	if err != nil {
 		return err
 	}
-	orig, err := corpusDir(o.base, o.archives, t.Corpus)
+	origs, err := originals(o.base, o.archives, t)
 	if err != nil {
 		return err
 	}
@@ -62,7 +64,7 @@ func cmdVerifyDir(o options, taskArg, dir, answerFile string) error {
 	if err != nil {
 		return err
 	}
-	problems, err := verifyDir(t, orig, dir, string(answer), abs)
+	problems, err := verifyDir(t, origs, foldersUnder(dir, t), string(answer), abs)
 	if err != nil {
 		return err
 	}
