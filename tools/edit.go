@@ -55,7 +55,7 @@ func (s *Server) edit(ctx context.Context, c *call, name string, in intents.Upda
 			return err
 		}
 	}
-	answerEdit(files, in.Options.DryRun, out)
+	answerEdit(files, in.Options.DryRun, s.show, out)
 	return nil
 }
 
@@ -201,12 +201,13 @@ func (s *Server) fileFailed(ctx context.Context, f *editFile, err error) error {
 }
 
 // answerEdit shapes an edit's answer: for one file as it always was; for several, the replacements
-// in all, every file's diff one after the other, and each file's own figures in files.
-func answerEdit(files []*editFile, dryRun bool, out *WriterResult) {
+// in all, every file's diff one after the other (each named by show, as the caller names it), and
+// each file's own figures in files.
+func answerEdit(files []*editFile, dryRun bool, show func(string) string, out *WriterResult) {
 	var diffs strings.Builder
 	total := 0
 	for _, f := range files {
-		diffs.WriteString(unifiedDiff(f.name, string(f.old), f.text))
+		diffs.WriteString(unifiedDiff(show(f.name), string(f.old), f.text))
 		total += f.n
 		e := EditedFile{Path: f.name, Version: f.written, BytesWritten: ptr(len(f.text)), Replacements: f.n, Backup: f.backup}
 		if dryRun {

@@ -125,6 +125,8 @@ func TestRootsPaths(t *testing.T) {
 		{"move across roots", WriterName, `{"purpose":"move","target":{"path":"notes/b.md","destination":"work/b.md"}}`, CodeInvalidArgument, "target.destination", `"work/b.md" is in root "work"`},
 		{"edit across roots", WriterName, `{"purpose":"edit","target":{"path":"notes/b.md"},"edits":[{"oldText":"x","newText":"y","path":"work/w.md"}]}`, CodeInvalidArgument, "edits[0].path", "one root"},
 		{"copy over the roots", WriterName, `{"purpose":"copy","target":{"path":"notes/b.md","destination":"."}}`, CodeRoot, "target.destination", ""},
+		{"an edit's diff names the root", WriterName, `{"purpose":"edit","target":{"path":"notes/b.md"},"edits":[{"oldText":"facts","newText":"lore"}],"options":{"dryRun":true}}`, "", "", `"diff":"--- a/notes/b.md\n+++ b/notes/b.md`},
+		{"an append's diff names the root", WriterName, `{"purpose":"append","target":{"path":"work/w.md"},"content":"more\n"}`, "", "", `"diff":"--- a/work/w.md\n+++ b/work/w.md`},
 		{"create with a missing folder", WriterName, `{"purpose":"create","target":{"path":"work/no/x.md"},"content":"x"}`, CodeNotFound, "", `"work/no"`},
 	}
 	for _, tt := range tests {

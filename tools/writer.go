@@ -256,7 +256,7 @@ func (s *Server) appendTo(ctx context.Context, name, content, version string, o 
 	}
 	out.BytesWritten, out.Version = ptr(len(old)+len(content)), v
 	if len(content) <= MaxAppendDiff {
-		out.Diff = unifiedDiff(name, string(old), string(old)+content)
+		out.Diff = unifiedDiff(s.show(name), string(old), string(old)+content)
 	}
 	return nil
 }
