@@ -71,6 +71,9 @@ type PathError struct {
 	// Detail is optional context, made printable like Path: the blocked
 	// component, the refused extension or the offending character (U+202E).
 	Detail string
+	// Allowed are a few of the extensions the policy allows, for a refused
+	// extension's message (the first its configuration lists).
+	Allowed []string
 }
 
 // newPathError builds a PathError, escaping and truncating raw and detail.
@@ -92,10 +95,14 @@ func (e *PathError) Error() string {
 	case RuleBlocked:
 		return p + ` is blocked because "` + e.Detail + `" is a protected name (version control, dependencies, secrets or credentials): use a path that does not contain it`
 	case RuleExtension:
-		if e.Detail == "" {
-			return p + ` has no extension and is not an allowed file name: use a file with an allowed extension (the server's instructions list them)`
+		use := `: use a file with an allowed extension`
+		if len(e.Allowed) > 0 {
+			use += `, such as ` + strings.Join(e.Allowed, ", ")
 		}
-		return p + ` has the extension "` + e.Detail + `", which this server does not allow: use a file with an allowed extension (the server's instructions list them)`
+		if e.Detail == "" {
+			return p + ` has no extension and is not an allowed file name` + use
+		}
+		return p + ` has the extension "` + e.Detail + `", which this server does not allow` + use
 	case RuleNUL:
 		return p + ` contains a NUL byte: remove it`
 	case RuleControl:

@@ -39,9 +39,9 @@ func TestPathErrorMessages(t *testing.T) {
 		{name: "long component", in: strings.Repeat("é", 200), hint: "shorter names"},
 		{name: "blocked", in: ".git/config", check: true, hint: "does not contain"},
 		{name: "blocked long component", in: "id_rsa" + strings.Repeat("x", 240), check: true, hint: "does not contain"},
-		{name: "extension", in: "x.md.exe", check: true, hint: "allowed extension"},
+		{name: "extension", in: "x.md.exe", check: true, hint: "allowed extension, such as .md, .txt, .json, .csv"},
 		{name: "long extension", in: "x." + strings.Repeat("e", 250), check: true, hint: "allowed extension"},
-		{name: "no extension", in: "notes", check: true, hint: "allowed extension"},
+		{name: "no extension", in: "notes", check: true, hint: "allowed extension, such as .md, .txt, .json, .csv"},
 		{name: "trailing dot", in: "x.exe.", check: true, hint: "remove the trailing"},
 		{name: "empty", in: "", check: true, hint: `"."`},
 	}
@@ -130,5 +130,28 @@ func TestPathErrorUnwrap(t *testing.T) {
 	}
 	if msg := err.Error(); !strings.Contains(msg, `"x"`) {
 		t.Errorf("message %q does not name the path", msg)
+	}
+}
+
+// TestExtensionMessageNamesAllowed checks that a refused extension's message names extensions the
+// policy allows (the familiar ones first), never ones it refuses.
+func TestExtensionMessageNamesAllowed(t *testing.T) {
+	tests := []struct {
+		exts []string
+		want string
+	}{
+		{nil, "such as .md, .txt, .json, .csv"},
+		{[]string{"py", ".RS", "md"}, "such as .md, .py, .rs"},
+		{[]string{}, "use a file with an allowed extension"},
+	}
+	for _, tt := range tests {
+		p, err := security.NewPolicy(security.PolicyConfig{RootDir: "/srv/data", AllowedExtensions: tt.exts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = p.CheckName("notes.exe", false)
+		if err == nil || !strings.HasSuffix(err.Error(), tt.want) {
+			t.Errorf("allowed %v: message %v, want it to end %q", tt.exts, err, tt.want)
+		}
 	}
 }

@@ -122,6 +122,7 @@ type Policy struct {
 	roots    []string            // clean absolute roots, deduplicated
 	anyExt   bool                // "*" was allowed
 	exts     map[string]struct{} // folded, with leading dot
+	examples []string            // the first few of exts, as configured, for messages
 	names    map[string]struct{} // folded base names
 	patterns []string            // folded, sorted, deduplicated
 	literal  map[string]struct{} // patterns without metacharacters
@@ -201,6 +202,7 @@ func NewPolicy(cfg PolicyConfig) (*Policy, error) {
 		}
 		p.exts[e] = struct{}{}
 	}
+	p.examples = examples(p.exts, exts)
 
 	names := cfg.AllowedNames
 	if names == nil {
@@ -343,7 +345,25 @@ func (p *Policy) CheckName(name string, isDir bool) error {
 			return nil
 		}
 	}
-	return newPathError(name, RuleExtension, ErrExtension, ext)
+	err := newPathError(name, RuleExtension, ErrExtension, ext)
+	err.Allowed = p.examples
+	return err
+}
+
+// examples picks up to four of the allowed extensions to name in a refusal: the familiar ones
+// among them first, then the others in the order configured.
+func examples(allowed map[string]struct{}, configured []string) []string {
+	var out []string
+	for _, e := range append([]string{".md", ".txt", ".json", ".csv"}, configured...) {
+		e = fold(strings.TrimSpace(e))
+		if !strings.HasPrefix(e, ".") {
+			e = "." + e
+		}
+		if _, ok := allowed[e]; ok && !slices.Contains(out, e) && len(out) < 4 {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // blocked reports whether the folded component c matches a blocked pattern.

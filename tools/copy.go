@@ -64,7 +64,7 @@ func (s *Server) copy(ctx context.Context, from *Server, in intents.Update, out 
 	isDir := info.Type == fsroot.TypeDir
 	dest, real, err := s.copyDestination(in.Target.Destination, isDir)
 	if err != nil {
-		return err
+		return s.folderAsFile(err, dest, src.Path())
 	}
 	out.Destination = dest
 	if from != s {
@@ -311,7 +311,7 @@ func (s *Server) copyTarget(dest string, isDir, overwrite bool) (bool, error) {
 			"%q is a %s, not a folder: a folder is copied to a new path, or with options.overwrite merged into a folder (never through a link)", s.show(dest), info.Type)}
 	case !isDir && info.Type == fsroot.TypeDir:
 		return true, &callError{code: CodeIsDir, field: "target.destination", msg: fmt.Sprintf(
-			"%q is a folder, and a file cannot replace a folder: name the new file's own path, such as %q", s.show(dest), s.show(path.Join(dest, path.Base(dest))))}
+			"%q is a folder, and a file cannot replace a folder: name a path inside it for the file, or another destination", s.show(dest))}
 	}
 	return true, nil
 }

@@ -127,6 +127,9 @@ func TestRootsPaths(t *testing.T) {
 		{"copy over the roots", WriterName, `{"purpose":"copy","target":{"path":"notes/b.md","destination":"."}}`, CodeRoot, "target.destination", ""},
 		{"an edit's diff names the root", WriterName, `{"purpose":"edit","target":{"path":"notes/b.md"},"edits":[{"oldText":"facts","newText":"lore"}],"options":{"dryRun":true}}`, "", "", `"diff":"--- a/notes/b.md\n+++ b/notes/b.md`},
 		{"an append's diff names the root", WriterName, `{"purpose":"append","target":{"path":"work/w.md"},"content":"more\n"}`, "", "", `"diff":"--- a/work/w.md\n+++ b/work/w.md`},
+		{"copy a file onto a folder", WriterName, `{"purpose":"copy","target":{"path":"notes/b.md","destination":"work/sub"}}`, CodeIsDir, "target.destination", `"work/sub" is a folder: give the file's path inside it, such as "work/sub/b.md"`},
+		{"move a file onto a folder", WriterName, `{"purpose":"move","target":{"path":"notes/b.md","destination":"notes/dir/"}}`, CodeIsDir, "target.destination", `such as "notes/dir/b.md"`},
+		{"copy a file to a new extensionless name", WriterName, `{"purpose":"copy","target":{"path":"notes/b.md","destination":"work/b"}}`, CodeExtension, "target.destination", `such as .md, .txt`},
 		{"create with a missing folder", WriterName, `{"purpose":"create","target":{"path":"work/no/x.md"},"content":"x"}`, CodeNotFound, "", `"work/no"`},
 	}
 	for _, tt := range tests {

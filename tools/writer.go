@@ -14,6 +14,7 @@ import (
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/markdown"
+	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/semantic"
 )
 
@@ -108,6 +109,22 @@ func (s *Server) update(ctx context.Context, c *call) (any, error) {
 	}
 	out.Metadata = c.meta()
 	return out, nil
+}
+
+// folderAsFile turns err, the path policy's refusal of dest as the new path of the file src (a
+// copy's or a move's target.destination), into IS_DIRECTORY naming the path to give instead when
+// dest is a folder that is there: the policy refuses it for want of a file's extension, which a
+// folder's name lacks, and the caller meant the file to go inside it. Any other err is returned
+// as it is.
+func (s *Server) folderAsFile(err error, dest, src string) error {
+	if !errors.Is(err, security.ErrExtension) || dest == "" {
+		return err
+	}
+	if info, serr := s.cfg.Root.Stat(dest); serr != nil || info.Type != fsroot.TypeDir {
+		return err
+	}
+	return &callError{code: CodeIsDir, field: "target.destination", msg: fmt.Sprintf(
+		"%q is a folder: give the file's path inside it, such as %q", s.show(dest), s.show(path.Join(dest, path.Base(src))))}
 }
 
 // noFolder refuses a write into the folder dir, which does not exist, naming field when it is set.
@@ -348,6 +365,9 @@ func (s *Server) move(ctx context.Context, name string, in intents.Update, out *
 	dest, err := s.resolvePath(in.Target.Destination, k)
 	if err != nil {
 		var ce *callError
+		if k == kindFile {
+			err = s.folderAsFile(err, dest, name)
+		}
 		if !errors.As(err, &ce) {
 			return s.withField(err, "target.destination")
 		}
