@@ -146,12 +146,23 @@ func (r *Roots) Handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 	return s.adapt(req.Params.Name, h)(ctx, req)
 }
 
+// severalRoots ends each tool's description when the tools serve several roots: a client may
+// show the model the tools and not the instructions, and the fields' own descriptions speak of
+// one root. It names no root, since the roots may change while the listing stays.
+const severalRoots = ` Several folders are served: a path starts with its folder's name, such as "notes/todo.md", and "." lists them.`
+
 // Tools returns the tools offered under the permissions, with their handlers.
 func (r *Roots) Tools() []server.ServerTool {
 	if s := r.only(); s != nil {
 		return s.Tools()
 	}
-	return r.top.toolsWith(r.read, r.discover, r.update)
+	out := r.top.toolsWith(r.read, r.discover, r.update)
+	for i := range out {
+		if r.named {
+			out[i].Tool.Description += severalRoots
+		}
+	}
+	return out
 }
 
 // Register adds to m every tool whose permissions are not all off.

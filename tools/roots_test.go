@@ -453,3 +453,30 @@ func TestCoverageMerge(t *testing.T) {
 		})
 	}
 }
+
+// TestRootsToolDescriptions checks that the tools of several roots say, in each description, that
+// paths start with a root's name (a client may show the model the tools without the
+// instructions), and that one root's tools do not.
+func TestRootsToolDescriptions(t *testing.T) {
+	e := newRootsEnv(t, twoRoots)
+	if len(e.tools) != 3 {
+		t.Fatalf("%d tools, want 3", len(e.tools))
+	}
+	for name, st := range e.tools {
+		if !strings.HasSuffix(st.Tool.Description, severalRoots) {
+			t.Errorf("%s's description does not say how paths name their root: %q", name, st.Tool.Description)
+		}
+	}
+	one := NewRoots(Config{Permissions: security.AllPermissions()}, false)
+	root, err := fsroot.Open(t.TempDir(), fsroot.Options{})
+	mustOK(t, err)
+	t.Cleanup(func() { root.Close() })
+	policy, err := security.NewPolicy(security.PolicyConfig{RootDir: root.Dir()})
+	mustOK(t, err)
+	mustOK(t, one.Add(Mount{Root: root, Policy: policy}))
+	for _, st := range one.Tools() {
+		if strings.Contains(st.Tool.Description, "Several folders") {
+			t.Errorf("one root's %s speaks of several folders: %q", st.Tool.Name, st.Tool.Description)
+		}
+	}
+}
