@@ -26,7 +26,7 @@ const (
 func readerTool() mcp.Tool {
 	return mcp.NewTool(ReaderName,
 		mcp.WithDescription("Read a file under the root, or ask about it. "+
-			"purpose \"read\" returns its text in content (long files in parts: pass nextOffset back as preferences.offset; "+
+			"purpose \"read\" returns its text in content, byte for byte with its line endings (long files in parts: pass nextOffset back as preferences.offset; "+
 			"preferences.offset and preferences.limit pick lines; target.paths reads up to 20 files in one call, each answered in files with its own success or error); a binary file is reported with its mediaType instead of dumped "+
 			"(ask for target.encoding \"base64\" to get its bytes). "+
 			"purpose \"metadata\" returns sizeBytes, modified, type, mode, lines and mediaType. "+
