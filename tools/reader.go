@@ -30,7 +30,7 @@ func readerTool() mcp.Tool {
 			"preferences.offset and preferences.limit pick lines; target.paths reads up to 20 files in one call, each answered in files with its own success or error); a binary file is reported with its mediaType instead of dumped "+
 			"(ask for target.encoding \"base64\" to get its bytes). "+
 			"purpose \"metadata\" returns sizeBytes, modified, type, mode, lines and mediaType. "+
-			"Both return a file's version, for packfs-file-writer's target.version. "+
+			"Both return a file's version, a hash of its bytes (equal bytes, equal version), for packfs-file-writer's target.version. "+
 			"purpose \"exists\" answers exists true or false without an error for a missing path, folder or file (a file the listing would not show counts as missing). "+
 			"target.encoding and preferences are for read only; elsewhere they are refused with INVALID_ARGUMENT naming them."),
 		schemas[intents.Access, ReaderResult](),
