@@ -29,7 +29,7 @@ func readerTool() mcp.Tool {
 			"purpose \"read\" returns its text in content, byte for byte with its line endings (long files in parts: pass nextOffset back as preferences.offset; "+
 			"preferences.offset and preferences.limit pick lines; target.paths reads up to 20 files in one call, each answered in files with its own success or error); a binary file is reported with its mediaType instead of dumped "+
 			"(ask for target.encoding \"base64\" to get its bytes). "+
-			"purpose \"metadata\" returns sizeBytes, modified, type, mode, lines and mediaType. "+
+			"purpose \"metadata\" returns sizeBytes, modified, type, mode, lines, finalNewline and mediaType. "+
 			"Both return a file's version, a hash of its bytes (equal bytes, equal version), for packfs-file-writer's target.version. "+
 			"purpose \"exists\" answers exists true or false without an error for a missing path, folder or file (a file the listing would not show counts as missing). "+
 			"target.encoding and preferences are for read only; elsewhere they are refused with INVALID_ARGUMENT naming them."),
@@ -132,6 +132,7 @@ func (s *Server) readEntry(ctx context.Context, name string, e *fsroot.Entry, in
 		out.FileAttrs = attrs(info)
 		if text {
 			out.Lines = ptr(lineCount(data))
+			out.FinalNewline = ptr(len(data) == 0 || data[len(data)-1] == '\n')
 		}
 	}
 	out.MediaType = mediaType(name, data, text)
@@ -237,6 +238,7 @@ func (s *Server) metadata(ctx context.Context, c *call, name string, e *fsroot.E
 			out.Binary = !text
 			if text {
 				out.Lines = ptr(t.lines())
+				out.FinalNewline = ptr(t.size == 0 || t.last == '\n')
 			}
 		} else {
 			out.MediaType = mediaType(name, nil, false)

@@ -177,3 +177,31 @@ func TestExists(t *testing.T) {
 		})
 	}
 }
+
+// TestFinalNewline checks that metadata, and a read with preferences.includeMetadata, say whether a
+// text file ends with a line break (or is empty), and say nothing of it for a binary file.
+func TestFinalNewline(t *testing.T) {
+	e := newRaceEnv(t, "ends.md=one\ntwo\n", "open.md=one\ntwo", "crlf.md=one\r\n", "empty.md=", "blank.md=one\n\n\n", "bin.png=\x89PNG\r\n\x1a\n\x00\x00")
+	tests := []struct {
+		name string
+		want any // true, false, or nil when absent
+	}{
+		{"ends.md", true},
+		{"open.md", false},
+		{"crlf.md", true},
+		{"empty.md", true},
+		{"blank.md", true},
+		{"bin.png", nil},
+	}
+	for _, tt := range tests {
+		for _, args := range []map[string]any{
+			toolArgs("metadata", tt.name, nil),
+			toolArgs("read", tt.name, map[string]any{"preferences": map[string]any{"includeMetadata": true}}),
+		} {
+			out := e.call(ReaderName, args)
+			if out["success"] != true || out["finalNewline"] != tt.want {
+				t.Errorf("%s of %s: finalNewline = %v, want %v (%v)", args["purpose"], tt.name, out["finalNewline"], tt.want, out)
+			}
+		}
+	}
+}

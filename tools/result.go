@@ -30,7 +30,9 @@ type FileAttrs struct {
 	Type      string `json:"type,omitempty" jsonschema:"file, directory, symlink or other"`
 	Mode      string `json:"mode,omitempty" jsonschema:"permission bits in octal, such as 0644"`
 	Lines     *int   `json:"lines,omitempty" jsonschema:"number of lines (text files only)"`
-	MediaType string `json:"mediaType,omitempty" jsonschema:"media type, such as text/markdown or image/png"`
+	// FinalNewline tells an agent about to append whether its text starts a line of its own.
+	FinalNewline *bool  `json:"finalNewline,omitempty" jsonschema:"text files only: true when the file ends with a line break or is empty, so appended text starts a new line"`
+	MediaType    string `json:"mediaType,omitempty" jsonschema:"media type, such as text/markdown or image/png"`
 }
 
 // FileContent is what a read returns of one file: its text (or bytes), which lines of it, and with
