@@ -91,16 +91,64 @@ func (c *dfCache) store(gen uint64, total uint64, keys []dfKey, df []uint64) {
 	}
 }
 
+// Stats are the numbers BM25 weighs a term by: how many records an index holds and, by field and
+// term, how many of them hold the term. [Index.Stats] gives an index's own; the sums of several
+// indexes' ([Stats.Add]) weigh their terms as one index of all their records would, so that their
+// scores compare (see [Query].Stats).
+type Stats struct {
+	Records uint64
+	DF      map[string]map[string]uint64 // field, term
+}
+
+// Add adds o's numbers to st's.
+func (st *Stats) Add(o Stats) {
+	st.Records += o.Records
+	if st.DF == nil {
+		st.DF = make(map[string]map[string]uint64, len(o.DF))
+	}
+	for f, terms := range o.DF {
+		m := st.DF[f]
+		if m == nil {
+			m = make(map[string]uint64, len(terms))
+			st.DF[f] = m
+		}
+		for t, n := range terms {
+			m[t] += n
+		}
+	}
+}
+
+// StatsFunc returns the statistics of terms in fields (see [Query].Stats).
+type StatsFunc func(terms []string, fields ...string) (Stats, error)
+
+// Stats returns the index's statistics of terms in fields.
+func (ix *Index) Stats(terms []string, fields ...string) (Stats, error) {
+	gen := ix.dfs.generation()
+	r, err := ix.reader()
+	if err != nil {
+		return Stats{}, fmt.Errorf("search: %w", err)
+	}
+	defer r.Close()
+	st, err := ix.stats(r, gen, nil, terms, fields...)
+	if err != nil {
+		return Stats{}, err
+	}
+	return Stats{Records: st.total, DF: st.df}, nil
+}
+
 // termStats holds the document frequencies of a query's terms, to weigh them as bleve would.
 type termStats struct {
 	total uint64
 	df    map[string]map[string]uint64 // field, term
+	// global holds the numbers the terms are weighed by when they are not the index's own (see
+	// Query.Stats), or is nil.
+	global *Stats
 }
 
 // stats reads the document frequency of every term in every field from r, which must have
 // been opened under generation gen of ix.dfs; the numbers already read under gen come from the
-// cache.
-func (ix *Index) stats(r index.IndexReader, gen uint64, terms []string, fields ...string) (*termStats, error) {
+// cache. Unless global is nil, it also holds what global says of them, for weight.
+func (ix *Index) stats(r index.IndexReader, gen uint64, global StatsFunc, terms []string, fields ...string) (*termStats, error) {
 	keys := make([]dfKey, 0, len(terms)*len(fields))
 	for _, f := range fields {
 		for _, t := range terms {
@@ -139,14 +187,51 @@ func (ix *Index) stats(r index.IndexReader, gen uint64, terms []string, fields .
 		}
 		m[k.term] = df[i]
 	}
+	if global != nil {
+		g, err := global(terms, fields...)
+		if err != nil {
+			return nil, err
+		}
+		st.global = &g
+	}
 	return st, nil
 }
 
-// idf is bleve's BM25 idf of term in field, and false when no record has it there.
+// idf is bleve's BM25 idf of term in field in this index, and false when no record has it there:
+// what bleve weighs the term by.
 func (st *termStats) idf(field, term string) (float64, bool) {
-	n := st.df[field][term]
+	return bm25IDF(st.total, st.df[field][term])
+}
+
+// weight is the idf of term in field that a search weighs it by: in the global statistics if
+// there are any, else in this index (idf).
+func (st *termStats) weight(field, term string) (float64, bool) {
+	if st.global == nil {
+		return st.idf(field, term)
+	}
+	return bm25IDF(st.global.Records, st.global.DF[field][term])
+}
+
+// records is the number of records the weights count (see weight).
+func (st *termStats) records() uint64 {
+	if st.global == nil {
+		return st.total
+	}
+	return st.global.Records
+}
+
+// docs is the number of records holding term in field that the weights count (see weight).
+func (st *termStats) docs(field, term string) uint64 {
+	if st.global == nil {
+		return st.df[field][term]
+	}
+	return st.global.DF[field][term]
+}
+
+// bm25IDF is bleve's BM25 idf of a term n of total records hold, and false when n is 0.
+func bm25IDF(total, n uint64) (float64, bool) {
 	if n == 0 {
 		return 0, false
 	}
-	return math.Log(1 + (float64(st.total)-float64(n)+0.5)/(float64(n)+0.5)), true
+	return math.Log(1 + (float64(total)-float64(n)+0.5)/(float64(n)+0.5)), true
 }

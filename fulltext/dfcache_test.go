@@ -22,12 +22,12 @@ func TestStatsFollowBatches(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer r.Close()
-		st, err := ix.stats(r, gen, []string{"zebra"}, fieldText)
+		st, err := ix.stats(r, gen, nil, []string{"zebra"}, fieldText)
 		if err != nil {
 			t.Fatal(err)
 		}
 		// A second read is served from the cache and must agree.
-		again, err := ix.stats(r, gen, []string{"zebra"}, fieldText)
+		again, err := ix.stats(r, gen, nil, []string{"zebra"}, fieldText)
 		if err != nil {
 			t.Fatal(err)
 		}

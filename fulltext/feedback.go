@@ -1,6 +1,7 @@
 package fulltext
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -38,8 +39,14 @@ const (
 // expanding them too doubled the cost of a search with paraphrases (tldr p50 with a calling
 // model's 3 to 5 paraphrases 9.7 -> 4.4 ms) for no gain in ranking (eval --paraphrases nDCG@5
 // 0.905 -> 0.908 on obsidian, 0.808 -> 0.809 on tldr).
-func (ix *Index) feedback(ctx context.Context, r index.IndexReader, gen uint64, phrasings []string, terms []query.Query, lists [][]ranked, filter query.Query, keep func(string) bool, want int, threshold float64) ([][]ranked, error) {
-	exp, err := ix.expansion(ctx, r, gen, phrasings[0], lists[0])
+//
+// With q.Lead (a search of several indexes), it draws only on the documents of this index among
+// the best of all, weighted as one index of all would weigh them, and gives the expansion their
+// share of the weight it would have: an index whose best documents are not among the best of all
+// draws on none and is not expanded, rather than drifting toward its own near misses.
+func (ix *Index) feedback(ctx context.Context, r index.IndexReader, gen uint64, q Query, phrasings []string, terms []query.Query, lists [][]ranked, filter query.Query, want int) ([][]ranked, error) {
+	docs, mass := feedbackOn(lists[0], q.Lead)
+	exp, err := ix.expansion(ctx, r, gen, q.Stats, phrasings[0], docs, mass)
 	if err != nil || exp == nil {
 		return lists, err
 	}
@@ -51,7 +58,7 @@ func (ix *Index) feedback(ctx context.Context, r index.IndexReader, gen uint64, 
 	}
 	// The expansion matches no document the original terms do not, so the first pass has
 	// counted them all already.
-	list, err := ix.run(ctx, r, kept(bq, keep), want, threshold, nil, nil)
+	list, err := ix.run(ctx, r, kept(bq, q.Keep), want, q.Threshold, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -60,11 +67,44 @@ func (ix *Index) feedback(ctx context.Context, r index.IndexReader, gen uint64, 
 	return out, nil
 }
 
+// feedbackOn returns the documents of list that feedback draws on, with the scores it weighs
+// them by, and the share of the expansion's weight they carry: the top feedbackDocs of list, as
+// they score there, and 1; or, given lead (see Query.Lead), those among the best feedbackDocs of
+// all lead's indexes, scored relative to the best of them, and the share of lead's sum that
+// their scores make.
+func feedbackOn(list []ranked, lead []float64) ([]ranked, float64) {
+	if lead == nil {
+		return list[:min(feedbackDocs, len(list))], 1
+	}
+	lead = slices.Clone(lead)
+	slices.SortFunc(lead, func(a, b float64) int { return cmp.Compare(b, a) })
+	lead = lead[:min(feedbackDocs, len(lead))]
+	if len(lead) == 0 || lead[0] <= 0 {
+		return nil, 0
+	}
+	var docs []ranked
+	sum, mine := 0.0, 0.0
+	for _, s := range lead {
+		sum += s
+	}
+	floor := lead[len(lead)-1]
+	for _, d := range list {
+		if len(docs) == feedbackDocs || farBelow(d.cmp, floor) {
+			break
+		}
+		mine += d.cmp
+		d.score = d.cmp / lead[0]
+		docs = append(docs, d)
+	}
+	return docs, min(mine/sum, 1)
+}
+
 // expansion returns the disjunction of the feedbackTerms most informative terms of the best
-// units of the top feedbackDocs documents of list, their weights summing to feedbackWeight of
+// units of docs, each weighing its score, their weights summing to mass times feedbackWeight of
 // the original terms', or nil when there are none.
-func (ix *Index) expansion(ctx context.Context, r index.IndexReader, gen uint64, text string, list []ranked) (query.Query, error) {
-	n := min(feedbackDocs, len(list))
+func (ix *Index) expansion(ctx context.Context, r index.IndexReader, gen uint64, global StatsFunc, text string, docs []ranked, mass float64) (query.Query, error) {
+	list := docs
+	n := len(list)
 	if n == 0 {
 		return nil, nil
 	}
@@ -116,22 +156,25 @@ func (ix *Index) expansion(ctx context.Context, r index.IndexReader, gen uint64,
 	for t := range weight {
 		cands = append(cands, t)
 	}
-	st, err := ix.stats(r, gen, cands, fieldText)
+	st, err := ix.stats(r, gen, global, cands, fieldText)
 	if err != nil {
 		return nil, err
 	}
 	type cand struct {
-		t      string
-		w, idf float64
+		t string
+		w float64
+		// weight is the idf the term is weighed by (see termStats.weight), idf bleve's.
+		weight, idf float64
 	}
 	var cs []cand
 	for _, t := range cands {
 		idf, ok := st.idf(fieldText, t)
+		w, _ := st.weight(fieldText, t)
 		// A term of a single unit can only bring back the unit it came from.
-		if !ok || st.df[fieldText][t] < 2 || float64(st.df[fieldText][t]) > feedbackMaxDF*float64(st.total) {
+		if n := st.docs(fieldText, t); !ok || n < 2 || float64(n) > feedbackMaxDF*float64(st.records()) {
 			continue
 		}
-		cs = append(cs, cand{t, weight[t] * idf, idf})
+		cs = append(cs, cand{t, weight[t] * w, w, idf})
 	}
 	sort.Slice(cs, func(i, j int) bool {
 		if cs[i].w != cs[j].w {
@@ -156,8 +199,9 @@ func (ix *Index) expansion(ctx context.Context, r index.IndexReader, gen uint64,
 	for i, c := range cs {
 		tq := query.NewTermQuery(c.t)
 		tq.SetField(fieldText)
-		// As in termsQuery, dividing by the idf leaves the term weighted by its idf once.
-		tq.SetBoost(feedbackWeight * nq * (c.w / sum) / c.idf)
+		// As in termsQuery, bleve's idf is divided out, twice, and the term weighted by its idf
+		// once.
+		tq.SetBoost(mass * feedbackWeight * nq * (c.w / sum) * c.weight / (c.idf * c.idf))
 		clauses[i] = tq
 	}
 	return query.NewDisjunctionQuery(clauses), nil

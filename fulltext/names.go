@@ -187,15 +187,15 @@ func (ix *Index) naming(ctx context.Context, r index.IndexReader, gen uint64, ph
 // contains, 1 when there are none. A named document the list had not fetched is brought in with
 // its best named unit; one the phrasing's query does not match is not. filter and keep restrict
 // as the search does.
-func (ix *Index) lift(ctx context.Context, r index.IndexReader, gen uint64, n *naming, list []ranked, filter query.Query, keep func(string) bool) ([]ranked, error) {
+func (ix *Index) lift(ctx context.Context, r index.IndexReader, gen uint64, global StatsFunc, n *naming, list []ranked, filter query.Query, keep func(string) bool) ([]ranked, error) {
 	if n == nil {
 		return list, nil
 	}
 	words := termsInOrder(n.text)
 	best := map[string]ranked{} // by path: the named unit and its lifted score
-	top := 1.0
+	top, unit := 1.0, 1.0       // unit: the comparable score of a lifted score of 1
 	if len(list) > 0 && list[0].raw > 0 {
-		top = list[0].raw
+		top, unit = list[0].raw, list[0].cmp
 	}
 	for j, run := range n.runs {
 		units, err := n.matched(r, n.units[j])
@@ -205,7 +205,7 @@ func (ix *Index) lift(ctx context.Context, r index.IndexReader, gen uint64, n *n
 		if len(units) == 0 {
 			continue
 		}
-		cover, err := ix.coverage(ctx, r, gen, words, run, namedQuery(run.Key), filter, keep)
+		cover, err := ix.coverage(ctx, r, gen, global, words, run, namedQuery(run.Key), filter, keep)
 		if err != nil {
 			return nil, err
 		}
@@ -219,6 +219,7 @@ func (ix *Index) lift(ctx context.Context, r index.IndexReader, gen uint64, n *n
 				continue
 			}
 			d := ranked{path: p, unit: u.id, raw: u.score, score: u.score/top + ix.ranking.NameBonus*c, named: true}
+			d.cmp = steady(d.score * unit)
 			if b, ok := best[p]; !ok || d.score > b.score {
 				best[p] = d
 			}
@@ -298,7 +299,7 @@ func (ix *Index) namesIn(r index.IndexReader, gen uint64, text string) ([]NameRu
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	st, err := ix.stats(r, gen, keys, fieldNames)
+	st, err := ix.stats(r, gen, nil, keys, fieldNames)
 	if err != nil {
 		return nil, err
 	}
@@ -308,22 +309,22 @@ func (ix *Index) namesIn(r index.IndexReader, gen uint64, text string) ([]NameRu
 // coverage returns, for the documents run names (those matching nq) that contain any of the
 // terms of the phrasing's words outside run, the share of those terms' idf they contain. It
 // returns nil when the phrasing has no other terms.
-func (ix *Index) coverage(ctx context.Context, r index.IndexReader, gen uint64, words []string, run NameRun, nq, filter query.Query, keep func(string) bool) (map[string]float64, error) {
+func (ix *Index) coverage(ctx context.Context, r index.IndexReader, gen uint64, global StatsFunc, words []string, run NameRun, nq, filter query.Query, keep func(string) bool) (map[string]float64, error) {
 	terms := restTerms(words, run)
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	st, err := ix.stats(r, gen, terms, fieldText)
+	st, err := ix.stats(r, gen, global, terms, fieldText)
 	if err != nil {
 		return nil, err
 	}
 	sum := 0.0
 	idfs := make([]float64, len(terms))
 	for i, t := range terms {
-		if idf, ok := st.idf(fieldText, t); ok {
+		if idf, ok := st.weight(fieldText, t); ok {
 			idfs[i] = idf
 		} else { // in no document: as rare as a term can be
-			idfs[i] = math.Log(1 + (float64(st.total)+0.5)/0.5)
+			idfs[i] = math.Log(1 + (float64(st.records())+0.5)/0.5)
 		}
 		sum += idfs[i]
 	}
@@ -331,7 +332,7 @@ func (ix *Index) coverage(ctx context.Context, r index.IndexReader, gen uint64, 
 	for i, t := range terms {
 		tq := query.NewTermQuery(t)
 		tq.SetField(fieldText)
-		units, _, err := ix.top(ctx, r, kept(filtered(query.NewConjunctionQuery([]query.Query{nq, tq}), filter), keep), maxNamed, nil, nil)
+		units, _, _, err := ix.top(ctx, r, kept(filtered(query.NewConjunctionQuery([]query.Query{nq, tq}), filter), keep), maxNamed, nil, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -81,6 +81,17 @@ type Query struct {
 	// fused scores are rank-based and a cut on them would cut by rank, not by relevance. If zero,
 	// every hit is kept.
 	Threshold float64
+	// Stats, if set, gives the statistics terms are weighed by in place of the index's own: the
+	// sums of several indexes searched with one query, so that each weighs a term as one index of
+	// all their records would and their lists' scores compare (see [Fuse]). It is called with the
+	// terms and fields a search weighs, and must include this index's own numbers. If nil, the
+	// index's own are used.
+	Stats StatsFunc
+	// Lead, if set, holds the scores (as [Listed]'s) of the best documents of the first list of
+	// each index searched with Stats, the literal text's before feedback ([Index.Lead] of each):
+	// feedback then draws on this index's documents among the best of all alone, weighted as one
+	// index of all would weigh them. If nil, it draws on this index's best documents.
+	Lead []float64
 }
 
 // Hit is one matching document, represented by its best unit.
@@ -93,12 +104,100 @@ type Hit struct {
 	Snippet string  // best fragment of the best unit, matched words in **bold**, one line
 }
 
+// Found is what [Index.SearchChecked] found.
+type Found struct {
+	Hits  []Hit
+	Total int // documents matching, hits or not
+	// Lists are the ranked lists the hits were fused from, for [Fuse].
+	Lists Lists
+}
+
+// Lists are the ranked lists of one search, one per phrasing, for [Fuse] to merge with those of
+// searches of other indexes by the same query and statistics (see [Query].Stats).
+type Lists struct {
+	Ranking Ranking
+	// Fuzzy is set when the lists are of the fuzzy pass: no phrasing matched exactly.
+	Fuzzy     bool
+	Phrasings [][]Listed
+}
+
+// Listed is one document in one phrasing's list.
+type Listed struct {
+	Path string
+	// Score is the document's score in the list, unnormalised: the sum over the query's terms of
+	// their weights (bonus times idf) times what the unit's fields make of them. Two indexes
+	// searched with the same statistics give scores that compare.
+	Score float64
+	Named bool // the phrasing names the document (see [NamesIn])
+}
+
+// Scored is a document of [Fuse]'s ranking.
+type Scored struct {
+	Path  string
+	Score float64 // normalised: the top document scores 1
+}
+
+// Fuse merges the lists of searches of one query over several indexes as a search of one index of
+// all their documents would rank them: the lists of each phrasing are merged into one by score and
+// normalised by its top, and the phrasings fused as [Index.Search] fuses them, with the first
+// lists' Ranking. When some lists are exact, the fuzzy ones are left out: one index would not
+// have tried fuzzy matching. Paths must differ between indexes.
+func Fuse(all ...Lists) []Scored {
+	exact := slices.ContainsFunc(all, func(l Lists) bool { return !l.Fuzzy && len(l.Phrasings) > 0 })
+	var merged [][]ranked
+	var ranking *Ranking
+	for _, l := range all {
+		if exact && l.Fuzzy {
+			continue
+		}
+		if ranking == nil {
+			ranking = &l.Ranking
+		}
+		for i, list := range l.Phrasings {
+			if i == len(merged) {
+				merged = append(merged, nil)
+			}
+			for _, d := range list {
+				merged[i] = append(merged[i], ranked{path: d.Path, score: d.Score, cmp: d.Score, named: d.Named})
+			}
+		}
+	}
+	for _, list := range merged {
+		sort.SliceStable(list, func(i, j int) bool {
+			if list[i].score != list[j].score {
+				return list[i].score > list[j].score
+			}
+			return list[i].path < list[j].path
+		})
+		if len(list) > 0 && list[0].score > 0 {
+			top := list[0].score
+			for i := range list {
+				list[i].score /= top
+			}
+		}
+	}
+	if ranking == nil {
+		return nil
+	}
+	ix := &Index{ranking: *ranking}
+	fused := ix.fuse(merged)
+	if ranking.KeepNamed > 0 && len(merged) > 1 {
+		fused = keepNamed(fused, merged, ranking.KeepNamed)
+	}
+	out := make([]Scored, len(fused))
+	for i, r := range fused {
+		out[i] = Scored{Path: r.path, Score: r.score}
+	}
+	return out
+}
+
 // ranked is one document in one phrasing's result list.
 type ranked struct {
 	path  string
 	unit  string  // id of its best unit
 	score float64 // normalised: the list's top document scores 1
 	raw   float64 // bleve's score of the unit
+	cmp   float64 // the score that compares across indexes (see Listed.Score)
 	named bool    // the phrasing names the document (see Index.lift)
 }
 
@@ -106,15 +205,17 @@ type ranked struct {
 // unit, and how many documents matched in total. Fuzzy matching (one edit per word) is tried
 // only when no phrasing matches exactly.
 func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, int, error) {
-	return ix.SearchChecked(ctx, q, nil, 0)
+	f, err := ix.SearchChecked(ctx, q, nil, 0)
+	return f.Hits, f.Total, err
 }
 
 // SearchChecked is [Index.Search] for a caller that checks every hit against the files: unless
 // keep is nil, the documents it rejects are dropped from the hits and the total, and the stored
-// fields and snippets are made only for the first limit documents kept.
-func (ix *Index) SearchChecked(ctx context.Context, q Query, keep func(path string) bool, limit int) ([]Hit, int, error) {
+// fields and snippets are made only for the first limit documents kept. It also returns the
+// lists the hits were fused from (see [Fuse]).
+func (ix *Index) SearchChecked(ctx context.Context, q Query, keep func(path string) bool, limit int) (Found, error) {
 	if strings.TrimSpace(q.Text) == "" {
-		return nil, 0, ErrEmptyQuery
+		return Found{}, ErrEmptyQuery
 	}
 	want := q.Max
 	if want <= 0 {
@@ -132,26 +233,26 @@ func (ix *Index) SearchChecked(ctx context.Context, q Query, keep func(path stri
 	gen := ix.dfs.generation()
 	r, err := ix.reader()
 	if err != nil {
-		return nil, 0, fmt.Errorf("search: %w", err)
+		return Found{}, fmt.Errorf("search: %w", err)
 	}
 	defer r.Close()
 	terms := make([]query.Query, len(phrasings))
 	for i, p := range phrasings {
-		terms[i] = ix.termsQuery(r, gen, p, false)
+		terms[i] = ix.termsQuery(r, gen, q.Stats, p, false)
 	}
 	var names []*naming
 	if ix.ranking.NameBonus > 0 {
 		if names, err = ix.naming(ctx, r, gen, phrasings); err != nil {
-			return nil, 0, err
+			return Found{}, err
 		}
 	}
 	lists, total, err := ix.runAll(ctx, r, terms, filter, q.Keep, want, q.Threshold, names)
 	if err == nil && total > 0 {
-		lists, err = ix.feedback(ctx, r, gen, phrasings, terms, lists, filter, q.Keep, want, q.Threshold)
+		lists, err = ix.feedback(ctx, r, gen, q, phrasings, terms, lists, filter, want)
 	}
 	if err == nil && total > 0 {
 		for i, n := range names {
-			if lists[i], err = ix.lift(ctx, r, gen, n, lists[i], filter, q.Keep); err != nil {
+			if lists[i], err = ix.lift(ctx, r, gen, q.Stats, n, lists[i], filter, q.Keep); err != nil {
 				break
 			}
 		}
@@ -159,12 +260,19 @@ func (ix *Index) SearchChecked(ctx context.Context, q Query, keep func(path stri
 	if err == nil && total == 0 {
 		fuzzy = true
 		for i, p := range phrasings {
-			terms[i] = ix.termsQuery(r, gen, p, true)
+			terms[i] = ix.termsQuery(r, gen, q.Stats, p, true)
 		}
 		lists, total, err = ix.runAll(ctx, r, terms, filter, q.Keep, want, q.Threshold, nil)
 	}
 	if err != nil {
-		return nil, 0, err
+		return Found{}, err
+	}
+	found := Found{Lists: Lists{Ranking: ix.ranking, Fuzzy: fuzzy, Phrasings: make([][]Listed, len(lists))}}
+	for i, list := range lists {
+		found.Lists.Phrasings[i] = make([]Listed, len(list))
+		for j, d := range list {
+			found.Lists.Phrasings[i][j] = Listed{Path: d.path, Score: d.cmp, Named: d.named}
+		}
 	}
 	fused := ix.fuse(lists)
 	if ix.ranking.KeepNamed > 0 && len(lists) > 1 {
@@ -186,11 +294,39 @@ func (ix *Index) SearchChecked(ctx context.Context, q Query, keep func(path stri
 		}
 		fused = kept
 	}
-	hits, err := ix.hits(ctx, fused, phrasings, fuzzy)
-	if err != nil {
-		return nil, 0, err
+	if found.Hits, err = ix.hits(ctx, fused, phrasings, fuzzy); err != nil {
+		return Found{}, err
 	}
-	return hits, total, nil
+	found.Total = total
+	return found, nil
+}
+
+// Lead returns the scores (as [Listed]'s) of the best documents of the list of q's literal text
+// before feedback, as many as feedback draws on: what [Query].Lead wants of this index. q.Lead
+// is not read.
+func (ix *Index) Lead(ctx context.Context, q Query) ([]float64, error) {
+	if strings.TrimSpace(q.Text) == "" {
+		return nil, ErrEmptyQuery
+	}
+	want := q.Max
+	if want <= 0 {
+		want = DefaultMax
+	}
+	gen := ix.dfs.generation()
+	r, err := ix.reader()
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer r.Close()
+	list, err := ix.run(ctx, r, kept(filtered(ix.termsQuery(r, gen, q.Stats, q.Text, false), ix.filter(q)), q.Keep), want, q.Threshold, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []float64
+	for _, d := range list[:min(feedbackDocs, len(list))] {
+		out = append(out, d.cmp)
+	}
+	return out, nil
 }
 
 // runAll runs the terms query of every phrasing, restricted by filter and keep, and returns their
@@ -228,11 +364,11 @@ var matchedPool = sync.Pool{New: func() any { return map[string]bool{} }}
 func (ix *Index) run(ctx context.Context, r index.IndexReader, bq query.Query, want int, threshold float64, matched map[string]bool, watch map[string]float64) ([]ranked, error) {
 	size := min(max(want*unitsPerDoc, 50), maxFetch)
 	for {
-		units, total, err := ix.top(ctx, r, bq, size, matched, watch)
+		units, total, scale, err := ix.top(ctx, r, bq, size, matched, watch)
 		if err != nil {
 			return nil, err
 		}
-		list, complete := rankUnits(units, total, want, threshold)
+		list, complete := rankUnits(units, total, want, threshold, scale)
 		if !complete && size < maxFetch {
 			size = min(size*4, maxFetch)
 			matched = nil // counted already
@@ -243,9 +379,10 @@ func (ix *Index) run(ctx context.Context, r index.IndexReader, bq query.Query, w
 }
 
 // rankUnits turns units, best first, into documents with their best unit, scores normalised,
-// dropping those under threshold. complete is false when fewer than want documents were found
-// while more units than these match.
-func rankUnits(units []unitHit, total, want int, threshold float64) (list []ranked, complete bool) {
+// dropping those under threshold; scale turns a unit's score into one that compares across
+// indexes (see Index.top). complete is false when fewer than want documents were found while more
+// units than these match.
+func rankUnits(units []unitHit, total, want int, threshold, scale float64) (list []ranked, complete bool) {
 	seen := map[string]bool{}
 	for _, u := range units {
 		p := pathOfID(u.id)
@@ -253,7 +390,7 @@ func rankUnits(units []unitHit, total, want int, threshold float64) (list []rank
 			continue
 		}
 		seen[p] = true
-		list = append(list, ranked{path: p, unit: u.id, score: u.score, raw: u.score})
+		list = append(list, ranked{path: p, unit: u.id, score: u.score, raw: u.score, cmp: steady(u.score * scale)})
 	}
 	complete = len(list) >= want || total <= len(units)
 	if len(list) > 0 && list[0].score > 0 {
@@ -337,14 +474,20 @@ func (ix *Index) searcher(ctx context.Context, r index.IndexReader, q query.Quer
 // id loads the id of every match, and counting the documents took a second walk; here a
 // match's id is read only when it is counted or could enter the best n, and one walk does both
 // (together about a third of a search).
-func (ix *Index) top(ctx context.Context, r index.IndexReader, bq query.Query, n int, matched map[string]bool, watch map[string]float64) ([]unitHit, int, error) {
+//
+// It also returns scale, which turns the walk's scores into ones that compare across indexes:
+// bleve divides every score of a query by its norm, the root of the sum of the squared weights
+// (boost times idf, in this index) of its terms, and that sum differs from one index to the next
+// even when the boosts make each term's weight the same (a term an index lacks still counts in
+// it). The top searcher's Weight is that sum.
+func (ix *Index) top(ctx context.Context, r index.IndexReader, bq query.Query, n int, matched map[string]bool, watch map[string]float64) (_ []unitHit, total int, scale float64, _ error) {
 	s, err := ix.searcher(ctx, r, bq)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	defer s.Close()
+	scale = math.Sqrt(s.Weight())
 	h := make(unitHeap, 0, n)
-	total := 0
 	err = eachMatch(ctx, r, s, func(dm *bsearch.DocumentMatch) error {
 		total++
 		// A unit far below the worst of a full heap stays below it once made steady: its
@@ -376,13 +519,13 @@ func (ix *Index) top(ctx context.Context, r index.IndexReader, bq query.Query, n
 		return nil
 	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("search: %w", err)
+		return nil, 0, 0, fmt.Errorf("search: %w", err)
 	}
 	out := make([]unitHit, len(h))
 	for i := len(h) - 1; i >= 0; i-- {
 		out[i] = heap.Pop(&h).(unitHit)
 	}
-	return out, total, nil
+	return out, total, scale, nil
 }
 
 // eachMatch calls f with each match of s over r, in index order, until f fails, and checks ctx
@@ -546,7 +689,7 @@ func (ix *Index) UnknownWords(phrasings ...string) ([]string, error) {
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	defer r.Close()
-	st, err := ix.stats(r, gen, terms, fieldText)
+	st, err := ix.stats(r, gen, nil, terms, fieldText)
 	if err != nil {
 		return nil, err
 	}
@@ -568,7 +711,7 @@ func (ix *Index) UnknownWords(phrasings ...string) ([]string, error) {
 // in the query weight), each time with the idf of the field searched, so a word rare in titles
 // outweighed everything else; the boost undoes both. (One clause per field, as before, measured
 // 0.41 nDCG@5 on obsidian and 0.11 on tldr against 0.58 and 0.23.)
-func (ix *Index) termsQuery(r index.IndexReader, gen uint64, text string, fuzzy bool) query.Query {
+func (ix *Index) termsQuery(r index.IndexReader, gen uint64, global StatsFunc, text string, fuzzy bool) query.Query {
 	terms := QueryTerms(text)
 	if fuzzy {
 		var clauses []query.Query
@@ -580,7 +723,7 @@ func (ix *Index) termsQuery(r index.IndexReader, gen uint64, text string, fuzzy 
 		}
 		return query.NewDisjunctionQuery(clauses)
 	}
-	st, err := ix.stats(r, gen, terms, fieldText, fieldTitle, fieldAliases, fieldHeading, fieldLead)
+	st, err := ix.stats(r, gen, global, terms, fieldText, fieldTitle, fieldAliases, fieldHeading, fieldLead)
 	if err != nil {
 		// Without statistics nothing can be weighted; the plain terms still find the documents.
 		st = nil
@@ -590,7 +733,7 @@ func (ix *Index) termsQuery(r index.IndexReader, gen uint64, text string, fuzzy 
 		tq.SetField(field)
 		if st != nil {
 			idf, _ := st.idf(field, t)
-			ref, _ := st.idf(fieldText, t)
+			ref, _ := st.weight(fieldText, t)
 			tq.SetBoost(bonus * ref / (idf * idf))
 		}
 		return tq
@@ -618,13 +761,14 @@ func (ix *Index) termsQuery(r index.IndexReader, gen uint64, text string, fuzzy 
 	}
 	if ix.ranking.TagBoost > 0 {
 		words := termsOf(wordsAnalyzer, text)
-		if ts, err := ix.stats(r, gen, words, fieldTags); err == nil {
+		if ts, err := ix.stats(r, gen, global, words, fieldTags); err == nil {
 			var tags []query.Query
 			for _, w := range words {
 				if idf, ok := ts.idf(fieldTags, w); ok && !questionWords[w] {
+					weight, _ := ts.weight(fieldTags, w)
 					tq := query.NewTermQuery(w)
 					tq.SetField(fieldTags)
-					tq.SetBoost(ix.ranking.TagBoost / idf)
+					tq.SetBoost(ix.ranking.TagBoost * weight / (idf * idf))
 					tags = append(tags, tq)
 				}
 			}

@@ -918,3 +918,35 @@ func TestSearchFeedback(t *testing.T) {
 		t.Errorf("paraphrase hits (-want +got):\n%s", diff)
 	}
 }
+
+// TestFeedbackOn checks which documents feedback draws on in a search of several indexes: only
+// this index's among the best of all (Query.Lead), scored relative to the best of all, carrying
+// their share of the expansion; and, alone, its own best.
+func TestFeedbackOn(t *testing.T) {
+	list := []ranked{{path: "a", score: 1, cmp: 5}, {path: "b", score: 0.6, cmp: 3}, {path: "c", score: 0.2, cmp: 1}, {path: "d", score: 0.1, cmp: 0.5}}
+	tests := []struct {
+		name   string
+		lead   []float64
+		paths  []string
+		scores []float64
+		mass   float64
+	}{
+		{"alone", nil, []string{"a", "b", "c"}, []float64{1, 0.6, 0.2}, 1},
+		{"the best of all", []float64{3, 5, 1, 0.5, 0.2}, []string{"a", "b", "c"}, []float64{1, 0.6, 0.2}, 1},
+		{"one among the best", []float64{5, 10, 3, 4}, []string{"a"}, []float64{0.5}, 5.0 / 19},
+		{"none among the best", []float64{9, 8, 7, 5}, nil, nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			docs, mass := feedbackOn(list, tt.lead)
+			var paths []string
+			var scores []float64
+			for _, d := range docs {
+				paths, scores = append(paths, d.path), append(scores, d.score)
+			}
+			if !slices.Equal(paths, tt.paths) || !slices.Equal(scores, tt.scores) || math.Abs(mass-tt.mass) > 1e-12 {
+				t.Errorf("feedbackOn = %v %v, mass %g; want %v %v, mass %g", paths, scores, mass, tt.paths, tt.scores, tt.mass)
+			}
+		})
+	}
+}

@@ -693,6 +693,10 @@ type Results struct {
 	Unknown []string
 	// Coverage says how much of the tree the answer covers.
 	Coverage Coverage
+	// Lists are the index's ranked lists the hits were fused from, for [fulltext.Fuse] to merge
+	// with other engines' ([fulltext.Query].Stats); nil unless the index is complete, since the
+	// hits of files read directly are in none.
+	Lists *fulltext.Lists
 }
 
 // RelatedHit is a document one hop from the top hits through links, backlinks or frontmatter
@@ -722,12 +726,13 @@ func (e *Engine) Search(ctx context.Context, q fulltext.Query, follow bool) (Res
 	out := Results{Coverage: e.Coverage()}
 	if ix := e.index(); ix != nil {
 		// Snippets are made only for the hits returned, after the re-check.
-		hits, total, err := ix.SearchChecked(ctx, q, e.current, want)
+		found, err := ix.SearchChecked(ctx, q, e.current, want)
 		if err != nil {
 			return Results{}, err
 		}
-		out.Hits, out.Total = hits, max(total, len(hits))
+		out.Hits, out.Total = found.Hits, max(found.Total, len(found.Hits))
 		if out.Coverage.Complete {
+			out.Lists = &found.Lists
 			if out.Unknown, err = ix.UnknownWords(append([]string{q.Text}, q.Paraphrases...)...); err != nil {
 				return Results{}, err
 			}
@@ -771,6 +776,26 @@ func await(ctx context.Context, ch <-chan struct{}, deadline time.Time) {
 	case <-ctx.Done():
 	case <-t.C:
 	}
+}
+
+// Stats returns the statistics of terms in fields of the engine's index (see
+// [fulltext.Index.Stats]), none while no index is open.
+func (e *Engine) Stats(terms []string, fields ...string) (fulltext.Stats, error) {
+	ix := e.index()
+	if ix == nil {
+		return fulltext.Stats{}, nil
+	}
+	return ix.Stats(terms, fields...)
+}
+
+// Lead returns what [fulltext.Index.Lead] returns of the engine's index for q, nothing while no
+// index is open.
+func (e *Engine) Lead(ctx context.Context, q fulltext.Query) ([]float64, error) {
+	ix := e.index()
+	if ix == nil {
+		return nil, nil
+	}
+	return ix.Lead(ctx, q)
 }
 
 // current reports whether path is still a regular file the policy allows.

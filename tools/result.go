@@ -1,5 +1,7 @@
 package tools
 
+import "github.com/packfs/packfs-mcp/fulltext"
+
 // The result types declare the tools' output schemas (see [intents.Schema]): a `validate:"required"`
 // tag marks a field the schema lists as required; results are never run through the validator.
 
@@ -145,6 +147,12 @@ type SearcherResult struct {
 	DocumentLinks
 	Documents []DocumentEntry `json:"documents,omitempty" jsonschema:"relationships of several documents (target.paths, or a folder at target.path): one entry per document, in order, each with its own success or error"`
 	Metadata  Meta            `json:"metadata" validate:"required" jsonschema:"facts about the call"`
+	// lists are the ranked lists search_semantic's files were fused from, for a search of
+	// several roots to fuse theirs (see [Roots.ranked]); nil unless the root's index is complete.
+	// Never encoded.
+	lists *fulltext.Lists
+	// lead is what a search_semantic asked for its lead alone answers (see call.leading).
+	lead []float64
 }
 
 // DocumentLinks is what relationships tells of a document: its title, links and backlinks.

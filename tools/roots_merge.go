@@ -11,7 +11,6 @@ import (
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/fulltext"
 	"github.com/packfs/packfs-mcp/intents"
-	"github.com/packfs/packfs-mcp/markdown"
 )
 
 // several runs a call about several paths (target.paths) on the roots they are in, one call per
@@ -271,19 +270,21 @@ func (r *Roots) pages(ctx context.Context, c *call, roots []*Server, in intents.
 	return res, nil
 }
 
-// ranked runs search_semantic on every root and merges the hits into one ranking. Each root's
-// scores are relative to its own best hit (1), and BM25 scores of two indexes are not comparable,
-// so every root's best would tie at 1 and a root with nothing to the point would share the top
-// with the root that answers. The merge weighs each root by how well its best hit matches the
-// query on a scale that needs no index statistics (see [rootWeights]), and orders the hits by
-// their score times their root's weight, then by their rank in their root; the scores shown are
-// those products, relative to the best (1). A root that cannot answer (its index is not ready) is
-// named in the message, and the others answer.
+// ranked runs search_semantic on every root and merges the hits into one ranking, as one index of
+// every root's files would rank them. Each root keeps its own index, and only numbers pass between
+// them: every root weighs the query's terms by the statistics of all the roots summed (document
+// counts, and how many hold each term: [rootStats]), so that the scores of their phrasings' lists
+// compare, and [fulltext.Fuse] merges those lists and fuses the phrasings as one index's search
+// does. The scores shown are the fused ones, relative to the best (1). A root that cannot answer
+// (its index is not ready) is named in the message, and the others answer; while a root answers
+// from an incomplete index, its hits have no such lists, and all are ordered by their own score,
+// then their rank in their root.
 func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents.Discover) (any, error) {
 	if err := r.top.charge(c, true); err != nil {
 		return nil, err
 	}
 	c.free = true
+	c.stats = rootStats(roots)
 	want := in.Options.MaxResults
 	if want <= 0 {
 		want = fulltext.DefaultMax
@@ -291,13 +292,21 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 	sub := in
 	sub.Target.Path = "."
 	sub.Options.Offset, sub.Options.MaxResults = 0, min(in.Options.Offset+want, 10_000)
+	c.leading, c.lead = true, []float64{}
+	for _, s := range roots {
+		if res, err := r.on(ctx, c, s, sub, searcher); err == nil {
+			c.lead = append(c.lead, res.(SearcherResult).lead...)
+		}
+	}
+	c.leading = false
 	type hit struct {
 		e          FileEntry
 		rank, root int
 	}
 	var (
 		hits     []hit
-		answers  = make([]SearcherResult, len(roots))
+		lists    []fulltext.Lists
+		fusable  = true
 		out      SearcherResult
 		unknown  map[string]int
 		answered int
@@ -316,10 +325,14 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 			continue
 		}
 		v := res.(SearcherResult)
-		answers[k] = v
 		answered++
 		for i, e := range v.Files {
 			hits = append(hits, hit{e, i, k})
+		}
+		if v.lists == nil {
+			fusable = false
+		} else {
+			lists = append(lists, shownLists(*v.lists, s.show))
 		}
 		out.TotalFound += v.TotalFound
 		out.Related = append(out.Related, v.Related...)
@@ -334,14 +347,32 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 	if answered == 0 || out.TotalFound == 0 && firstErr != nil {
 		return nil, firstErr
 	}
-	if w := rootWeights(ctx, roots, answers, in); w != nil {
-		for i := range hits {
-			hits[i].e.Score *= w[hits[i].root]
+	if fusable {
+		at := make(map[string]int, len(hits))
+		for i, h := range hits {
+			at[h.e.Path] = i
 		}
+		// A document of a list that is not a hit was not among its root's best, or failed the
+		// check against the files: it is passed over.
+		var fused []hit
+		for _, d := range fulltext.Fuse(lists...) {
+			if i, ok := at[d.Path]; ok {
+				h := hits[i]
+				h.e.Score = d.Score
+				fused = append(fused, h)
+			}
+		}
+		if len(fused) > 0 && fused[0].e.Score > 0 {
+			for i := range fused {
+				fused[i].e.Score /= fused[0].e.Score
+			}
+		}
+		hits = fused
+	} else {
+		slices.SortStableFunc(hits, func(a, b hit) int {
+			return cmp.Or(cmp.Compare(b.e.Score, a.e.Score), cmp.Compare(a.rank, b.rank), cmp.Compare(a.root, b.root))
+		})
 	}
-	slices.SortStableFunc(hits, func(a, b hit) int {
-		return cmp.Or(cmp.Compare(b.e.Score, a.e.Score), cmp.Compare(a.rank, b.rank), cmp.Compare(a.root, b.root))
-	})
 	hits = hits[min(in.Options.Offset, len(hits)):]
 	hits = hits[:min(want, len(hits))]
 	shown := map[string]bool{}
@@ -365,46 +396,30 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 	return out, nil
 }
 
-// rootWeights returns, for each root whose answer in answers has hits, how well its best hit
-// matches the query, relative to the best of them (1): the share of the terms of the query (or of
-// the paraphrase it matches best) that the file holds, with its title and name counting extra,
-// as [fulltext.ScanQuery] rates a file the index does not hold yet. That scale needs no index
-// statistics, so it compares roots whose scores do not compare. A best hit that cannot be read
-// again weighs as the best. It returns nil when fewer than two roots have hits, or none of their
-// best hits holds a term of the query.
-func rootWeights(ctx context.Context, roots []*Server, answers []SearcherResult, in intents.Discover) []float64 {
-	w := make([]float64, len(roots))
-	sq := fulltext.NewScanQuery(fulltext.Query{Text: in.Target.Query, Paraphrases: in.Queries})
-	n, top := 0, 0.0
-	for k, s := range roots {
-		if len(answers[k].Files) == 0 {
-			continue
+// rootStats returns the statistics a search of roots weighs its terms by: the sums of every
+// root's, as one index of all their files would hold them. A root whose index is not open, or
+// closes meanwhile, adds nothing.
+func rootStats(roots []*Server) fulltext.StatsFunc {
+	return func(terms []string, fields ...string) (fulltext.Stats, error) {
+		var sum fulltext.Stats
+		for _, s := range roots {
+			if s.cfg.Engine == nil {
+				continue
+			}
+			if st, err := s.cfg.Engine.Stats(terms, fields...); err == nil {
+				sum.Add(st)
+			}
 		}
-		n++
-		w[k] = -1 // not read: weighs as the best
-		name, ok := strings.CutPrefix(answers[k].Files[0].Path, s.name+"/")
-		if !ok {
-			continue
-		}
-		data, info, err := s.cfg.Root.ReadFile(ctx, name, s.cfg.MaxFileSize)
-		if err != nil || !markdown.IsText(data) {
-			continue
-		}
-		w[k] = 0
-		if h, ok := sq.Match(markdown.Parse(name, data, info.ModTime)); ok {
-			w[k] = h.Score
-		}
-		top = max(top, w[k])
+		return sum, nil
 	}
-	if n < 2 || top == 0 {
-		return nil
-	}
-	for k := range w {
-		if w[k] < 0 {
-			w[k] = 1
-		} else {
-			w[k] /= top
+}
+
+// shownLists returns l with its paths as the caller names them, through show.
+func shownLists(l fulltext.Lists, show func(string) string) fulltext.Lists {
+	for _, list := range l.Phrasings {
+		for i := range list {
+			list[i].Path = show(list[i].Path)
 		}
 	}
-	return w
+	return l
 }

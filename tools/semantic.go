@@ -19,46 +19,22 @@ func (s *Server) searchSemantic(ctx context.Context, c *call, in intents.Discove
 	if e == nil {
 		return nil, noIndex()
 	}
-	want := in.Options.MaxResults
-	if want <= 0 {
-		want = fulltext.DefaultMax
-	}
-	q := fulltext.Query{
-		Text:        in.Target.Query,
-		Paraphrases: in.Queries,
-		Prefix:      name,
-		Max:         in.Options.Offset + want,
-		Threshold:   s.cfg.RelevanceThreshold,
-	}
-	f, err := newFilter(in)
+	q, err := s.semanticQuery(in, name)
 	if err != nil {
 		return nil, err
 	}
-	if depth := in.Depth(); depth > 0 || f.names != nil {
-		// The index has no field for a file name or a depth: the engine asks this of every match.
-		q.Keep = func(p string) bool {
-			rel, ok := below(p, name)
-			return ok && withinDepth(rel, depth) && f.named(path.Base(p))
-		}
-	}
-	if cr := in.Target.Criteria; cr != nil {
-		for _, x := range cr.Extension {
-			q.Extensions = append(q.Extensions, normExt(x))
-		}
-		q.Tags = cr.Tags
-		if cr.Modified != nil {
-			q.After, q.Before = cr.Modified.After, cr.Modified.Before
-		}
-		if cr.SizeBytes != nil {
-			q.MinSize, q.MaxSize = cr.SizeBytes.Min, cr.SizeBytes.Max
-		}
+	q.Stats, q.Lead = c.stats, c.lead
+	if c.leading {
+		lead, err := e.Lead(ctx, q)
+		return SearcherResult{Status: Status{Success: true}, lead: lead}, err
 	}
 	s.notifyIndexProgress(ctx, c)
 	res, err := e.Search(ctx, q, in.Options.FollowRelationships)
 	if err != nil {
 		return nil, err
 	}
-	out := SearcherResult{Status: Status{Success: true}, TotalFound: res.Total, UnknownWords: res.Unknown}
+	want := q.Max - in.Options.Offset
+	out := SearcherResult{Status: Status{Success: true}, TotalFound: res.Total, UnknownWords: res.Unknown, lists: res.Lists}
 	if err := partial(&out, res.Coverage, len(res.Hits) > 0); err != nil {
 		return nil, err
 	}
@@ -86,6 +62,46 @@ func (s *Server) searchSemantic(ctx context.Context, c *call, in intents.Discove
 	}
 	out.Metadata = c.meta()
 	return out, nil
+}
+
+// semanticQuery is the engine's query for a search_semantic of in below name, a root-relative
+// folder.
+func (s *Server) semanticQuery(in intents.Discover, name string) (fulltext.Query, error) {
+	want := in.Options.MaxResults
+	if want <= 0 {
+		want = fulltext.DefaultMax
+	}
+	q := fulltext.Query{
+		Text:        in.Target.Query,
+		Paraphrases: in.Queries,
+		Prefix:      name,
+		Max:         in.Options.Offset + want,
+		Threshold:   s.cfg.RelevanceThreshold,
+	}
+	f, err := newFilter(in)
+	if err != nil {
+		return fulltext.Query{}, err
+	}
+	if depth := in.Depth(); depth > 0 || f.names != nil {
+		// The index has no field for a file name or a depth: the engine asks this of every match.
+		q.Keep = func(p string) bool {
+			rel, ok := below(p, name)
+			return ok && withinDepth(rel, depth) && f.named(path.Base(p))
+		}
+	}
+	if cr := in.Target.Criteria; cr != nil {
+		for _, x := range cr.Extension {
+			q.Extensions = append(q.Extensions, normExt(x))
+		}
+		q.Tags = cr.Tags
+		if cr.Modified != nil {
+			q.After, q.Before = cr.Modified.After, cr.Modified.Before
+		}
+		if cr.SizeBytes != nil {
+			q.MinSize, q.MaxSize = cr.SizeBytes.Min, cr.SizeBytes.Max
+		}
+	}
+	return q, nil
 }
 
 // shownTitle is a hit's title as the answer shows it: left out when it only repeats the file's name
