@@ -14,10 +14,10 @@ import (
 	"github.com/packfs/packfs-mcp/tools"
 )
 
-// TestSecurityCases runs the attack cases of sections A, B, D, E and I of the project's
-// security-cases document against the built binary. Each case is named by its number there. The
-// oracle does not trust the server: no response may carry the outside marker or an outside host
-// path, and nothing outside the root may change.
+// TestSecurityCases runs the attack cases of sections A, B, D, E, G, I and J (J55, J56) of the
+// shared security-cases document against the built binary. Each case is named by its number there.
+// The oracle does not trust the server: no response may carry the outside marker, an outside host
+// path or the version of a file the reader may not read, and nothing outside the root may change.
 func TestSecurityCases(t *testing.T) {
 	for _, era := range eras {
 		t.Run(era.name, func(t *testing.T) {
