@@ -3,6 +3,7 @@ package markdown
 import (
 	"embed"
 	"path"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -222,6 +223,47 @@ func pathological() map[string]string {
 		"emphasis runs":   rep(rep("*a_", 1300)+"\n\n", 250),
 		"link runs":       rep(rep("[a](", 1000)+"\n\n", 250),
 		"many links":      rep("- [a](b.md) [[c]] #t\n", 50_000),
+		"yaml aliases":    laughs + "tags: *i\naliases: *i\nrelated: *i\n---\n# T\nbody\n",
+	}
+}
+
+// laughs opens a YAML frontmatter whose anchors expand, nine by nine over nine levels, to 9^9
+// (387 million) strings: the "billion laughs" bomb. Its key i is the whole expansion.
+var laughs = func() string {
+	var b strings.Builder
+	b.WriteString("---\na: &a [" + strings.TrimSuffix(strings.Repeat(`"lol",`, 9), ",") + "]\n")
+	prev := "a"
+	for _, k := range []string{"b", "c", "d", "e", "f", "g", "h", "i"} {
+		b.WriteString(k + ": &" + k + " [" + strings.TrimSuffix(strings.Repeat("*"+prev+",", 9), ",") + "]\n")
+		prev = k
+	}
+	return b.String()
+}()
+
+// TestParseFrontmatterAliases is case J59's YAML bomb: frontmatter whose aliases expand to 9^9
+// strings, read where the parser takes values (tags, aliases, relations) and where it does not.
+// The parse allocates a bounded amount (the expansion would need gigabytes), the fields built
+// from the bomb are left out, and the rest of the note is read as usual.
+func TestParseFrontmatterAliases(t *testing.T) {
+	for _, key := range []string{"tags", "aliases", "related", "title", "other"} {
+		t.Run(key, func(t *testing.T) {
+			src := []byte(laughs + key + ": *i\n---\n# Heading\nbody text\n")
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			d := Parse("p.md", src, time.Time{})
+			runtime.ReadMemStats(&after)
+			// The parse of the note without the frontmatter's bomb allocates well under 1 MB.
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4<<20 {
+				t.Errorf("the parse allocated %d bytes, want under %d", alloc, 4<<20)
+			}
+			if len(d.Tags) != 0 || len(d.Aliases) != 0 || len(d.Links) != 0 || d.Title != "Heading" {
+				t.Errorf("tags %d, aliases %d, links %d, title %q: want the bomb's fields left out and the heading as title",
+					len(d.Tags), len(d.Aliases), len(d.Links), d.Title)
+			}
+			if len(d.Sections) == 0 || !strings.Contains(d.Sections[len(d.Sections)-1].Text, "body text") {
+				t.Errorf("sections %+v: want the body read", d.Sections)
+			}
+		})
 	}
 }
 

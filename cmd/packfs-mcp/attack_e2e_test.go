@@ -10,12 +10,14 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/packfs/packfs-mcp/tools"
 )
 
-// TestSecurityCases runs the attack cases of sections A, B, D, E and I of the project's
-// security-cases document against the built binary. Each case is named by its number there. The
-// oracle does not trust the server: no response may carry the outside marker or an outside host
-// path, and nothing outside the root may change.
+// TestSecurityCases runs the attack cases of sections A, B, D, E, G, I and J (J55, J56) of the
+// shared security-cases document against the built binary. Each case is named by its number there.
+// The oracle does not trust the server: no response may carry the outside marker, an outside host
+// path or the version of a file the reader may not read, and nothing outside the root may change.
 func TestSecurityCases(t *testing.T) {
 	for _, era := range eras {
 		t.Run(era.name, func(t *testing.T) {
@@ -28,6 +30,15 @@ func TestSecurityCases(t *testing.T) {
 			t0 := time.Now()
 			runCases(t, s, securityCases(f))
 			s.checkNoLeak()
+			// J56: no answer carries the version of a file the reader may not read, outside
+			// the root (reached by a link or a hard link) or blocked.
+			for name, content := range map[string]string{"outside/secret.md": marker + "\n", ".env": "TOKEN=" + marker + "\n"} {
+				for _, text := range s.seen {
+					if strings.Contains(text, versionOf(content)) {
+						t.Errorf("a response carries the version of %s: %s", name, text)
+					}
+				}
+			}
 			after := f.snapshot(t)
 			if d := snapshotDiff(before, after); d != "" {
 				t.Errorf("outside the root changed: %s", d)
@@ -75,6 +86,8 @@ func extras(t *testing.T, f *fixture) {
 	ln2, err := net.Listen("unix", filepath.Join(mixed, "sock.md"))
 	must(t, err)
 	t.Cleanup(func() { ln2.Close() })
+	// A hard link to a file outside, for the versioned writes (J56); TestHardLinks has the rest.
+	must(t, os.Link(filepath.Join(f.outside, "secret.md"), filepath.Join(f.root, "hard.md")))
 	// A device node (/dev/null's numbers) needs CAP_MKNOD: CI runs as root and has it; elsewhere
 	// the device cases are left out, and say so.
 	for _, name := range []string{"dev.md", "mixed/dev.md"} {
@@ -224,7 +237,151 @@ func securityCases(f *fixture) []toolCase {
 		{name: "I48 unknown argument", tool: searcher, args: map[string]any{"purpose": "list", "target": map[string]any{"path": ".", "glob": "*"}}, code: "INVALID_ARGUMENT"},
 		{name: "I51 errors name only root-relative paths", tool: reader, args: access("read", filepath.Join(f.outside, "sub", "deep.md")), code: "PATH_OUTSIDE_ROOT"},
 	}
-	return append(cases, copyCases(f)...)
+	cases = append(cases, copyCases(f)...)
+	cases = append(cases, readManyCases(f)...)
+	return append(cases, versionCases(f)...)
+}
+
+// readManyCases are case J55, a read of several files (target.paths): each path is answered on its
+// own, as a read of it alone would be, without the content of any refused one; the list is
+// bounded in count, and the files in bytes, however often one large file is named.
+func readManyCases(f *fixture) []toolCase {
+	readMany := func(paths ...string) map[string]any {
+		return map[string]any{"purpose": "read", "target": map[string]any{"paths": paths}}
+	}
+	// files checks that the answer holds one entry per path, in order, with the codes want ("" for
+	// a file read), and returns the entries.
+	files := func(t *testing.T, r map[string]any, want ...string) []map[string]any {
+		t.Helper()
+		list, _ := r["files"].([]any)
+		if len(list) != len(want) {
+			t.Fatalf("%d files, want %d: %v", len(list), len(want), r)
+		}
+		var out []map[string]any
+		for i, e := range list {
+			m := e.(map[string]any)
+			code, _ := m["code"].(string)
+			if code != want[i] || (code == "") != (m["success"] == true) || code != "" && m["content"] != nil {
+				t.Errorf("files[%d] = %v, want code %q", i, m, want[i])
+			}
+			out = append(out, m)
+		}
+		return out
+	}
+	var many []string
+	for i := range 5000 {
+		many = append(many, fmt.Sprintf("f%04d.md", i))
+	}
+	// big.txt (1 MB of 50-byte lines) named 20 ways: one answer's budget holds for them all.
+	var bigs []string
+	for i := range 20 {
+		bigs = append(bigs, strings.Repeat("./", i)+"big.txt")
+	}
+	var sparse []string
+	for i := range 20 {
+		sparse = append(sparse, strings.Repeat("./", i)+"sparse.txt")
+	}
+	cases := []toolCase{
+		{name: "J55 allowed, blocked, missing, special and outside files", tool: reader,
+			args: readMany("notes/a.md", ".env", "missing.md", "fifo.md", "sock.md", "sparse.txt", "link_out.md", "hard.md", "zero.md", "environ.md", "program.exe", "notes", f.outside+"/secret.md"),
+			check: func(t *testing.T, r map[string]any) {
+				got := files(t, r, "", "PATH_BLOCKED", "NOT_FOUND", "NOT_REGULAR_FILE", "NOT_REGULAR_FILE", "TOO_LARGE", "PATH_OUTSIDE_ROOT", "HARD_LINK",
+					"PATH_OUTSIDE_ROOT", "PATH_OUTSIDE_ROOT", "EXTENSION_NOT_ALLOWED", "IS_DIRECTORY", "PATH_OUTSIDE_ROOT")
+				if got[0]["content"] != "# A\nhello world\nsecond line\n" {
+					t.Errorf("notes/a.md = %v", got[0])
+				}
+			}},
+		{name: "J55 each refused as a read of it alone", tool: reader, args: readMany("fifo.md", "sock.md"), check: func(t *testing.T, r map[string]any) {
+			files(t, r, "NOT_REGULAR_FILE", "NOT_REGULAR_FILE")
+		}},
+		{name: "J55 21 paths", tool: reader, args: readMany(many[:21]...), code: "INVALID_ARGUMENT"},
+		{name: "J55 5000 paths", tool: reader, args: readMany(many...), code: "INVALID_ARGUMENT"},
+		{name: "J55 a path twice", tool: reader, args: readMany("notes/a.md", "notes/a.md"), code: "INVALID_ARGUMENT"},
+		{name: "J55 one large file named 20 ways", tool: reader, args: readMany(bigs...), check: func(t *testing.T, r map[string]any) {
+			total := 0
+			for _, e := range files(t, r, make([]string, 20)...) {
+				c, _ := e["content"].(string)
+				total += len(c)
+			}
+			// The budget, plus the one line each file gets when nothing of it is left.
+			if limit := tools.MaxContentBytes + 20*len("line 00001 of a long file that is read in chunks\n"); total > limit {
+				t.Errorf("%d bytes of content in one answer, want at most %d", total, limit)
+			}
+		}},
+		{name: "J55 a 10 GB sparse file named 20 ways", tool: reader, args: readMany(sparse...), check: func(t *testing.T, r map[string]any) {
+			want := make([]string, 20)
+			for i := range want {
+				want[i] = "TOO_LARGE"
+			}
+			files(t, r, want...)
+		}},
+	}
+	if _, err := os.Lstat(filepath.Join(f.root, "dev.md")); err == nil {
+		cases = append(cases, toolCase{name: "J55 a device among files", tool: reader, args: readMany("notes/a.md", "dev.md"), check: func(t *testing.T, r map[string]any) {
+			files(t, r, "", "NOT_REGULAR_FILE")
+		}})
+	}
+	return cases
+}
+
+// versionCases are case J56, versioned writes (target.version): a forged version is refused with
+// CONFLICT and writes nothing, and a version on a file the reader may not read is refused as the
+// reader would refuse it, never answered with the file's version or text.
+func versionCases(f *fixture) []toolCase {
+	const forged = "0123456789abcdef"
+	const a = "# A\nhello world\nsecond line\n"
+	versioned := func(purpose, path string, extra map[string]any) map[string]any {
+		args := intent(purpose, path, extra)
+		args["target"].(map[string]any)["version"] = forged
+		return args
+	}
+	// kept checks that notes/a.md is as it was, and nothing was made at notes/moved.md.
+	kept := func(t *testing.T, r map[string]any) {
+		if b, err := os.ReadFile(filepath.Join(f.root, "notes/a.md")); err != nil || string(b) != a {
+			t.Errorf("notes/a.md = %q, %v; want it unchanged", b, err)
+		}
+		if _, err := os.Lstat(filepath.Join(f.root, "notes/moved.md")); err == nil {
+			t.Error("a refused move made notes/moved.md")
+		}
+		if r["currentVersion"] != versionOf(a) || r["field"] != "target.version" {
+			t.Errorf("answer %v, want currentVersion %s on target.version", r, versionOf(a))
+		}
+	}
+	// nothing checks that a refusal carries no version and no text.
+	nothing := func(t *testing.T, r map[string]any) {
+		if r["currentVersion"] != nil || r["currentContent"] != nil || r["version"] != nil {
+			t.Errorf("a refusal carries a version or text: %v", r)
+		}
+	}
+	edit := map[string]any{"edits": []map[string]any{{"oldText": "hello", "newText": "bye"}}}
+	cases := []toolCase{
+		{name: "J56 forged version, update", tool: writer, args: versioned("update", "notes/a.md", map[string]any{"content": "x"}), code: "CONFLICT", check: kept},
+		{name: "J56 forged version, append", tool: writer, args: versioned("append", "notes/a.md", map[string]any{"content": "x"}), code: "CONFLICT", check: kept},
+		{name: "J56 forged version, edit", tool: writer, args: versioned("edit", "notes/a.md", edit), code: "CONFLICT", check: kept},
+		{name: "J56 forged version, delete", tool: writer, args: versioned("delete", "notes/a.md", nil), code: "CONFLICT", check: kept},
+		{name: "J56 forged version, move", tool: writer, args: versioned("move", "notes/a.md", nil), code: "CONFLICT", check: kept},
+		{name: "J56 forged version, binary file", tool: writer, args: versioned("update", "latin1.md", map[string]any{"content": "x"}), code: "CONFLICT", check: func(t *testing.T, r map[string]any) {
+			// The reader returns its version but not its text: so does the conflict.
+			if r["currentVersion"] != versionOf(latin1) || r["currentContent"] != nil {
+				t.Errorf("answer %v, want the version and no text", r)
+			}
+		}},
+		{name: "J56 not a version", tool: writer, args: map[string]any{"purpose": "update", "content": "x", "target": map[string]any{"path": "notes/a.md", "version": "../../etc/passwd"}}, code: "INVALID_ARGUMENT"},
+		{name: "J56 version of a blocked file", tool: writer, args: versioned("update", ".env", map[string]any{"content": "x"}), code: "PATH_BLOCKED", check: nothing},
+		{name: "J56 version through a link out", tool: writer, args: versioned("delete", "link_out.md", nil), code: "PATH_OUTSIDE_ROOT", check: nothing},
+		{name: "J56 version through a folder link out", tool: writer, args: versioned("edit", "dirlink/secret.md", edit), code: "PATH_OUTSIDE_ROOT", check: nothing},
+		{name: "J56 version of a hard link out", tool: writer, args: versioned("move", "hard.md", nil), code: "HARD_LINK", check: nothing},
+		{name: "J56 version of a hard link out, delete", tool: writer, args: versioned("delete", "hard.md", nil), code: "HARD_LINK", check: nothing},
+		{name: "J56 version of a FIFO", tool: writer, args: versioned("append", "fifo.md", map[string]any{"content": "x"}), code: "NOT_REGULAR_FILE", check: nothing},
+		{name: "J56 version of a disallowed extension", tool: writer, args: versioned("delete", "program.exe", nil), code: "EXTENSION_NOT_ALLOWED", check: nothing},
+		{name: "J56 version of the 10 GB sparse file", tool: writer, args: versioned("update", "sparse.txt", map[string]any{"content": "x"}), code: "TOO_LARGE", check: nothing},
+	}
+	for i := range cases {
+		if p, _ := cases[i].args["purpose"].(string); p == "move" {
+			cases[i].args["target"].(map[string]any)["destination"] = "notes/moved.md"
+		}
+	}
+	return cases
 }
 
 // copyCases are the attack cases for purpose copy, which reads at one path and writes at another:

@@ -348,7 +348,8 @@ func (c *clientRoots) serve(r mcp.Root, dir string, say bool) error {
 
 // check reports why the folder resolved, a root the client offers, cannot be served: it is the
 // whole filesystem, lies outside the folders the operator lets clients offer, overlaps another of
-// the client's roots, or holds the server's own files.
+// the client's roots, or holds the server's own files or lies among them (a folder inside a root's
+// index would put the index's files in reach of the tools).
 func (c *clientRoots) check(resolved string) error {
 	a := c.a
 	if resolved == "/" {
@@ -367,8 +368,8 @@ func (c *clientRoots) check(resolved string) error {
 	c.mu.Unlock()
 	for _, m := range a.mountList() {
 		for _, own := range m.ownDirs() {
-			if within(resolveHost(own), resolved) {
-				return fmt.Errorf("it holds the server's own files (the index or backups of a root), which no tool may reach")
+			if overlap(resolveHost(own), resolved) {
+				return fmt.Errorf("it holds, or lies in, the server's own files (the index or backups of a root), which no tool may reach")
 			}
 		}
 	}

@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -210,4 +213,74 @@ func startTransport(t *testing.T, f *fixture, tr *transport.Stdio, opts []client
 		s.schemas[tool.Name] = compileSchema(t, raw)
 	}
 	return s
+}
+
+// TestClientRootsOwnFiles is case J57 for the roots a client offers: a folder that holds a root's
+// index or backups, is one of them, or lies inside one (the index's bleve folder, a folder of
+// backups) is refused with the reason in the log, and no tool reaches the index or the backups
+// through it, while the client's other root is served.
+func TestClientRootsOwnFiles(t *testing.T) {
+	f := rootsFixture(t, map[string]string{"a/one.md": "# One\nThe kestrel hovers.\n", "a/sub/two.md": "two\n"})
+	// With the cache folder there, the index lives in it (startRoots points XDG_CACHE_HOME at it),
+	// keyed by the root as stateKey keys it; the backups are in --backup-dir, keyed alike.
+	must(t, os.Mkdir(filepath.Join(f.dir, "cache"), 0o755))
+	resolved, err := filepath.EvalSymlinks(f.root)
+	must(t, err)
+	sum := sha256.Sum256([]byte(resolved))
+	key := hex.EncodeToString(sum[:8])
+	indexDir := filepath.Join(f.dir, "cache", "packfs-mcp", "index", key)
+	backupDir := filepath.Join(f.dir, "backups", key)
+
+	list := &rootList{}
+	notes := mcp.Root{URI: fileURI(f.root), Name: "notes"}
+	list.set(notes)
+	s := startRoots(t, f, []client.ClientOption{client.WithRootsHandler(list)}, "--allow-write")
+	if res, _ := s.call(searcher, access("list", ".")); !slices.Equal(paths(res), []string{"notes"}) {
+		t.Fatalf("list .: %v, want notes", res)
+	}
+	if !s.stderr.waitFor("root notes: search index ready") {
+		t.Fatalf("the index of notes was not built:\n%s", s.stderr)
+	}
+	if res, isErr := s.call(writer, map[string]any{"purpose": "update", "target": map[string]any{"path": "notes/sub/two.md"},
+		"content": "two, changed\n", "options": map[string]any{"backup": true}}); isErr {
+		t.Fatalf("update with a backup: %v", res)
+	}
+	for _, dir := range []string{filepath.Join(indexDir, "bleve"), filepath.Join(backupDir, "sub")} {
+		if entries, err := os.ReadDir(dir); err != nil || len(entries) == 0 {
+			t.Fatalf("%s holds nothing (%v): the test would not offer the server's own files", dir, err)
+		}
+	}
+
+	bad := []string{
+		filepath.Join(f.dir, "cache"),    // holds the index
+		indexDir,                         // is the index's folder
+		filepath.Join(indexDir, "bleve"), // lies in it
+		filepath.Join(f.dir, "backups"),  // holds the backups
+		backupDir,                        // is the backups' folder
+		filepath.Join(backupDir, "sub"),  // lies in it
+	}
+	roots := []mcp.Root{notes}
+	for _, dir := range bad {
+		roots = append(roots, mcp.Root{URI: fileURI(dir)})
+	}
+	list.set(roots...)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	must(t, s.c.RootListChanges(ctx))
+	if res, _ := s.call(searcher, access("list", ".")); !slices.Equal(paths(res), []string{"notes"}) {
+		t.Errorf("list . after the offer: %v, want notes alone", paths(res))
+	}
+	for _, dir := range bad {
+		want := "client root " + fileURI(dir) + " refused: it holds, or lies in, the server's own files"
+		if !s.stderr.waitFor(want) {
+			t.Errorf("stderr lacks %q:\n%s", want, s.stderr)
+		}
+	}
+	// The names the refused folders would have been served under reach nothing.
+	for _, name := range []string{"cache", "bleve", "backups", "sub"} {
+		if res, _ := s.call(searcher, access("list", name)); res["code"] != "NOT_FOUND" {
+			t.Errorf("list %s: %v, want NOT_FOUND", name, res)
+		}
+	}
+	s.checkNoLeak()
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -214,5 +216,113 @@ func TestLoggingEndToEnd(t *testing.T) {
 	if p["level"] != "warning" || p["logger"] != "packfs-mcp" ||
 		p["data"] != "refused a message of more than 4096 bytes on stdin (--max-request-bytes)" {
 		t.Errorf("notification %+v", p)
+	}
+}
+
+// TestResourcesAsTheReader is case J53 with the reader as the oracle: over the attack fixture
+// (links out, special files, a hard link, a 10 GB sparse file, blocked names), every URI that
+// names a path is answered by resources/read as packfs-file-reader's read answers that path, with
+// the same code; a URI the reader has no path for (a query, a fragment, a host, another scheme) is
+// refused; and resources/list offers no blocked, special or outside file, only files that read as
+// the reader reads them.
+func TestResourcesAsTheReader(t *testing.T) {
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			f := newFixture(t)
+			extras(t, f)
+			before := f.snapshot(t)
+			s := start(t, f, era.opts, "--no-index")
+			codeOf := func(err error) string {
+				if err == nil {
+					return ""
+				}
+				if m := regexp.MustCompile(`\b([A-Z][A-Z_]+[A-Z]): `).FindStringSubmatch(err.Error()); m != nil {
+					return m[1]
+				}
+				return err.Error()
+			}
+			readerCode := func(p string) string {
+				res, _ := s.call(reader, access("read", p))
+				code, _ := res["code"].(string)
+				return code
+			}
+			// A URI, and the path the reader is given for it.
+			same := []struct{ uri, path string }{
+				{"file:///notes/a.md", "notes/a.md"},
+				{"file:///link_in.md", "link_in.md"},
+				{"file:///NOTES.MD", "NOTES.MD"},
+				{"file:///../outside/secret.md", "../outside/secret.md"},
+				{"file:///%2e%2e/outside/secret.md", "../outside/secret.md"},
+				{"file:///notes/..%2f..%2foutside%2fsecret.md", "notes/../../outside/secret.md"},
+				{"file:////etc/passwd", "/etc/passwd"},
+				{"file:///etc/passwd", "etc/passwd"},
+				{"file:///" + f.root + "/../outside/secret.md", f.root + "/../outside/secret.md"},
+				{"file://" + f.root + "/../outside/secret.md", strings.TrimPrefix(f.root, "/") + "/../outside/secret.md"},
+				{"file:///notes%5C..%5C..%5Coutside%5Csecret.md", `notes\..\..\outside\secret.md`},
+				{"file:///notes/%E2%80%8Ba.md", "notes/\u200ba.md"},
+				{"file:///notes/a.md%00.md", "notes/a.md\x00.md"},
+				{"file:///~/.ssh/id_rsa", "~/.ssh/id_rsa"},
+			}
+			for _, name := range []string{"link_out.md", "abs_out.md", "notes/up.md", "chain1.md", "dirlink/secret.md", "passwd.md",
+				"dangling.md", "zero.md", "stdin.md", "environ.md", "loop_a.md", "abs_in.md", ".env", ".git/config", "keys/server.pem",
+				"env_link.md", "program.exe", "fifo.md", "sock.md", "dev.md", "hard.md", "sparse.txt", "notes", "missing.md", "image.png"} {
+				same = append(same, struct{ uri, path string }{"file:///" + name, name})
+			}
+			allowed := []string{"notes/a.md", "link_in.md", "NOTES.MD", "image.png"}
+			for _, tt := range same {
+				_, err := readResource(t, s, tt.uri)
+				got, want := codeOf(err), readerCode(tt.path)
+				if got != want {
+					t.Errorf("resources/read %s: %q, want %q as the reader answers %q", tt.uri, got, want, tt.path)
+				}
+				if (want == "") != slices.Contains(allowed, tt.path) {
+					t.Errorf("the reader answers %q with %q: the oracle itself is wrong", tt.path, want)
+				}
+			}
+			// URIs the reader has no path for.
+			for _, uri := range []string{"file:///notes/a.md?raw=1", "file:///notes/a.md#top", "file://evil.example/notes/a.md",
+				"file://localhost/notes/a.md", "file:notes/a.md", "http://example.com/notes/a.md", "ftp:///notes/a.md", "notes/a.md"} {
+				if c, err := readResource(t, s, uri); err == nil {
+					t.Errorf("resources/read %s: %v, want a refusal", uri, c)
+				}
+			}
+
+			var listed []string
+			req := mcp.ListResourcesRequest{}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			for {
+				res, err := s.c.ListResourcesByPage(ctx, req)
+				must(t, err)
+				for _, r := range res.Resources {
+					listed = append(listed, r.Name)
+					s.seen = append(s.seen, r.URI)
+				}
+				if res.NextCursor == "" {
+					break
+				}
+				req.Params.Cursor = res.NextCursor
+			}
+			for _, hidden := range []string{"link_out.md", "abs_out.md", "chain1.md", "passwd.md", "dangling.md", "zero.md", "stdin.md",
+				"environ.md", "loop_a.md", ".env", ".git/config", "keys/server.pem", "env_link.md", "program.exe", "fifo.md", "sock.md",
+				"dev.md", "hard.md", "mixed/.env", "mixed/out.md", "mixed/fifo.md", "mixed/sock.md", "mixed/dev.md"} {
+				if slices.Contains(listed, hidden) {
+					t.Errorf("resources/list offers %s", hidden)
+				}
+			}
+			if !slices.Contains(listed, "notes/a.md") || !slices.Contains(listed, "mixed/ok.md") {
+				t.Errorf("resources/list: %v, want notes/a.md and mixed/ok.md among them", listed)
+			}
+			for _, name := range listed {
+				_, err := readResource(t, s, "file:///"+(&url.URL{Path: name}).EscapedPath())
+				if got, want := codeOf(err), readerCode(name); got != want {
+					t.Errorf("listed %s reads as %q, want %q as the reader", name, got, want)
+				}
+			}
+			s.checkNoLeak()
+			if diff := snapshotDiff(before, f.snapshot(t)); diff != "" {
+				t.Errorf("outside the root changed:\n%s", diff)
+			}
+		})
 	}
 }

@@ -486,3 +486,66 @@ func TestSearchNamesEndToEnd(t *testing.T) {
 		t.Errorf("hits = %v, want notes/tar.md, then notes/git-get-tar-commit-id.md", got)
 	}
 }
+
+// TestIndexMarkdownBombs is case J59 through the built binary: notes made to exhaust a markdown
+// indexer (frontmatter whose YAML aliases expand to 9^9 strings in the fields the index keeps, a
+// note of 100,000 links, emphasis runs that make a parser quadratic, 10,000 levels of nested
+// lists and quotes, 100,000 open brackets) are indexed beside an ordinary note: the build
+// completes, the ordinary note is found, and the server's peak memory stays far below what any
+// bomb expanded would take.
+func TestIndexMarkdownBombs(t *testing.T) {
+	root := t.TempDir()
+	rep := strings.Repeat
+	var laughs strings.Builder
+	laughs.WriteString("---\na: &a [" + strings.TrimSuffix(rep(`"lol",`, 9), ",") + "]\n")
+	prev := "a"
+	for _, k := range []string{"b", "c", "d", "e", "f", "g", "h", "i"} {
+		laughs.WriteString(k + ": &" + k + " [" + strings.TrimSuffix(rep("*"+prev+",", 9), ",") + "]\n")
+		prev = k
+	}
+	laughs.WriteString("title: *i\ntags: *i\naliases: *i\nrelated: *i\n---\n# Laughs\nbody\n")
+	for name, content := range map[string]string{
+		"fern.md":     "# Fern\nrepot the fern in spring\n",
+		"laughs.md":   laughs.String(),
+		"links.md":    "# Links\n" + rep("- [a](b.md) [[c]] #t\n", 50_000),
+		"emphasis.md": rep(rep("*a_", 1300)+"\n\n", 250),
+		"nested.md":   rep("- ", 10_000) + "x\n\n" + rep("> ", 10_000) + "x\n",
+		"brackets.md": rep("[", 100_000),
+	} {
+		must(t, os.WriteFile(filepath.Join(root, name), []byte(content), 0o644))
+	}
+	s := startRaw(t, root)
+	search := func(id int, q string) map[string]any {
+		line, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call",
+			"params": map[string]any{"name": searcher, "arguments": semanticQuery(q, nil)}})
+		must(t, err)
+		var a struct {
+			Result struct {
+				StructuredContent map[string]any `json:"structuredContent"`
+			} `json:"result"`
+		}
+		must(t, json.Unmarshal([]byte(s.roundTrip(t, string(line)+"\n")), &a))
+		return a.Result.StructuredContent
+	}
+	// The deadline catches a build that does not end; it is no measure of speed.
+	var res map[string]any
+	for deadline, id := time.Now().Add(2*time.Minute), 2; ; id++ {
+		if res = search(id, "repot the fern"); res["indexComplete"] == true {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the index of the bombs did not complete: %v", res)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if files, _ := res["files"].([]any); len(files) == 0 || files[0].(map[string]any)["path"] != "fern.md" {
+		t.Errorf("search for the ordinary note: %v, want fern.md first", res)
+	}
+	peak, err := peakMB(s.cmd.Process.Pid)
+	must(t, err)
+	// 9^9 strings of "lol" alone would take gigabytes; the notes are 3 MB.
+	if peak > 512 {
+		t.Errorf("peak resident memory %.0f MB after indexing the bombs, want under 512 MB", peak)
+	}
+	t.Logf("peak resident memory %.1f MB", peak)
+}

@@ -97,3 +97,80 @@ func TestStdioMessageBound(t *testing.T) {
 	}
 	t.Logf("peak resident memory %.1f MB", peak)
 }
+
+// TestStdioDeepJSON is case J58's deeply nested JSON, through the built binary over stdio with the
+// default message bound: nesting past the decoder's depth limit (10,000) is a JSON-RPC parse error
+// however deep, up to a 20 MB line of brackets; nesting just under it, in the tool arguments, in a
+// resource request or as the whole params, is refused with the field or the request named; the
+// server answers each with an error, serves the next call, and its peak memory is no more than a
+// flat line of the same length costs.
+func TestStdioDeepJSON(t *testing.T) {
+	root := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(root, "a.md"), []byte("# A\nhello\n"), 0o644))
+	s := startRaw(t, root, "--no-index")
+	call := func(id int, params string) string {
+		return `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":` + params + "}\n"
+	}
+	arrays := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	objects := func(n int) string { return strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n) }
+	const deep, under = 10_000_000, 9_000 // past the decoder's limit; under it
+	type answer struct {
+		ID     json.RawMessage `json:"id"`
+		Result struct {
+			StructuredContent map[string]any `json:"structuredContent"`
+		} `json:"result"`
+		Error *struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	tests := []struct {
+		name, line string
+		rpcCode    int    // the JSON-RPC error's code, or 0 for a tool result
+		field      string // the tool result's field, refused with INVALID_ARGUMENT
+	}{
+		{"arrays past the limit in the arguments", call(2, `{"name":"packfs-file-reader","arguments":{"purpose":"read","target":{"path":"a.md"},"x":`+arrays(deep)+`}}`), -32700, ""},
+		{"objects past the limit in the target", call(3, `{"name":"packfs-file-reader","arguments":{"purpose":"read","target":`+objects(deep/4)+`}}`), -32700, ""},
+		{"brackets never closed", strings.Repeat("[", deep) + "\n", -32700, ""},
+		{"arrays under the limit in the arguments", call(4, `{"name":"packfs-file-reader","arguments":{"purpose":"read","target":{"path":"a.md"},"x":`+arrays(under)+`}}`), 0, "x"},
+		{"arrays under the limit as the arguments", call(5, `{"name":"packfs-file-searcher","arguments":`+arrays(under)+`}`), 0, "arguments"},
+		{"objects under the limit in the target", call(6, `{"name":"packfs-file-reader","arguments":{"purpose":"read","target":{"path":"a.md","x":`+objects(under)+`}}}`), 0, "target.x"},
+		{"arrays under the limit as the params", call(7, arrays(under)), -32600, ""},
+		{"arrays under the limit as a resource URI", `{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":` + arrays(under) + "}}\n", -32600, ""},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var a answer
+			reply := s.roundTrip(t, tt.line)
+			must(t, json.Unmarshal([]byte(reply), &a))
+			switch {
+			case tt.rpcCode != 0:
+				if a.Error == nil || a.Error.Code != tt.rpcCode {
+					t.Errorf("reply %.300s, want a JSON-RPC error %d", reply, tt.rpcCode)
+				}
+			default:
+				if r := a.Result.StructuredContent; r["code"] != "INVALID_ARGUMENT" || r["field"] != tt.field {
+					t.Errorf("reply %.300s, want INVALID_ARGUMENT on %s", reply, tt.field)
+				}
+			}
+			// The server goes on serving.
+			next := call(100+i, `{"name":"packfs-file-reader","arguments":{"purpose":"read","target":{"path":"a.md"}}}`)
+			if err := json.Unmarshal([]byte(s.roundTrip(t, next)), &a); err != nil || a.Result.StructuredContent["success"] != true {
+				t.Fatalf("the call after: %v %v, want success", a.Result.StructuredContent, err)
+			}
+		})
+	}
+	// Nesting costs no more than its bytes: the peak after these lines is at most that of a server
+	// sent one flat line as long as the longest of them, a string the decoder holds as it is.
+	peak, err := peakMB(s.cmd.Process.Pid)
+	must(t, err)
+	flat := startRaw(t, root, "--no-index")
+	long := tests[0].line
+	flat.roundTrip(t, call(2, `{"name":"packfs-file-reader","arguments":{"purpose":"read","target":{"path":"a.md"},"x":"`+
+		strings.Repeat("y", len(long)-len(call(2, `{"name":"packfs-file-reader","arguments":{"purpose":"read","target":{"path":"a.md"},"x":""}}`)))+`"}}`))
+	flatPeak, err := peakMB(flat.cmd.Process.Pid)
+	must(t, err)
+	if peak > flatPeak {
+		t.Errorf("peak resident memory %.0f MB after lines of nesting up to %d bytes, more than the %.0f MB of a flat line as long", peak, len(long), flatPeak)
+	}
+	t.Logf("peak resident memory %.1f MB; after a flat line as long %.1f MB", peak, flatPeak)
+}
