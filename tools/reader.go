@@ -67,7 +67,7 @@ func (s *Server) read(ctx context.Context, c *call) (any, error) {
 	if in.Purpose == "metadata" {
 		return s.metadata(ctx, c, name, e)
 	}
-	fc, err := s.readEntry(ctx, name, e, in, MaxContentBytes)
+	fc, err := s.readEntry(ctx, name, e, in, MaxContentBytes, true)
 	if err != nil {
 		return nil, err
 	}
@@ -76,14 +76,17 @@ func (s *Server) read(ctx context.Context, c *call) (any, error) {
 
 // readMany reads each of target.paths as a read of that path alone would, within one answer's
 // budget: each file's lines are cut to what the files before it left, so the answer stays within
-// MaxContentBytes, and a file cut short says so with nextOffset. A file that cannot be read gets
+// MaxContentBytes, and a file cut short says so with nextOffset. Only while the answer holds no
+// text yet does a file get its first line whatever its length, as a read of it alone would: a
+// line longer than what is left waits for the next call, so twenty names of one long line cost
+// one line, not twenty. A file that cannot be read gets
 // its own error; the others are read all the same. Files read in other roots before these (see
 // [Roots.several]) have spent part of the budget already.
 func (s *Server) readMany(ctx context.Context, c *call, in intents.Access) (any, error) {
 	out := ReaderResult{Status: Status{Success: true}}
 	budget := max(0, MaxContentBytes-c.spent)
 	for i, raw := range in.Target.Paths {
-		name, fc, err := s.readPath(ctx, c, raw, in, budget)
+		name, fc, err := s.readPath(ctx, c, raw, in, budget, budget == MaxContentBytes)
 		// A path the policy could not clean is named by its place, never echoed: it may be a
 		// host path outside the root.
 		entry := ReadEntry{Path: cmp.Or(name, fmt.Sprintf("target.paths[%d]", i)), Status: Status{Success: true}, FileContent: fc}
@@ -101,8 +104,9 @@ func (s *Server) readMany(ctx context.Context, c *call, in intents.Access) (any,
 	return out, nil
 }
 
-// readPath reads one of several paths: the policy, the rate limiter and the read, as for one.
-func (s *Server) readPath(ctx context.Context, c *call, raw string, in intents.Access, budget int) (string, FileContent, error) {
+// readPath reads one of several paths: the policy, the rate limiter and the read, as for one
+// (see readEntry for budget and first).
+func (s *Server) readPath(ctx context.Context, c *call, raw string, in intents.Access, budget int, first bool) (string, FileContent, error) {
 	name, e, err := s.lookup(raw)
 	if err != nil {
 		return name, FileContent{}, err
@@ -111,13 +115,14 @@ func (s *Server) readPath(ctx context.Context, c *call, raw string, in intents.A
 	if err := s.charge(c, false); err != nil {
 		return name, FileContent{}, err
 	}
-	fc, err := s.readEntry(ctx, name, e, in, budget)
+	fc, err := s.readEntry(ctx, name, e, in, budget, first)
 	return name, fc, err
 }
 
 // readEntry reads the file e that name reached, as in's target.encoding and preferences ask,
-// returning at most budget bytes of text (at least one line).
-func (s *Server) readEntry(ctx context.Context, name string, e *fsroot.Entry, in intents.Access, budget int) (FileContent, error) {
+// returning at most budget bytes of text, and when first (nothing is in the answer yet) at least
+// one line, so that a read always makes progress.
+func (s *Server) readEntry(ctx context.Context, name string, e *fsroot.Entry, in intents.Access, budget int, first bool) (FileContent, error) {
 	max := s.cfg.MaxFileSize
 	if p := in.Preferences.MaxSizeBytes; p > 0 && p < max {
 		max = p
@@ -149,15 +154,16 @@ func (s *Server) readEntry(ctx context.Context, name string, e *fsroot.Entry, in
 		if in.Preferences.ChunkIfLarge {
 			budget = min(budget, ChunkBytes)
 		}
-		window(&out, data, in.Preferences, budget)
+		window(&out, data, in.Preferences, budget, first)
 		out.Encoding = "utf-8"
 	}
 	return out, nil
 }
 
-// window cuts the lines the caller asked for out of the text data, at most budget bytes of them
-// but at least one line. It walks the line ends in place and copies only the lines it returns.
-func window(out *FileContent, data []byte, p intents.AccessPreferences, budget int) {
+// window cuts the lines the caller asked for out of the text data, at most budget bytes of them,
+// but at least one line when first. It walks the line ends in place and copies only the lines it
+// returns.
+func window(out *FileContent, data []byte, p intents.AccessPreferences, budget int, first bool) {
 	total := lineCount(data)
 	out.TotalLines = ptr(total)
 	start := min(p.Offset, total)
@@ -172,7 +178,7 @@ func window(out *FileContent, data []byte, p intents.AccessPreferences, budget i
 	to, i := from, start
 	for ; i < end; i++ {
 		next := to + lineLen(data[to:])
-		if next-from > budget && i > start {
+		if next-from > budget && (i > start || !first) {
 			break
 		}
 		to = next

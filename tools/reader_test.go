@@ -11,8 +11,9 @@ import (
 )
 
 // windowOracle is what window answers, worked out from the text's lines as a list: the lines
-// from the offset, as many as the limit allows, while they fit the budget (the first always).
-func windowOracle(text string, p intents.AccessPreferences, budget int) FileContent {
+// from the offset, as many as the limit allows, while they fit the budget (the first always, when
+// first).
+func windowOracle(text string, p intents.AccessPreferences, budget int, first bool) FileContent {
 	lines := splitLines(text)
 	out := FileContent{TotalLines: ptr(len(lines))}
 	start := min(p.Offset, len(lines))
@@ -21,7 +22,7 @@ func windowOracle(text string, p intents.AccessPreferences, budget int) FileCont
 		end = min(start+p.Limit, len(lines))
 	}
 	content, i := "", start
-	for ; i < end && (i == start || len(content)+len(lines[i]) <= budget); i++ {
+	for ; i < end && (i == start && first || len(content)+len(lines[i]) <= budget); i++ {
 		content += lines[i]
 	}
 	out.Content = &content
@@ -69,13 +70,15 @@ func TestWindow(t *testing.T) {
 				if p.ChunkIfLarge {
 					budget = min(budget, ChunkBytes) // as readEntry does
 				}
-				t.Run(fmt.Sprintf("%s/%+v/%d", name, p, budget), func(t *testing.T) {
-					var got FileContent
-					window(&got, []byte(text), p, budget)
-					if diff := cmp.Diff(windowOracle(text, p, budget), got); diff != "" {
-						t.Errorf("window (-want +got):\n%s", diff)
-					}
-				})
+				for _, first := range []bool{true, false} {
+					t.Run(fmt.Sprintf("%s/%+v/%d/first=%v", name, p, budget, first), func(t *testing.T) {
+						var got FileContent
+						window(&got, []byte(text), p, budget, first)
+						if diff := cmp.Diff(windowOracle(text, p, budget, first), got); diff != "" {
+							t.Errorf("window (-want +got):\n%s", diff)
+						}
+					})
+				}
 			}
 		}
 	}
@@ -86,7 +89,8 @@ func TestWindow(t *testing.T) {
 // budget.
 func TestReadMany(t *testing.T) {
 	bigLine := strings.Repeat("x", 999) + "\n"
-	e := newRaceEnv(t, "a.md=alpha\n", "b.md=beta\nline two\n", ".env=SECRET=1\n", "big.txt="+strings.Repeat(bigLine, 300), "big2.txt="+strings.Repeat(bigLine, 300), "d/")
+	longLine := strings.Repeat("y", MaxContentBytes+1)
+	e := newRaceEnv(t, "a.md=alpha\n", "b.md=beta\nline two\n", ".env=SECRET=1\n", "big.txt="+strings.Repeat(bigLine, 300), "big2.txt="+strings.Repeat(bigLine, 300), "long.md="+longLine, "d/")
 	read := func(paths []string, prefs map[string]any) map[string]any {
 		a := map[string]any{"purpose": "read", "target": map[string]any{"paths": paths}}
 		if prefs != nil {
@@ -111,10 +115,13 @@ func TestReadMany(t *testing.T) {
 			{path: "d", code: CodeIsDir}, {path: "a.md", content: "alpha\n"}}},
 		{"preferences apply to each", []string{"b.md", "a.md"}, map[string]any{"limit": 1}, []want{
 			{path: "b.md", content: "beta\n"}, {path: "a.md", content: "alpha\n"}}},
-		// big.txt leaves 144 bytes: big2.txt gets its first line, at least one line as alone.
+		// big.txt leaves 144 bytes: big2.txt's first line waits for a read of its own, and a.md fits.
 		{"one answer's budget, shared", []string{"big.txt", "big2.txt", "a.md"}, nil, []want{
 			{path: "big.txt", content: strings.Repeat(bigLine, MaxContentBytes/len(bigLine)), truncated: true},
-			{path: "big2.txt", content: bigLine, truncated: true}, {path: "a.md", content: "alpha\n"}}},
+			{path: "big2.txt", content: "", truncated: true}, {path: "a.md", content: "alpha\n"}}},
+		// Only the first file gets a line longer than the budget: the names of one long line cost one.
+		{"one long line, named again", []string{"long.md", "./long.md", "d/../long.md"}, nil, []want{
+			{path: "long.md", content: longLine}, {path: "long.md", content: "", truncated: true}, {path: "long.md", content: "", truncated: true}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
