@@ -376,7 +376,27 @@ func (c *clientRoots) check(resolved string) error {
 	if j := a.cfg.Journal.File; j != "" && within(resolveHost(filepath.Dir(j)), resolved) {
 		return errors.New("it holds the server's audit journal, which no tool may reach")
 	}
+	if insideAny(resolved, stateAreas(a.cfg)) {
+		return errors.New("it lies where the server keeps indexes and backups, which no tool may reach")
+	}
 	return nil
+}
+
+// stateAreas are the folders, resolved, under which the server keeps the indexes and backups of
+// any root, open or not: the folders the operator named and every base packfs-mcp keeps state
+// under. A client's root inside one could reach a closed root's index, or hold one that opens
+// later.
+func stateAreas(cfg Config) []string {
+	var out []string
+	for _, d := range []string{cfg.Semantic.IndexDir, cfg.BackupDir} {
+		if d != "" {
+			out = append(out, resolveHost(d))
+		}
+	}
+	for _, b := range stateBases() {
+		out = append(out, resolveHost(b.dir))
+	}
+	return out
 }
 
 // resolveWithin resolves the folders the clients' roots must lie in (--client-roots-within),

@@ -282,5 +282,27 @@ func TestClientRootsOwnFiles(t *testing.T) {
 			t.Errorf("list %s: %v, want NOT_FOUND", name, res)
 		}
 	}
+
+	// The state of a root no longer open (a client's root removed, or another server's) is the
+	// server's own too: its index may open again, inside what a client would then serve.
+	stale := []string{
+		filepath.Join(f.dir, "cache", "packfs-mcp", "index", "0123456789abcdef", "bleve"),
+		filepath.Join(f.dir, "backups", "0123456789abcdef"),
+	}
+	for _, dir := range stale {
+		must(t, os.MkdirAll(dir, 0o700))
+		must(t, os.WriteFile(filepath.Join(dir, "x.md"), []byte("state\n"), 0o600))
+	}
+	list.set(notes, mcp.Root{URI: fileURI(stale[0])}, mcp.Root{URI: fileURI(stale[1])})
+	must(t, s.c.RootListChanges(ctx))
+	if res, _ := s.call(searcher, access("list", ".")); !slices.Equal(paths(res), []string{"notes"}) {
+		t.Errorf("list . after offering stale state: %v, want notes alone", paths(res))
+	}
+	for _, dir := range stale {
+		want := "client root " + fileURI(dir) + " refused: it lies where the server keeps indexes and backups"
+		if !s.stderr.waitFor(want) {
+			t.Errorf("stderr lacks %q:\n%s", want, s.stderr)
+		}
+	}
 	s.checkNoLeak()
 }
