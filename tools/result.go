@@ -218,9 +218,9 @@ type WriterResult struct {
 	Status
 	Path         string   `json:"path,omitempty" jsonschema:"root-relative path that was written, deleted or created"`
 	Destination  string   `json:"destination,omitempty" jsonschema:"move: the root-relative path the entry now has; copy: the copy's"`
-	Created      bool     `json:"created,omitempty" jsonschema:"true when a new file or directory was created"`
+	Created      bool     `json:"created,omitempty" jsonschema:"true when a new file or directory was created (with dryRun, would be)"`
 	Deleted      bool     `json:"deleted,omitempty" jsonschema:"true when the entry was removed"`
-	BytesWritten *int     `json:"bytesWritten,omitempty" jsonschema:"size of the file after the write"`
+	BytesWritten *int     `json:"bytesWritten,omitempty" jsonschema:"size of the file after the write (with dryRun, would be)"`
 	Version      string   `json:"version,omitempty" jsonschema:"create, update, append, edit of one file, copy of a file: the file's version after the write (with dryRun, its version now), for target.version of the next write"`
 	Replacements *int     `json:"replacements,omitempty" jsonschema:"edit: how many occurrences were replaced, in all files"`
 	Diff         string   `json:"diff,omitempty" jsonschema:"edit, and append of at most 4 KB: unified diff of the change, with the lines around it, one per file (with options.dryRun nothing was written)"`
