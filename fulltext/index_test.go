@@ -317,6 +317,32 @@ func BenchmarkPutBatch(b *testing.B) {
 	b.ReportMetric(float64(len(docs)*b.N)/b.Elapsed().Seconds(), "docs/s")
 }
 
+// BenchmarkPutDistinctLinks indexes one note of n list items linking to n distinct notes (case
+// J59), parsed as the engine parses it: the time per link should not grow with n. The word list of
+// the note's terms was deduplicated by scanning it, and 100,000 links took seconds more than
+// 25,000 times four.
+func BenchmarkPutDistinctLinks(b *testing.B) {
+	for _, n := range []int{25_000, 100_000} {
+		b.Run(fmt.Sprintf("links=%d", n), func(b *testing.B) {
+			var src strings.Builder
+			src.WriteString("# Links\n")
+			for i := range n {
+				fmt.Fprintf(&src, "- [[n%d]]\n", i)
+			}
+			d := markdown.Parse("links.md", []byte(src.String()), testTime)
+			for b.Loop() {
+				b.StopTimer()
+				ix := newTestIndex(b, IndexOptions{})
+				b.StartTimer()
+				if err := ix.Put(d); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/link")
+		})
+	}
+}
+
 // writeFile writes a file outside any served root; tests may use os, the package may not.
 func writeFile(name, content string) error {
 	return os.WriteFile(name, []byte(content), 0o600)
