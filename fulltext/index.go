@@ -35,7 +35,7 @@ import (
 
 // IndexFormat is stored beside the index; a different value on open rebuilds the index from
 // scratch. Bump it whenever the mapping or the unit layout changes.
-const IndexFormat = 7
+const IndexFormat = 8
 
 // Defaults for [IndexOptions].
 // Stamp identifies a file's version for reconciling the index with the files.
@@ -90,7 +90,7 @@ const (
 	fieldTitle    = "title"    // unit
 	fieldHeading  = "heading"  // unit: the section's heading
 	fieldBody     = "body"     // unit: the chunk's text, stored only (fieldText searches it)
-	fieldTags     = "tags"     // unit
+	fieldTags     = "tags"     // unit: the document's tags, lower-cased, one a line (at most MaxTagCopies over its units)
 	fieldAliases  = "aliases"  // unit
 	fieldNames    = "names"    // unit: the keys of the document's names (see NameKeys)
 	fieldText     = "text"     // unit: title, aliases, heading path and body, searched as one
@@ -108,6 +108,8 @@ const (
 	// literalAnalyzer makes the terms of the words field, which search_content's candidates
 	// match (see [Index.Candidates]).
 	literalAnalyzer = "packfs_literal"
+	// linesAnalyzer makes a term of each line of the tags field, unchanged (see linesTokenizer).
+	linesAnalyzer = "packfs_lines"
 )
 
 // textAnalyzer analyses title, heading, aliases, lead and the combined text.
@@ -350,6 +352,12 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	}); err != nil {
 		return nil, fmt.Errorf("index: mapping: %w", err)
 	}
+	if err := im.AddCustomAnalyzer(linesAnalyzer, map[string]any{
+		"type":      custom.Name,
+		"tokenizer": linesTokenizer,
+	}); err != nil {
+		return nil, fmt.Errorf("index: mapping: %w", err)
+	}
 
 	text := func(store bool) *mapping.FieldMapping {
 		f := mapping.NewTextFieldMapping()
@@ -391,6 +399,9 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	storedText.Index = false
 	storedNum := num(true)
 	storedNum.Index = false
+	// The tags, one a line, each a term as the keyword analyzer would make it (see linesTokenizer).
+	tags := kw(false)
+	tags.Analyzer = linesAnalyzer
 
 	dm := mapping.NewDocumentStaticMapping()
 	for name, f := range map[string]*mapping.FieldMapping{
@@ -404,7 +415,7 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		fieldTitle:    text(true),
 		fieldHeading:  text(true),
 		fieldBody:     storedText,
-		fieldTags:     kw(false),
+		fieldTags:     tags,
 		fieldAliases:  text(false),
 		fieldNames:    kw(false),
 		fieldText:     text(false),
@@ -840,10 +851,6 @@ func (ix *Index) Outlines(fn func(markdown.Doc)) error {
 func (ix *Index) units(d markdown.Doc) []map[string]any {
 	ext := strings.ToLower(path.Ext(d.Path))
 	dirs := ancestors(d.Path)
-	tags := make([]string, len(d.Tags))
-	for i, t := range d.Tags {
-		tags[i] = strings.ToLower(t)
-	}
 	aliases := strings.Join(d.Aliases, "\n")
 	names := NameKeys(d)
 
@@ -881,9 +888,6 @@ func (ix *Index) units(d markdown.Doc) []map[string]any {
 			if len(dirs) > 0 {
 				u[fieldDir] = dirs
 			}
-			if len(tags) > 0 {
-				u[fieldTags] = tags
-			}
 			if aliases != "" {
 				u[fieldAliases] = aliases
 			}
@@ -896,7 +900,52 @@ func (ix *Index) units(d markdown.Doc) []map[string]any {
 			out = append(out, u)
 		}
 	}
+	if tags := unitTags(d, len(out)); tags != "" {
+		for _, u := range out {
+			u[fieldTags] = tags
+		}
+	}
 	return out
+}
+
+// MaxTagCopies is how many tags a document's units may carry in all, whatever its size: each
+// unit carries the document's tags, which the tag filter ([Query].Tags) and the ranking's tag
+// bonus read, so a note of many tags and many units would cost their product (a 740 KB note of
+// 50,000 tags over 410 units took 20 GB to index). A document keeps, on every unit, its first
+// tags in the order it gives them, as many as fit in MaxTagCopies or in one copy per
+// tagCopyBytes of the document, whichever is more; the tags past them are neither filtered nor
+// ranked by. Notes carry a handful of tags: 32 tags over 32 units fit whatever the size, and
+// 50 tags over 200 units fit in a note of 40 KB.
+const MaxTagCopies = 1024
+
+// tagCopyBytes is the bytes of a document that pay for one more tag on its units past
+// MaxTagCopies: a copy costs the index some hundreds of bytes, so the tags cost at most some tens of
+// bytes per byte of the document, as its text does.
+const tagCopyBytes = 4
+
+// unitTags returns the tags each of a document's n units carries: its tags, lower-cased, one a
+// line, as many as [MaxTagCopies] allows. A tag holding a line break (written in frontmatter) is
+// left out: its lines would be terms of their own.
+func unitTags(d markdown.Doc, n int) string {
+	keep := len(d.Tags)
+	if n > 0 {
+		keep = min(keep, max(MaxTagCopies, int(d.Size/tagCopyBytes))/n)
+	}
+	var b strings.Builder
+	for _, t := range d.Tags {
+		if keep == 0 {
+			break
+		}
+		if strings.Contains(t, "\n") {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(strings.ToLower(t))
+		keep--
+	}
+	return b.String()
 }
 
 // maxLead is the most bytes of a document's lead: a paragraph, not a page.

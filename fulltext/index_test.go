@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -258,7 +259,7 @@ func TestUnits(t *testing.T) {
 		if u[fieldExt] != ".md" {
 			t.Errorf("ext = %v", u[fieldExt])
 		}
-		if diff := cmp.Diff([]string{"go"}, u[fieldTags]); diff != "" {
+		if diff := cmp.Diff("go", u[fieldTags]); diff != "" {
 			t.Errorf("tags (-want +got):\n%s", diff)
 		}
 	}
@@ -271,6 +272,111 @@ func TestUnits(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("units (-want +got):\n%s", diff)
+	}
+}
+
+// TestIndexManyTags is case J59's note of many distinct tags: every unit carried every tag, so a
+// 740 KB note of 50,000 tags over 410 units took 20 GB to index. Its tags now cost no more than
+// its text (bytes allocated, against the same note with words for tags), its first tags still
+// filter, past MaxTagCopies they do not, and an ordinary note's tags filter and rank as before.
+func TestIndexManyTags(t *testing.T) {
+	note := func(n int, mark string) markdown.Doc {
+		var b strings.Builder
+		b.WriteString("# X\n")
+		for i := range n {
+			fmt.Fprintf(&b, "- word %st%d\n", mark, i)
+		}
+		d := markdown.Parse("x.md", []byte(b.String()), testTime)
+		d.Size = int64(b.Len())
+		return d
+	}
+	allocated := func(d markdown.Doc) uint64 {
+		ix := newTestIndex(t, IndexOptions{})
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		if err := ix.Put(d); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	// 5,000 tags first: before the bound they took 200 MB, 50,000 would exhaust the machine.
+	for _, n := range []int{5_000, 50_000} {
+		ok := t.Run(fmt.Sprintf("tags=%d", n), func(t *testing.T) {
+			tagged := note(n, "#")
+			if len(tagged.Tags) != n {
+				t.Fatalf("the note has %d tags, want %d", len(tagged.Tags), n)
+			}
+			plain, cost := allocated(note(n, "")), allocated(tagged)
+			t.Logf("%d tags: %d MB allocated, %d MB without them", n, cost>>20, plain>>20)
+			if cost > 2*plain {
+				t.Errorf("indexing %d tags allocated %d MB, the same note without them %d MB: want at most twice", n, cost>>20, plain>>20)
+			}
+		})
+		if !ok {
+			return
+		}
+	}
+
+	ix := newTestIndex(t, IndexOptions{})
+	many := note(50_000, "#")
+	units := len(ix.units(many))
+	kept := int(many.Size/tagCopyBytes) / units
+	fern := markdown.Parse("fern.md", []byte("# Fern\n\n#garden #Plants\n\nrepot the fern\n\n## Water\n\nweekly word\n"), testTime)
+	if err := ix.PutBatch([]markdown.Doc{many, fern}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		text string
+		tags []string
+		want []string
+	}{
+		{"word", []string{"t0"}, []string{"x.md"}},
+		{"word", []string{fmt.Sprintf("t%d", kept-1)}, []string{"x.md"}},
+		{"word", []string{fmt.Sprintf("t%d", kept)}, nil}, // past the bound: not filtered by
+		{"word", []string{"GARDEN", "plants"}, []string{"fern.md"}},
+		{"weekly", []string{"garden"}, []string{"fern.md"}},
+	} {
+		hits, _, err := ix.Search(context.Background(), Query{Text: tc.text, Tags: tc.tags})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range hits {
+			got = append(got, h.Path)
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%q tagged %v (-want +got):\n%s", tc.text, tc.tags, diff)
+		}
+	}
+}
+
+// TestTagBonus checks that a note whose tag (in its frontmatter, out of its text) the query names
+// ranks above the same text untagged, and only through the tag bonus.
+func TestTagBonus(t *testing.T) {
+	docs := []markdown.Doc{
+		markdown.Parse("a.md", []byte("# Pie\n\napple pie with cream\n"), testTime),
+		markdown.Parse("b.md", []byte("---\ntags: [dessert, baking]\n---\n# Pie\n\napple pie with cream\n"), testTime),
+	}
+	for _, tc := range []struct {
+		boost float64
+		first string
+	}{{DefaultRanking().TagBoost, "b.md"}, {0, "a.md"}} {
+		r := DefaultRanking()
+		r.TagBoost = tc.boost
+		ix := newTestIndex(t, IndexOptions{Ranking: &r})
+		if err := ix.PutBatch(docs); err != nil {
+			t.Fatal(err)
+		}
+		hits, _, err := ix.Search(context.Background(), Query{Text: "apple dessert"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != 2 || hits[0].Path != tc.first {
+			t.Errorf("tag boost %v: hits %v, want %s first", tc.boost, hits, tc.first)
+		}
+		ix.Close()
 	}
 }
 
@@ -315,6 +421,32 @@ func BenchmarkPutBatch(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(docs)*b.N)/b.Elapsed().Seconds(), "docs/s")
+}
+
+// BenchmarkPutDistinctLinks indexes one note of n list items linking to n distinct notes (case
+// J59), parsed as the engine parses it: the time per link should not grow with n. The word list of
+// the note's terms was deduplicated by scanning it, and 100,000 links took seconds more than
+// 25,000 times four.
+func BenchmarkPutDistinctLinks(b *testing.B) {
+	for _, n := range []int{25_000, 100_000} {
+		b.Run(fmt.Sprintf("links=%d", n), func(b *testing.B) {
+			var src strings.Builder
+			src.WriteString("# Links\n")
+			for i := range n {
+				fmt.Fprintf(&src, "- [[n%d]]\n", i)
+			}
+			d := markdown.Parse("links.md", []byte(src.String()), testTime)
+			for b.Loop() {
+				b.StopTimer()
+				ix := newTestIndex(b, IndexOptions{})
+				b.StartTimer()
+				if err := ix.Put(d); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/link")
+		})
+	}
 }
 
 // writeFile writes a file outside any served root; tests may use os, the package may not.

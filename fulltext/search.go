@@ -921,11 +921,15 @@ func (ix *Index) stored(ctx context.Context, ids []string, fields ...string) (ma
 	return out, nil
 }
 
-// termsOf returns the distinct terms the named analyzer makes of text.
+// termsOf returns the distinct terms the named analyzer makes of text, in the order they first
+// occur. A set remembers them: the text may be a whole note's words (batchWords), whose distinct
+// terms a scan of the list would make quadratic.
 func termsOf(analyzer, text string) []string {
 	var out []string
+	seen := map[string]bool{}
 	for _, tok := range analyze(analyzer, text) {
-		if t := string(tok.Term); !slices.Contains(out, t) {
+		if t := string(tok.Term); !seen[t] {
+			seen[t] = true
 			out = append(out, t)
 		}
 	}

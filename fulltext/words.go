@@ -224,10 +224,19 @@ func (l wordList) containing(run string) ([]string, bool) {
 // million distinct words there, where their parts are far fewer.
 const alnumTokenizer = "packfs_alnum"
 
+// linesTokenizer names the tokenizer of the tags field: every line is a term, as the keyword
+// analyzer makes one term of a whole value. A unit's tags are one value of lines rather than a
+// list of values, because bleve makes a field of each value of a list: a kilobyte each, where a
+// term of a line costs a small part of it (see [MaxTagCopies]).
+const linesTokenizer = "packfs_lines"
+
 func init() {
 	// bleve finds tokenizers by name in its registry, as it does its own.
 	registry.RegisterTokenizer(alnumTokenizer, func(map[string]any, *registry.Cache) (analysis.Tokenizer, error) {
 		return character.NewCharacterTokenizer(isWordRune), nil
+	})
+	registry.RegisterTokenizer(linesTokenizer, func(map[string]any, *registry.Cache) (analysis.Tokenizer, error) {
+		return character.NewCharacterTokenizer(func(r rune) bool { return r != '\n' }), nil
 	})
 }
 

@@ -195,6 +195,9 @@ func (g *Graph) exists(p string) bool {
 // link resolves the links of n and files them in the indexes.
 func (g *Graph) link(from string, n *node) {
 	n.out = make([]linkEnd, len(n.doc.Links))
+	// seen holds n.keys once they are more than smallSet: a few keys are cheaper to scan than to
+	// hash, but a note of many distinct targets would make the scan quadratic.
+	var seen map[string]bool
 	for i, l := range n.doc.Links {
 		r := Resolve(from, l, g.names, g.exists)
 		n.out[i] = linkEnd{To: r.To, Status: r.Status}
@@ -202,9 +205,18 @@ func (g *Graph) link(from string, n *node) {
 			addTo(g.back, r.To, from)
 		}
 		for _, k := range fileUnder(from, l, r) {
-			if !slices.Contains(n.keys, k) { // a few keys: a map for each document cost more
-				n.keys = append(n.keys, k)
-				addTo(g.waiting, k, from)
+			if seen != nil && seen[k] || seen == nil && slices.Contains(n.keys, k) {
+				continue
+			}
+			n.keys = append(n.keys, k)
+			addTo(g.waiting, k, from)
+			if seen != nil {
+				seen[k] = true
+			} else if len(n.keys) > smallSet {
+				seen = make(map[string]bool, 2*len(n.keys))
+				for _, k := range n.keys {
+					seen[k] = true
+				}
 			}
 		}
 	}

@@ -252,6 +252,24 @@ func BenchmarkGraphPut40k(b *testing.B) {
 	}
 }
 
+// BenchmarkGraphPutDistinctLinks puts one note of n links to n distinct targets (case J59): the
+// time per link should not grow with n. Filing each link's keys once scanned the note's keys so
+// far, and 100,000 links took seconds.
+func BenchmarkGraphPutDistinctLinks(b *testing.B) {
+	for _, n := range []int{25_000, 100_000} {
+		b.Run(fmt.Sprintf("links=%d", n), func(b *testing.B) {
+			d := Doc{Path: "links.md", Links: make([]Link, n)}
+			for i := range d.Links {
+				d.Links[i] = Link{Kind: KindWiki, Target: fmt.Sprintf("n%d", i)}
+			}
+			for b.Loop() {
+				NewGraph().Put(d)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/link")
+		})
+	}
+}
+
 // TestPathSet checks the set of paths the graph's indexes use, below and past the size at which
 // it turns from a slice into a map.
 func TestPathSet(t *testing.T) {
