@@ -332,29 +332,49 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
 			// mcp-go reads the whole body anyway; reading it here turns an oversized one into a 413
 			// rather than a parse error, bounds the time a slow client can take to send it, and
-			// lets a body of more than MaxMessageValues values be refused before mcp-go decodes it.
+			// refuses one of more than MaxMessageValues values before mcp-go decodes it, as soon
+			// as its values pass the limit.
 			rc := http.NewResponseController(w)
 			_ = rc.SetReadDeadline(time.Now().Add(bodyReadTimeout))
-			body, err := io.ReadAll(r.Body)
+			body, err := io.ReadAll(&countingReader{r: r.Body, values: valueCount{max: MaxMessageValues}})
 			_ = rc.SetReadDeadline(time.Time{})
 			var tooLarge *http.MaxBytesError
-			if errors.As(err, &tooLarge) {
+			switch {
+			case errors.As(err, &tooLarge):
 				g.refuseTooLarge(w)
 				return
-			}
-			if err != nil {
-				refuse(w, nil, http.StatusBadRequest, "INVALID_ARGUMENT", "the request body could not be read in full", 0)
-				return
-			}
-			if values := (valueCount{max: MaxMessageValues}); values.scan(body) {
+			case errors.Is(err, errTooManyValues):
 				g.tooLarge.Add(1)
 				refuse(w, idOf(body[:min(len(body), idHead)]), http.StatusRequestEntityTooLarge, "TOO_LARGE", tooManyValues(), 0)
+				return
+			case err != nil:
+				refuse(w, nil, http.StatusBadRequest, "INVALID_ARGUMENT", "the request body could not be read in full", 0)
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
 	}
 	g.next.ServeHTTP(w, r)
+}
+
+// errTooManyValues is what a countingReader returns once its body holds more than its limit of
+// JSON values.
+var errTooManyValues = errors.New("too many JSON values")
+
+// countingReader passes a request body through, counting its JSON values as they go by (see
+// [valueCount]), and fails with errTooManyValues once they pass the limit, so a wide body is
+// refused when its head has been read, not held whole first.
+type countingReader struct {
+	r      io.Reader
+	values valueCount
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if c.values.scan(p[:n]) {
+		return n, errTooManyValues
+	}
+	return n, err
 }
 
 func (g *gate) refuseTooLarge(w http.ResponseWriter) {
