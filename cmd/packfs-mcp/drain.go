@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"io"
 	"sync"
@@ -49,18 +50,21 @@ func (l *ledger) wait(grace time.Duration) {
 }
 
 // inputReader passes the client's lines through, counting those that expect an answer. A line
-// longer than max bytes (its newline aside) is not passed on: it is read to its end without being
-// kept, so it costs no more memory than max, and refuse answers it, with the message's id when
-// its head tells it (see idOf); the next line is read as usual.
+// longer than max bytes (its newline aside), or holding more than maxValues JSON values (see
+// [valueCount]), is not passed on: it is read to its end without being kept from the moment it
+// passes the bound, so it costs no more memory than max, and refuse answers it, saying which
+// bound, with the message's id when its head tells it (see idOf); the next line is read as usual.
 type inputReader struct {
 	r      *bufio.Reader
 	l      *ledger
 	grace  time.Duration
 	max    int64
-	refuse func(id json.RawMessage)
-	line   []byte // the line being read, reused while it stays small
-	buf    []byte // what is left of the line to pass on
-	err    error
+	refuse func(id json.RawMessage, over overLimit)
+	// maxValues is the most JSON values a line may hold. If zero, [MaxMessageValues].
+	maxValues int
+	line      []byte // the line being read, reused while it stays small
+	buf       []byte // what is left of the line to pass on
+	err       error
 }
 
 // keptLine is the largest line buffer kept for the next line: a larger one, left by a large
@@ -69,10 +73,10 @@ const keptLine = 64 << 10
 
 func (in *inputReader) Read(p []byte) (int, error) {
 	for len(in.buf) == 0 && in.err == nil {
-		line, tooLong, id, err := in.next()
+		line, over, id, err := in.next()
 		switch {
-		case tooLong:
-			in.refuse(id)
+		case over != withinLimits:
+			in.refuse(id, over)
 		case expectsAnswer(line):
 			in.l.add(1)
 		}
@@ -90,21 +94,29 @@ func (in *inputReader) Read(p []byte) (int, error) {
 }
 
 // next reads the next line, with its newline if it has one. A line of more than in.max bytes
-// before its newline is read to its end and dropped as it goes: next reports it too long and
-// returns no bytes of it, and the line's id when its first idHead bytes tell it (see idOf).
-func (in *inputReader) next() (line []byte, tooLong bool, id json.RawMessage, err error) {
+// before its newline, or of more values than in.maxValues, is read to its end and dropped as it
+// goes from the moment it passes the bound: next reports which bound and returns no bytes of it,
+// and the line's id when its first idHead bytes tell it (see idOf).
+func (in *inputReader) next() (line []byte, over overLimit, id json.RawMessage, err error) {
 	if cap(in.line) > keptLine {
 		in.line = nil
 	}
 	in.line = in.line[:0]
+	values := valueCount{max: cmp.Or(in.maxValues, MaxMessageValues)}
 	for {
 		chunk, err := in.r.ReadSlice('\n')
-		if !tooLong {
+		if over == withinLimits {
 			size := int64(len(in.line) + len(chunk))
 			if len(chunk) > 0 && chunk[len(chunk)-1] == '\n' {
 				size--
 			}
-			if size > in.max {
+			switch {
+			case size > in.max:
+				over = overBytes
+			case values.scan(chunk):
+				over = overValues
+			}
+			if over != withinLimits {
 				// Only the head is read for the id: appending the whole chunk would copy up to
 				// max bytes again at the moment the line is refused.
 				head := in.line
@@ -112,13 +124,13 @@ func (in *inputReader) next() (line []byte, tooLong bool, id json.RawMessage, er
 					head = append(head, chunk[:min(n, len(chunk))]...)
 				}
 				id = idOf(head[:min(len(head), idHead)])
-				tooLong, in.line = true, in.line[:0]
+				in.line = in.line[:0]
 			} else {
 				in.line = append(in.line, chunk...)
 			}
 		}
 		if err != bufio.ErrBufferFull {
-			return in.line, tooLong, id, err
+			return in.line, over, id, err
 		}
 	}
 }

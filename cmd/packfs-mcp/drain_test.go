@@ -19,17 +19,19 @@ func note(n int) string {
 	return head + strings.Repeat("x", n-len(head)-len(tail)) + tail
 }
 
-// TestInputReaderBound checks which lines the reader passes on and which it refuses, at the bound
-// and past it, across the bufio buffer's edges (it is 16 bytes here), with and without a newline
-// at the end of input.
+// TestInputReaderBound checks which lines the reader passes on and which it refuses, at the bounds
+// on bytes and on values and past them, across the bufio buffer's edges (it is 16 bytes here),
+// with and without a newline at the end of input.
 func TestInputReaderBound(t *testing.T) {
 	const max = 64
+	const maxValues = 5
 	tests := []struct {
 		name    string
 		in      string
 		out     string
 		refused int
-		ids     []string // the ids the refusals recovered, when the test says
+		ids     []string    // the ids the refusals recovered, when the test says
+		overs   []overLimit // the bounds the refusals name, when the test says
 	}{
 		{name: "short lines pass", in: note(40) + "\n" + note(50) + "\n", out: note(40) + "\n" + note(50) + "\n"},
 		{name: "at the bound passes", in: note(max) + "\n", out: note(max) + "\n"},
@@ -45,13 +47,29 @@ func TestInputReaderBound(t *testing.T) {
 		// The id straddles the 16-byte buffer in which the line passes the bound (bytes 64 to 79).
 		{name: "the id is read from the buffer that passes the bound", in: `{"jsonrpc":"2.0","method":"` + strings.Repeat("m", 32) + `","id":77,"params":"` + strings.Repeat("x", 2*max) + "\"}\n",
 			refused: 1, ids: []string{"77"}},
+		{name: "at the bound on values passes", in: `{"id":1,"p":[1,2,3]}` + "\n", out: `{"id":1,"p":[1,2,3]}` + "\n"},
+		{name: "one value past the bound", in: `{"id":1,"p":[1,2,3,4]}` + "\n", refused: 1, ids: []string{"1"}, overs: []overLimit{overValues}},
+		{name: "values in strings are not counted", in: `{"id":1,"p":"[[[,,,{{{","q":"\\\"[,,,"}` + "\n",
+			out: `{"id":1,"p":"[[[,,,{{{","q":"\\\"[,,,"}` + "\n"},
+		{name: "values after an escaped backslash are counted", in: `{"id":1,"p":"\\",[1,[2,[3]]]}` + "\n", refused: 1, overs: []overLimit{overValues}},
+		{name: "a wide line across buffers", in: `{"id":"w","p":[` + strings.Repeat("1,", 20) + "1]}\n" + note(40) + "\n",
+			out: note(40) + "\n", refused: 1, ids: []string{`"w"`}, overs: []overLimit{overValues}},
+		{name: "a wide line also too long is refused for what it passes first", in: `{"id":5,"p":[` + strings.Repeat("1,", 100) + "1]}\n",
+			refused: 1, ids: []string{"5"}, overs: []overLimit{overValues}},
+		{name: "a long line of few values is refused for its bytes", in: note(max+1) + "\n", refused: 1, overs: []overLimit{overBytes}},
+		{name: "each line counted afresh", in: `[1,2,3]` + "\n" + `[1,2,3]` + "\n", out: `[1,2,3]` + "\n" + `[1,2,3]` + "\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			refused := 0
 			var ids []string
-			in := &inputReader{r: bufio.NewReaderSize(strings.NewReader(tt.in), 16), l: newLedger(), max: max,
-				refuse: func(id json.RawMessage) { refused++; ids = append(ids, string(id)) }}
+			var overs []overLimit
+			in := &inputReader{r: bufio.NewReaderSize(strings.NewReader(tt.in), 16), l: newLedger(), max: max, maxValues: maxValues,
+				refuse: func(id json.RawMessage, over overLimit) {
+					refused++
+					ids = append(ids, string(id))
+					overs = append(overs, over)
+				}}
 			out, err := io.ReadAll(in)
 			if err != nil {
 				t.Fatal(err)
@@ -64,6 +82,9 @@ func TestInputReaderBound(t *testing.T) {
 			}
 			if tt.ids != nil && !slices.Equal(ids, tt.ids) {
 				t.Errorf("refusals recovered ids %q, want %q", ids, tt.ids)
+			}
+			if tt.overs != nil && !slices.Equal(overs, tt.overs) {
+				t.Errorf("refusals named bounds %v, want %v", overs, tt.overs)
 			}
 		})
 	}
@@ -99,7 +120,7 @@ func TestInputReaderMemory(t *testing.T) {
 	after := note(40) + "\n"
 	refused := 0
 	in := &inputReader{r: bufio.NewReaderSize(&endless{n: line, rest: "\n" + after}, 64<<10), l: newLedger(), max: max,
-		refuse: func(json.RawMessage) { refused++ }}
+		refuse: func(json.RawMessage, overLimit) { refused++ }}
 	var before, done runtime.MemStats
 	runtime.ReadMemStats(&before)
 	out, err := io.ReadAll(in)

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -29,9 +30,10 @@ import (
 
 // The streamable HTTP transport. Every request passes, in this order: the Origin check (a browser page
 // may call only from a loopback origin or one the operator listed, so a hostile page cannot drive a
-// local server by DNS rebinding), the per-client rate limit, the bearer token, and the body cap; then
-// mcp-go's handler, which also refuses a non-loopback Host header on a loopback connection. Tool calls
-// then go through the same MCP server, and so the same permissions, policy and tool limiter, as on stdio.
+// local server by DNS rebinding), the per-client rate limit, the bearer token, and the body's caps
+// on bytes and on JSON values; then mcp-go's handler, which also refuses a non-loopback Host header
+// on a loopback connection. Tool calls then go through the same MCP server, and so the same
+// permissions, policy and tool limiter, as on stdio.
 
 const (
 	// minTokenLen is the shortest bearer token accepted: a shorter one could be guessed.
@@ -268,7 +270,7 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if origin := r.Header.Get("Origin"); origin != "" {
 		if !g.originAllowed(origin) {
 			g.forbidden.Add(1)
-			refuse(w, http.StatusForbidden, "ORIGIN_NOT_ALLOWED", fmt.Sprintf("requests from web pages at %s are not allowed: "+
+			refuse(w, nil, http.StatusForbidden, "ORIGIN_NOT_ALLOWED", fmt.Sprintf("requests from web pages at %s are not allowed: "+
 				"only loopback origins are, and those the server lists in --http-allowed-origins", origin), 0)
 			return
 		}
@@ -304,7 +306,7 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.limited.Add(1)
 		secs := int(math.Ceil(limited.RetryAfter.Seconds()))
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
-		refuse(w, http.StatusTooManyRequests, "RATE_LIMITED", fmt.Sprintf("too many requests from this client: at most %d a minute; retry in %d seconds",
+		refuse(w, nil, http.StatusTooManyRequests, "RATE_LIMITED", fmt.Sprintf("too many requests from this client: at most %d a minute; retry in %d seconds",
 			g.limits.PerClient(), secs), limited.RetryAfter.Milliseconds())
 		return
 	}
@@ -317,7 +319,7 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			msg = "the bearer token is not the one this server was started with: send the header \"Authorization: Bearer TOKEN\" with the token from its $" + tokenEnv + " or --http-token-file"
 		}
 		w.Header().Set("WWW-Authenticate", challenge)
-		refuse(w, http.StatusUnauthorized, "UNAUTHENTICATED", msg, 0)
+		refuse(w, nil, http.StatusUnauthorized, "UNAUTHENTICATED", msg, 0)
 		return
 	}
 
@@ -329,18 +331,24 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, g.maxBody)
 		if r.Method == http.MethodPost {
 			// mcp-go reads the whole body anyway; reading it here turns an oversized one into a 413
-			// rather than a parse error, and bounds the time a slow client can take to send it.
+			// rather than a parse error, bounds the time a slow client can take to send it, and
+			// refuses one of more than MaxMessageValues values before mcp-go decodes it, as soon
+			// as its values pass the limit.
 			rc := http.NewResponseController(w)
 			_ = rc.SetReadDeadline(time.Now().Add(bodyReadTimeout))
-			body, err := io.ReadAll(r.Body)
+			body, err := io.ReadAll(&countingReader{r: r.Body, values: valueCount{max: MaxMessageValues}})
 			_ = rc.SetReadDeadline(time.Time{})
 			var tooLarge *http.MaxBytesError
-			if errors.As(err, &tooLarge) {
+			switch {
+			case errors.As(err, &tooLarge):
 				g.refuseTooLarge(w)
 				return
-			}
-			if err != nil {
-				refuse(w, http.StatusBadRequest, "INVALID_ARGUMENT", "the request body could not be read in full", 0)
+			case errors.Is(err, errTooManyValues):
+				g.tooLarge.Add(1)
+				refuse(w, idOf(body[:min(len(body), idHead)]), http.StatusRequestEntityTooLarge, "TOO_LARGE", tooManyValues(), 0)
+				return
+			case err != nil:
+				refuse(w, nil, http.StatusBadRequest, "INVALID_ARGUMENT", "the request body could not be read in full", 0)
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
@@ -349,9 +357,29 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.next.ServeHTTP(w, r)
 }
 
+// errTooManyValues is what a countingReader returns once its body holds more than its limit of
+// JSON values.
+var errTooManyValues = errors.New("too many JSON values")
+
+// countingReader passes a request body through, counting its JSON values as they go by (see
+// [valueCount]), and fails with errTooManyValues once they pass the limit, so a wide body is
+// refused when its head has been read, not held whole first.
+type countingReader struct {
+	r      io.Reader
+	values valueCount
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if c.values.scan(p[:n]) {
+		return n, errTooManyValues
+	}
+	return n, err
+}
+
 func (g *gate) refuseTooLarge(w http.ResponseWriter) {
 	g.tooLarge.Add(1)
-	refuse(w, http.StatusRequestEntityTooLarge, "TOO_LARGE", tooLarge(g.maxBody), 0)
+	refuse(w, nil, http.StatusRequestEntityTooLarge, "TOO_LARGE", tooLarge(g.maxBody), 0)
 }
 
 // originAllowed reports whether a browser page at origin may call: a loopback origin, or one listed.
@@ -393,11 +421,12 @@ func remoteIP(r *http.Request) string {
 	return host
 }
 
-// refuse writes a refusal as a JSON-RPC error (see [refusal]) with the HTTP status.
-func refuse(w http.ResponseWriter, status int, code, msg string, retryAfterMs int64) {
+// refuse writes a refusal as a JSON-RPC error (see [refusal]) with the HTTP status, and id, or null
+// if id is nil.
+func refuse(w http.ResponseWriter, id json.RawMessage, status int, code, msg string, retryAfterMs int64) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	w.Write(refusal(nil, code, msg, retryAfterMs))
+	w.Write(refusal(id, code, msg, retryAfterMs))
 }

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -25,6 +26,8 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/packfs/packfs-mcp/fsroot"
 )
 
 // The HTTP tests run the built binary with --http and drive it with the mcp-go client over streamable
@@ -645,5 +648,81 @@ func TestHTTPInProcess(t *testing.T) {
 	want := fmt.Sprintf("HTTP requests refused: %d without the right token", guesses)
 	if got := log.String(); !strings.Contains(got, want) || strings.Contains(got, testToken) {
 		t.Errorf("the log does not say %q, or shows the token:\n%s", want, got)
+	}
+}
+
+// TestHTTPWideJSON is case J58's wide JSON over HTTP with the default message bounds: a body of
+// more than MaxMessageValues values (an array of 10 million numbers in a 20 MB tool call) is
+// refused before mcp-go decodes it, with 413 and the TOO_LARGE refusal naming the limit, with
+// the request's id; the mcp-go client reports it for its call and its next call is served; the
+// server's peak memory stays under half of what a flat body as long costs (the array alone took
+// it to 868 MB); and a write of the largest file, its text all brackets, commas, quotes and
+// backslashes, is still served, whole.
+func TestHTTPWideJSON(t *testing.T) {
+	f := newFixture(t)
+	srv := startHTTP(t, f, httpEnv(f, tokenEnv+"="+testToken), "--allow-write")
+	hdr := map[string]string{"Authorization": "Bearer " + testToken}
+	const bodyBytes = 20_000_000
+	readArgs := func(extra string) json.RawMessage {
+		return json.RawMessage(`{"purpose":"read","target":{"path":"notes/a.md"}` + extra + `}`)
+	}
+	call := func(id int, args json.RawMessage) string {
+		return `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":"` + reader + `","arguments":` + string(args) + `}}`
+	}
+	wideArgs := readArgs(`,"x":` + wideArray((bodyBytes-len(call(7, readArgs(`,"x":`))))/2))
+	body := call(7, wideArgs)
+	if len(body) < bodyBytes-2 || int64(len(body)) > DefaultMaxRequestBytes {
+		t.Fatalf("the wide body is %d bytes, want some %d, under the byte bound", len(body), bodyBytes)
+	}
+	resp, data := post(t, nil, srv.url, hdr, strings.NewReader(body))
+	var r refused
+	limit := fmt.Sprintf("more than %d JSON values", MaxMessageValues)
+	if err := json.Unmarshal(data, &r); err != nil || resp.StatusCode != http.StatusRequestEntityTooLarge || string(r.ID) != "7" || r.Error.Code != refusedCode ||
+		r.Error.Data.Code != "TOO_LARGE" || !strings.Contains(r.Error.Message, limit) {
+		t.Errorf("status %d, body %.300s: want 413 and a TOO_LARGE refusal with id 7 naming the limit", resp.StatusCode, data)
+	}
+
+	c, err := connect(t, srv.url, nil, withToken(testToken))
+	must(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = reader
+	req.Params.Arguments = wideArgs
+	if _, err := c.CallTool(ctx, req); err == nil || !strings.Contains(err.Error(), limit) {
+		t.Errorf("a call of %d values: %v, want an error saying %q", len(body)/2, err, limit)
+	}
+	req.Params.Arguments = readArgs("")
+	if res, err := c.CallTool(ctx, req); err != nil || res.IsError {
+		t.Fatalf("the call after: %v %v, want success", res, err)
+	}
+	peak, err := peakMB(srv.cmd.Process.Pid)
+	must(t, err)
+	flat := startHTTP(t, f, httpEnv(f, tokenEnv+"="+testToken))
+	flatArgs := readArgs(`,"x":"` + strings.Repeat("y", len(wideArgs)-len(readArgs(`,"x":""`))) + `"`)
+	if resp, data := post(t, nil, flat.url, hdr, strings.NewReader(call(7, flatArgs))); resp.StatusCode == http.StatusRequestEntityTooLarge {
+		t.Fatalf("a flat body as long was refused: %.300s", data)
+	}
+	flatPeak, err := peakMB(flat.cmd.Process.Pid)
+	must(t, err)
+	if peak > flatPeak/2 {
+		t.Errorf("peak resident memory %.0f MB after two %d-byte bodies of %d values, want under half the %.0f MB of a flat body as long",
+			peak, len(body), len(body)/2, flatPeak)
+	}
+	t.Logf("peak resident memory %.1f MB; after a flat body as long %.1f MB", peak, flatPeak)
+
+	// The largest file is still written, though its text, if it were not in a string, would be
+	// over a million values, and its quotes and backslashes double in JSON.
+	unit := "[1,\"\\\"],\n"
+	content := strings.Repeat(unit, fsroot.DefaultMaxFileSize/len(unit))
+	content += strings.Repeat("x", fsroot.DefaultMaxFileSize-len(content))
+	req.Params.Name = writer
+	req.Params.Arguments = map[string]any{"purpose": "create", "target": map[string]any{"path": "big.md"}, "content": content}
+	res, err := c.CallTool(ctx, req)
+	if err != nil || res.IsError {
+		t.Fatalf("a write of %d bytes: %v %v, want success", len(content), res, err)
+	}
+	if got, err := os.ReadFile(filepath.Join(f.root, "big.md")); err != nil || string(got) != content {
+		t.Errorf("big.md holds %d bytes (%v), want the %d written", len(got), err, len(content))
 	}
 }

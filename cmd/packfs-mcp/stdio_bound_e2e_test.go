@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/packfs/packfs-mcp/fsroot"
 )
 
 // roomForHugeWrites is a --max-request-bytes that lets a call carry more than the writer takes, for
@@ -99,11 +101,11 @@ func TestStdioMessageBound(t *testing.T) {
 }
 
 // TestStdioDeepJSON is case J58's deeply nested JSON, through the built binary over stdio with the
-// default message bound: nesting past the decoder's depth limit (10,000) is a JSON-RPC parse error
-// however deep, up to a 20 MB line of brackets; nesting just under it, in the tool arguments, in a
-// resource request or as the whole params, is refused with the field or the request named; the
-// server answers each with an error, serves the next call, and its peak memory is no more than a
-// flat line of the same length costs.
+// default message bounds: nesting past the decoder's depth limit (10,000) is a JSON-RPC parse error,
+// and past MaxMessageValues brackets the value bound's TOO_LARGE, up to a 20 MB line of brackets;
+// nesting just under the depth limit, in the tool arguments, in a resource request or as the whole
+// params, is refused with the field or the request named; the server answers each with an error,
+// serves the next call, and its peak memory is no more than a flat line of the same length costs.
 func TestStdioDeepJSON(t *testing.T) {
 	root := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(root, "a.md"), []byte("# A\nhello\n"), 0o644))
@@ -113,7 +115,8 @@ func TestStdioDeepJSON(t *testing.T) {
 	}
 	arrays := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
 	objects := func(n int) string { return strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n) }
-	const deep, under = 10_000_000, 9_000 // past the decoder's limit; under it
+	// past both bounds; past the decoder's depth limit, not the value bound; under both
+	const deep, past, under = 10_000_000, 50_000, 9_000
 	type answer struct {
 		ID     json.RawMessage `json:"id"`
 		Result struct {
@@ -128,9 +131,12 @@ func TestStdioDeepJSON(t *testing.T) {
 		rpcCode    int    // the JSON-RPC error's code, or 0 for a tool result
 		field      string // the tool result's field, refused with INVALID_ARGUMENT
 	}{
-		{"arrays past the limit in the arguments", call(2, `{"name":"packfs-file-reader","arguments":{"purpose":"read","target":{"path":"a.md"},"x":`+arrays(deep)+`}}`), -32700, ""},
-		{"objects past the limit in the target", call(3, `{"name":"packfs-file-reader","arguments":{"purpose":"read","target":`+objects(deep/4)+`}}`), -32700, ""},
-		{"brackets never closed", strings.Repeat("[", deep) + "\n", -32700, ""},
+		{"arrays past the value bound in the arguments", call(2, `{"name":"packfs-file-reader","arguments":{"purpose":"read","target":{"path":"a.md"},"x":`+arrays(deep)+`}}`), refusedCode, ""},
+		{"objects past the value bound in the target", call(3, `{"name":"packfs-file-reader","arguments":{"purpose":"read","target":`+objects(deep/4)+`}}`), refusedCode, ""},
+		{"brackets never closed past the value bound", strings.Repeat("[", deep) + "\n", refusedCode, ""},
+		{"arrays past the depth limit in the arguments", call(9, `{"name":"packfs-file-reader","arguments":{"purpose":"read","target":{"path":"a.md"},"x":`+arrays(past)+`}}`), -32700, ""},
+		{"objects past the depth limit in the target", call(10, `{"name":"packfs-file-reader","arguments":{"purpose":"read","target":`+objects(past)+`}}`), -32700, ""},
+		{"brackets never closed past the depth limit", strings.Repeat("[", past) + "\n", -32700, ""},
 		{"arrays under the limit in the arguments", call(4, `{"name":"packfs-file-reader","arguments":{"purpose":"read","target":{"path":"a.md"},"x":`+arrays(under)+`}}`), 0, "x"},
 		{"arrays under the limit as the arguments", call(5, `{"name":"packfs-file-searcher","arguments":`+arrays(under)+`}`), 0, "arguments"},
 		{"objects under the limit in the target", call(6, `{"name":"packfs-file-reader","arguments":{"purpose":"read","target":{"path":"a.md","x":`+objects(under)+`}}}`), 0, "target.x"},
@@ -173,4 +179,99 @@ func TestStdioDeepJSON(t *testing.T) {
 		t.Errorf("peak resident memory %.0f MB after lines of nesting up to %d bytes, more than the %.0f MB of a flat line as long", peak, len(long), flatPeak)
 	}
 	t.Logf("peak resident memory %.1f MB; after a flat line as long %.1f MB", peak, flatPeak)
+}
+
+// wideArray is a JSON array of n ones: 2n bytes that decode to n values.
+func wideArray(n int) string { return "[" + strings.Repeat("1,", n-1) + "1]" }
+
+// TestStdioWideJSON is case J58's wide JSON, through the built binary over stdio with the default
+// message bounds: a line of more than MaxMessageValues values, whatever holds them (an array of 10
+// million numbers filling a 20 MB line, an object of many members, empty strings as the params),
+// is refused with TOO_LARGE naming the limit, with its id when the line's head tells it; the
+// server serves the next call, and its peak memory stays under half of what a flat line as long
+// costs, which mcp-go decodes (the array alone took it to 988 MB). A write of the largest file,
+// its text all brackets, commas, quotes and backslashes, is still served, whole.
+func TestStdioWideJSON(t *testing.T) {
+	root := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(root, "a.md"), []byte("# A\nhello\n"), 0o644))
+	s := startRaw(t, root, "--no-index", "--allow-write")
+	call := func(id, params string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":` + params + "}\n"
+	}
+	readArgs := func(extra string) string {
+		return `{"name":"packfs-file-reader","arguments":{"purpose":"read","target":{"path":"a.md"}` + extra + `}}`
+	}
+	const lineBytes = 20_000_000
+	// The array fills the line to 20 MB: 10 million values, under the byte bound.
+	head := call("2", readArgs(`,"x":`))
+	wide := call("2", readArgs(`,"x":`+wideArray((lineBytes-len(head))/2)))
+	members := make([]string, MaxMessageValues)
+	for i := range members {
+		members[i] = `"k` + strconv.Itoa(i) + `":1`
+	}
+	tests := []struct {
+		name, line, id string
+	}{
+		{"an array of 10 million numbers in the arguments", wide, "2"},
+		{"an object of many members in the target", call(`"s"`, `{"name":"packfs-file-reader","arguments":{"purpose":"read","target":{"path":"a.md",`+strings.Join(members, ",")+`}}}`), `"s"`},
+		{"empty strings as the params", call("4", "["+strings.TrimSuffix(strings.Repeat(`"",`, MaxMessageValues+1), ",")+"]"), "4"},
+		{"a wide array before the id", `{"jsonrpc":"2.0","method":"tools/call","params":` + readArgs(`,"x":`+wideArray(MaxMessageValues+1)) + `,"id":5}` + "\n", "null"},
+	}
+	if len(wide) < lineBytes-2 || int64(len(wide)) > DefaultMaxRequestBytes {
+		t.Fatalf("the wide line is %d bytes, want some %d, under the byte bound", len(wide), lineBytes)
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reply := s.roundTrip(t, tt.line)
+			var r refused
+			must(t, json.Unmarshal([]byte(reply), &r))
+			if string(r.ID) != tt.id || r.Error.Code != refusedCode || r.Error.Data.Code != "TOO_LARGE" ||
+				!strings.Contains(r.Error.Message, fmt.Sprintf("more than %d JSON values", MaxMessageValues)) {
+				t.Errorf("reply %.300s, want a TOO_LARGE refusal with id %s naming the limit of %d values", reply, tt.id, MaxMessageValues)
+			}
+			var a struct {
+				Result struct {
+					StructuredContent map[string]any `json:"structuredContent"`
+				} `json:"result"`
+			}
+			next := call(strconv.Itoa(100+i), readArgs(""))
+			if err := json.Unmarshal([]byte(s.roundTrip(t, next)), &a); err != nil || a.Result.StructuredContent["success"] != true {
+				t.Fatalf("the call after: %v %v, want success", a.Result.StructuredContent, err)
+			}
+		})
+	}
+	peak, err := peakMB(s.cmd.Process.Pid)
+	must(t, err)
+	flat := startRaw(t, root, "--no-index")
+	flat.roundTrip(t, call("2", readArgs(`,"x":"`+strings.Repeat("y", len(wide)-len(call("2", readArgs(`,"x":""`))))+`"`)))
+	flatPeak, err := peakMB(flat.cmd.Process.Pid)
+	must(t, err)
+	if peak > flatPeak/2 {
+		t.Errorf("peak resident memory %.0f MB after a %d-byte line of %d values, want under half the %.0f MB of a flat line as long",
+			peak, len(wide), len(wide)/2, flatPeak)
+	}
+	t.Logf("peak resident memory %.1f MB; after a flat line as long %.1f MB", peak, flatPeak)
+
+	// The largest file is still written, though its text, if it were not in a string, would be
+	// over a million values, and its quotes and backslashes double in JSON.
+	unit := "[1,\"\\\"],\n"
+	content := strings.Repeat(unit, fsroot.DefaultMaxFileSize/len(unit))
+	content += strings.Repeat("x", fsroot.DefaultMaxFileSize-len(content))
+	args, err := json.Marshal(map[string]any{"purpose": "create", "target": map[string]any{"path": "big.md"}, "content": content})
+	must(t, err)
+	line := call("9", `{"name":"packfs-file-writer","arguments":`+string(args)+`}`)
+	var w struct {
+		ID     int `json:"id"`
+		Result struct {
+			StructuredContent map[string]any `json:"structuredContent"`
+		} `json:"result"`
+	}
+	reply := s.roundTrip(t, line)
+	must(t, json.Unmarshal([]byte(reply), &w))
+	if w.ID != 9 || w.Result.StructuredContent["success"] != true {
+		t.Fatalf("a write of %d bytes in a %d-byte line: %.300s, want success", len(content), len(line), reply)
+	}
+	if got, err := os.ReadFile(filepath.Join(root, "big.md")); err != nil || string(got) != content {
+		t.Errorf("big.md holds %d bytes (%v), want the %d written", len(got), err, len(content))
+	}
 }

@@ -350,7 +350,8 @@ func maxFile(c Config) int64 {
 
 // listen serves MCP on in and out until the client closes in or ctx ends. Requests read before
 // the end of input are answered before it returns. A line longer than the message bound is
-// answered with the TOO_LARGE refusal HTTP sends, and dropped; the lines after it are served.
+// answered with the TOO_LARGE refusal HTTP sends, and dropped, as is one of more than
+// [MaxMessageValues] JSON values; the lines after it are served.
 func (a *app) listen(ctx context.Context, in io.Reader, out io.Writer) error {
 	s := server.NewStdioServer(a.mcp)
 	s.SetErrorLogger(a.logs.stderr())
@@ -362,9 +363,15 @@ func (a *app) listen(ctx context.Context, in io.Reader, out io.Writer) error {
 	w := &outputWriter{w: out, l: l}
 	limit := maxRequest(a.cfg)
 	r := &inputReader{r: bufio.NewReaderSize(in, 64<<10), l: l, grace: grace + 5*time.Second, max: limit,
-		refuse: func(id json.RawMessage) {
-			a.warn.Printf("refused a message of more than %d bytes on stdin (--max-request-bytes)", limit)
-			if err := w.answer(refusal(id, "TOO_LARGE", tooLarge(limit), 0)); err != nil {
+		refuse: func(id json.RawMessage, over overLimit) {
+			msg := tooLarge(limit)
+			if over == overValues {
+				msg = tooManyValues()
+				a.warn.Printf("refused a message of more than %d JSON values on stdin", MaxMessageValues)
+			} else {
+				a.warn.Printf("refused a message of more than %d bytes on stdin (--max-request-bytes)", limit)
+			}
+			if err := w.answer(refusal(id, "TOO_LARGE", msg, 0)); err != nil {
 				a.errs.Printf("answering it: %v", err)
 			}
 		}}
