@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,9 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/security"
-	"github.com/packfs/packfs-mcp/semantic"
 )
 
 // TestRootsMergeRanksAsOneRoot checks that a search of "." over two roots ranks their files as one
@@ -94,15 +91,7 @@ func newOneRootEnv(t *testing.T, trees map[string][]string) *rootsEnv {
 		Limiter:     security.NewLimiter(security.LimitConfig{MaxRequests: 1 << 30}),
 		Permissions: security.AllPermissions(),
 	}, false), tools: map[string]server.ServerTool{}}
-	root, err := fsroot.Open(dir, fsroot.Options{})
-	mustOK(t, err)
-	t.Cleanup(func() { root.Close() })
-	policy, err := security.NewPolicy(security.PolicyConfig{RootDir: root.Dir(), RootResolved: root.ResolvedDir()})
-	mustOK(t, err)
-	e := semantic.New(semantic.Options{FS: root.FS(), Allow: func(name string, isDir bool) bool { return policy.CheckName(name, isDir) == nil }})
-	mustOK(t, e.Build(context.Background()))
-	t.Cleanup(func() { e.Close() })
-	mustOK(t, env.roots.Add(Mount{Name: "one", Root: root, Policy: policy, Engine: e}))
+	mustOK(t, env.roots.Add(testMount(t, "one", dir, true)))
 	for _, st := range env.roots.Tools() {
 		env.tools[st.Tool.Name] = st
 	}

@@ -47,15 +47,7 @@ func newRootsEnv(t *testing.T, trees map[string][]string) *rootsEnv {
 		makeTree(t, dir, base, trees[name]...)
 	}
 	for _, name := range []string{"notes", "work"} {
-		root, err := fsroot.Open(filepath.Join(base, name), fsroot.Options{})
-		mustOK(t, err)
-		t.Cleanup(func() { root.Close() })
-		policy, err := security.NewPolicy(security.PolicyConfig{RootDir: root.Dir(), RootResolved: root.ResolvedDir()})
-		mustOK(t, err)
-		e := semantic.New(semantic.Options{FS: root.FS(), Allow: func(name string, isDir bool) bool { return policy.CheckName(name, isDir) == nil }})
-		mustOK(t, e.Build(context.Background()))
-		t.Cleanup(func() { e.Close() })
-		mustOK(t, env.roots.Add(Mount{Name: name, Root: root, Policy: policy, Engine: e}))
+		mustOK(t, env.roots.Add(testMount(t, name, filepath.Join(base, name), true)))
 	}
 	for _, st := range env.roots.Tools() {
 		env.tools[st.Tool.Name] = st
@@ -91,6 +83,24 @@ var twoRoots = map[string][]string{
 		"dir/c.md=# Cee\n", "sub/x.md=# Ex\n", "towork => ../work"},
 	"work":   {"w.md=# Work\naardvark plans\n", "sub/x.md=# X\n"},
 	"secret": {"s.md=secret\n"},
+}
+
+// testMount opens the folder dir as the mount named name, under the default policy, with a built
+// search index when indexed.
+func testMount(t *testing.T, name, dir string, indexed bool) Mount {
+	t.Helper()
+	root, err := fsroot.Open(dir, fsroot.Options{})
+	mustOK(t, err)
+	t.Cleanup(func() { root.Close() })
+	policy, err := security.NewPolicy(security.PolicyConfig{RootDir: root.Dir(), RootResolved: root.ResolvedDir()})
+	mustOK(t, err)
+	m := Mount{Name: name, Root: root, Policy: policy}
+	if indexed {
+		m.Engine = semantic.New(semantic.Options{FS: root.FS(), Allow: func(name string, isDir bool) bool { return policy.CheckName(name, isDir) == nil }})
+		mustOK(t, m.Engine.Build(context.Background()))
+		t.Cleanup(func() { m.Engine.Close() })
+	}
+	return m
 }
 
 // TestRootsPaths checks how a path names its root: the first element is the root's name, "." holds
@@ -468,12 +478,7 @@ func TestRootsToolDescriptions(t *testing.T) {
 		}
 	}
 	one := NewRoots(Config{Permissions: security.AllPermissions()}, false)
-	root, err := fsroot.Open(t.TempDir(), fsroot.Options{})
-	mustOK(t, err)
-	t.Cleanup(func() { root.Close() })
-	policy, err := security.NewPolicy(security.PolicyConfig{RootDir: root.Dir()})
-	mustOK(t, err)
-	mustOK(t, one.Add(Mount{Root: root, Policy: policy}))
+	mustOK(t, one.Add(testMount(t, "", t.TempDir(), false)))
 	for _, st := range one.Tools() {
 		if strings.Contains(st.Tool.Description, "Several folders") {
 			t.Errorf("one root's %s speaks of several folders: %q", st.Tool.Name, st.Tool.Description)

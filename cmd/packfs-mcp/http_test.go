@@ -26,8 +26,6 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
-
-	"github.com/packfs/packfs-mcp/fsroot"
 )
 
 // The HTTP tests run the built binary with --http and drive it with the mcp-go client over streamable
@@ -711,11 +709,8 @@ func TestHTTPWideJSON(t *testing.T) {
 	}
 	t.Logf("peak resident memory %.1f MB; after a flat body as long %.1f MB", peak, flatPeak)
 
-	// The largest file is still written, though its text, if it were not in a string, would be
-	// over a million values, and its quotes and backslashes double in JSON.
-	unit := "[1,\"\\\"],\n"
-	content := strings.Repeat(unit, fsroot.DefaultMaxFileSize/len(unit))
-	content += strings.Repeat("x", fsroot.DefaultMaxFileSize-len(content))
+	// The largest file is still written (see valueDenseContent).
+	content := valueDenseContent()
 	req.Params.Name = writer
 	req.Params.Arguments = map[string]any{"purpose": "create", "target": map[string]any{"path": "big.md"}, "content": content}
 	res, err := c.CallTool(ctx, req)

@@ -252,11 +252,8 @@ func TestStdioWideJSON(t *testing.T) {
 	}
 	t.Logf("peak resident memory %.1f MB; after a flat line as long %.1f MB", peak, flatPeak)
 
-	// The largest file is still written, though its text, if it were not in a string, would be
-	// over a million values, and its quotes and backslashes double in JSON.
-	unit := "[1,\"\\\"],\n"
-	content := strings.Repeat(unit, fsroot.DefaultMaxFileSize/len(unit))
-	content += strings.Repeat("x", fsroot.DefaultMaxFileSize-len(content))
+	// The largest file is still written (see valueDenseContent).
+	content := valueDenseContent()
 	args, err := json.Marshal(map[string]any{"purpose": "create", "target": map[string]any{"path": "big.md"}, "content": content})
 	must(t, err)
 	line := call("9", `{"name":"packfs-file-writer","arguments":`+string(args)+`}`)
@@ -274,4 +271,13 @@ func TestStdioWideJSON(t *testing.T) {
 	if got, err := os.ReadFile(filepath.Join(root, "big.md")); err != nil || string(got) != content {
 		t.Errorf("big.md holds %d bytes (%v), want the %d written", len(got), err, len(content))
 	}
+}
+
+// valueDenseContent is a file of the largest size whose text, were it not in a JSON string, would be
+// over a million values, and whose quotes and backslashes double in JSON: a write of it must pass
+// the value limit (MaxMessageValues) and the message bound.
+func valueDenseContent() string {
+	unit := "[1,\"\\\"],\n"
+	content := strings.Repeat(unit, fsroot.DefaultMaxFileSize/len(unit))
+	return content + strings.Repeat("x", fsroot.DefaultMaxFileSize-len(content))
 }
