@@ -35,7 +35,7 @@ import (
 
 // IndexFormat is stored beside the index; a different value on open rebuilds the index from
 // scratch. Bump it whenever the mapping or the unit layout changes.
-const IndexFormat = 8
+const IndexFormat = 9
 
 // Defaults for [IndexOptions].
 // Stamp identifies a file's version for reconciling the index with the files.
@@ -92,7 +92,7 @@ const (
 	fieldBody     = "body"     // unit: the chunk's text, stored only (fieldText searches it)
 	fieldTags     = "tags"     // unit: the document's tags, lower-cased, one a line (at most MaxTagCopies over its units)
 	fieldAliases  = "aliases"  // unit
-	fieldNames    = "names"    // unit: the keys of the document's names (see NameKeys)
+	fieldNames    = "names"    // unit: the keys of the document's names, one a line (see NameKeys)
 	fieldText     = "text"     // unit: title, aliases, heading path and body, searched as one
 	fieldLead     = "lead"     // unit: the document's first paragraph, which usually says what it is about
 	fieldLine     = "line"     // unit: first line of the chunk, stored only
@@ -399,9 +399,10 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	storedText.Index = false
 	storedNum := num(true)
 	storedNum.Index = false
-	// The tags, one a line, each a term as the keyword analyzer would make it (see linesTokenizer).
-	tags := kw(false)
-	tags.Analyzer = linesAnalyzer
+	// The tags and the name keys, one a line, each a term as the keyword analyzer would make it
+	// (see linesTokenizer).
+	lines := kw(false)
+	lines.Analyzer = linesAnalyzer
 
 	dm := mapping.NewDocumentStaticMapping()
 	for name, f := range map[string]*mapping.FieldMapping{
@@ -415,9 +416,9 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		fieldTitle:    text(true),
 		fieldHeading:  text(true),
 		fieldBody:     storedText,
-		fieldTags:     tags,
+		fieldTags:     lines,
 		fieldAliases:  text(false),
-		fieldNames:    kw(false),
+		fieldNames:    lines,
 		fieldText:     text(false),
 		fieldLead:     text(false),
 		fieldLine:     storedNum,
@@ -847,19 +848,25 @@ func (ix *Index) Outlines(fn func(markdown.Doc)) error {
 }
 
 // units splits d into unit records: one per section, or more when a section is longer than
-// the chunk size. A document without sections still gets one unit, so its title is found.
+// the chunk size. A document without sections still gets one unit, so its title is found. Every
+// unit repeats the document's context (its title, aliases and name keys, and the section's
+// heading and the headings above it), each part cut to the unit's share of [MaxContextCopyBytes].
 func (ix *Index) units(d markdown.Doc) []map[string]any {
 	ext := strings.ToLower(path.Ext(d.Path))
 	dirs := ancestors(d.Path)
-	aliases := strings.Join(d.Aliases, "\n")
-	names := NameKeys(d)
-
 	lead := leadOf(d)
 	sections := d.Sections
 	if len(sections) == 0 {
 		sections = []markdown.Section{{Line: 1}}
 	}
-	var out []map[string]any
+	// The chunks first: their number sets each unit's share of the context.
+	type piece struct {
+		s      markdown.Section
+		path   []string // the headings above s and its own, outermost first
+		chunks []textChunk
+	}
+	var pieces []piece
+	n := 0
 	var stack []markdown.Section // heading path: the open headings of lower level
 	for _, s := range sections {
 		for len(stack) > 0 && stack[len(stack)-1].Level >= s.Level {
@@ -868,20 +875,33 @@ func (ix *Index) units(d markdown.Doc) []map[string]any {
 		if s.Level > 0 {
 			stack = append(stack, s)
 		}
-		var hp strings.Builder
-		for _, h := range stack {
-			hp.WriteString(h.Heading)
-			hp.WriteString("\n")
+		hp := make([]string, len(stack))
+		for i, h := range stack {
+			hp[i] = h.Heading
 		}
-		for _, c := range chunk(joinMnemonics(s.Text), ix.chunk, ix.overlap) {
+		cs := chunk(joinMnemonics(s.Text), ix.chunk, ix.overlap)
+		pieces = append(pieces, piece{s, hp, cs})
+		n += len(cs)
+	}
+
+	share := contextShare(d.Size, n)
+	title := clip(d.Title, share)
+	kept := keptAliases(d.Aliases, share)
+	aliases := strings.Join(kept, "\n")
+	names := strings.Join(nameKeys(title, d.Path, kept), "\n")
+	out := make([]map[string]any, 0, n)
+	for _, p := range pieces {
+		hp := headingPath(p.path, share)
+		heading := clip(p.s.Heading, share)
+		for _, c := range p.chunks {
 			u := map[string]any{
 				fieldPath:     d.Path,
 				fieldExt:      ext,
-				fieldTitle:    d.Title,
-				fieldHeading:  s.Heading,
+				fieldTitle:    title,
+				fieldHeading:  heading,
 				fieldBody:     c.text,
-				fieldText:     d.Title + "\n" + aliases + "\n" + hp.String() + c.text,
-				fieldLine:     float64(s.Line + c.line),
+				fieldText:     title + "\n" + aliases + "\n" + hp + c.text,
+				fieldLine:     float64(p.s.Line + c.line),
 				fieldModified: d.ModTime,
 				fieldSize:     float64(d.Size),
 			}
@@ -894,7 +914,7 @@ func (ix *Index) units(d markdown.Doc) []map[string]any {
 			if lead != "" {
 				u[fieldLead] = lead
 			}
-			if len(names) > 0 {
+			if names != "" {
 				u[fieldNames] = names
 			}
 			out = append(out, u)
@@ -906,6 +926,78 @@ func (ix *Index) units(d markdown.Doc) []map[string]any {
 		}
 	}
 	return out
+}
+
+// MaxContextCopyBytes is how many bytes of each part of a document's context its units may carry
+// in all, whatever its size. Every unit repeats the document's title, its aliases (in the text,
+// the aliases field and, as keys, the names field) and the headings above its section, which
+// the ranking reads, and every chunk of a section repeats its heading: a note of long context
+// and many units would cost their product (a 100 KB heading over 2,000 sections took 40 GB to
+// index, 60 KB of aliases over 2,000 sections 16 GB). Each part gets, on every unit, an equal
+// share of MaxContextCopyBytes or of one byte per contextCopyBytes of the document, whichever
+// is more: the title, the section's heading and the headings above it (the innermost first)
+// are cut at a word to the share, and the document keeps its first aliases that fit in it. What
+// is cut is still in the document's text but is not searched as a title, alias, name or heading.
+// Notes have little context: in the corpora, no note repeats more than 4 KB of any part over its
+// units, so their units are those of before; a note of 500 sections keeps 32 bytes of each part
+// on each unit, or more from 128 KB.
+const MaxContextCopyBytes = 16 << 10
+
+// contextCopyBytes is the bytes of a document that pay for one more byte of each part of its
+// context on its units past MaxContextCopyBytes: the parts are analysed in five fields of a
+// unit (the title in two, the aliases in three), each byte about as dearly as a byte of text,
+// so the context costs at most some two thirds of what the document's text does.
+const contextCopyBytes = 8
+
+// contextShare returns the bytes of each part of the context each of a document's n units
+// carries (see [MaxContextCopyBytes]).
+func contextShare(size int64, n int) int {
+	return int(max(MaxContextCopyBytes, size/contextCopyBytes) / int64(max(n, 1)))
+}
+
+// clip returns s if it is at most n bytes, else its longest prefix of at most n bytes that ends
+// before white space, or at a rune boundary when no word ends within the last half of those
+// bytes, so that a cut word does not make a term of its own.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := runeStart(s, n)
+	if i := lastSpace(s[:cut+1]); i >= cut/2 {
+		cut = i
+	}
+	return strings.TrimRight(s[:cut], " \t\n\r")
+}
+
+// keptAliases returns the first of aliases that fit, joined by line breaks, in n bytes.
+func keptAliases(aliases []string, n int) []string {
+	used := 0
+	for i, a := range aliases {
+		if used += len(a) + min(i, 1); used > n {
+			return aliases[:i]
+		}
+	}
+	return aliases
+}
+
+// headingPath returns the headings of path, each followed by a line break, in at most n bytes:
+// the innermost first, cut to what is left of n, and the outer ones left out once it is spent.
+func headingPath(path []string, n int) string {
+	var kept []string
+	for i := len(path) - 1; i >= 0 && n > 1; i-- {
+		h := clip(path[i], n-1)
+		if h == "" {
+			break
+		}
+		kept = append(kept, h)
+		n -= len(h) + 1
+	}
+	var b strings.Builder
+	for i := len(kept) - 1; i >= 0; i-- {
+		b.WriteString(kept[i])
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // MaxTagCopies is how many tags a document's units may carry in all, whatever its size: each

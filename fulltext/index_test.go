@@ -262,6 +262,9 @@ func TestUnits(t *testing.T) {
 		if diff := cmp.Diff("go", u[fieldTags]); diff != "" {
 			t.Errorf("tags (-want +got):\n%s", diff)
 		}
+		if diff := cmp.Diff("t\nc\nx", u[fieldNames]); diff != "" {
+			t.Errorf("names (-want +got):\n%s", diff)
+		}
 	}
 	want := []unit{
 		{"", "", 1},
@@ -290,17 +293,6 @@ func TestIndexManyTags(t *testing.T) {
 		d.Size = int64(b.Len())
 		return d
 	}
-	allocated := func(d markdown.Doc) uint64 {
-		ix := newTestIndex(t, IndexOptions{})
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		if err := ix.Put(d); err != nil {
-			t.Fatal(err)
-		}
-		runtime.ReadMemStats(&after)
-		return after.TotalAlloc - before.TotalAlloc
-	}
 	// 5,000 tags first: before the bound they took 200 MB, 50,000 would exhaust the machine.
 	for _, n := range []int{5_000, 50_000} {
 		ok := t.Run(fmt.Sprintf("tags=%d", n), func(t *testing.T) {
@@ -308,7 +300,7 @@ func TestIndexManyTags(t *testing.T) {
 			if len(tagged.Tags) != n {
 				t.Fatalf("the note has %d tags, want %d", len(tagged.Tags), n)
 			}
-			plain, cost := allocated(note(n, "")), allocated(tagged)
+			plain, cost := allocated(t, note(n, "")), allocated(t, tagged)
 			t.Logf("%d tags: %d MB allocated, %d MB without them", n, cost>>20, plain>>20)
 			if cost > 2*plain {
 				t.Errorf("indexing %d tags allocated %d MB, the same note without them %d MB: want at most twice", n, cost>>20, plain>>20)
@@ -352,6 +344,117 @@ func TestIndexManyTags(t *testing.T) {
 	}
 }
 
+// allocated returns the bytes allocated while d is put in an index of its own.
+func allocated(t *testing.T, d markdown.Doc) uint64 {
+	t.Helper()
+	ix := newTestIndex(t, IndexOptions{})
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if err := ix.Put(d); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestIndexLongContext is case J59's notes of long context: every unit repeated its note's title
+// and aliases and the headings above it, and every chunk of a section its heading, so 60 KB of
+// aliases over 2,000 sections took 16 GB to index and a 100 KB heading over them 40 GB. Each note
+// here costs no more than twice the same note with its context written once in its text (bytes
+// allocated; before the bound, 20 to 200 times), and what its units keep is the context's start.
+func TestIndexLongContext(t *testing.T) {
+	rep := strings.Repeat
+	var fm, words strings.Builder
+	for i := 0; fm.Len() < 60<<10; i++ {
+		fmt.Fprintf(&fm, "  - al%d\n", i)
+		fmt.Fprintf(&words, "al%d ", i)
+	}
+	var secs strings.Builder
+	for i := range 500 {
+		fmt.Fprintf(&secs, "## s%d\nword\n", i)
+	}
+	long := rep("w ", 10<<10) // 20 KB of words
+	for _, tc := range []struct {
+		name, note, plain string
+	}{
+		{"60 KB of aliases", "---\naliases:\n" + fm.String() + "---\n# X\n" + secs.String(),
+			"---\nother:\n" + fm.String() + "---\n# X\n" + words.String() + "\n" + secs.String()},
+		{"20 KB title", "---\ntitle: " + long + "\n---\n" + secs.String(),
+			"---\nother: " + long + "\n---\n" + long + "\n" + secs.String()},
+		{"20 KB heading", "# " + long + "\n" + secs.String(),
+			"# X\n" + long + "\n" + secs.String()},
+		{"20 KB heading below the title", "# X\n## " + long + "\n" + strings.ReplaceAll(secs.String(), "## ", "### "),
+			"# X\n" + long + "\n" + secs.String()},
+	} {
+		ok := t.Run(tc.name, func(t *testing.T) {
+			note, plain := parsed(tc.note), parsed(tc.plain)
+			cost, base := allocated(t, note), allocated(t, plain)
+			t.Logf("%d MB allocated, %d MB with its context once in its text", cost>>20, base>>20)
+			if cost > 2*base {
+				t.Errorf("indexing the note allocated %d MB, the same note with its context once in its text %d MB: want at most twice", cost>>20, base>>20)
+			}
+		})
+		if !ok {
+			return // the next notes cost more before the bound
+		}
+	}
+	// One long heading: each of its chunks repeated it as title, heading and heading path, so its
+	// cost grew as its square. A heading (its outline, its words) costs twice a paragraph as long
+	// without the copies: held to twice its length, it allocates about twice as much.
+	heading := func(n int) markdown.Doc { return parsed("# " + rep("w ", n) + "\n") }
+	short, long2 := allocated(t, heading(50<<10)), allocated(t, heading(100<<10))
+	t.Logf("a heading of 100 KB allocated %d MB, one of 200 KB %d MB", short>>20, long2>>20)
+	if 2*long2 > 5*short {
+		t.Errorf("a heading of 200 KB allocated %d MB, one of 100 KB %d MB: want at most 2.5 times", long2>>20, short>>20)
+	}
+
+	// What the units keep of a long context is its start.
+	ix := newTestIndex(t, IndexOptions{})
+	d := parsed("---\ntitle: " + long[:2<<10] + "\naliases:\n" + fm.String() + "---\n# " + long + "\n## " + long + "\n" + secs.String())
+	units := ix.units(d)
+	share := contextShare(d.Size, len(units))
+	if len(d.Aliases) < 5_000 || len(d.Title) < 2_000 {
+		t.Fatalf("the note has %d aliases and a title of %d bytes", len(d.Aliases), len(d.Title))
+	}
+	for _, u := range units[len(units)-2:] {
+		title, aliases, heading := u[fieldTitle].(string), u[fieldAliases].(string), u[fieldHeading].(string)
+		text := u[fieldText].(string)
+		if len(title) > share || !strings.HasPrefix(long, title) || title == "" || title == d.Title {
+			t.Errorf("title of %d bytes, want a start of the title in at most %d", len(title), share)
+		}
+		if len(aliases) > share || !strings.HasPrefix(words.String(), strings.ReplaceAll(aliases, "\n", " ")) || aliases == "" {
+			t.Errorf("aliases %q, want the first aliases in at most %d bytes", aliases, share)
+		}
+		if !strings.HasPrefix(u[fieldNames].(string), NameKey(title)+"\nx\nal0\n") {
+			t.Errorf("names start %.40q, want the title's key, the file name's and the first aliases'", u[fieldNames])
+		}
+		// The heading path: the section's own heading, then what is left of the share for the
+		// headings above it.
+		hp := strings.TrimSuffix(strings.TrimPrefix(text, title+"\n"+aliases+"\n"), u[fieldBody].(string))
+		if len(hp) > share || !strings.HasSuffix(hp, "\n"+heading+"\n") || !strings.HasPrefix(long, hp[:strings.IndexByte(hp, '\n')]) {
+			t.Errorf("heading path %q under %q, want a start of the heading above and the section's own in at most %d bytes", hp, heading, share)
+		}
+	}
+}
+
+// BenchmarkNameKeys finds the keys of a note of n aliases (case J59): the time per alias should
+// not grow with n. Each key was looked for in the keys so far, and 40,000 aliases took 3 s.
+func BenchmarkNameKeys(b *testing.B) {
+	for _, n := range []int{2_000, 32_000} {
+		b.Run(fmt.Sprintf("aliases=%d", n), func(b *testing.B) {
+			d := markdown.Doc{Path: "x.md", Title: "X", Aliases: make([]string, n)}
+			for i := range d.Aliases {
+				d.Aliases[i] = fmt.Sprintf("al%d", i)
+			}
+			for b.Loop() {
+				NameKeys(d)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/alias")
+		})
+	}
+}
+
 // TestTagBonus checks that a note whose tag (in its frontmatter, out of its text) the query names
 // ranks above the same text untagged, and only through the tag bonus.
 func TestTagBonus(t *testing.T) {
@@ -378,6 +481,11 @@ func TestTagBonus(t *testing.T) {
 		}
 		ix.Close()
 	}
+}
+
+// parsed returns the note x.md of src, parsed as the engine parses it.
+func parsed(src string) markdown.Doc {
+	return markdown.Parse("x.md", []byte(src), testTime)
 }
 
 // randomDocs returns n generated documents over a vocabulary of common and rare words.

@@ -56,11 +56,20 @@ func keyForms(k string) []string {
 // NameKeys returns the keys of d's names, each once: its title, its file name without the
 // extension and its aliases.
 func NameKeys(d markdown.Doc) []string {
-	base := path.Base(d.Path)
-	names := append([]string{d.Title, strings.TrimSuffix(base, path.Ext(base))}, d.Aliases...)
+	return nameKeys(d.Title, d.Path, d.Aliases)
+}
+
+// nameKeys returns the keys of a document's title, the file name of its path without the
+// extension and its aliases, each once. A set remembers them: a note may have thousands of
+// aliases, which a scan of the list would make quadratic.
+func nameKeys(title, p string, aliases []string) []string {
+	base := path.Base(p)
+	names := append([]string{title, strings.TrimSuffix(base, path.Ext(base))}, aliases...)
 	var keys []string
+	seen := make(map[string]bool, len(names))
 	for _, n := range names {
-		if k := NameKey(n); k != "" && !slices.Contains(keys, k) {
+		if k := NameKey(n); k != "" && !seen[k] {
+			seen[k] = true
 			keys = append(keys, k)
 		}
 	}
