@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -253,7 +254,7 @@ func TestUnits(t *testing.T) {
 		headings, _ := strings.CutPrefix(u[fieldText].(string), "T\nx\n")
 		headings = strings.TrimSuffix(headings, u[fieldBody].(string))
 		got = append(got, unit{u[fieldHeading].(string), headings, u[fieldLine].(float64)})
-		if diff := cmp.Diff([]string{"a", "a/b"}, u[fieldDir]); diff != "" {
+		if diff := cmp.Diff("a/b/", u[fieldDir]); diff != "" {
 			t.Errorf("dir (-want +got):\n%s", diff)
 		}
 		if u[fieldExt] != ".md" {
@@ -723,5 +724,55 @@ func TestRankingBM25OnePerProcess(t *testing.T) {
 	defer ix.Close()
 	if got := bsearch.BM25_b; got != 0.3 {
 		t.Errorf("bleve's BM25_b = %g, want 0.3", got)
+	}
+}
+
+// TestIndexDeepFolder is case J59's note deep in folders: every unit carried each ancestor folder
+// of its note, so a note of 200 sections 1,000 folders deep took 1.5 GB to index, against 7 MB at
+// the top. Now a unit carries its folder once (see folderKey): the deep note costs at most twice
+// the same note at the top, and the folder filter still finds it under each ancestor, and not
+// under a folder whose name only starts like one.
+func TestIndexDeepFolder(t *testing.T) {
+	var b strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&b, "## Part %d\n\nthe heron waits by the water\n\n", i)
+	}
+	deep := strings.Repeat("d/", 1000) + "x.md"
+	note := func(p string) markdown.Doc {
+		d := markdown.Parse(p, []byte(b.String()), testTime)
+		d.Size = int64(b.Len())
+		return d
+	}
+	top, cost := allocated(t, note("x.md")), allocated(t, note(deep))
+	t.Logf("1,000 folders deep: %d MB allocated, %d MB at the top", cost>>20, top>>20)
+	if cost > 2*top {
+		t.Errorf("indexing a note 1,000 folders deep allocated %d MB, at the top %d MB: want at most twice", cost>>20, top>>20)
+	}
+
+	ix := newTestIndex(t, IndexOptions{})
+	if err := ix.PutBatch([]markdown.Doc{note(deep), note("dx/y.md")}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		prefix string
+		want   []string
+	}{
+		{"d", []string{deep}},
+		{"d/d/d", []string{deep}},
+		{strings.Repeat("d/", 1000), []string{deep}},
+		{"dx", []string{"dx/y.md"}},
+		{"d/dx", nil},
+	} {
+		hits, _, err := ix.Search(context.Background(), Query{Text: "heron", Prefix: tc.prefix})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range hits {
+			got = append(got, h.Path)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("under %.20q: %.60q, want %.60q", tc.prefix, got, tc.want)
+		}
 	}
 }

@@ -795,7 +795,9 @@ func (ix *Index) filter(q Query) query.Query {
 		return t
 	}
 	if p := strings.Trim(q.Prefix, "/"); p != "" && p != "." {
-		must = append(must, term(fieldDir, strings.TrimPrefix(p, "./")))
+		under := query.NewPrefixQuery(strings.TrimPrefix(p, "./") + "/") // see folderKey
+		under.SetField(fieldDir)
+		must = append(must, under)
 	}
 	if len(q.Extensions) > 0 {
 		var exts []query.Query
