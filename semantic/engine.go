@@ -694,8 +694,8 @@ type Results struct {
 	// Coverage says how much of the tree the answer covers.
 	Coverage Coverage
 	// Lists are the index's ranked lists the hits were fused from, for [fulltext.Fuse] to merge
-	// with other engines' ([fulltext.Query].Stats); nil unless the index is complete, since the
-	// hits of files read directly are in none.
+	// with other engines' ([fulltext.Query].Stats); nil when a hit comes from a file read
+	// directly, which is in none, or when no index is open.
 	Lists *fulltext.Lists
 }
 
@@ -730,9 +730,8 @@ func (e *Engine) Search(ctx context.Context, q fulltext.Query, follow bool) (Res
 		if err != nil {
 			return Results{}, err
 		}
-		out.Hits, out.Total = found.Hits, max(found.Total, len(found.Hits))
+		out.Hits, out.Total, out.Lists = found.Hits, max(found.Total, len(found.Hits)), &found.Lists
 		if out.Coverage.Complete {
-			out.Lists = &found.Lists
 			if out.Unknown, err = ix.UnknownWords(append([]string{q.Text}, q.Paraphrases...)...); err != nil {
 				return Results{}, err
 			}
@@ -745,6 +744,9 @@ func (e *Engine) Search(ctx context.Context, q fulltext.Query, follow bool) (Res
 		out.Coverage.Scanned, out.Coverage.Unread = n, !exhausted
 		out.Total += len(scanned)
 		out.Hits = mergeHits(out.Hits, scanned, want)
+		if len(scanned) > 0 {
+			out.Lists = nil // the hits of files read directly are in no list
+		}
 	}
 	if follow {
 		out.Related = e.related(out.Hits)

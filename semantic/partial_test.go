@@ -104,12 +104,18 @@ func TestSearchDuringTheBuild(t *testing.T) {
 	if got := paths(res.Hits); !slices.Equal(got, []string{"a/0007.md"}) {
 		t.Errorf("indexed hits = %v, want a/0007.md", got)
 	}
+	if res.Lists == nil { // every hit is the index's: a search of several roots can fuse them
+		t.Errorf("a search whose hits are all the index's has no lists")
+	}
 	res, err = e.Search(context.Background(), fulltext.Query{Text: "wombat", Prefix: "z"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := paths(res.Hits); !slices.Equal(got, []string{"z/wombat.md", "z/notes.md"}) {
 		t.Errorf("hits from files not yet indexed = %v, want z/wombat.md (named) first, then z/notes.md", got)
+	}
+	if res.Lists != nil {
+		t.Errorf("a search with hits read directly has lists, which hold none of them")
 	}
 	cv := res.Coverage
 	if cv.Complete || cv.Counting || cv.Indexed != buildBatch || cv.Total != len(m) || cv.Scanned != 2 || cv.Unread {

@@ -276,9 +276,9 @@ func (r *Roots) pages(ctx context.Context, c *call, roots []*Server, in intents.
 // counts, and how many hold each term: [rootStats]), so that the scores of their phrasings' lists
 // compare, and [fulltext.Fuse] merges those lists and fuses the phrasings as one index's search
 // does. The scores shown are the fused ones, relative to the best (1). A root that cannot answer
-// (its index is not ready) is named in the message, and the others answer; while a root answers
-// from an incomplete index, its hits have no such lists, and all are ordered by their own score,
-// then their rank in their root.
+// (its index is not ready) is named in the message, and the others answer; while a root's hits
+// include files its index does not hold yet, read directly, they have no such lists, and all are
+// ordered by their own score, then their rank in their root.
 func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents.Discover) (any, error) {
 	if err := r.top.charge(c, true); err != nil {
 		return nil, err
@@ -398,7 +398,9 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 
 // rootStats returns the statistics a search of roots weighs its terms by: the sums of every
 // root's, as one index of all their files would hold them. A root whose index is not open, or
-// closes meanwhile, adds nothing.
+// closes meanwhile, adds nothing. Each root's own cache of term counts answers the roots' repeated
+// asks for the same terms (a memo of the sums per call measured no gain: tldr split in two roots,
+// with paraphrases, 11.5 against 11.0 ms a query).
 func rootStats(roots []*Server) fulltext.StatsFunc {
 	return func(terms []string, fields ...string) (fulltext.Stats, error) {
 		var sum fulltext.Stats
