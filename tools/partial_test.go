@@ -28,6 +28,8 @@ func TestPartial(t *testing.T) {
 			found: false, wantCode: CodeNotAvailable, wantRetry: 2000, wantText: []string{"nothing found yet", "850 were not read"}},
 		{name: "no hits, every file looked at", cv: semantic.Coverage{Indexed: 900, Total: 1000, Scanned: 100, Left: time.Hour},
 			found: false, wantRetry: 30000, wantTotal: true, wantText: []string{"no file was left out", "about 30 s"}},
+		{name: "restart, nothing outside the index", cv: semantic.Coverage{FromDisk: 7425, Total: 6742, Left: time.Second},
+			found: true, wantRetry: 1000, wantTotal: true, wantText: []string{"no file outside the index was left to read, so no file was left out"}},
 		{name: "restart, the last run's index answers", cv: semantic.Coverage{Counting: true, FromDisk: 38000, Total: 12000, Unread: true},
 			found: true, wantRetry: 2000, wantText: []string{"index of the last run (38000 files) answers while it is checked", "12000 files found so far"}},
 		{name: "still counting", cv: semantic.Coverage{Counting: true, Total: 40, Scanned: 10, Unread: true, Left: time.Millisecond},

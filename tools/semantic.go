@@ -135,7 +135,11 @@ func partial(out *SearcherResult, cv semantic.Coverage, found bool) error {
 	}
 	read := fmt.Sprintf("%d files not yet indexed were read directly and ranked roughly", cv.Scanned)
 	if !cv.Unread {
-		out.Message = fmt.Sprintf("%s; the other %s, so no file was left out. Search again in about %s for the complete ranking.", progress, read, roundUp(retry))
+		rest := "the other " + read
+		if cv.Scanned == 0 {
+			rest = "no file outside the index was left to read"
+		}
+		out.Message = fmt.Sprintf("%s; %s, so no file was left out. Search again in about %s for the complete ranking.", progress, rest, roundUp(retry))
 		return nil
 	}
 	unread := "others were not read"
