@@ -35,7 +35,7 @@ import (
 
 // IndexFormat is stored beside the index; a different value on open rebuilds the index from
 // scratch. Bump it whenever the mapping or the unit layout changes.
-const IndexFormat = 10
+const IndexFormat = 11
 
 // Defaults for [IndexOptions].
 // Stamp identifies a file's version for reconciling the index with the files.
@@ -85,7 +85,8 @@ const (
 	fieldOutline  = "outline"  // meta: the document without its sections' text (see markdown.EncodeOutline), stored only
 	fieldWords    = "words"    // meta: all the document's text, lower-cased, never stemmed
 	fieldPath     = "path"     // both, stored only
-	fieldDir      = "dir"      // unit: the document's folder with a final slash ("a/b/"), for a prefix filter
+	fieldDir      = "dir"      // unit: the ancestor folders the folder filter matches as terms, one a line (see folderTerms)
+	fieldFolder   = "folder"   // unit: the document's folder with a final slash ("a/b/"), for the filter below them
 	fieldExt      = "ext"      // unit: lower-case extension with dot
 	fieldTitle    = "title"    // unit
 	fieldHeading  = "heading"  // unit: the section's heading
@@ -108,7 +109,7 @@ const (
 	// literalAnalyzer makes the terms of the words field, which search_content's candidates
 	// match (see [Index.Candidates]).
 	literalAnalyzer = "packfs_literal"
-	// linesAnalyzer makes a term of each line of the tags field, unchanged (see linesTokenizer).
+	// linesAnalyzer makes a term of each line of a field of lines (tags, name keys, folders), unchanged (see linesTokenizer).
 	linesAnalyzer = "packfs_lines"
 )
 
@@ -399,7 +400,7 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	storedText.Index = false
 	storedNum := num(true)
 	storedNum.Index = false
-	// The tags and the name keys, one a line, each a term as the keyword analyzer would make it
+	// The tags, the name keys and the folders, one a line, each a term as the keyword analyzer would make it
 	// (see linesTokenizer).
 	lines := kw(false)
 	lines.Analyzer = linesAnalyzer
@@ -411,7 +412,8 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		fieldOutline:  storedKw,
 		fieldWords:    words,
 		fieldPath:     storedKw,
-		fieldDir:      kw(false),
+		fieldDir:      lines,
+		fieldFolder:   kw(false),
 		fieldExt:      kw(false),
 		fieldTitle:    text(true),
 		fieldHeading:  text(true),
@@ -853,7 +855,7 @@ func (ix *Index) Outlines(fn func(markdown.Doc)) error {
 // heading and the headings above it), each part cut to the unit's share of [MaxContextCopyBytes].
 func (ix *Index) units(d markdown.Doc) []map[string]any {
 	ext := strings.ToLower(path.Ext(d.Path))
-	dir := folderKey(d.Path)
+	dirs, folder := folderTerms(d.Path), folderKey(d.Path)
 	lead := leadOf(d)
 	sections := d.Sections
 	if len(sections) == 0 {
@@ -905,8 +907,8 @@ func (ix *Index) units(d markdown.Doc) []map[string]any {
 				fieldModified: d.ModTime,
 				fieldSize:     float64(d.Size),
 			}
-			if dir != "" {
-				u[fieldDir] = dir
+			if folder != "" {
+				u[fieldDir], u[fieldFolder] = dirs, folder
 			}
 			if aliases != "" {
 				u[fieldAliases] = aliases
@@ -1092,10 +1094,45 @@ const maxMnemonic = 4
 
 func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
-// folderKey is the folder of the slash path p as the folder filter matches it, with a final slash
-// ("a/b/c.md" gives "a/b/"), or "" at the top: a search under "a" matches the prefix "a/", which
-// "ab/" does not share. One term a unit, whatever the depth: a term for each ancestor folder cost
-// depth times the units (a note of 200 sections 1,000 folders deep allocated 1.5 GB to index).
+// The folder filter ([Query].Prefix) matches a folder the ordinary way by a term: each unit
+// carries its ancestor folders (fieldDir), so a search under a folder of 20,000 subfolders looks
+// up one term. A unit carries only the ancestors of up to maxDirDepth levels and maxDirBytes
+// bytes, though: every ancestor of every unit cost depth times the units, and a note of 200
+// sections 1,000 folders deep took 1.5 GB to index. A folder past those bounds, which holds few
+// folders in practice, is matched by the prefix of the document's folder (fieldFolder) instead,
+// a lookup of every folder below it.
+const (
+	maxDirDepth = 16
+	maxDirBytes = 256
+)
+
+// dirTerm reports whether the folder p (slash path, no final slash) is matched by a term of
+// fieldDir, within the bounds above; else by the prefix of fieldFolder.
+func dirTerm(p string) bool {
+	return len(p) <= maxDirBytes && strings.Count(p, "/") < maxDirDepth
+}
+
+// folderTerms returns the ancestor folders of the slash path p that dirTerm matches, one a line:
+// "a/b/c.md" gives "a\na/b".
+func folderTerms(p string) string {
+	var b strings.Builder
+	for i := 1; i < len(p); i++ {
+		if p[i] != '/' {
+			continue
+		}
+		if !dirTerm(p[:i]) {
+			break
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(p[:i])
+	}
+	return b.String()
+}
+
+// folderKey is the folder of the slash path p with a final slash ("a/b/c.md" gives "a/b/"), or ""
+// at the top: a search under "a" matches the prefix "a/", which "ab/" does not share.
 func folderKey(p string) string {
 	if d := path.Dir(p); d != "." && d != "/" {
 		return d + "/"

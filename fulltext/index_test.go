@@ -254,7 +254,7 @@ func TestUnits(t *testing.T) {
 		headings, _ := strings.CutPrefix(u[fieldText].(string), "T\nx\n")
 		headings = strings.TrimSuffix(headings, u[fieldBody].(string))
 		got = append(got, unit{u[fieldHeading].(string), headings, u[fieldLine].(float64)})
-		if diff := cmp.Diff("a/b/", u[fieldDir]); diff != "" {
+		if diff := cmp.Diff("a\na/b", u[fieldDir]); diff != "" {
 			t.Errorf("dir (-want +got):\n%s", diff)
 		}
 		if u[fieldExt] != ".md" {
@@ -729,7 +729,7 @@ func TestRankingBM25OnePerProcess(t *testing.T) {
 
 // TestIndexDeepFolder is case J59's note deep in folders: every unit carried each ancestor folder
 // of its note, so a note of 200 sections 1,000 folders deep took 1.5 GB to index, against 7 MB at
-// the top. Now a unit carries its folder once (see folderKey): the deep note costs at most twice
+// the top. Now a unit carries its first ancestors alone (see folderTerms): the deep note costs at most twice
 // the same note at the top, and the folder filter still finds it under each ancestor, and not
 // under a folder whose name only starts like one.
 func TestIndexDeepFolder(t *testing.T) {
@@ -774,5 +774,31 @@ func TestIndexDeepFolder(t *testing.T) {
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("under %.20q: %.60q, want %.60q", tc.prefix, got, tc.want)
 		}
+	}
+}
+
+// BenchmarkSearchUnderWideFolder searches under a folder of 20,000 subfolders, one note each (a
+// home folder's Documents, say), and under one of them: the folder filter looks the folder up as
+// a term (see folderTerms), where a prefix of every note's folder made it look up 20,000.
+//
+//	go test -run '^$' -bench SearchUnderWideFolder ./fulltext
+func BenchmarkSearchUnderWideFolder(b *testing.B) {
+	ix := newTestIndex(b, IndexOptions{})
+	var docs []markdown.Doc
+	for i := range 20_000 {
+		text := fmt.Sprintf("# Note %d\n\nthe heron waits by the water number %d\n", i, i)
+		docs = append(docs, markdown.Parse(fmt.Sprintf("big/d%05d/x.md", i), []byte(text), testTime))
+	}
+	if err := ix.PutBatch(docs); err != nil {
+		b.Fatal(err)
+	}
+	for _, prefix := range []string{"big", "big/d01234"} {
+		b.Run(prefix, func(b *testing.B) {
+			for b.Loop() {
+				if hits, _, err := ix.Search(context.Background(), Query{Text: "heron water", Prefix: prefix, Max: 3}); err != nil || len(hits) == 0 {
+					b.Fatalf("%d hits, %v", len(hits), err)
+				}
+			}
+		})
 	}
 }

@@ -795,9 +795,14 @@ func (ix *Index) filter(q Query) query.Query {
 		return t
 	}
 	if p := strings.Trim(q.Prefix, "/"); p != "" && p != "." {
-		under := query.NewPrefixQuery(strings.TrimPrefix(p, "./") + "/") // see folderKey
-		under.SetField(fieldDir)
-		must = append(must, under)
+		p = strings.TrimPrefix(p, "./")
+		if dirTerm(p) { // see folderTerms
+			must = append(must, term(fieldDir, p))
+		} else {
+			under := query.NewPrefixQuery(p + "/")
+			under.SetField(fieldFolder)
+			must = append(must, under)
+		}
 	}
 	if len(q.Extensions) > 0 {
 		var exts []query.Query

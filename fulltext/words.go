@@ -224,7 +224,7 @@ func (l wordList) containing(run string) ([]string, bool) {
 // million distinct words there, where their parts are far fewer.
 const alnumTokenizer = "packfs_alnum"
 
-// linesTokenizer names the tokenizer of the tags field: every line is a term, as the keyword
+// linesTokenizer names the tokenizer of the fields of lines: every line is a term, as the keyword
 // analyzer makes one term of a whole value. A unit's tags are one value of lines rather than a
 // list of values, because bleve makes a field of each value of a list: a kilobyte each, where a
 // term of a line costs a small part of it (see [MaxTagCopies]).
