@@ -195,9 +195,11 @@ func (g *Graph) exists(p string) bool {
 // link resolves the links of n and files them in the indexes.
 func (g *Graph) link(from string, n *node) {
 	n.out = make([]linkEnd, len(n.doc.Links))
-	// seen holds n.keys once they are more than smallSet: a few keys are cheaper to scan than to
-	// hash, but a note of many distinct targets would make the scan quadratic.
-	var seen map[string]bool
+	// seen holds n.keys: a note of many distinct targets would make a scan of them quadratic.
+	var seen pathSet
+	for _, k := range n.keys {
+		seen.add(k)
+	}
 	for i, l := range n.doc.Links {
 		r := Resolve(from, l, g.names, g.exists)
 		n.out[i] = linkEnd{To: r.To, Status: r.Status}
@@ -205,19 +207,12 @@ func (g *Graph) link(from string, n *node) {
 			addTo(g.back, r.To, from)
 		}
 		for _, k := range fileUnder(from, l, r) {
-			if seen != nil && seen[k] || seen == nil && slices.Contains(n.keys, k) {
+			if seen.has(k) {
 				continue
 			}
+			seen.add(k)
 			n.keys = append(n.keys, k)
 			addTo(g.waiting, k, from)
-			if seen != nil {
-				seen[k] = true
-			} else if len(n.keys) > smallSet {
-				seen = make(map[string]bool, 2*len(n.keys))
-				for _, k := range n.keys {
-					seen[k] = true
-				}
-			}
 		}
 	}
 }
