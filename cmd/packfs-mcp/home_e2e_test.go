@@ -259,23 +259,29 @@ func TestClientRootsOwnFiles(t *testing.T) {
 		backupDir,                        // is the backups' folder
 		filepath.Join(backupDir, "sub"),  // lies in it
 	}
-	roots := []mcp.Root{notes}
-	for _, dir := range bad {
-		roots = append(roots, mcp.Root{URI: fileURI(dir)})
-	}
-	list.set(roots...)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	must(t, s.c.RootListChanges(ctx))
-	if res, _ := s.call(searcher, access("list", ".")); !slices.Equal(paths(res), []string{"notes"}) {
-		t.Errorf("list . after the offer: %v, want notes alone", paths(res))
-	}
-	for _, dir := range bad {
-		want := "client root " + fileURI(dir) + " refused: it holds, or lies in, the server's own files"
-		if !s.stderr.waitFor(want) {
-			t.Errorf("stderr lacks %q:\n%s", want, s.stderr)
+	// offer offers notes and dirs as the client's roots, and checks that notes alone is served,
+	// each of dirs refused with why in the log.
+	offer := func(why string, dirs ...string) {
+		t.Helper()
+		roots := []mcp.Root{notes}
+		for _, dir := range dirs {
+			roots = append(roots, mcp.Root{URI: fileURI(dir)})
+		}
+		list.set(roots...)
+		must(t, s.c.RootListChanges(ctx))
+		if res, _ := s.call(searcher, access("list", ".")); !slices.Equal(paths(res), []string{"notes"}) {
+			t.Errorf("list . after offering %v: %v, want notes alone", dirs, paths(res))
+		}
+		for _, dir := range dirs {
+			want := "client root " + fileURI(dir) + " refused: " + why
+			if !s.stderr.waitFor(want) {
+				t.Errorf("stderr lacks %q:\n%s", want, s.stderr)
+			}
 		}
 	}
+	offer("it holds, or lies in, the server's own files", bad...)
 	// The names the refused folders would have been served under reach nothing.
 	for _, name := range []string{"cache", "bleve", "backups", "sub"} {
 		if res, _ := s.call(searcher, access("list", name)); res["code"] != "NOT_FOUND" {
@@ -293,16 +299,6 @@ func TestClientRootsOwnFiles(t *testing.T) {
 		must(t, os.MkdirAll(dir, 0o700))
 		must(t, os.WriteFile(filepath.Join(dir, "x.md"), []byte("state\n"), 0o600))
 	}
-	list.set(notes, mcp.Root{URI: fileURI(stale[0])}, mcp.Root{URI: fileURI(stale[1])})
-	must(t, s.c.RootListChanges(ctx))
-	if res, _ := s.call(searcher, access("list", ".")); !slices.Equal(paths(res), []string{"notes"}) {
-		t.Errorf("list . after offering stale state: %v, want notes alone", paths(res))
-	}
-	for _, dir := range stale {
-		want := "client root " + fileURI(dir) + " refused: it lies where the server keeps indexes and backups"
-		if !s.stderr.waitFor(want) {
-			t.Errorf("stderr lacks %q:\n%s", want, s.stderr)
-		}
-	}
+	offer("it lies where the server keeps indexes and backups", stale...)
 	s.checkNoLeak()
 }
