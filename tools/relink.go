@@ -147,7 +147,7 @@ var (
 // search_content leaves them. Files are named where they are after the move to dest. Call it
 // before the move: it reads the files where they are.
 func (s *Server) mentions(ctx context.Context, old, dest string) mentionsFound {
-	ctx, cancel := context.WithTimeout(ctx, MentionBudget)
+	ctx, cancel := context.WithTimeout(ctx, s.mentionBudget)
 	defer cancel()
 	needles := []string{old}
 	if escaped := strings.ReplaceAll(old, " ", "%20"); escaped != old {
@@ -195,7 +195,7 @@ func (s *Server) mentions(ctx context.Context, old, dest string) mentionsFound {
 	switch {
 	case found.cut != "":
 	case ctx.Err() != nil:
-		found.cut = "it stopped at its time limit (" + MentionBudget.String() + ")"
+		found.cut = "it stopped at its time limit (" + s.mentionBudget.String() + ")"
 	case err != nil:
 		found.cut = "the tree could not be walked (" + err.Error() + ")"
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/server"
@@ -214,7 +215,7 @@ func TestMentionsBounds(t *testing.T) {
 	t.Run("lines", func(t *testing.T) {
 		dir := t.TempDir()
 		makeTree(t, dir, dir, "old.md=x", "list.txt="+strings.Repeat("old.md\n", MaxMentions+5))
-		got := New(configOver(t, dir)).mentions(context.Background(), "old.md", "new.md")
+		got := unhurried(New(configOver(t, dir))).mentions(context.Background(), "old.md", "new.md")
 		if len(got.lines) != MaxMentions || got.total != MaxMentions+5 || got.cut != "" {
 			t.Errorf("%d lines, total %d, cut %q", len(got.lines), got.total, got.cut)
 		}
@@ -230,7 +231,7 @@ func TestMentionsBounds(t *testing.T) {
 			mustOK(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%05d.txt", i)), []byte("nothing\n"), 0o644))
 		}
 		mustOK(t, os.WriteFile(filepath.Join(dir, "z.txt"), []byte("old.md\n"), 0o644))
-		got := New(configOver(t, dir)).mentions(context.Background(), "old.md", "new.md")
+		got := unhurried(New(configOver(t, dir))).mentions(context.Background(), "old.md", "new.md")
 		if got.total != 0 || !strings.Contains(got.cut, fmt.Sprintf("limit of %d files", MaxMentionFiles)) || !strings.Contains(got.cut, "search_content") {
 			t.Errorf("total %d, cut %q: want the file limit named", got.total, got.cut)
 		}
@@ -243,7 +244,7 @@ func TestMentionsBounds(t *testing.T) {
 			mustOK(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("big%d.txt", i)), []byte(strings.Repeat(string(big), int(per))), 0o644))
 		}
 		mustOK(t, os.WriteFile(filepath.Join(dir, "z.txt"), []byte("old.md\n"), 0o644))
-		got := New(configOver(t, dir)).mentions(context.Background(), "old.md", "new.md")
+		got := unhurried(New(configOver(t, dir))).mentions(context.Background(), "old.md", "new.md")
 		if got.total != 0 || !strings.Contains(got.cut, "limit of "+humanBytes(MaxMentionBytes)) {
 			t.Errorf("total %d, cut %q: want the byte limit named", got.total, got.cut)
 		}
@@ -257,11 +258,28 @@ func TestMentionsBounds(t *testing.T) {
 			mustOK(t, err)
 			mustOK(t, f.Close())
 		}
-		got = New(configOver(t, dir)).mentions(context.Background(), "old.md", "new.md")
+		got = unhurried(New(configOver(t, dir))).mentions(context.Background(), "old.md", "new.md")
 		if got.total != 1 || got.cut != "" {
 			t.Errorf("total %d, cut %q: want the mention found past the binary files", got.total, got.cut)
 		}
 	})
+	t.Run("time", func(t *testing.T) {
+		dir := t.TempDir()
+		makeTree(t, dir, dir, "old.md=x", "list.txt=old.md\n")
+		s := New(configOver(t, dir))
+		s.mentionBudget = time.Nanosecond
+		got := s.mentions(context.Background(), "old.md", "new.md")
+		if !strings.Contains(got.cut, "time limit (1ns)") || !strings.Contains(got.cut, "search_content") {
+			t.Errorf("total %d, cut %q: want the time limit named", got.total, got.cut)
+		}
+	})
+}
+
+// unhurried lifts s's time limit on the search for mentions, so that a test of its other bounds
+// meets them however slow the machine (-race, a loaded CI runner).
+func unhurried(s *Server) *Server {
+	s.mentionBudget = time.Hour
+	return s
 }
 
 // configOver returns a server configuration over dir, without an index.

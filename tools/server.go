@@ -82,6 +82,9 @@ type Server struct {
 	// copies each file: tests change files there, as a person saving at that moment would, to make
 	// a write, and the restore after it, fail.
 	beforeWrite func(name string)
+	// mentionBudget bounds the search for mentions before a move (MentionBudget); tests set it so
+	// that a slow machine meets the byte and file bounds, not the clock.
+	mentionBudget time.Duration
 }
 
 // New returns a Server for cfg, filling its zero fields with their defaults.
@@ -101,7 +104,7 @@ func New(cfg Config) *Server {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Server{cfg: cfg}
+	return &Server{cfg: cfg, mentionBudget: MentionBudget}
 }
 
 // show returns the path a caller uses for name, a path inside this server's root: name itself, or
