@@ -3,11 +3,13 @@ package fsroot
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 )
@@ -154,4 +156,60 @@ func (r *Root) readFileBefore(ctx context.Context, name string, max int64) ([]by
 		return nil, ErrTooLarge
 	}
 	return readBounded(ctx, f, fi.Size(), max)
+}
+
+// BenchmarkLockedAppend appends a line the way the writer tool does, under the file's lock from the
+// read to the rename (Lock, ReadFile, AppendFile), from b.RunParallel's goroutines: "one file" has
+// them all append to one file, which the lock makes one at a time; "distinct files" gives each its
+// own, which must stay parallel: eight goroutines a core, since an append mostly waits for its two
+// fsyncs, and calls on distinct files overlap them. A file is emptied past 64 KiB, so an append
+// costs the same throughout.
+func BenchmarkLockedAppend(b *testing.B) {
+	for _, shared := range []bool{true, false} {
+		name := "distinct files"
+		if shared {
+			name = "one file"
+		}
+		b.Run(name, func(b *testing.B) {
+			dir := b.TempDir()
+			r, err := Open(dir, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer r.Close()
+			ctx := context.Background()
+			var next atomic.Int64
+			line := []byte(strings.Repeat("x", 63) + "\n")
+			b.SetParallelism(8)
+			b.RunParallel(func(pb *testing.PB) {
+				file := "log.md"
+				if !shared {
+					file = fmt.Sprintf("log%d.md", next.Add(1))
+				}
+				if err := r.WriteFile(ctx, file, nil); err != nil && !errors.Is(err, fs.ErrExist) {
+					b.Error(err)
+					return
+				}
+				for pb.Next() {
+					unlock, err := r.Lock(ctx, file)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					old, _, err := r.ReadFile(ctx, file, 0)
+					if err == nil && len(old) > 64<<10 {
+						err = r.WriteFile(ctx, file, nil)
+					}
+					if err == nil {
+						err = r.AppendFile(ctx, file, line, 0)
+					}
+					unlock()
+					if err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
+	}
 }

@@ -55,6 +55,21 @@
 // offers, would close the window. Atomicity is unaffected: readers still
 // see the old content or the new, whole.
 //
+// # Writes in parallel
+//
+// Each replace is atomic, but a read-modify-write (an append is one: the
+// file is read, then replaced by what was read plus the new bytes) is two
+// steps, and two that overlap both read the old text: the second rename
+// drops the first's change. [Root.Lock] closes that gap between callers
+// that take it: it locks the file a name reaches (the directory holding
+// it by device and inode, and its folded name, so every spelling, link
+// and root over the folder takes one lock), and its holder reads and
+// replaces while no other holder can. With [Root.ShareLocks] the lock is
+// also an flock on a lock file in a folder other packfs-mcp processes of
+// the user share, so two servers on one folder serialise too. Programs
+// that take no lock (an editor saving, a sync client) can still land in
+// the window above; the version check is what catches them.
+//
 // # What os.Root does not block, and what fsroot adds
 //
 // [os.Root] confines name resolution; it does not judge what a name

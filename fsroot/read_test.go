@@ -508,3 +508,29 @@ func TestCleanTemp(t *testing.T) {
 		t.Errorf("keep.md: %v", err)
 	}
 }
+
+// TestCleanTempOtherWriter checks that CleanTemp leaves alone the
+// temporary file of a write in progress in another process (here another
+// Root over the folder, whose writes this one does not know), and removes
+// it once that write let go.
+func TestCleanTempOtherWriter(t *testing.T) {
+	base, r := newTree(t, Options{}, "d/")
+	other, err := Open(filepath.Join(base, "root"), Options{})
+	mustOK(t, err)
+	defer other.Close()
+	d, err := other.root.OpenRoot("d")
+	mustOK(t, err)
+	defer d.Close()
+	tmp, err := other.writeTemp(context.Background(), d, 0o644, []byte("in progress"))
+	mustOK(t, err)
+	if n, err := r.CleanTemp(context.Background()); err != nil || n != 0 {
+		t.Errorf("CleanTemp = %d, %v during another's write; want 0", n, err)
+	}
+	if _, err := r.Lstat("d/" + tmp); err != nil {
+		t.Fatalf("the write in progress lost its temporary file: %v", err)
+	}
+	other.done(tmp) // a crash after the sync: the file is left, unlocked
+	if n, err := r.CleanTemp(context.Background()); err != nil || n != 1 {
+		t.Errorf("CleanTemp = %d, %v after the write let go; want 1", n, err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -54,6 +55,9 @@ type Root struct {
 	// writing holds the names of the temporary files this Root is writing
 	// now (random, so unique), which CleanTemp must not remove.
 	writing sync.Map
+	// locks is the folder of lock files shared with other processes
+	// (ShareLocks), or nil.
+	locks atomic.Pointer[Root]
 	// beforeCheck, if set, runs in a conditional replace after the
 	// temporary file is written and before the file is checked: tests
 	// change the file there. Always nil outside tests.

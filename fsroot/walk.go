@@ -7,6 +7,9 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 const (
@@ -258,11 +261,11 @@ func sortInfos(infos []Info) {
 
 // CleanTemp removes the files whose name starts with [TempPrefix] anywhere
 // under the root, left behind by a crash during a write, and returns how
-// many it removed. It leaves alone the temporary files of this Root's writes
-// in progress, so it can run in the background while the server serves
-// (another process's writes on the same root are not known). Directories that
-// cannot be read are skipped; the first error met is returned with the
-// count.
+// many it removed. It leaves alone the temporary files of writes in
+// progress, this process's or another's (each holds an flock on its file
+// until it is in place), so it can run in the background while servers
+// write. Directories that cannot be read are skipped; the first error met
+// is returned with the count.
 func (r *Root) CleanTemp(ctx context.Context) (int, error) {
 	removed := 0
 	var first error
@@ -279,6 +282,15 @@ func (r *Root) CleanTemp(ctx context.Context) (int, error) {
 		if _, busy := r.writing.Load(info.Name); busy {
 			return nil // a write in progress, not a leftover
 		}
+		if info.Type == TypeFile {
+			f, busy := r.claimTemp(info.Path)
+			if busy {
+				return nil // another process's write in progress
+			}
+			if f != nil {
+				defer f.Close()
+			}
+		}
 		if err := r.root.Remove(info.Path); err != nil {
 			if first == nil && !errors.Is(err, fs.ErrNotExist) {
 				first = r.pathErr("cleantemp", info.Path, err)
@@ -292,4 +304,21 @@ func (r *Root) CleanTemp(ctx context.Context) (int, error) {
 		return removed, err
 	}
 	return removed, first
+}
+
+// claimTemp takes the flock of the temporary file name, which its writer
+// holds until the file is in place, and returns the open file, whose
+// Close lets go of it; busy reports that a writer holds it. A file that
+// cannot be opened (gone already, or swapped for something else) returns
+// nil and is left to the removal.
+func (r *Root) claimTemp(name string) (f *os.File, busy bool) {
+	f, err := r.root.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, false
+	}
+	if err := control(f, func(fd int) error { return unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) }); err != nil {
+		f.Close()
+		return nil, err == unix.EWOULDBLOCK
+	}
+	return f, false
 }

@@ -27,11 +27,12 @@ const (
 )
 
 // writeTemp writes chunks to a new temporary file in the directory d,
-// sets perm on the open handle, syncs and closes it, and returns its name
-// in d. On failure nothing is left behind.
+// sets perm on the open handle, syncs it, and returns its name in d. On
+// failure nothing is left behind.
 //
-// The name is recorded in r.writing until the caller calls r.done, so
-// [Root.CleanTemp] running meanwhile leaves it alone.
+// The file stays open, and flock'ed, until the caller calls r.done once
+// it has linked, renamed or removed it, so that [Root.CleanTemp], in this
+// process or another server's on the same folder, leaves it alone.
 func (r *Root) writeTemp(ctx context.Context, d *os.Root, perm fs.FileMode, chunks ...[]byte) (string, error) {
 	return r.writeTempWith(d, perm, func(f *os.File) error { return writeAll(ctx, f, chunks) })
 }
@@ -40,32 +41,38 @@ func (r *Root) writeTemp(ctx context.Context, d *os.Root, perm fs.FileMode, chun
 // writes to the new file and checks the context itself.
 func (r *Root) writeTempWith(d *os.Root, perm fs.FileMode, fill func(f *os.File) error) (string, error) {
 	tmp := TempPrefix + rand.Text()
-	r.writing.Store(tmp, struct{}{})
 	f, err := d.OpenFile(tmp, tempFlags, 0o600)
 	if err != nil {
-		r.done(tmp)
 		return "", err
 	}
-	err = fill(f)
+	// Before anything else: another server's sweep that opened the name
+	// before this lock finds it held from here on.
+	err = control(f, func(fd int) error { return unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) })
+	if err == nil {
+		err = fill(f)
+	}
 	if err == nil {
 		err = f.Chmod(perm) // on the handle: the name could be swapped
 	}
 	if err == nil {
 		err = f.Sync()
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
 		d.Remove(tmp)
-		r.done(tmp)
+		f.Close()
 		return "", err
 	}
+	r.writing.Store(tmp, f)
 	return tmp, nil
 }
 
-// done forgets a temporary file once it has been linked, renamed or removed.
-func (r *Root) done(tmp string) { r.writing.Delete(tmp) }
+// done closes a temporary file, letting go of its lock, once it has been
+// linked, renamed or removed.
+func (r *Root) done(tmp string) {
+	if f, ok := r.writing.LoadAndDelete(tmp); ok {
+		f.(*os.File).Close()
+	}
+}
 
 // writeAll writes chunks to f, checking ctx every writeChunk bytes.
 func writeAll(ctx context.Context, f *os.File, chunks [][]byte) error {
@@ -276,8 +283,9 @@ func (r *Root) writeFile(ctx context.Context, name string, data []byte, c cond) 
 // exceed max bytes (max <= 0 means [DefaultMaxFileSize]) it fails with
 // [ErrTooLarge] before writing. A missing file, or a dangling link, gives
 // [fs.ErrNotExist]. A concurrent writer between the read and the replace
-// loses its change; callers that need more serialize appends, or use
-// [Root.AppendFileIf]. Other errors as for WriteFile and [Root.ReadFile].
+// loses its change: callers hold [Root.Lock] of name around the append
+// (and whatever they read before it), or use [Root.AppendFileIf]. Other
+// errors as for WriteFile and [Root.ReadFile].
 func (r *Root) AppendFile(ctx context.Context, name string, data []byte, max int64) error {
 	_, err := r.appendFile(ctx, name, data, cond{max: max})
 	return err

@@ -1,0 +1,183 @@
+package fsroot
+
+import (
+	"cmp"
+	"context"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// lockKey names a file for [Root.Lock] by what identifies it, not by the
+// string a caller typed: the directory that holds it, by device and inode
+// (the same through any root, link or spelling that reaches it, and kept
+// when the directory is renamed), and its name there, folded. When the
+// directory does not exist yet, the nearest one that does, and the path
+// below it.
+type lockKey struct {
+	dev, ino uint64
+	name     string
+}
+
+func (k lockKey) compare(o lockKey) int {
+	return cmp.Or(cmp.Compare(k.dev, o.dev), cmp.Compare(k.ino, o.ino), strings.Compare(k.name, o.name))
+}
+
+// fileLock is one key's lock: a token taken by the holder, and the count
+// of callers holding or waiting for it, so the entry goes with the last.
+type fileLock struct {
+	token chan struct{}
+	refs  int
+}
+
+// fileLocks is the process's table of file locks, shared by every Root, so
+// that two roots over one folder, or one inside the other, take one lock
+// for one file.
+var fileLocks = struct {
+	sync.Mutex
+	m map[lockKey]*fileLock
+}{m: map[lockKey]*fileLock{}}
+
+// Lock takes the write lock of each file the names reach, in this process,
+// and returns the function that lets go of them all. A caller holds it
+// from the read of a read-modify-write (an append, an edit, a write on a
+// version) to its rename, so that two such writes of one file through
+// this process never overlap and neither loses the other's change.
+//
+// A name is resolved as a write resolves it, following links inside the
+// root; the lock is the file's, whatever name, root or case variant
+// reached it. Names are folded (lower case, NFC), so on a case-insensitive
+// filesystem "Notes.md" and "notes.md" share a lock; on a case-sensitive
+// one they then share it needlessly, which costs only parallelism. The
+// file need not exist. Locks are taken in one order whatever the order of
+// names, so two calls of Lock cannot deadlock each other; a caller must
+// not call Lock again while it holds a lock. A name that cannot be
+// resolved is locked as written: the write that follows refuses it.
+//
+// Lock waits until every lock is free or ctx is done; then it returns
+// ctx.Err() holding nothing. With [Root.ShareLocks] it also keeps out the
+// other packfs-mcp processes sharing the lock folder; it never keeps out
+// other programs (an editor), which take no lock: the conditional writes
+// ([Root.WriteFileIf]) are what guards against those.
+func (r *Root) Lock(ctx context.Context, names ...string) (unlock func(), err error) {
+	keys := make([]lockKey, 0, len(names))
+	for _, name := range names {
+		keys = append(keys, r.lockKey(name))
+	}
+	// One order for every caller, in this process and the others that
+	// share the lock folder: by slot, then by key.
+	slices.SortFunc(keys, func(a, b lockKey) int { return cmp.Or(cmp.Compare(a.slot(), b.slot()), a.compare(b)) })
+	keys = slices.CompactFunc(keys, func(a, b lockKey) bool { return a == b })
+	h := &held{}
+	shared := r.locks.Load()
+	for i, k := range keys {
+		if err := acquire(ctx, k); err != nil {
+			h.release()
+			return nil, err
+		}
+		h.keys = append(h.keys, k)
+		if shared == nil || i+1 < len(keys) && keys[i+1].slot() == k.slot() {
+			continue
+		}
+		f, err := lockSlot(ctx, shared, k.slot())
+		if err != nil {
+			h.release()
+			return nil, err
+		}
+		h.files = append(h.files, f)
+	}
+	var once sync.Once
+	return func() { once.Do(h.release) }, nil
+}
+
+// held is what one call of Lock holds: its keys in this process, and the
+// lock files of their slots in the shared folder.
+type held struct {
+	keys  []lockKey
+	files []*os.File
+}
+
+func (h *held) release() {
+	for _, f := range h.files {
+		f.Close() // lets go of the flock
+	}
+	releaseAll(h.keys)
+}
+
+// lockKey returns the key of the file name reaches.
+func (r *Root) lockKey(name string) lockKey {
+	p := name
+	if checkName(name) == nil {
+		if e, err := r.lookup(name); err == nil {
+			p = e.path
+			e.Close()
+		}
+	}
+	rest := ""
+	for {
+		dir, base := path.Dir(p), path.Base(p)
+		if p == "." {
+			dir, base = ".", ""
+		}
+		rest = path.Join(base, rest)
+		if fi, err := r.root.Stat(dir); err == nil {
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+				return lockKey{dev: uint64(st.Dev), ino: st.Ino, name: fold(rest)}
+			}
+		}
+		if dir == "." {
+			// The root cannot be reached: key the name by the root's own
+			// host path, which no other Root over the folder lacks.
+			return lockKey{name: fold(r.resolved + "/" + rest)}
+		}
+		p = dir
+	}
+}
+
+// fold is the form of a name that a case- and normalization-insensitive
+// filesystem (APFS, NTFS) would not tell apart from its variants.
+func fold(name string) string { return norm.NFC.String(strings.ToLower(name)) }
+
+// acquire takes k's lock, or gives up when ctx is done.
+func acquire(ctx context.Context, k lockKey) error {
+	fileLocks.Lock()
+	l := fileLocks.m[k]
+	if l == nil {
+		l = &fileLock{token: make(chan struct{}, 1)}
+		fileLocks.m[k] = l
+	}
+	l.refs++
+	fileLocks.Unlock()
+	select {
+	case l.token <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		forget(k, l)
+		return ctx.Err()
+	}
+}
+
+// releaseAll lets go of the locks of keys, which the caller holds.
+func releaseAll(keys []lockKey) {
+	for _, k := range keys {
+		fileLocks.Lock()
+		l := fileLocks.m[k]
+		fileLocks.Unlock()
+		<-l.token
+		forget(k, l)
+	}
+}
+
+// forget drops one caller's reference to l, and l with the last.
+func forget(k lockKey, l *fileLock) {
+	fileLocks.Lock()
+	defer fileLocks.Unlock()
+	if l.refs--; l.refs == 0 {
+		delete(fileLocks.m, k)
+	}
+}
