@@ -140,7 +140,12 @@ func (s *Server) copyFile(ctx context.Context, from *Server, name string, src *f
 	if err != nil {
 		return s.undoCopy(err, made, nil)
 	}
+	unlock, err := s.cfg.Root.Lock(ctx, dest)
+	if err != nil {
+		return s.undoCopy(err, made, nil)
+	}
 	v, n, err := s.cfg.Root.CopyFile(ctx, src, dest, o.Overwrite, s.cfg.MaxFileSize)
+	unlock()
 	if err != nil {
 		return s.undoCopy(s.copyFailed(from, err, name, dest), made, nil)
 	}
@@ -335,7 +340,12 @@ func (s *Server) copyOne(ctx context.Context, from *Server, e copyEntry, overwri
 		return 0, &callError{code: CodeConflict, field: "target.path", msg: fmt.Sprintf(
 			"%q changed while the folder was being copied (a folder on its way became a link): copy again", from.show(e.src))}
 	}
+	unlock, err := s.cfg.Root.Lock(ctx, e.dest)
+	if err != nil {
+		return 0, err
+	}
 	_, n, err := s.cfg.Root.CopyFile(ctx, src, e.dest, overwrite, s.cfg.MaxFileSize)
+	unlock()
 	if err != nil {
 		return 0, s.copyFailed(from, err, e.src, e.dest)
 	}

@@ -45,6 +45,19 @@ func (s *Server) edit(ctx context.Context, c *call, name string, in intents.Upda
 	if err != nil {
 		return err
 	}
+	if !in.Options.DryRun {
+		names := make([]string, len(files))
+		for i, f := range files {
+			names[i] = f.name
+		}
+		// Held from the reads to the last write: parallel edits of one file apply one after
+		// another, each to the text the one before left.
+		unlock, err := s.cfg.Root.Lock(ctx, names...)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
 	for _, f := range files {
 		if err := s.editText(ctx, f, in.Edits); err != nil {
 			return s.fileFailed(ctx, f, err)

@@ -60,7 +60,10 @@ func (s *Server) relink(ctx context.Context, old, dest string, dry, keepText boo
 			continue
 		}
 		if !dry {
-			if err := s.cfg.Root.WriteFile(ctx, from, text); err != nil {
+			if _, err := s.cfg.Root.WriteFileIf(ctx, from, text, fsroot.Version(data), s.cfg.MaxFileSize); err != nil {
+				if errors.Is(err, fsroot.ErrConflict) {
+					continue // changed by another program since the read: its links are checked after
+				}
 				return out, err
 			}
 		}
@@ -81,7 +84,10 @@ func (s *Server) relink(ctx context.Context, old, dest string, dry, keepText boo
 			continue
 		}
 		if !dry {
-			if err := s.cfg.Root.WriteFile(ctx, now, text); err != nil {
+			if _, err := s.cfg.Root.WriteFileIf(ctx, now, text, fsroot.Version(data), s.cfg.MaxFileSize); err != nil {
+				if errors.Is(err, fsroot.ErrConflict) {
+					continue
+				}
 				return out, err
 			}
 		}

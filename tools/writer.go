@@ -77,6 +77,15 @@ func (s *Server) update(ctx context.Context, c *call) (any, error) {
 		return nil, err
 	}
 	out := WriterResult{Status: Status{Success: true}, Path: name}
+	unlock := func() {}
+	switch in.Purpose {
+	case "create", "update", "append", "delete":
+		// Held from the read to the rename, so parallel writes of one file apply one after
+		// another; edit, move and copy take the locks of the files they write themselves.
+		if unlock, err = s.cfg.Root.Lock(ctx, name); err != nil {
+			return nil, err
+		}
+	}
 	switch in.Purpose {
 	case "create":
 		err = s.create(ctx, name, *in.Content, in.Options, &out)
@@ -95,6 +104,7 @@ func (s *Server) update(ctx context.Context, c *call) (any, error) {
 	case "mkdir":
 		err = s.mkdir(name, &out)
 	}
+	unlock()
 	if err != nil {
 		if in.Purpose == "update" || in.Purpose == "append" {
 			err = s.withCurrent(ctx, name, err)
@@ -250,7 +260,13 @@ func (s *Server) replace(ctx context.Context, name, content, version string, o i
 func (s *Server) appendTo(ctx context.Context, name, content, version string, o intents.UpdateOptions, out *WriterResult) error {
 	old, _, err := s.cfg.Root.ReadFile(ctx, name, s.cfg.MaxFileSize)
 	if isNotExist(err) && version == "" {
-		return s.create(ctx, name, content, o, out)
+		err = s.create(ctx, name, content, o, out)
+		if !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		// Made meanwhile by a call that locked it before its folder existed, under the key of
+		// the folder above: append to what it wrote.
+		old, _, err = s.cfg.Root.ReadFile(ctx, name, s.cfg.MaxFileSize)
 	}
 	if err != nil {
 		return err
@@ -382,6 +398,11 @@ func (s *Server) move(ctx context.Context, name string, in intents.Update, out *
 			return err
 		}
 	}
+	unlock, err := s.cfg.Root.Lock(ctx, s.moveWrites(name, dest, in.Options.PreserveRelationships)...)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if version != "" {
 		// Before anything changes, the folders options.createPath makes included; RenameIf
 		// checks again right before the rename.
@@ -437,6 +458,18 @@ func (s *Server) move(ctx context.Context, name string, in intents.Update, out *
 		held.report(s, out)
 	}
 	return nil
+}
+
+// moveWrites lists the files a move of name to dest writes, for their locks: the two ends, and
+// with relinks the documents that link into name and those it holds, whose links are rewritten.
+// A document inside a moved folder keeps its lock across the move (see [fsroot.Root.Lock]).
+func (s *Server) moveWrites(name, dest string, relinks bool) []string {
+	names := []string{name, dest}
+	if relinks {
+		names = append(names, s.linkedFrom(name)...)
+		names = append(names, s.cfg.Engine.Documents(name)...)
+	}
+	return names
 }
 
 // linksKnown says whether a move can keep links working: the index must know every link to what
