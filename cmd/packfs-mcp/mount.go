@@ -23,6 +23,7 @@ type mount struct {
 	name    string
 	root    *fsroot.Root
 	backups *fsroot.Root // nil: backups are off
+	locks   *fsroot.Root // the lock files shared with other servers; nil: writes lock within this one
 	policy  *security.Policy
 	engine  *semantic.Engine // nil: the index is off
 	// indexPlace is where the index persists; its Dir is "" when it is kept in memory.
@@ -55,6 +56,9 @@ func (a *app) openMount(name string, r *fsroot.Root, others []string) (*mount, e
 	if a.perms.Has(security.PermWrite) {
 		if err := m.openBackups(a.stateDir(a.cfg.BackupDir, r), others); err != nil {
 			m.warn.Printf("backups are off (options.backup is refused): %v", err)
+		}
+		if err := m.openLocks(others); err != nil {
+			m.warn.Printf("writes of one file are serialised within this server only, not with other servers on the same folder: %v", err)
 		}
 	}
 	if !a.cfg.Semantic.Disabled {
@@ -130,26 +134,45 @@ func (m *mount) openEngine(cfg SemanticConfig, configured string, others []strin
 
 // openBackups opens (creating it) the backup store, outside every root (see placeState). With no
 // folder outside the roots, backups are off and options.backup is refused.
-func (m *mount) openBackups(configured string, others []string) error {
-	place, err := placeState(stateBackups, configured, m.root, others...)
+func (m *mount) openBackups(configured string, others []string) (err error) {
+	m.backups, err = m.openPlace(stateBackups, configured, others, "--backup-dir")
+	return err
+}
+
+// openLocks opens (creating it) the folder of lock files that writes share with the other
+// packfs-mcp processes of this user ([fsroot.Root.ShareLocks]), outside every root. Without it,
+// writes of one file are serialised within this server only.
+func (m *mount) openLocks(others []string) (err error) {
+	if m.locks, err = m.openPlace(stateLocks, "", others, ""); err == nil {
+		m.root.ShareLocks(m.locks)
+	}
+	return err
+}
+
+// openPlace opens (creating it) the folder of a kind of state outside every root (see placeState);
+// flag is the flag that names it, if any.
+func (m *mount) openPlace(kind stateKind, configured string, others []string, flag string) (*fsroot.Root, error) {
+	place, err := placeState(kind, configured, m.root, others...)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := place.make(m.root, others...); err != nil {
-		return err
+		return nil, err
 	}
-	b, err := fsroot.Open(place.Dir, fsroot.Options{})
+	r, err := fsroot.Open(place.Dir, fsroot.Options{})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, dir := range append([]string{m.root.ResolvedDir()}, others...) {
-		if within(b.ResolvedDir(), dir) {
-			b.Close()
-			return fmt.Errorf("the backup directory %s is inside a root: choose one outside every root with --backup-dir", place.Dir)
+		if within(r.ResolvedDir(), dir) {
+			r.Close()
+			if flag != "" {
+				return nil, fmt.Errorf("the %s directory %s is inside a root: choose one outside every root with %s", flagKind(kind), place.Dir, flag)
+			}
+			return nil, fmt.Errorf("the %s directory %s is inside a root", flagKind(kind), place.Dir)
 		}
 	}
-	m.backups = b
-	return nil
+	return r, nil
 }
 
 // ownDirs are the folders the server keeps of m's, outside every root.
@@ -158,8 +181,10 @@ func (m *mount) ownDirs() []string {
 	if m.indexPlace.Dir != "" {
 		dirs = append(dirs, m.indexPlace.Dir)
 	}
-	if m.backups != nil {
-		dirs = append(dirs, m.backups.ResolvedDir())
+	for _, r := range []*fsroot.Root{m.backups, m.locks} {
+		if r != nil {
+			dirs = append(dirs, r.ResolvedDir())
+		}
 	}
 	return dirs
 }
@@ -167,8 +192,10 @@ func (m *mount) ownDirs() []string {
 // hostPaths are m's host paths, for the log to cut out of what clients receive.
 func (m *mount) hostPaths() []string {
 	paths := []string{m.root.Dir(), m.root.ResolvedDir(), m.indexPlace.Dir}
-	if m.backups != nil {
-		paths = append(paths, m.backups.Dir(), m.backups.ResolvedDir())
+	for _, r := range []*fsroot.Root{m.backups, m.locks} {
+		if r != nil {
+			paths = append(paths, r.Dir(), r.ResolvedDir())
+		}
 	}
 	return paths
 }
@@ -192,13 +219,16 @@ func (m *mount) backupsSummary() string {
 	return m.backups.Dir()
 }
 
-// close closes m's index, backups and root.
+// close closes m's index, backups, locks and root.
 func (m *mount) close() {
 	if m.engine != nil {
 		m.engine.Close()
 	}
 	if m.backups != nil {
 		m.backups.Close()
+	}
+	if m.locks != nil {
+		m.locks.Close()
 	}
 	if m.root != nil {
 		m.root.Close()

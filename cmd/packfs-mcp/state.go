@@ -26,6 +26,9 @@ type stateKind string
 const (
 	stateIndex   stateKind = "index"
 	stateBackups stateKind = "backups"
+	// stateLocks is one folder for every root and every server of this user (not one a root):
+	// servers on one folder, or on folders one inside the other, take their file locks there.
+	stateLocks stateKind = "locks"
 )
 
 // stateBase is a folder packfs-mcp may keep state under.
@@ -85,6 +88,9 @@ func placeState(kind stateKind, configured string, root *fsroot.Root, others ...
 			continue
 		}
 		dir := filepath.Join(b.dir, string(kind), stateKey(root))
+		if kind == stateLocks {
+			dir = filepath.Join(b.dir, string(kind))
+		}
 		if !insideAny(resolveHost(dir), roots) {
 			return statePlace{Dir: dir, base: b}, nil
 		}
