@@ -41,9 +41,17 @@ type PolicyConfig struct {
 	AllowedNames []string
 	// BlockedPaths are patterns in [path.Match] syntax, matched
 	// case-insensitively against every single path component; a pattern
-	// cannot contain "/". [TempFilePattern] is always added. If nil,
-	// defaults to [DefaultBlockedPaths].
+	// cannot contain "/". They are blocked besides [DefaultBlockedPaths]:
+	// hiding one more folder never unblocks a secret. [TempFilePattern] is
+	// always blocked.
 	BlockedPaths []string
+	// Unblock names default patterns not to block, each as
+	// [DefaultBlockedPaths] spells it (case-insensitively); a name that is
+	// not a default pattern is refused.
+	Unblock []string
+	// NoDefaultBlocked blocks none of [DefaultBlockedPaths]: only
+	// BlockedPaths and [TempFilePattern].
+	NoDefaultBlocked bool
 }
 
 // DefaultAllowedExtensions returns the extensions allowed when
@@ -89,8 +97,9 @@ func DefaultAllowedNames() []string {
 	}
 }
 
-// DefaultBlockedPaths returns the patterns blocked when
-// [PolicyConfig.BlockedPaths] is nil: version-control metadata (which holds
+// DefaultBlockedPaths returns the patterns blocked unless
+// [PolicyConfig.Unblock] or [PolicyConfig.NoDefaultBlocked] says
+// otherwise: version-control metadata (which holds
 // history and sometimes credentials), dependency trees, environment files,
 // credential directories and files of common tools, private keys and
 // keystores, and [TempFilePattern].
@@ -125,6 +134,7 @@ type Policy struct {
 	examples []string            // the first few of exts, as configured, for messages
 	names    map[string]struct{} // folded base names
 	patterns []string            // folded, sorted, deduplicated
+	off      []string            // the default patterns not blocked, as DefaultBlockedPaths spells them
 	literal  map[string]struct{} // patterns without metacharacters
 	affix    []affix             // patterns whose only metacharacter is one '*'
 	wild     []wildcard          // other patterns, for path.Match
@@ -216,11 +226,11 @@ func NewPolicy(cfg PolicyConfig) (*Policy, error) {
 		p.names[n] = struct{}{}
 	}
 
-	blocked := cfg.BlockedPaths
-	if blocked == nil {
-		blocked = DefaultBlockedPaths()
+	blocked, err := p.defaults(cfg)
+	if err != nil {
+		return nil, err
 	}
-	for _, b := range append(slices.Clip(blocked), TempFilePattern) {
+	for _, b := range append(append(blocked, cfg.BlockedPaths...), TempFilePattern) {
 		b = fold(strings.TrimSpace(b))
 		if b == "" || strings.Contains(b, "/") {
 			return nil, fmt.Errorf("blocked pattern %q must match a single path component, without \"/\"", b)
@@ -385,13 +395,18 @@ func (p *Policy) blocked(c string) bool {
 }
 
 // Summary returns a one-line description for the startup log, such as
-// "79 extensions, 30 file names, 37 blocked patterns" for the defaults.
+// "79 extensions, 30 file names, 37 blocked patterns" for the defaults,
+// naming any default pattern left unblocked.
 func (p *Policy) Summary() string {
 	exts := fmt.Sprintf("%d extensions", len(p.exts))
 	if p.anyExt {
 		exts = "any extension"
 	}
-	return fmt.Sprintf("%s, %d file names, %d blocked patterns", exts, len(p.names), len(p.patterns))
+	out := fmt.Sprintf("%s, %d file names, %d blocked patterns", exts, len(p.names), len(p.patterns))
+	if len(p.off) > 0 {
+		out += " (defaults NOT blocked: " + strings.Join(p.off, " ") + ")"
+	}
+	return out
 }
 
 // AllowedExtensions returns the allowed extensions, folded, with a leading
@@ -407,6 +422,44 @@ func (p *Policy) AllowedExtensions() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// defaults returns the default patterns cfg keeps, and records in p.off
+// those it leaves out.
+func (p *Policy) defaults(cfg PolicyConfig) ([]string, error) {
+	defaults := DefaultBlockedPaths()
+	if cfg.NoDefaultBlocked {
+		p.off = slices.DeleteFunc(defaults, func(d string) bool { return d == TempFilePattern })
+		return nil, nil
+	}
+	off := map[string]bool{}
+	for _, u := range cfg.Unblock {
+		u = fold(strings.TrimSpace(u))
+		if u == fold(TempFilePattern) {
+			return nil, fmt.Errorf("the pattern %q cannot be unblocked: it hides half-written files", u)
+		}
+		if !slices.ContainsFunc(defaults, func(d string) bool { return fold(d) == u }) {
+			listed := slices.DeleteFunc(slices.Clone(defaults), func(d string) bool { return d == TempFilePattern })
+			return nil, fmt.Errorf("unblock %q: not a default blocked pattern (they are %s); a pattern you added is removed by leaving it out", u, strings.Join(listed, " "))
+		}
+		off[u] = true
+	}
+	var keep []string
+	for _, d := range defaults {
+		if off[fold(d)] {
+			p.off = append(p.off, d)
+		} else {
+			keep = append(keep, d)
+		}
+	}
+	return keep, nil
+}
+
+// DefaultsOff returns the default blocked patterns this policy does not
+// block ([PolicyConfig.Unblock], [PolicyConfig.NoDefaultBlocked]), as
+// [DefaultBlockedPaths] spells them, for the start-up line and doctor.
+func (p *Policy) DefaultsOff() []string {
+	return slices.Clone(p.off)
 }
 
 // BlockedPaths returns the blocked patterns, folded and sorted, including

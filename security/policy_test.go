@@ -131,7 +131,12 @@ func TestCheckNameConfig(t *testing.T) {
 		{name: "custom names drop defaults", cfg: security.PolicyConfig{AllowedNames: []string{"BUILD"}}, in: "Makefile", err: security.ErrExtension},
 		{name: "name with extension", cfg: security.PolicyConfig{AllowedNames: []string{"go.work"}, AllowedExtensions: []string{}}, in: "go.work"},
 		{name: "custom blocked", cfg: security.PolicyConfig{BlockedPaths: []string{"Private*"}}, in: "docs/private-notes/x.md", err: security.ErrBlocked},
-		{name: "custom blocked drops defaults", cfg: security.PolicyConfig{BlockedPaths: []string{"private"}}, in: ".git/config", isDir: true},
+		{name: "custom blocked keeps defaults", cfg: security.PolicyConfig{BlockedPaths: []string{"private"}}, in: ".git/config", isDir: true, err: security.ErrBlocked},
+		{name: "custom blocked keeps secrets", cfg: security.PolicyConfig{BlockedPaths: []string{"Downloads"}}, in: "code/credentials.json", err: security.ErrBlocked},
+		{name: "unblock one default", cfg: security.PolicyConfig{Unblock: []string{"node_modules"}}, in: "node_modules/x/index.js"},
+		{name: "unblock keeps the others", cfg: security.PolicyConfig{Unblock: []string{"NODE_MODULES"}}, in: ".ssh/config", isDir: true, err: security.ErrBlocked},
+		{name: "no defaults", cfg: security.PolicyConfig{NoDefaultBlocked: true}, in: ".git/config", isDir: true},
+		{name: "no defaults keeps added", cfg: security.PolicyConfig{NoDefaultBlocked: true, BlockedPaths: []string{"private"}}, in: "private/x.md", err: security.ErrBlocked},
 		{name: "temp always blocked", cfg: security.PolicyConfig{BlockedPaths: []string{}}, in: ".packfs-tmp-1", isDir: true, err: security.ErrBlocked},
 		{name: "blocked character class", cfg: security.PolicyConfig{BlockedPaths: []string{"[a-c].md"}}, in: "B.md", err: security.ErrBlocked},
 	}
@@ -159,6 +164,8 @@ func TestNewPolicyErrors(t *testing.T) {
 		{name: "bad pattern escape", cfg: security.PolicyConfig{BlockedPaths: []string{`x\`}}, mention: `x\`, bad: true},
 		{name: "pattern with slash", cfg: security.PolicyConfig{BlockedPaths: []string{"a/b"}}, mention: "a/b"},
 		{name: "empty pattern", cfg: security.PolicyConfig{BlockedPaths: []string{" "}}, mention: `""`},
+		{name: "unblock not a default", cfg: security.PolicyConfig{Unblock: []string{"drafts"}}, mention: "drafts"},
+		{name: "unblock temp", cfg: security.PolicyConfig{Unblock: []string{security.TempFilePattern}}, mention: security.TempFilePattern},
 		{name: "relative root", cfg: security.PolicyConfig{RootDir: "srv/data"}, mention: "srv/data"},
 		{name: "relative resolved root", cfg: security.PolicyConfig{RootDir: "/srv/data", RootResolved: "data"}, mention: "data"},
 		{name: "double extension", cfg: security.PolicyConfig{AllowedExtensions: []string{"tar.gz"}}, mention: ".tar.gz"},
@@ -187,7 +194,8 @@ func TestPolicyLists(t *testing.T) {
 	p, err := security.NewPolicy(security.PolicyConfig{
 		AllowedExtensions: []string{"TXT", ".md", "md"},
 		AllowedNames:      []string{"Makefile"},
-		BlockedPaths:      []string{".Git", ".git", "*.PEM"},
+		BlockedPaths:      []string{".Git", ".git", "*.PEM", "Drafts"},
+		NoDefaultBlocked:  true,
 	})
 	if err != nil {
 		t.Fatalf("NewPolicy: %v", err)
@@ -195,11 +203,24 @@ func TestPolicyLists(t *testing.T) {
 	if diff := cmp.Diff([]string{".md", ".txt"}, p.AllowedExtensions()); diff != "" {
 		t.Errorf("AllowedExtensions() mismatch (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"*.pem", ".git", security.TempFilePattern}, p.BlockedPaths()); diff != "" {
+	if diff := cmp.Diff([]string{"*.pem", ".git", security.TempFilePattern, "drafts"}, p.BlockedPaths()); diff != "" {
 		t.Errorf("BlockedPaths() mismatch (-want +got):\n%s", diff)
 	}
-	if got, want := p.Summary(), "2 extensions, 1 file names, 3 blocked patterns"; got != want {
-		t.Errorf("Summary() = %q, want %q", got, want)
+	if got, want := p.Summary(), "2 extensions, 1 file names, 4 blocked patterns (defaults NOT blocked: .git .hg "; !strings.HasPrefix(got, want) {
+		t.Errorf("Summary() = %q, want it to start with %q", got, want)
+	}
+	added, err := security.NewPolicy(security.PolicyConfig{BlockedPaths: []string{"Drafts"}, Unblock: []string{"*.PEM"}})
+	if err != nil {
+		t.Fatalf("NewPolicy: %v", err)
+	}
+	if got := added.BlockedPaths(); len(got) != len(security.DefaultBlockedPaths()) || !slices.Contains(got, "drafts") || slices.Contains(got, "*.pem") {
+		t.Errorf("BlockedPaths() = %q: want the defaults and drafts, without *.pem", got)
+	}
+	if diff := cmp.Diff([]string{"*.pem"}, added.DefaultsOff()); diff != "" {
+		t.Errorf("DefaultsOff() mismatch (-want +got):\n%s", diff)
+	}
+	if got := added.Summary(); !strings.HasSuffix(got, "(defaults NOT blocked: *.pem)") {
+		t.Errorf("Summary() = %q: want *.pem named", got)
 	}
 
 	star, err := security.NewPolicy(security.PolicyConfig{AllowedExtensions: []string{"*", "md"}})

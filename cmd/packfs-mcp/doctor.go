@@ -168,6 +168,9 @@ func (a *app) describe(w io.Writer) {
 	row("tools", "%s", strings.Join(names, ", "))
 	row("extensions", "%s", strings.Join(a.policy.AllowedExtensions(), " "))
 	row("blocked", "%s", strings.Join(a.policy.BlockedPaths(), " "))
+	if off := a.policy.DefaultsOff(); len(off) > 0 {
+		row("NOT blocked", "%s (defaults taken off by unblock or noDefaultBlocked)", strings.Join(off, " "))
+	}
 	timeout := a.cfg.timeout()
 	if timeout <= 0 {
 		timeout = tools.DefaultTimeout

@@ -27,6 +27,8 @@ type serverFlags struct {
 	maxSize    *int64
 	exts       *string
 	blocked    *string
+	unblock    *string
+	noDefaults *bool
 	hardLinks  *bool
 	rateMax    *int
 	rateWindow *time.Duration
@@ -53,7 +55,9 @@ func newServerFlags(name string, stdout io.Writer) *serverFlags {
 		permissionFlags: addPermissionFlags(fs),
 		maxSize:         fs.Int64("max-file-size", fsroot.DefaultMaxFileSize, "largest file read or written, in `BYTES`"),
 		exts:            fs.String("allowed-extensions", "", "comma-separated `EXTENSIONS` that may be opened, such as .md,.txt; * allows any (default: common text, document, data and source types)"),
-		blocked:         fs.String("blocked-paths", "", "comma-separated `PATTERNS`: path components never reached, such as .git,*.pem (default: version control, secrets and keys)"),
+		blocked:         fs.String("blocked-paths", "", "comma-separated `PATTERNS` of path components never reached, such as Downloads,*.bak, blocked besides the defaults (version control, dependencies, secrets and keys: doctor lists them)"),
+		unblock:         fs.String("unblock", "", "comma-separated default blocked `PATTERNS` to reach after all, such as node_modules (the start-up line and doctor name them)"),
+		noDefaults:      fs.Bool("no-default-blocked", false, "block none of the default patterns (secrets and keys included), only --blocked-paths"),
 		hardLinks:       fs.Bool("allow-hard-links", false, "allow files with more than one hard link (they can alias files outside the root)"),
 		rateMax:         fs.Int("rate-limit", security.DefaultMaxRequests, "`N` requests allowed per window, overall; each tool gets half"),
 		rateWindow:      fs.Duration("rate-window", security.DefaultWindow, "the rate limit's window, a `DURATION` such as 10s"),
@@ -177,6 +181,12 @@ func (f *serverFlags) config() (Config, error) {
 	}
 	if set["blocked-paths"] {
 		c.Security.BlockedPaths = splitList(*f.blocked)
+	}
+	if set["unblock"] {
+		c.Security.Unblock = splitList(*f.unblock)
+	}
+	if set["no-default-blocked"] {
+		c.Security.NoDefaultBlocked = *f.noDefaults
 	}
 	if set["allow-hard-links"] {
 		c.Security.AllowHardLinks = *f.hardLinks

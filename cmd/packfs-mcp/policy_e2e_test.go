@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -101,4 +105,75 @@ func TestDanglingLinkWrites(t *testing.T) {
 		t.Fatalf("%s was created", f.pwned)
 	}
 	s.checkNoLeak()
+}
+
+// TestBlockedPathsAdd checks, through the binary, that a blocked path added by a flag or by the
+// config file is blocked besides the defaults, never instead of them, and that taking a default
+// off takes a setting of its own, which doctor names.
+func TestBlockedPathsAdd(t *testing.T) {
+	f := newFixture(t)
+	for name, content := range map[string]string{
+		"code/x/credentials.json":  `{"token": "` + marker + `"}`,
+		"node_modules/lib/x.js":    "module.exports = 1\n",
+		"Downloads/invoice.md":     "# Invoice\n",
+		"code/x/.ssh/known.txt":    marker + "\n",
+		"code/x/deploy/server.key": marker + "\n",
+	} {
+		p := filepath.Join(f.root, filepath.FromSlash(name))
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte(content), 0o644))
+	}
+	config := filepath.Join(f.dir, "config.json")
+	must(t, os.WriteFile(config, []byte(`{"security": {"blockedPaths": ["Downloads"]}}`), 0o644))
+	secrets := []string{".env", ".git/config", "keys/server.pem", "code/x/credentials.json", "node_modules/lib/x.js",
+		"code/x/.ssh/known.txt", "code/x/deploy/server.key"}
+	for _, setup := range [][]string{{"--blocked-paths", "Downloads"}, {"--config", config}} {
+		t.Run(setup[0], func(t *testing.T) {
+			s := start(t, f, nil, setup...)
+			for _, p := range append(secrets, "Downloads/invoice.md") {
+				if res, _ := s.call(reader, access("read", p)); res["code"] != "PATH_BLOCKED" {
+					t.Errorf("read %s: %v, want PATH_BLOCKED", p, res)
+				}
+			}
+			if res, _ := s.call(reader, access("read", "notes/a.md")); res["success"] != true {
+				t.Errorf("read notes/a.md: %v", res)
+			}
+			s.checkNoLeak()
+		})
+	}
+	t.Run("--unblock", func(t *testing.T) {
+		s := start(t, f, nil, "--blocked-paths", "Downloads", "--unblock", "node_modules")
+		if res, _ := s.call(reader, access("read", "node_modules/lib/x.js")); res["success"] != true {
+			t.Errorf("read node_modules/lib/x.js with --unblock node_modules: %v", res)
+		}
+		for _, p := range slices.DeleteFunc(slices.Clone(secrets), func(p string) bool { return strings.HasPrefix(p, "node_modules/") }) {
+			if res, _ := s.call(reader, access("read", p)); res["code"] != "PATH_BLOCKED" {
+				t.Errorf("read %s with --unblock node_modules: %v, want PATH_BLOCKED", p, res)
+			}
+		}
+	})
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--blocked-paths", "Downloads"}, ""},
+		{[]string{"--unblock", "node_modules,*.PEM"}, "NOT blocked  node_modules *.pem"},
+		{[]string{"--no-default-blocked"}, "NOT blocked  .git .hg"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(append([]string{"doctor", "--root", f.root}, tt.args...), strings.NewReader(""), &stdout, &stderr)
+		out := stdout.String()
+		switch {
+		case code != 0:
+			t.Errorf("doctor %q: exit %d\n%s%s", tt.args, code, out, stderr.String())
+		case tt.want == "" && strings.Contains(out, "NOT blocked"):
+			t.Errorf("doctor %q names defaults off:\n%s", tt.args, out)
+		case tt.want != "" && !strings.Contains(out, tt.want):
+			t.Errorf("doctor %q does not say %q:\n%s", tt.args, tt.want, out)
+		}
+	}
+	var stderr bytes.Buffer
+	if code := run([]string{"doctor", "--root", f.root, "--unblock", "drafts"}, strings.NewReader(""), io.Discard, &stderr); code == 0 || !strings.Contains(stderr.String(), `unblock "drafts": not a default blocked pattern`) {
+		t.Errorf("doctor --unblock drafts: exit %d, %s", code, stderr.String())
+	}
 }

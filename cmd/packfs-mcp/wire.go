@@ -148,6 +148,8 @@ func (a *app) newPolicy(r *fsroot.Root) (*security.Policy, error) {
 	pc := security.PolicyConfig{
 		AllowedExtensions: a.cfg.Security.AllowedExtensions,
 		BlockedPaths:      a.cfg.Security.BlockedPaths,
+		Unblock:           a.cfg.Security.Unblock,
+		NoDefaultBlocked:  a.cfg.Security.NoDefaultBlocked,
 	}
 	if r != nil {
 		pc.RootDir, pc.RootResolved = r.Dir(), r.ResolvedDir()
