@@ -102,9 +102,10 @@ func DefaultAllowedNames() []string {
 // otherwise: version-control metadata (which holds
 // history and sometimes credentials), dependency trees, environment files,
 // credential directories and files of common tools, private keys and
-// keystores, and [TempFilePattern].
+// keystores, the [CredentialStores] of common tools under a home folder,
+// and [TempFilePattern].
 func DefaultBlockedPaths() []string {
-	return []string{
+	out := []string{
 		// Version control.
 		".git", ".hg", ".svn", ".bzr",
 		// Dependency trees: huge, generated, not the user's content.
@@ -119,9 +120,13 @@ func DefaultBlockedPaths() []string {
 		// Private keys and keystores.
 		"*.pem", "*.key", "*.p12", "*.pfx", "*.keystore", "*.jks", "*.kdbx",
 		"id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
-		// Half-written files from fsroot.
-		TempFilePattern,
 	}
+	// The credential stores of common tools under a home folder.
+	for _, c := range CredentialStores() {
+		out = append(out, c.Pattern)
+	}
+	// Half-written files from fsroot.
+	return append(out, TempFilePattern)
 }
 
 // Policy decides which names may be reached: where a path lands
@@ -138,6 +143,9 @@ type Policy struct {
 	literal  map[string]struct{} // patterns without metacharacters
 	affix    []affix             // patterns whose only metacharacter is one '*'
 	wild     []wildcard          // other patterns, for path.Match
+	// seqs are the patterns of several components ("library/keychains"),
+	// by their first one, with the rest.
+	seqs map[string][][]string
 }
 
 // affix is a pattern of the form prefix*suffix, matched without path.Match.
@@ -232,11 +240,17 @@ func NewPolicy(cfg PolicyConfig) (*Policy, error) {
 	}
 	for _, b := range append(append(blocked, cfg.BlockedPaths...), TempFilePattern) {
 		b = fold(strings.TrimSpace(b))
-		if b == "" || strings.Contains(b, "/") {
-			return nil, fmt.Errorf("blocked pattern %q must match a single path component, without \"/\"", b)
+		pieces := strings.Split(b, "/")
+		for _, piece := range pieces {
+			if piece == "" || piece == "." || piece == ".." {
+				return nil, fmt.Errorf("blocked pattern %q must be path components such as .git or .config/gh, without an empty, \".\" or \"..\" one", b)
+			}
+			if _, err := path.Match(piece, ""); err != nil {
+				return nil, fmt.Errorf("blocked pattern %q: %w", b, err)
+			}
 		}
-		if _, err := path.Match(b, ""); err != nil {
-			return nil, fmt.Errorf("blocked pattern %q: %w", b, err)
+		if len(pieces) > 1 && strings.ContainsAny(pieces[0], `*?[\`) {
+			return nil, fmt.Errorf("blocked pattern %q: the first of several components must be a plain name, such as .config in .config/gh", b)
 		}
 		p.patterns = append(p.patterns, b)
 	}
@@ -245,8 +259,12 @@ func NewPolicy(cfg PolicyConfig) (*Policy, error) {
 	// Most patterns are plain names: look those up instead of matching, so a
 	// deep path costs a map probe per component, not one Match per pattern.
 	p.literal = make(map[string]struct{})
+	p.seqs = map[string][][]string{}
 	for _, b := range p.patterns {
 		switch {
+		case strings.Contains(b, "/"):
+			pieces := strings.Split(b, "/")
+			p.seqs[pieces[0]] = append(p.seqs[pieces[0]], pieces[1:])
 		case !strings.ContainsAny(b, `*?[\`):
 			p.literal[b] = struct{}{}
 		case strings.Count(b, "*") == 1 && !strings.ContainsAny(b, `?[\`):
@@ -304,8 +322,10 @@ func (p *Policy) CheckName(name string, isDir bool) error {
 		return newPathError(name, RuleOutsideRoot, ErrOutsideRoot, "")
 	}
 	var comps []string              // folded pieces, each distinct component once
+	var seq []string                // folded pieces in order, for patterns of several components
 	base := ""                      // folded last piece of the last component
 	last := make(map[string]string) // raw component -> its folded last piece
+	split := map[string][]string{}  // raw component -> its folded pieces
 	for _, c := range strings.Split(name, "/") {
 		if c == ".." {
 			return newPathError(name, RuleOutsideRoot, ErrOutsideRoot, "")
@@ -315,6 +335,7 @@ func (p *Policy) CheckName(name string, isDir bool) error {
 		}
 		if b, ok := last[c]; ok {
 			base = b // a deep path of repeated names is judged once per name
+			seq = append(seq, split[c]...)
 			continue
 		}
 		// A fullwidth solidus folds to "/": judge each piece it makes. A
@@ -326,8 +347,9 @@ func (p *Policy) CheckName(name string, isDir bool) error {
 			pieces = []string{f}
 		}
 		comps = append(comps, pieces...)
+		seq = append(seq, pieces...)
 		base = pieces[len(pieces)-1]
-		last[c] = base
+		last[c], split[c] = base, pieces
 	}
 	if len(comps) == 0 {
 		return nil // the root
@@ -336,6 +358,9 @@ func (p *Policy) CheckName(name string, isDir bool) error {
 		if p.blocked(c) {
 			return newPathError(name, RuleBlocked, ErrBlocked, c)
 		}
+	}
+	if at := p.blockedRun(seq); at != "" {
+		return newPathError(name, RuleBlocked, ErrBlocked, at)
 	}
 	for _, c := range comps {
 		if strings.HasSuffix(c, ".") || strings.HasSuffix(c, " ") {
@@ -392,6 +417,29 @@ func (p *Policy) blocked(c string) bool {
 		}
 	}
 	return false
+}
+
+// blockedRun returns the components of seq, joined by "/", that match a
+// pattern of several components, or "" when none does.
+func (p *Policy) blockedRun(seq []string) string {
+	for i, c := range seq {
+		for _, rest := range p.seqs[c] {
+			if i+len(rest) < len(seq) && matchAll(rest, seq[i+1:i+1+len(rest)]) {
+				return strings.Join(seq[i:i+1+len(rest)], "/")
+			}
+		}
+	}
+	return ""
+}
+
+// matchAll reports whether each of names matches the pattern at its index.
+func matchAll(patterns, names []string) bool {
+	for i, pat := range patterns {
+		if ok, _ := path.Match(pat, names[i]); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // Summary returns a one-line description for the startup log, such as

@@ -138,6 +138,11 @@ func TestCheckNameConfig(t *testing.T) {
 		{name: "no defaults", cfg: security.PolicyConfig{NoDefaultBlocked: true}, in: ".git/config", isDir: true},
 		{name: "no defaults keeps added", cfg: security.PolicyConfig{NoDefaultBlocked: true, BlockedPaths: []string{"private"}}, in: "private/x.md", err: security.ErrBlocked},
 		{name: "temp always blocked", cfg: security.PolicyConfig{BlockedPaths: []string{}}, in: ".packfs-tmp-1", isDir: true, err: security.ErrBlocked},
+		{name: "components in a row", cfg: security.PolicyConfig{BlockedPaths: []string{".config/gh"}}, in: "home/.config/gh/hosts.yml", err: security.ErrBlocked},
+		{name: "components in a row, the folder", cfg: security.PolicyConfig{BlockedPaths: []string{".config/gh"}}, in: ".Config/GH", isDir: true, err: security.ErrBlocked},
+		{name: "components apart", cfg: security.PolicyConfig{BlockedPaths: []string{".config/gh"}}, in: ".config/x/gh/hosts.yml"},
+		{name: "components repeated", cfg: security.PolicyConfig{BlockedPaths: []string{".config/gh"}}, in: "gh/.config/gh/hosts.yml", err: security.ErrBlocked},
+		{name: "components with a wildcard", cfg: security.PolicyConfig{BlockedPaths: []string{"code/user/*.json"}}, in: "a/Code/User/mcp.json", err: security.ErrBlocked},
 		{name: "blocked character class", cfg: security.PolicyConfig{BlockedPaths: []string{"[a-c].md"}}, in: "B.md", err: security.ErrBlocked},
 	}
 	for _, tt := range tests {
@@ -162,7 +167,9 @@ func TestNewPolicyErrors(t *testing.T) {
 	}{
 		{name: "bad pattern", cfg: security.PolicyConfig{BlockedPaths: []string{"ok", "[x"}}, mention: "[x", bad: true},
 		{name: "bad pattern escape", cfg: security.PolicyConfig{BlockedPaths: []string{`x\`}}, mention: `x\`, bad: true},
-		{name: "pattern with slash", cfg: security.PolicyConfig{BlockedPaths: []string{"a/b"}}, mention: "a/b"},
+		{name: "pattern with empty component", cfg: security.PolicyConfig{BlockedPaths: []string{"a//b"}}, mention: "a//b"},
+		{name: "pattern with dot-dot", cfg: security.PolicyConfig{BlockedPaths: []string{"../b"}}, mention: "../b"},
+		{name: "pattern starting with a wildcard", cfg: security.PolicyConfig{BlockedPaths: []string{"*/b"}}, mention: "*/b"},
 		{name: "empty pattern", cfg: security.PolicyConfig{BlockedPaths: []string{" "}}, mention: `""`},
 		{name: "unblock not a default", cfg: security.PolicyConfig{Unblock: []string{"drafts"}}, mention: "drafts"},
 		{name: "unblock temp", cfg: security.PolicyConfig{Unblock: []string{security.TempFilePattern}}, mention: security.TempFilePattern},
