@@ -138,43 +138,9 @@ type Policy struct {
 	exts     map[string]struct{} // folded, with leading dot
 	examples []string            // the first few of exts, as configured, for messages
 	names    map[string]struct{} // folded base names
-	patterns []string            // folded, sorted, deduplicated
+	blocks   patternSet          // the blocked patterns
 	off      []string            // the default patterns not blocked, as DefaultBlockedPaths spells them
-	literal  map[string]struct{} // patterns without metacharacters
-	affix    []affix             // patterns whose only metacharacter is one '*'
-	wild     []wildcard          // other patterns, for path.Match
-	// seqs are the patterns of several components ("library/keychains"),
-	// by their first one, with the rest.
-	seqs map[string][][]string
-}
-
-// affix is a pattern of the form prefix*suffix, matched without path.Match.
-type affix struct{ prefix, suffix string }
-
-// wildcard is a pattern for path.Match with the longest run of plain characters that any name it
-// matches contains: most names lack it, and are passed over without matching ("*.tfstate.*" tried
-// every position of every component of every file a walk of the root found).
-type wildcard struct{ pattern, must string }
-
-func newWildcard(pattern string) wildcard {
-	w := wildcard{pattern: pattern}
-	if strings.ContainsAny(pattern, `[\`) {
-		return w // classes and escapes: no run is certain, always match
-	}
-	for _, run := range strings.FieldsFunc(pattern, func(r rune) bool { return r == '*' || r == '?' }) {
-		if len(run) > len(w.must) {
-			w.must = run
-		}
-	}
-	return w
-}
-
-func (w wildcard) match(c string) bool {
-	if !strings.Contains(c, w.must) {
-		return false
-	}
-	ok, _ := path.Match(w.pattern, c)
-	return ok
+	caches   patternSet          // DefaultCachePaths
 }
 
 // NewPolicy validates cfg and returns a Policy. It fails if a root is not
@@ -238,41 +204,15 @@ func NewPolicy(cfg PolicyConfig) (*Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, b := range append(append(blocked, cfg.BlockedPaths...), TempFilePattern) {
-		b = fold(strings.TrimSpace(b))
-		pieces := strings.Split(b, "/")
-		for _, piece := range pieces {
-			if piece == "" || piece == "." || piece == ".." {
-				return nil, fmt.Errorf("blocked pattern %q must be path components such as .git or .config/gh, without an empty, \".\" or \"..\" one", b)
-			}
-			if _, err := path.Match(piece, ""); err != nil {
-				return nil, fmt.Errorf("blocked pattern %q: %w", b, err)
-			}
-		}
-		if len(pieces) > 1 && strings.ContainsAny(pieces[0], `*?[\`) {
-			return nil, fmt.Errorf("blocked pattern %q: the first of several components must be a plain name, such as .config in .config/gh", b)
-		}
-		p.patterns = append(p.patterns, b)
+	if p.blocks, err = newPatternSet("blocked pattern", append(append(blocked, cfg.BlockedPaths...), TempFilePattern)); err != nil {
+		return nil, err
 	}
-	slices.Sort(p.patterns)
-	p.patterns = slices.Compact(p.patterns)
-	// Most patterns are plain names: look those up instead of matching, so a
-	// deep path costs a map probe per component, not one Match per pattern.
-	p.literal = make(map[string]struct{})
-	p.seqs = map[string][][]string{}
-	for _, b := range p.patterns {
-		switch {
-		case strings.Contains(b, "/"):
-			pieces := strings.Split(b, "/")
-			p.seqs[pieces[0]] = append(p.seqs[pieces[0]], pieces[1:])
-		case !strings.ContainsAny(b, `*?[\`):
-			p.literal[b] = struct{}{}
-		case strings.Count(b, "*") == 1 && !strings.ContainsAny(b, `?[\`):
-			pre, suf, _ := strings.Cut(b, "*")
-			p.affix = append(p.affix, affix{pre, suf})
-		default:
-			p.wild = append(p.wild, newWildcard(b))
-		}
+	var caches []string
+	for _, c := range DefaultCachePaths() {
+		caches = append(caches, c.Pattern)
+	}
+	if p.caches, err = newPatternSet("cache pattern", caches); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
@@ -354,12 +294,7 @@ func (p *Policy) CheckName(name string, isDir bool) error {
 	if len(comps) == 0 {
 		return nil // the root
 	}
-	for _, c := range comps {
-		if p.blocked(c) {
-			return newPathError(name, RuleBlocked, ErrBlocked, c)
-		}
-	}
-	if at := p.blockedRun(seq); at != "" {
+	if at := p.blocks.match(comps, seq); at != "" {
 		return newPathError(name, RuleBlocked, ErrBlocked, at)
 	}
 	for _, c := range comps {
@@ -401,47 +336,6 @@ func examples(allowed map[string]struct{}, configured []string) []string {
 	return out
 }
 
-// blocked reports whether the folded component c matches a blocked pattern.
-func (p *Policy) blocked(c string) bool {
-	if _, ok := p.literal[c]; ok {
-		return true
-	}
-	for _, a := range p.affix {
-		if len(c) >= len(a.prefix)+len(a.suffix) && strings.HasPrefix(c, a.prefix) && strings.HasSuffix(c, a.suffix) {
-			return true
-		}
-	}
-	for _, w := range p.wild {
-		if w.match(c) {
-			return true
-		}
-	}
-	return false
-}
-
-// blockedRun returns the components of seq, joined by "/", that match a
-// pattern of several components, or "" when none does.
-func (p *Policy) blockedRun(seq []string) string {
-	for i, c := range seq {
-		for _, rest := range p.seqs[c] {
-			if i+len(rest) < len(seq) && matchAll(rest, seq[i+1:i+1+len(rest)]) {
-				return strings.Join(seq[i:i+1+len(rest)], "/")
-			}
-		}
-	}
-	return ""
-}
-
-// matchAll reports whether each of names matches the pattern at its index.
-func matchAll(patterns, names []string) bool {
-	for i, pat := range patterns {
-		if ok, _ := path.Match(pat, names[i]); !ok {
-			return false
-		}
-	}
-	return true
-}
-
 // Summary returns a one-line description for the startup log, such as
 // "79 extensions, 30 file names, 37 blocked patterns" for the defaults,
 // naming any default pattern left unblocked.
@@ -450,7 +344,7 @@ func (p *Policy) Summary() string {
 	if p.anyExt {
 		exts = "any extension"
 	}
-	out := fmt.Sprintf("%s, %d file names, %d blocked patterns", exts, len(p.names), len(p.patterns))
+	out := fmt.Sprintf("%s, %d file names, %d blocked patterns", exts, len(p.names), len(p.blocks.patterns))
 	if len(p.off) > 0 {
 		out += " (defaults NOT blocked: " + strings.Join(p.off, " ") + ")"
 	}
@@ -470,6 +364,23 @@ func (p *Policy) AllowedExtensions() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// AllowedNames returns the base names allowed whatever their extension,
+// folded and sorted.
+func (p *Policy) AllowedNames() []string {
+	out := make([]string, 0, len(p.names))
+	for n := range p.names {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// CachePaths returns the cache patterns ([DefaultCachePaths]), folded and
+// sorted.
+func (p *Policy) CachePaths() []string {
+	return slices.Clone(p.caches.patterns)
 }
 
 // defaults returns the default patterns cfg keeps, and records in p.off
@@ -513,5 +424,19 @@ func (p *Policy) DefaultsOff() []string {
 // BlockedPaths returns the blocked patterns, folded and sorted, including
 // [TempFilePattern].
 func (p *Policy) BlockedPaths() []string {
-	return slices.Clone(p.patterns)
+	return slices.Clone(p.blocks.patterns)
+}
+
+// Cache returns the components of the root-relative name that lie in a
+// dependency or build cache ([DefaultCachePaths]), joined by "/", or ""
+// when it lies in none. Caches are noise, not secrets: listings, searches
+// and the index leave them out unless asked, and a read names them freely.
+func (p *Policy) Cache(name string) string {
+	var seq []string
+	for c := range strings.SplitSeq(name, "/") {
+		if c != "" && c != "." {
+			seq = append(seq, fold(c))
+		}
+	}
+	return p.caches.match(seq, seq)
 }

@@ -313,3 +313,25 @@ func BenchmarkClean(b *testing.B) {
 		_, _ = p.Clean("notes/2026/january/meeting.md")
 	}
 }
+
+func TestCache(t *testing.T) {
+	p, err := security.NewPolicy(security.PolicyConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ in, want string }{
+		{"go/pkg/mod/golang.org/x/text@v0.43.0/cases/cases.go", "go/pkg/mod"},
+		{"go/pkg/mod", "go/pkg/mod"},
+		{".cache/go-build/00/abc", ".cache"},
+		{"code/app/.venv/lib/python3.11/site-packages/x.py", ".venv"},
+		{"Library/Caches/com.apple.Safari/x", "library/caches"},
+		{"notes/cache.md", ""},
+		{"go/pkg/model.go", ""},
+		{"go/src/mod/x.go", ""},
+		{".", ""},
+	} {
+		if got := p.Cache(tt.in); got != tt.want {
+			t.Errorf("Cache(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
