@@ -92,6 +92,7 @@ type DiscoverOptions struct {
 	Regex               bool  `json:"regex,omitempty" purposes:"search_content" jsonschema:"Treat target.query as an RE2 regular expression instead of plain text. Default false."`
 	CaseSensitive       bool  `json:"caseSensitive,omitempty" purposes:"search_content" jsonschema:"Match target.query's letter case exactly. Default false."`
 	ContextLines        int   `json:"contextLines,omitempty" validate:"min=0,max=10" purposes:"search_content" jsonschema:"How many lines around each match to return. Default 0."`
+	IncludeIgnored      bool  `json:"includeIgnored,omitempty" purposes:"list search_content" jsonschema:"Also walk what .gitignore and .ignore files ignore and the dependency and build caches (hidden counts them as ignored and cache). Default false."`
 }
 
 // Recursive reports whether d looks below the entries directly in target.path: options.recursive

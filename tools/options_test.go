@@ -364,7 +364,10 @@ func searcherOptions() optionTable {
 		"search_content options.caseSensitive":   {set: map[string]any{"options.caseSensitive": true}},
 		"search_content options.filesOnly":       {set: map[string]any{"options.filesOnly": true}},
 		"search_content options.contextLines":    {set: map[string]any{"options.contextLines": 1}},
-		"search_semantic target.criteria.tags":   {set: map[string]any{"target.criteria.tags": []string{"t1"}}},
+		// build/ is ignored by .gitignore and holds a needle.
+		"list options.includeIgnored":           {set: map[string]any{"options.includeIgnored": true}},
+		"search_content options.includeIgnored": {set: map[string]any{"options.includeIgnored": true}},
+		"search_semantic target.criteria.tags":  {set: map[string]any{"target.criteria.tags": []string{"t1"}}},
 		// linked.md holds no needle: only the link from top.md reaches it.
 		"search_semantic options.followRelationships": {set: map[string]any{"options.followRelationships": true}},
 		"search_semantic queries":                     {set: map[string]any{"queries": []string{"gamma"}}, also: map[string]any{"target.query": "zzqxv"}},
@@ -385,6 +388,8 @@ func searcherOptions() optionTable {
 			"notes.txt=Needle upper\n",
 			"docs/sub.md=# Sub\nneedle beta\n",
 			"docs/deep/deeper.md=# Deeper\nneedle gamma\n",
+			".gitignore=build/\n",
+			"build/out.md=# Out\nneedle built\n",
 		},
 		engine: true,
 		base: map[string]map[string]any{
@@ -416,6 +421,7 @@ func searcherOptions() optionTable {
 			"options.caseSensitive":           {"options.caseSensitive": true},
 			"options.filesOnly":               {"options.filesOnly": true},
 			"options.contextLines":            {"options.contextLines": 1},
+			"options.includeIgnored":          {"options.includeIgnored": true},
 			"queries":                         {"queries": []string{"gamma"}},
 		},
 	}

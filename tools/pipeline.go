@@ -141,3 +141,9 @@ func (s *Server) charge(c *call, recursive bool) error {
 func (s *Server) visible(info fsroot.Info) bool {
 	return Visible(s.cfg.Policy, s.cfg.Root, info) == nil
 }
+
+// listed reports whether a listing that takes no options (resources/list) shows info: visible,
+// and not noise ([Ignore]).
+func (s *Server) listed(info fsroot.Info) bool {
+	return s.visible(info) && s.cfg.Ignore.Hidden(info.Path, info.Type == fsroot.TypeDir) == ""
+}

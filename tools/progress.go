@@ -59,6 +59,21 @@ type reporter struct {
 	sent        int       // the progress last reported, or -1 before the first report
 	start, last time.Time // when the work began and when it was last reported
 	stopped     bool      // the context ended: report nothing more
+
+	// noise says to walk what is ignored and cached too (options.includeIgnored); hidden counts
+	// what a walk left out, by reason (HiddenBlocked, ...), for the answer.
+	noise  bool
+	hidden map[string]int
+	// narrowed says the index's candidates, not a walk, chose the files searched.
+	narrowed bool
+}
+
+// hide counts one entry a walk left out for why.
+func (r *reporter) hide(why string) {
+	if r.hidden == nil {
+		r.hidden = map[string]int{}
+	}
+	r.hidden[why]++
 }
 
 // newReporter returns the reporter for call c. Notifications go to the client only when it sent a

@@ -188,7 +188,7 @@ func (s *Server) walkResources(ctx context.Context, after string, room, scan int
 		}
 		if after != "" && !walkOrder(after, info.Path) {
 			// At or before the cursor: enter only the folders on the way to it.
-			if info.Type == fsroot.TypeDir && (info.Path == after || strings.HasPrefix(after, info.Path+"/")) && s.visible(info) {
+			if info.Type == fsroot.TypeDir && (info.Path == after || strings.HasPrefix(after, info.Path+"/")) && s.listed(info) {
 				return nil
 			}
 			if info.Type == fsroot.TypeDir {
@@ -202,7 +202,7 @@ func (s *Server) walkResources(ctx context.Context, after string, room, scan int
 		}
 		seen++
 		last = info.Path
-		if !s.visible(info) {
+		if !s.listed(info) {
 			if info.Type == fsroot.TypeDir {
 				return fs.SkipDir
 			}

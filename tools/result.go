@@ -128,12 +128,14 @@ type BacklinkEntry struct {
 // SearcherResult is what packfs-file-searcher returns.
 type SearcherResult struct {
 	Status
-	Files         []FileEntry `json:"files,omitempty" jsonschema:"the files found, sorted by path"`
-	TotalFound    int         `json:"totalFound" validate:"required" jsonschema:"list: how many entries matched the criteria; search_content: how many files have a matching line; search_semantic: how many documents matched; a lower bound when truncated"`
-	Truncated     bool        `json:"truncated,omitempty" jsonschema:"true when more results exist than were returned"`
-	NextOffset    *int        `json:"nextOffset,omitempty" jsonschema:"when truncated: pass this as options.offset to get the next page"`
-	FilesSearched int         `json:"filesSearched,omitempty" jsonschema:"search_content: how many text files under target.path (within the criteria) the search covered; the index rules out, without reading them, the files that lack the query's words; absent when the page filled before the search ended"`
-	TimedOut      bool        `json:"timedOut,omitempty" jsonschema:"true when the deadline stopped the walk early; narrow the path or the criteria"`
+	Files         []FileEntry    `json:"files,omitempty" jsonschema:"the files found, sorted by path"`
+	TotalFound    int            `json:"totalFound" validate:"required" jsonschema:"list: how many entries matched the criteria; search_content: how many files have a matching line; search_semantic: how many documents matched; a lower bound when truncated"`
+	Truncated     bool           `json:"truncated,omitempty" jsonschema:"true when more results exist than were returned"`
+	NextOffset    *int           `json:"nextOffset,omitempty" jsonschema:"when truncated: pass this as options.offset to get the next page"`
+	FilesSearched int            `json:"filesSearched,omitempty" jsonschema:"search_content: how many text files under target.path (within the criteria) the search covered; the index rules out, without reading them, the files that lack the query's words; absent when the page filled before the search ended"`
+	TimedOut      bool           `json:"timedOut,omitempty" jsonschema:"true when the deadline stopped the walk early; narrow the path or the criteria"`
+	Hidden        map[string]int `json:"hidden,omitempty" jsonschema:"list and search_content: entries the walk left out, by reason: ignored, cache, blocked, type, other"`
+	HiddenHint    string         `json:"hiddenHint,omitempty"`
 	// search_semantic
 	Related       []RelatedEntry `json:"related,omitempty" jsonschema:"search_semantic with options.followRelationships: documents one link away from the hits; relationships: documents related through frontmatter or links"`
 	UnknownWords  []string       `json:"unknownWords,omitempty" jsonschema:"search_semantic: words of the query or its paraphrases that no indexed document contains; say them differently in queries, with the words the documents would use"`

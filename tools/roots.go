@@ -26,6 +26,7 @@ type Mount struct {
 	Policy  *security.Policy
 	Engine  *semantic.Engine // nil: search_semantic and relationships answer NOT_AVAILABLE
 	Backups *fsroot.Root     // nil: options.backup is refused
+	Ignore  *Ignore          // nil: one of Root's own (see Config.Ignore)
 }
 
 // Roots serves the three tools over one root or several. With one root (named false), paths are
@@ -84,7 +85,7 @@ func (r *Roots) Add(m Mount) error {
 		}
 	}
 	cfg := r.top.cfg
-	cfg.Root, cfg.Policy, cfg.Engine, cfg.Backups = m.Root, m.Policy, m.Engine, m.Backups
+	cfg.Root, cfg.Policy, cfg.Engine, cfg.Backups, cfg.Ignore = m.Root, m.Policy, m.Engine, m.Backups, m.Ignore
 	s := New(cfg)
 	s.name = m.Name
 	i, _ := slices.BinarySearchFunc(r.roots, m.Name, func(s *Server, name string) int { return strings.Compare(s.name, name) })

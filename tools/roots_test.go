@@ -335,7 +335,7 @@ func TestRebaseCoversEveryPath(t *testing.T) {
 		"mediaType": true, "text": true, "before": true, "after": true, "title": true, "heading": true,
 		"snippet": true, "via": true, "anchor": true, "target": true, "fragment": true, "kind": true,
 		"status": true, "source": true, "unknownWords": true, "message": true, "tags": true, "aliases": true,
-		"diff": true, "backup": true, "reason": true, "mentionsIncomplete": true,
+		"diff": true, "backup": true, "reason": true, "mentionsIncomplete": true, "hiddenHint": true,
 	}
 	for _, v := range []any{&ReaderResult{}, &SearcherResult{}, &WriterResult{}} {
 		fill(reflect.ValueOf(v).Elem())

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"path"
 	"regexp"
@@ -97,6 +98,7 @@ func (s *Server) discover(ctx context.Context, c *call) (any, error) {
 	}
 	p := newPage(in.Options)
 	r := s.newReporter(ctx, c)
+	r.noise = in.Options.IncludeIgnored
 	defer r.finish() // runs as discover returns, before the response is sent
 	var out SearcherResult
 	switch in.Purpose {
@@ -117,6 +119,10 @@ func (s *Server) discover(ctx context.Context, c *call) (any, error) {
 	}
 	out.Status = Status{Success: true}
 	out.Files, out.TotalFound = p.files, p.total
+	out.Hidden, out.HiddenHint = r.hidden, hiddenHint(r.hidden)
+	if r.narrowed && !r.noise && s.cfg.Ignore.Seen() {
+		out.HiddenHint = "the index holds no ignored or cache files: set options.includeIgnored to search them too"
+	}
 	if p.more || out.TimedOut {
 		out.Truncated = true
 	}
@@ -162,9 +168,12 @@ func (p *page) add(e func() FileEntry) bool {
 }
 
 // walk visits the entries below name that the policy lets the caller see, in path order, down to
-// depth levels ([intents.Discover.Depth]: 1 for the entries directly in name, 0 for the whole tree).
-// r counts every entry walked.
+// depth levels ([intents.Discover.Depth]: 1 for the entries directly in name, 0 for the whole tree),
+// leaving out the noise ([Ignore]) unless r.noise. r counts every entry walked, and those left
+// out by reason.
 func (s *Server) walk(ctx context.Context, name string, depth int, r *reporter, visit func(fsroot.Info) bool) error {
+	// A folder named as target.path is walked whole, even if it is noise: the caller asked for it.
+	noise := r.noise || name != "." && s.cfg.Ignore.Hidden(name, true) != ""
 	return s.cfg.Root.Walk(ctx, name, depth, func(info fsroot.Info, err error) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -173,7 +182,14 @@ func (s *Server) walk(ctx context.Context, name string, depth int, r *reporter, 
 			return nil // an unreadable directory is left out, as the user could not list it either
 		}
 		r.step()
-		if !s.visible(info) {
+		why := ""
+		if err := Visible(s.cfg.Policy, s.cfg.Root, info); err != nil {
+			why = hiddenReason(err)
+		} else if !noise {
+			why = s.cfg.Ignore.Hidden(info.Path, info.Type == fsroot.TypeDir)
+		}
+		if why != "" {
+			r.hide(why)
 			if info.Type == fsroot.TypeDir {
 				return fs.SkipDir
 			}
@@ -435,7 +451,8 @@ func (s *Server) searchContent(ctx context.Context, name string, depth int, o in
 		visit(info) // a single file was named: search just that file
 		return searched, nil
 	}
-	if paths, ok := s.candidates(ctx, m); ok {
+	if paths, ok := s.candidates(ctx, m); ok && !r.noise { // the index holds no noise
+		r.narrowed = true
 		err := s.visitCandidates(ctx, name, depth, paths, r, visit)
 		return s.covered(name, depth, f), err
 	}
@@ -488,6 +505,9 @@ func (s *Server) visitCandidates(ctx context.Context, name string, depth int, pa
 		info, err := s.cfg.Root.Lstat(p)
 		if err != nil || info.Type != fsroot.TypeFile || !s.visibleAlong(p) {
 			continue
+		}
+		if noise := name != "." && s.cfg.Ignore.Hidden(name, true) != ""; !noise && s.cfg.Ignore.Hidden(p, false) != "" {
+			continue // ignored since the index took it in
 		}
 		if !visit(info) {
 			return nil
@@ -579,4 +599,23 @@ func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 func isNotExist(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, fsroot.ErrNotDir)
+}
+
+// hiddenHint says in one line what hidden counts left out, and how to see what can be seen; ""
+// when nothing was left out.
+func hiddenHint(hidden map[string]int) string {
+	if len(hidden) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, why := range []string{HiddenIgnored, HiddenCache, HiddenBlocked, HiddenType, HiddenOther} {
+		if n := hidden[why]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, why))
+		}
+	}
+	hint := "left out: " + strings.Join(parts, ", ")
+	if hidden[HiddenIgnored]+hidden[HiddenCache] > 0 {
+		hint += "; set options.includeIgnored to see the ignored and cache entries"
+	}
+	return hint
 }

@@ -70,6 +70,9 @@ type Config struct {
 	ErrorLog *log.Logger
 	// Now returns the current time. If nil, time.Now.
 	Now func() time.Time
+	// Ignore says what listings and searches leave out as noise (ignored files, caches); the index
+	// is given the same. If nil, one of Root's own without a global excludes file.
+	Ignore *Ignore
 }
 
 // Server holds the tools' shared state. It is safe for concurrent use.
@@ -103,6 +106,9 @@ func New(cfg Config) *Server {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Ignore == nil && cfg.Root != nil && cfg.Policy != nil {
+		cfg.Ignore = NewIgnore(cfg.Root, cfg.Policy, nil)
 	}
 	return &Server{cfg: cfg, mentionBudget: MentionBudget}
 }

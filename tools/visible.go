@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"errors"
+
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/security"
 )
@@ -46,4 +48,28 @@ func Visible(policy *security.Policy, root *fsroot.Root, info fsroot.Info) error
 		return Visible(policy, root, st)
 	}
 	return root.Refuses(info)
+}
+
+// hiddenReason is the reason an answer's hidden counts an entry under, for err, what [Visible]
+// said of it.
+func hiddenReason(err error) string {
+	switch {
+	case errors.Is(err, security.ErrBlocked):
+		return HiddenBlocked
+	case errors.Is(err, security.ErrExtension):
+		return HiddenType
+	}
+	return HiddenOther
+}
+
+// Indexed returns what the index of root holds: the entries the tools can see ([Visible]) that
+// are not noise to ig ([Ignore.Hidden]), judged by name and type as a walk finds them.
+func Indexed(policy *security.Policy, root *fsroot.Root, ig *Ignore) func(name string, isDir bool) bool {
+	return func(name string, isDir bool) bool {
+		info := fsroot.Info{Path: name, Type: fsroot.TypeFile}
+		if isDir {
+			info.Type = fsroot.TypeDir
+		}
+		return Visible(policy, root, info) == nil && ig.Hidden(name, isDir) == ""
+	}
 }

@@ -1,0 +1,206 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
+	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/security"
+)
+
+// Reasons an entry is left out of a listing, a search or the index (see [Ignore.Hidden] and
+// [hiddenReason]), as answers count them in hidden.
+const (
+	HiddenBlocked = "blocked" // a protected name: version control, dependencies, secrets
+	HiddenType    = "type"    // an extension the server does not open
+	HiddenIgnored = "ignored" // .gitignore, .ignore, .git/info/exclude or the global excludes file
+	HiddenCache   = "cache"   // a dependency or build cache (security.DefaultCachePaths)
+	HiddenOther   = "other"   // a link leading out of the root or to nothing, a special file, a hard link
+)
+
+// ignoreFiles are the files whose patterns apply to the folder that holds them and below, as git,
+// ripgrep and fd read them.
+var ignoreFiles = []string{".gitignore", ".ignore", ".git/info/exclude"}
+
+// ignoreRecheck is how long a folder's ignore files are trusted before they are looked at again:
+// a walk of a big tree stats each folder's files about once, and an edit to a .gitignore counts
+// within seconds.
+const ignoreRecheck = 2 * time.Second
+
+// maxIgnoreFile bounds an ignore file read; a longer one is read up to it.
+const maxIgnoreFile = 1 << 20
+
+// maxIgnoreDepth is the deepest folder whose ignore files are read: the patterns of the folders
+// above still apply below it. Each folder's files cost lookups as deep as the folder, so without
+// a bound a tree 2,000 folders deep cost minutes; repositories keep their ignore files far higher.
+const maxIgnoreDepth = 32
+
+// Ignore decides which entries are noise to listings, searches and the index: what the ignore
+// files of the folders above an entry ignore, and the dependency and build caches the policy
+// knows. It reads ignore files through the root, whatever the policy says of their names (a
+// .git/info/exclude is read, never shown), and caches them per folder. It is safe for concurrent
+// use; one Ignore serves the tools and the index of a root.
+type Ignore struct {
+	root   *fsroot.Root
+	policy *security.Policy
+	global []gitignore.Pattern
+	now    func() time.Time
+
+	mu   sync.Mutex
+	dirs map[string]*ignoreDir // by root-relative folder, "." for the root
+	// seen says some entry was found to be noise (by a walk, or the index's build).
+	seen atomic.Bool
+}
+
+// ignoreDir is what one folder's ignore files say, and whether the folder itself is ignored.
+type ignoreDir struct {
+	patterns []gitignore.Pattern // of this folder's ignore files, with the folder as their domain
+	stamp    string              // the ignore files' sizes and times when read
+	checked  time.Time
+	hidden   string // why the folder itself is left out, "" if it is not; set once known
+	known    bool   // hidden is set
+}
+
+// NewIgnore returns the Ignore of root under policy; global are the lines of the user's global
+// excludes file (git's core.excludesFile), applied from the root down, or nil.
+func NewIgnore(root *fsroot.Root, policy *security.Policy, global []string) *Ignore {
+	ig := &Ignore{root: root, policy: policy, now: time.Now, dirs: map[string]*ignoreDir{}}
+	ig.global = parseIgnore(strings.Join(global, "\n"), nil)
+	return ig
+}
+
+// Hidden returns why the entry name (root-relative; isDir for a folder) is noise: [HiddenCache],
+// [HiddenIgnored], or "" when it is not. A folder that is noise makes everything in it noise.
+func (ig *Ignore) Hidden(name string, isDir bool) string {
+	why := ig.hidden(name, isDir)
+	if why != "" {
+		ig.seen.Store(true)
+	}
+	return why
+}
+
+// Seen reports whether any entry was found to be noise so far: after the index's build, whether
+// the tree holds any.
+func (ig *Ignore) Seen() bool { return ig.seen.Load() }
+
+func (ig *Ignore) hidden(name string, isDir bool) string {
+	if name == "." || name == "" {
+		return ""
+	}
+	if why := ig.policy.Cache(name); why != "" {
+		return HiddenCache
+	}
+	ig.mu.Lock()
+	defer ig.mu.Unlock()
+	// matches looks at the ignore files of every folder above name first, so a verdict on a
+	// folder drawn from files changed since is dropped before dirHidden reads it.
+	if ig.matches(name, isDir) || ig.dirHidden(path.Dir(name)) != "" {
+		return HiddenIgnored
+	}
+	return ""
+}
+
+// dirHidden returns why the folder dir is noise, "" if it is not, from the folders above it. The
+// caller holds ig.mu.
+func (ig *Ignore) dirHidden(dir string) string {
+	if dir == "." {
+		return ""
+	}
+	d := ig.dir(dir)
+	if !d.known {
+		d.hidden = ig.dirHidden(path.Dir(dir))
+		if d.hidden == "" && ig.matches(dir, true) {
+			d.hidden = HiddenIgnored
+		}
+		d.known = true
+	}
+	return d.hidden
+}
+
+// matches reports whether the patterns of the folders above name ignore it. The caller holds
+// ig.mu.
+func (ig *Ignore) matches(name string, isDir bool) bool {
+	elems := strings.Split(name, "/")
+	patterns := ig.global
+	for i := range min(len(elems), maxIgnoreDepth+1) {
+		dir := "."
+		if i > 0 {
+			dir = strings.Join(elems[:i], "/")
+		}
+		patterns = append(patterns[:len(patterns):len(patterns)], ig.dir(dir).patterns...)
+	}
+	return len(patterns) > 0 && gitignore.NewMatcher(patterns).Match(elems, isDir)
+}
+
+// dir returns the ignore files of dir, read the first time and looked at again once they are
+// ignoreRecheck old: when they changed, every folder is forgotten, since the verdicts on the
+// folders below were drawn from them. The caller holds ig.mu.
+func (ig *Ignore) dir(dir string) *ignoreDir {
+	now := ig.now()
+	if d, ok := ig.dirs[dir]; ok {
+		if now.Sub(d.checked) < ignoreRecheck {
+			return d
+		}
+		if stamp := ig.stamp(dir); stamp == d.stamp {
+			d.checked = now
+			return d
+		}
+		clear(ig.dirs)
+	}
+	d := &ignoreDir{stamp: ig.stamp(dir), checked: now}
+	var domain []string
+	if dir != "." {
+		domain = strings.Split(dir, "/")
+	}
+	for _, f := range ignoreFiles {
+		if tooDeep(dir) {
+			break
+		}
+		data, _, err := ig.root.ReadFile(context.Background(), path.Join(dir, f), maxIgnoreFile)
+		if err == nil {
+			d.patterns = append(d.patterns, parseIgnore(string(data), domain)...)
+		}
+	}
+	ig.dirs[dir] = d
+	return d
+}
+
+// stamp identifies the state of dir's ignore files: their sizes and modification times.
+func (ig *Ignore) stamp(dir string) string {
+	if tooDeep(dir) {
+		return ""
+	}
+	var b strings.Builder
+	for _, f := range ignoreFiles {
+		if info, err := ig.root.Stat(path.Join(dir, f)); err == nil {
+			fmt.Fprintf(&b, "%d %d", info.ModTime.UnixNano(), info.Size)
+		}
+		b.WriteByte('|')
+	}
+	return b.String()
+}
+
+// parseIgnore parses the lines of an ignore file whose folder is domain.
+func parseIgnore(text string, domain []string) []gitignore.Pattern {
+	var out []gitignore.Pattern
+	for line := range strings.SplitSeq(text, "\n") {
+		line = strings.TrimSuffix(line, "\r")
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		out = append(out, gitignore.ParsePattern(line, domain))
+	}
+	return out
+}
+
+// tooDeep reports whether the folder dir lies below maxIgnoreDepth, where no ignore file is read.
+func tooDeep(dir string) bool {
+	return dir != "." && strings.Count(dir, "/") >= maxIgnoreDepth
+}
