@@ -167,7 +167,9 @@ func (a *app) describe(w io.Writer) {
 	}
 	row("tools", "%s", strings.Join(names, ", "))
 	row("extensions", "%s", strings.Join(a.policy.AllowedExtensions(), " "))
+	row("names", "%s (allowed whatever their extension)", strings.Join(a.policy.AllowedNames(), " "))
 	row("blocked", "%s", strings.Join(a.policy.BlockedPaths(), " "))
+	row("caches", "%s (left out of listings, searches and the index unless options.includeIgnored)", strings.Join(a.policy.CachePaths(), " "))
 	if off := a.policy.DefaultsOff(); len(off) > 0 {
 		row("NOT blocked", "%s (defaults taken off by unblock or noDefaultBlocked)", strings.Join(off, " "))
 	}

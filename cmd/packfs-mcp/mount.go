@@ -25,6 +25,7 @@ type mount struct {
 	backups *fsroot.Root // nil: backups are off
 	locks   *fsroot.Root // the lock files shared with other servers; nil: writes lock within this one
 	policy  *security.Policy
+	ignore  *tools.Ignore    // what listings, searches and the index leave out as noise
 	engine  *semantic.Engine // nil: the index is off
 	// indexPlace is where the index persists; its Dir is "" when it is kept in memory.
 	indexPlace statePlace
@@ -53,6 +54,7 @@ func (a *app) openMount(name string, r *fsroot.Root, others []string) (*mount, e
 		m.close()
 		return nil, err
 	}
+	m.ignore = tools.NewIgnore(r, m.policy, a.globalIgnore)
 	if a.perms.Has(security.PermWrite) {
 		if err := m.openBackups(a.stateDir(a.cfg.BackupDir, r), others); err != nil {
 			m.warn.Printf("backups are off (options.backup is refused): %v", err)
@@ -72,7 +74,7 @@ func (a *app) openMount(name string, r *fsroot.Root, others []string) (*mount, e
 
 // toolsMount is m as the tools serve it, under name.
 func (m *mount) toolsMount(name string) tools.Mount {
-	return tools.Mount{Name: name, Root: m.root, Policy: m.policy, Engine: m.engine, Backups: m.backups}
+	return tools.Mount{Name: name, Root: m.root, Policy: m.policy, Engine: m.engine, Backups: m.backups, Ignore: m.ignore}
 }
 
 // prefixed returns a logger writing through l's output with prefix before each line.
@@ -115,14 +117,8 @@ func (m *mount) openEngine(cfg SemanticConfig, configured string, others []strin
 		Busy: func() {
 			m.warn.Printf("the search index in %s is in use by another packfs-mcp on this root: this one keeps its own in memory", place.Dir)
 		},
-		FS: m.root.FS(),
-		Allow: func(name string, isDir bool) bool {
-			info := fsroot.Info{Path: name, Type: fsroot.TypeFile}
-			if isDir {
-				info.Type = fsroot.TypeDir
-			}
-			return tools.Visible(m.policy, m.root, info) == nil
-		},
+		FS:    m.root.FS(),
+		Allow: tools.Indexed(m.policy, m.root, m.ignore),
 		Index: fulltext.IndexOptions{
 			Dir:         dir,
 			ChunkSize:   cfg.ChunkSize,

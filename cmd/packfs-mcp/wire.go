@@ -65,12 +65,14 @@ type app struct {
 	noticed sync.Once
 	// bad is the folder that could not be opened, in doctor's report on it (see unrooted).
 	bad string
+	// globalIgnore are the lines of the user's global git excludes file (see readGlobalIgnore).
+	globalIgnore []string
 }
 
 // build opens the roots and wires the policy, the limiter and the tools from cfg. With no root
 // configured, the folders come from the client (see clientRoots).
 func build(cfg Config, logger *log.Logger) (*app, error) {
-	a := &app{cfg: cfg, logs: newClientLog(logger)}
+	a := &app{cfg: cfg, logs: newClientLog(logger), globalIgnore: readGlobalIgnore()}
 	a.log = a.logs.at(mcp.LoggingLevelInfo)
 	a.warn = a.logs.at(mcp.LoggingLevelWarning)
 	a.errs = a.logs.at(mcp.LoggingLevelError)
