@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"time"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/tools"
@@ -45,6 +41,8 @@ type Config struct {
 
 	// progress, when set, receives the progress of long tool calls (the call subcommand prints it).
 	progress func(tools.Progress)
+	// inspect says the server is built to be described (doctor): it makes no folder of its own.
+	inspect bool
 }
 
 // RootConfig is one folder to serve. With several roots, a path's first element is the name of
@@ -119,8 +117,8 @@ type SemanticConfig struct {
 	ReconcileMs int `json:"reconcileMs,omitempty" yaml:"reconcileMs" validate:"min=0,max=86400000"`
 }
 
-// loadConfig reads a JSON or YAML config file (by its extension; JSON when unsure). Unknown settings
-// are refused so a misspelt one is not silently ignored.
+// loadConfig reads a JSON or YAML config file (by its extension; JSON when unsure; see
+// parseConfig). Unknown settings are refused so a misspelt one is not silently ignored.
 func loadConfig(file string) (Config, error) {
 	var c Config
 	data, err := os.ReadFile(file)
@@ -128,31 +126,11 @@ func loadConfig(file string) (Config, error) {
 		return c, fmt.Errorf("config: %w", err)
 	}
 	lower := strings.ToLower(file)
-	if strings.HasSuffix(lower, ".yaml") || strings.HasSuffix(lower, ".yml") {
-		dec := yaml.NewDecoder(bytes.NewReader(data))
-		dec.KnownFields(true)
-		if err := dec.Decode(&c); err != nil {
-			return c, configError(file, err)
-		}
-		return c, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
-		return c, configError(file, err)
+	isYAML := strings.HasSuffix(lower, ".yaml") || strings.HasSuffix(lower, ".yml")
+	if err := parseConfig(data, !isYAML, &c); err != nil {
+		return c, fmt.Errorf("config %s: %w", file, err)
 	}
 	return c, nil
-}
-
-// configError says that file could not be read as a config, and, for a key that moved, where it
-// went: http.maxRequestBytes bounds stdio too now, as security.maxRequestBytes.
-func configError(file string, err error) error {
-	// Only an unknown key has moved: json says `unknown field "maxRequestBytes"`, yaml `field
-	// maxRequestBytes not found`; a bad value of security.maxRequestBytes is where it belongs.
-	if msg := err.Error(); strings.Contains(msg, `unknown field "maxRequestBytes"`) || strings.Contains(msg, "field maxRequestBytes not found") {
-		return fmt.Errorf("config %s: %v (the message bound is security.maxRequestBytes now, for stdio and HTTP alike: move it there)", file, err)
-	}
-	return fmt.Errorf("config %s: %v", file, err)
 }
 
 // validate checks c and names the setting and the rule of the first problem, in the config file's

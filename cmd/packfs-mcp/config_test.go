@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,10 +45,10 @@ func TestParseServe(t *testing.T) {
 		{name: "bad permission", args: []string{"--root", "/r", "--permissions", "read,admin"}, wantErr: "setting permissions[1] must be one of: read, write, search, list"},
 		{name: "negative limit", args: []string{"--root", "/r", "--rate-limit", "-1"}, wantErr: "setting security.rateLimiting.maxRequests must be at least 0"},
 		{name: "huge file limit", args: []string{"--root", "/r", "--max-file-size", "99999999999"}, wantErr: "setting security.maxFileSize must be at most"},
-		{name: "unknown setting", args: []string{"--config", writeFile(t, "u.json", `{"rootPath": "/r", "rootpath2": 1}`)}, wantErr: `unknown field "rootpath2"`},
+		{name: "unknown setting", args: []string{"--config", writeFile(t, "u.json", `{"rootPath": "/r", "rootpath2": 1}`)}, wantErr: `line 1: unknown setting rootpath2: did you mean rootPath?`},
 		{name: "the old message bound key", args: []string{"--config", writeFile(t, "m.json", `{"rootPath": "/r", "http": {"maxRequestBytes": 1024}}`)},
 			wantErr: "the message bound is security.maxRequestBytes now"},
-		{name: "unknown yaml setting", args: []string{"--config", writeFile(t, "u.yml", "rootPath: /r\nsecurity:\n  maxFileSise: 3\n")}, wantErr: "field maxFileSise not found"},
+		{name: "unknown yaml setting", args: []string{"--config", writeFile(t, "u.yml", "rootPath: /r\nsecurity:\n  maxFileSise: 3\n")}, wantErr: "line 3: unknown setting security.maxFileSise: did you mean security.maxFileSize?"},
 		{name: "two roots", args: []string{"/a", "/b"}, wantErr: "unexpected argument"},
 		{name: "read-only wins over allow-write", args: []string{"--root", "/r", "--allow-write", "--read-only", "--disable-tool", "packfs-file-searcher"},
 			want: Config{RootPath: "/r", Permissions: []string{"read", "search", "list", "write"}, ReadOnly: true, DisabledTools: []string{"packfs-file-searcher"}}},
@@ -93,7 +94,9 @@ func TestRun(t *testing.T) {
 		stderrHas  string
 		stdoutNone bool
 	}{
-		{name: "version", args: []string{"version"}, code: 0, stdout: "packfs-mcp " + version + "\n"},
+		{name: "version", args: []string{"version"}, code: 0, stdout: versionLine() + "\n", stdoutHas: runtime.GOOS + "/" + runtime.GOARCH},
+		{name: "--version", args: []string{"--version"}, code: 0, stdout: versionLine() + "\n"},
+		{name: "-version", args: []string{"-version"}, code: 0, stdout: versionLine() + "\n"},
 		{name: "unknown command", args: []string{"frobnicate"}, code: 2, stderrHas: `unknown command "frobnicate"`, stdoutNone: true},
 		{name: "missing root", args: []string{"serve", "--root", filepath.Join(root, "absent")}, code: 2, stderrHas: "absent does not exist: pass an existing folder", stdoutNone: true},
 		{name: "serve help", args: []string{"serve", "--help"}, code: 0, stdoutHas: "-allow-write"},
@@ -171,5 +174,46 @@ func TestConfigMovedKey(t *testing.T) {
 		if got := strings.Contains(err.Error(), hint); got != tt.hint {
 			t.Errorf("%s: %v; hint given = %t, want %t", tt.name, err, got, tt.hint)
 		}
+	}
+}
+
+// TestConfigErrors checks that a config file's mistakes are answered as the flags answer theirs:
+// the line, the setting in the file's names, what it takes, the nearest known setting.
+func TestConfigErrors(t *testing.T) {
+	tests := []struct{ file, text, want string }{
+		{"a.yaml", "permission: read\n", "line 1: unknown setting permission: did you mean permissions?"},
+		{"b.yaml", "security:\n  maxFileSize: 10MB\n", `line 2: security.maxFileSize takes a whole number of bytes, such as 10485760 for 10 MiB, not "10MB"`},
+		{"c.json", "{\"security\": {\"maxFileSize\": 1,\n \"x\": [}\n", "line 2, column 9: not valid JSON"},
+		{"d.yaml", "readOnly: yes please\n", `line 1: readOnly takes true or false, not "yes please"`},
+		{"e.json", `{"security": {"rateLimiting": {"maxRequests": [1]}}}`, "line 1: security.rateLimiting.maxRequests takes a whole number, not a list"},
+		{"f.yaml", "semantic: on\n", `line 1: semantic takes settings by name`},
+		{"g.yaml", "http:\n  maxRequestBytes: 10\n", "line 2: unknown setting http.maxRequestBytes (the message bound is security.maxRequestBytes now"},
+		{"h.yaml", "roots:\n  - {name: n, dir: /x}\n", "line 2: unknown setting roots[0].dir (known here: name, path)"},
+	}
+	for _, tt := range tests {
+		_, err := loadConfig(writeFile(t, tt.file, tt.text))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want %q", tt.file, err, tt.want)
+		}
+	}
+	// A list may be written as the flag takes it.
+	c, err := loadConfig(writeFile(t, "p.yaml", "permissions: read,write,search,list\nrootPath: 2026\n"))
+	if err != nil || strings.Join(c.Permissions, " ") != "read write search list" || c.RootPath != "2026" {
+		t.Errorf("permissions as the flag writes them: %+v, %v", c.Permissions, err)
+	}
+}
+
+// TestSampleConfig loads examples/config.yaml, the commented sample, and checks that it reads as
+// the values it sets, and that it validates.
+func TestSampleConfig(t *testing.T) {
+	c, err := loadConfig(filepath.Join("..", "..", "examples", "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.validate(); err != nil {
+		t.Fatalf("the sample does not validate: %v", err)
+	}
+	if c.RootPath != "/home/you/Notes" || c.Security.MaxFileSize != 10485760 || c.Semantic.ChunkSize != 2000 || c.HTTP.ClientRateLimit != 600 {
+		t.Errorf("the sample reads as %+v", c)
 	}
 }

@@ -65,7 +65,7 @@ func TestParseRoots(t *testing.T) {
 		{name: "duplicates in the file", args: []string{"--config", writeFile(t, "d.yaml", "rootPath: /a/x\nroots:\n  - path: /b/x\n")},
 			wantErr: `two roots are named "x" (/a/x and /b/x)`},
 		{name: "unknown key in a root", args: []string{"--config", writeFile(t, "u.json", `{"roots": [{"path": "/x", "dir": "/y"}]}`)},
-			wantErr: `unknown field "dir"`},
+			wantErr: `unknown setting roots[0].dir (known here: name, path)`},
 		{name: "http without a root", args: []string{"--http", "127.0.0.1:0"},
 			wantErr: "no root: serving over HTTP takes its folders from --root DIR"},
 		{name: "http with the clients' roots", args: []string{"--http", "127.0.0.1:0", "--client-roots-within", "/srv/a", "--client-roots-within", "/srv/b"},
