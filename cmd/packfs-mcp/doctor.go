@@ -59,6 +59,7 @@ Flags (the same as serve's):
 		logger.Print(err)
 		return 2
 	}
+	cfg.inspect = true // doctor changes nothing: no index, backup or lock folder is made
 	a, err := build(cfg, logger)
 	if rootErr := (badRoot{}); errors.As(err, &rootErr) {
 		// No server can be built without its root, but the report still shows what one on these
@@ -195,8 +196,11 @@ func (a *app) describe(w io.Writer) {
 			break
 		}
 		backups := "off: no usable backup folder (set --backup-dir); options.backup is refused"
-		if m.backups != nil {
+		switch {
+		case m.backups != nil:
 			backups = m.backups.Dir()
+		case m.backupsPlace != "":
+			backups = m.backupsPlace + " (none yet: made at the first backup's start)"
 		}
 		row("backups", "%s%s", a.label(m.name), backups)
 	}

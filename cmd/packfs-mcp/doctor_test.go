@@ -155,3 +155,27 @@ func TestAtLeast(t *testing.T) {
 		}
 	}
 }
+
+// TestDoctorChangesNothing checks that doctor, with writing and the index on, makes no folder of
+// the server's own: it says where the index and the backups would be.
+func TestDoctorChangesNothing(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "root")
+	must(t, os.MkdirAll(filepath.Join(root, "notes"), 0o755))
+	must(t, os.WriteFile(filepath.Join(root, "notes", "a.md"), []byte("# A\n"), 0o644))
+	cache := filepath.Join(dir, "cache")
+	must(t, os.Mkdir(cache, 0o755))
+	t.Setenv("XDG_CACHE_HOME", cache)
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"doctor", "--root", root, "--allow-write"}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("doctor: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	if entries, _ := os.ReadDir(cache); len(entries) != 0 {
+		t.Errorf("doctor made %v in the cache folder", entries)
+	}
+	for _, want := range []string{filepath.Join(cache, "packfs-mcp", "index"), filepath.Join(cache, "packfs-mcp", "backups")} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("doctor does not say the state goes in %s:\n%s", want, stdout.String())
+		}
+	}
+}

@@ -65,7 +65,7 @@ func TestServeHomeFolder(t *testing.T) {
 	env := homeEnv(home)
 	rows := doctorRows(t, env, "--root", home, "--allow-write")
 	indexDir := strings.Fields(rows["index"])[0]
-	backupDir := rows["backups"]
+	backupDir := strings.Fields(rows["backups"])[0]
 	resolvedHome, err := filepath.EvalSymlinks(home)
 	must(t, err)
 	for what, dir := range map[string]string{"index": indexDir, "backups": backupDir} {

@@ -25,6 +25,8 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -33,6 +35,23 @@ import (
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "0.1.0-dev"
+
+// versionLine is what version and --version print: the version, the commit it was built from
+// (when the build knew it), the Go version, the system and the architecture.
+func versionLine() string {
+	commit := ""
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			switch {
+			case s.Key == "vcs.revision" && len(s.Value) >= 12:
+				commit = " " + s.Value[:12] + commit
+			case s.Key == "vcs.modified" && s.Value == "true":
+				commit += "+changes"
+			}
+		}
+	}
+	return fmt.Sprintf("packfs-mcp %s%s (%s, %s/%s)", version, commit, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
 
 func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {
@@ -48,6 +67,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch {
 	case len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help"):
 		cmd = "help" // the commands, not only serve's flags
+	case len(args) == 1 && (args[0] == "-version" || args[0] == "--version"):
+		cmd = "version"
 	case len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-':
 		cmd, args = args[0], args[1:]
 	}
@@ -63,7 +84,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "doctor":
 		return doctorCmd(args, stdout, stderr)
 	case "version":
-		fmt.Fprintf(stdout, "packfs-mcp %s\n", version)
+		fmt.Fprintln(stdout, versionLine())
 		return 0
 	case "help":
 		usage(stdout)

@@ -24,9 +24,11 @@ type mount struct {
 	root    *fsroot.Root
 	backups *fsroot.Root // nil: backups are off
 	locks   *fsroot.Root // the lock files shared with other servers; nil: writes lock within this one
-	policy  *security.Policy
-	ignore  *tools.Ignore    // what listings, searches and the index leave out as noise
-	engine  *semantic.Engine // nil: the index is off
+	// backupsPlace is where the backups would go, for doctor, which makes no folder (Config.inspect).
+	backupsPlace string
+	policy       *security.Policy
+	ignore       *tools.Ignore    // what listings, searches and the index leave out as noise
+	engine       *semantic.Engine // nil: the index is off
 	// indexPlace is where the index persists; its Dir is "" when it is kept in memory.
 	indexPlace statePlace
 	// log, warn and errs are the server's loggers, naming the root when the tools name roots.
@@ -56,15 +58,17 @@ func (a *app) openMount(name string, r *fsroot.Root, others []string) (*mount, e
 	}
 	m.ignore = tools.NewIgnore(r, m.policy, a.globalIgnore)
 	if a.perms.Has(security.PermWrite) {
-		if err := m.openBackups(a.stateDir(a.cfg.BackupDir, r), others); err != nil {
+		if err := m.openBackups(a.stateDir(a.cfg.BackupDir, r), others, a.cfg.inspect); err != nil {
 			m.warn.Printf("backups are off (options.backup is refused): %v", err)
 		}
-		if err := m.openLocks(others); err != nil {
+		if a.cfg.inspect {
+			// doctor: the locks folder is made at the first start that writes.
+		} else if err := m.openLocks(others); err != nil {
 			m.warn.Printf("writes of one file are serialised within this server only, not with other servers on the same folder: %v", err)
 		}
 	}
 	if !a.cfg.Semantic.Disabled {
-		if err := m.openEngine(a.cfg.Semantic, a.stateDir(a.cfg.Semantic.IndexDir, r), others); err != nil {
+		if err := m.openEngine(a.cfg.Semantic, a.stateDir(a.cfg.Semantic.IndexDir, r), others, a.cfg.inspect); err != nil {
 			m.close()
 			return nil, err
 		}
@@ -95,14 +99,16 @@ func (a *app) stateDir(configured string, r *fsroot.Root) string {
 // openEngine wires the search index of m, in its folder outside every root (see placeState), and
 // the name policy into it. With no folder outside the roots, the index is kept in memory and built
 // afresh at every start.
-func (m *mount) openEngine(cfg SemanticConfig, configured string, others []string) error {
+func (m *mount) openEngine(cfg SemanticConfig, configured string, others []string, inspect bool) error {
 	place, err := placeState(stateIndex, configured, m.root, others...)
 	if err != nil {
 		return err
 	}
 	m.indexPlace = place
 	dir := ""
-	if err := place.make(m.root, others...); err != nil {
+	if inspect {
+		// doctor: where the index would live, made at the first start.
+	} else if err := place.make(m.root, others...); err != nil {
 		if place.chosen {
 			return fmt.Errorf("search index: %w", err)
 		}
@@ -130,7 +136,15 @@ func (m *mount) openEngine(cfg SemanticConfig, configured string, others []strin
 
 // openBackups opens (creating it) the backup store, outside every root (see placeState). With no
 // folder outside the roots, backups are off and options.backup is refused.
-func (m *mount) openBackups(configured string, others []string) (err error) {
+func (m *mount) openBackups(configured string, others []string, inspect bool) (err error) {
+	if inspect {
+		// doctor makes no folder: a store not made yet is named where it would be.
+		place, err := placeState(stateBackups, configured, m.root, others...)
+		if _, ok := fsroot.ResolveHost(place.Dir); err != nil || !ok {
+			m.backupsPlace = place.Dir
+			return err
+		}
+	}
 	m.backups, err = m.openPlace(stateBackups, configured, others, "--backup-dir")
 	return err
 }

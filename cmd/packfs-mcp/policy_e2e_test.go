@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -171,6 +172,14 @@ func TestBlockedPathsAdd(t *testing.T) {
 		case tt.want != "" && !strings.Contains(out, tt.want):
 			t.Errorf("doctor %q does not say %q:\n%s", tt.args, tt.want, out)
 		}
+	}
+	// The start-up line names a default taken off.
+	serve := exec.Command(binPath, "serve", "--root", f.root, "--no-index", "--unblock", "node_modules")
+	serve.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(f.dir, "cache"))
+	serve.Stdin = strings.NewReader("")
+	banner, _ := serve.CombinedOutput()
+	if !strings.Contains(string(banner), "(defaults NOT blocked: node_modules)") {
+		t.Errorf("the start-up line does not name the default taken off:\n%s", banner)
 	}
 	var stderr bytes.Buffer
 	if code := run([]string{"doctor", "--root", f.root, "--unblock", "drafts"}, strings.NewReader(""), io.Discard, &stderr); code == 0 || !strings.Contains(stderr.String(), `unblock "drafts": not a default blocked pattern`) {
