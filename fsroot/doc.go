@@ -120,6 +120,10 @@
 // or a ".." above the root, is [ErrEscapes]. Reads ([Root.ReadFile],
 // [Root.FS], [Root.AppendFile]) go through a lookup.
 //
-// fsroot targets Linux. A Root is safe for concurrent use by multiple
+// fsroot builds on Linux, macOS and the BSDs, and is tested on Linux. On
+// macOS a move that must not replace uses renameatx_np with RENAME_EXCL;
+// on the BSDs, which lack such a call, it checks and then renames, and an
+// entry created at the destination in between is replaced. Windows is not
+// supported yet. A Root is safe for concurrent use by multiple
 // goroutines.
 package fsroot

@@ -464,8 +464,10 @@ func (r *Root) checkVersion(ctx context.Context, op, name string, c cond) error 
 // and a link at newname is replaced, never written through. If newname
 // exists, Rename fails with [fs.ErrExist] unless overwrite; overwriting a
 // directory gives [ErrIsDir]. Without overwrite the move is atomic where
-// the filesystem supports renameat2(RENAME_NOREPLACE), so an entry created
-// at newname meanwhile is never replaced. The parent of newname must
+// the system and filesystem can rename without replacing (Linux's
+// renameat2 with RENAME_NOREPLACE, macOS's renameatx_np with
+// RENAME_EXCL), so an entry created at newname meanwhile is never
+// replaced. The parent of newname must
 // exist. Errors: [ErrInvalid] (also for moving a directory into itself),
 // [ErrIsRoot] (either name "."), [ErrEscapes], [fs.ErrNotExist],
 // [ErrNotDir], [ErrNotEmpty], [fs.ErrPermission].
@@ -505,8 +507,8 @@ func (r *Root) Rename(oldname, newname string, overwrite bool) error {
 	return nil
 }
 
-// renameNoReplace renames with RENAME_NOREPLACE relative to the two parent
-// directories, opened through the root. Base names of valid names are
+// renameNoReplace renames without replacing (renameatNoReplace) relative
+// to the two parent directories, opened through the root. Base names of valid names are
 // single components other than "." and "..", and renameat2 follows no
 // link in them, so this cannot leave the root. Where the filesystem lacks
 // the flag it falls back to a plain rename, after the existence check
@@ -524,7 +526,7 @@ func (r *Root) renameNoReplace(oldname, newname string) error {
 	defer nd.Close()
 	err = control(od, func(ofd int) error {
 		return control(nd, func(nfd int) error {
-			return unix.Renameat2(ofd, path.Base(oldname), nfd, path.Base(newname), unix.RENAME_NOREPLACE)
+			return renameatNoReplace(ofd, path.Base(oldname), nfd, path.Base(newname))
 		})
 	})
 	if err == unix.EINVAL || err == unix.ENOSYS || err == unix.ENOTSUP {

@@ -20,7 +20,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-	"golang.org/x/sys/unix"
 
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/security"
@@ -392,12 +391,6 @@ func runRace(t *testing.T, d time.Duration, bodies map[string]func(i int)) map[s
 	slices.Sort(names)
 	t.Logf("%v race, %d iterations: %s", d, total, strings.Join(names, " "))
 	return counts
-}
-
-// exchange atomically swaps the entries a and b (renameat2 RENAME_EXCHANGE), so both names exist
-// at every instant; either may be a directory, a file or a symbolic link.
-func exchange(a, b string) error {
-	return unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE)
 }
 
 // replaceWith atomically puts a new entry at name: a symbolic link to target if isLink, else a
