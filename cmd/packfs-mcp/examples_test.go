@@ -193,6 +193,7 @@ func TestClientConfigs(t *testing.T) {
 		root           string // the --root value the file carries
 	}{
 		{file: "claude_desktop_config.json", key: "mcpServers", root: "/home/you/notes"},
+		{file: "claude_desktop_config.macos.json", key: "mcpServers", root: "/Users/you/Notes"},
 		{file: ".mcp.json", key: "mcpServers", typ: "stdio", root: "/home/you/project"},
 		{file: "cursor-mcp.json", key: "mcpServers", root: "/home/you/project"},
 		{file: "vscode-mcp.json", key: "servers", typ: "stdio", root: "${workspaceFolder}"},
