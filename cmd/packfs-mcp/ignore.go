@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"os"
 	"path/filepath"
@@ -9,29 +10,74 @@ import (
 	"github.com/packfs/packfs-mcp/fsroot"
 )
 
-// maxGlobalIgnore bounds the global excludes file read.
+// maxGlobalIgnore bounds the global excludes file read, and the git config read to find it.
 const maxGlobalIgnore = 1 << 20
 
-// readGlobalIgnore returns the lines of git's global excludes file at its default place,
-// $XDG_CONFIG_HOME/git/ignore or else ~/.config/git/ignore, read through a root of its folder; nil
-// when there is none. A core.excludesFile set in ~/.gitconfig is not read.
+// readGlobalIgnore returns the lines of git's global excludes file: core.excludesFile of
+// ~/.gitconfig (or $XDG_CONFIG_HOME/git/config) when set, else $XDG_CONFIG_HOME/git/ignore or
+// ~/.config/git/ignore, each read through a root of its folder; nil when there is none.
 func readGlobalIgnore() []string {
-	dir := os.Getenv("XDG_CONFIG_HOME")
-	if dir == "" || !filepath.IsAbs(dir) {
-		home, err := os.UserHomeDir()
-		if err != nil {
+	home, _ := os.UserHomeDir()
+	xdg := os.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" || !filepath.IsAbs(xdg) {
+		if home == "" {
 			return nil
 		}
-		dir = filepath.Join(home, ".config")
+		xdg = filepath.Join(home, ".config")
 	}
-	r, err := fsroot.Open(filepath.Join(dir, "git"), fsroot.Options{})
+	file := filepath.Join(xdg, "git", "ignore")
+	for _, config := range []string{filepath.Join(xdg, "git", "config"), filepath.Join(home, ".gitconfig")} {
+		if set := excludesFile(readHostFile(config), home); set != "" {
+			file = set // ~/.gitconfig, read last, wins as git has it
+		}
+	}
+	data := readHostFile(file)
+	if data == nil {
+		return nil
+	}
+	return strings.Split(string(data), "\n")
+}
+
+// excludesFile returns core.excludesFile as a git config file's text sets it, with a leading ~/
+// made home, or "".
+func excludesFile(config []byte, home string) string {
+	section, out := "", ""
+	sc := bufio.NewScanner(strings.NewReader(string(config)))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case strings.HasPrefix(line, "["):
+			section = strings.ToLower(strings.Trim(line, "[] \t"))
+		case section == "core":
+			key, value, ok := strings.Cut(line, "=")
+			if ok && strings.EqualFold(strings.TrimSpace(key), "excludesfile") {
+				out = strings.Trim(strings.TrimSpace(value), `"`)
+			}
+		}
+	}
+	if rest, ok := strings.CutPrefix(out, "~/"); ok && home != "" {
+		out = filepath.Join(home, rest)
+	}
+	if !filepath.IsAbs(out) {
+		return ""
+	}
+	return out
+}
+
+// readHostFile reads the file at the host path p through a root of its folder, up to
+// maxGlobalIgnore bytes; nil when it cannot.
+func readHostFile(p string) []byte {
+	if p == "" || !filepath.IsAbs(p) {
+		return nil
+	}
+	r, err := fsroot.Open(filepath.Dir(p), fsroot.Options{})
 	if err != nil {
 		return nil
 	}
 	defer r.Close()
-	data, _, err := r.ReadFile(context.Background(), "ignore", maxGlobalIgnore)
+	data, _, err := r.ReadFile(context.Background(), filepath.Base(p), maxGlobalIgnore)
 	if err != nil {
 		return nil
 	}
-	return strings.Split(string(data), "\n")
+	return data
 }
