@@ -41,12 +41,16 @@ func (r *Root) writeTemp(ctx context.Context, d *os.Root, perm fs.FileMode, chun
 // writes to the new file and checks the context itself.
 func (r *Root) writeTempWith(d *os.Root, perm fs.FileMode, fill func(f *os.File) error) (string, error) {
 	tmp := TempPrefix + rand.Text()
+	// Recorded before it exists, so this process's sweep never sees it unrecorded.
+	r.writing.Store(tmp, (*os.File)(nil))
 	f, err := d.OpenFile(tmp, tempFlags, 0o600)
 	if err != nil {
+		r.done(tmp)
 		return "", err
 	}
-	// Before anything else: another server's sweep that opened the name
-	// before this lock finds it held from here on.
+	// Before anything else: another server's sweep finds it held from
+	// here on (one that ran in the instant since the open could still
+	// remove it, and this write would then fail, changing nothing).
 	err = control(f, func(fd int) error { return unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) })
 	if err == nil {
 		err = fill(f)
@@ -60,6 +64,7 @@ func (r *Root) writeTempWith(d *os.Root, perm fs.FileMode, fill func(f *os.File)
 	if err != nil {
 		d.Remove(tmp)
 		f.Close()
+		r.done(tmp)
 		return "", err
 	}
 	r.writing.Store(tmp, f)
@@ -69,7 +74,7 @@ func (r *Root) writeTempWith(d *os.Root, perm fs.FileMode, fill func(f *os.File)
 // done closes a temporary file, letting go of its lock, once it has been
 // linked, renamed or removed.
 func (r *Root) done(tmp string) {
-	if f, ok := r.writing.LoadAndDelete(tmp); ok {
+	if f, ok := r.writing.LoadAndDelete(tmp); ok && f.(*os.File) != nil {
 		f.(*os.File).Close()
 	}
 }
