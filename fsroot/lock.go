@@ -10,6 +10,7 @@ import (
 	"sync"
 	"syscall"
 
+	"golang.org/x/sys/unix"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -114,10 +115,16 @@ func (r *Root) lockKey(name string) lockKey {
 	p := name
 	if checkName(name) == nil {
 		if e, err := r.lookup(name); err == nil {
-			p = e.path
+			k, ok := e.lockKey()
 			e.Close()
+			if ok {
+				return k
+			}
+			p = e.path
 		}
 	}
+	// The file or its folder is not there yet: key the name by the
+	// nearest folder that is, and the path below it.
 	rest := ""
 	for {
 		dir, base := path.Dir(p), path.Base(p)
@@ -139,6 +146,20 @@ func (r *Root) lockKey(name string) lockKey {
 	}
 }
 
+// lockKey is the key of the file e found, from the folder handle the
+// lookup holds, without resolving the name again; ok is false when e found
+// nothing, or is a folder reached through "..", with no handle of its own.
+func (e *Entry) lockKey() (k lockKey, ok bool) {
+	if !e.exists || e.elem == "" {
+		return k, false
+	}
+	var st unix.Stat_t
+	if e.dirs.do(func(dir int) error { return fstatFD(dir, &st) }) != nil {
+		return k, false
+	}
+	return lockKey{dev: uint64(st.Dev), ino: st.Ino, name: fold(e.elem)}, true
+}
+
 // fold is the form of a name that a case- and normalization-insensitive
 // filesystem (APFS, NTFS) would not tell apart from its variants.
 func fold(name string) string { return norm.NFC.String(strings.ToLower(name)) }
@@ -153,6 +174,11 @@ func acquire(ctx context.Context, k lockKey) error {
 	}
 	l.refs++
 	fileLocks.Unlock()
+	select {
+	case l.token <- struct{}{}:
+		return nil // free: taken at once, whatever the context
+	default:
+	}
 	select {
 	case l.token <- struct{}{}:
 		return nil

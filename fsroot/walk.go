@@ -316,7 +316,7 @@ func (r *Root) claimTemp(name string) (f *os.File, busy bool) {
 	if err != nil {
 		return nil, false
 	}
-	if err := control(f, func(fd int) error { return unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) }); err != nil {
+	if err := tryFlock(f); err != nil {
 		f.Close()
 		return nil, err == unix.EWOULDBLOCK
 	}

@@ -51,7 +51,7 @@ func (r *Root) writeTempWith(d *os.Root, perm fs.FileMode, fill func(f *os.File)
 	// Before anything else: another server's sweep finds it held from
 	// here on (one that ran in the instant since the open could still
 	// remove it, and this write would then fail, changing nothing).
-	err = control(f, func(fd int) error { return unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) })
+	err = tryFlock(f)
 	if err == nil {
 		err = fill(f)
 	}
@@ -472,10 +472,10 @@ func (r *Root) checkVersion(ctx context.Context, op, name string, c cond) error 
 // the system and filesystem can rename without replacing (Linux's
 // renameat2 with RENAME_NOREPLACE, macOS's renameatx_np with
 // RENAME_EXCL), so an entry created at newname meanwhile is never
-// replaced. The parent of newname must
-// exist. Errors: [ErrInvalid] (also for moving a directory into itself),
-// [ErrIsRoot] (either name "."), [ErrEscapes], [fs.ErrNotExist],
-// [ErrNotDir], [ErrNotEmpty], [fs.ErrPermission].
+// replaced. The parent of newname must exist. Errors: [ErrInvalid] (also
+// for moving a directory into itself), [ErrIsRoot] (either name "."),
+// [ErrEscapes], [fs.ErrNotExist], [ErrNotDir], [ErrNotEmpty],
+// [fs.ErrPermission].
 func (r *Root) Rename(oldname, newname string, overwrite bool) error {
 	for _, name := range []string{oldname, newname} {
 		if err := checkName(name); err != nil {
@@ -513,9 +513,9 @@ func (r *Root) Rename(oldname, newname string, overwrite bool) error {
 }
 
 // renameNoReplace renames without replacing (renameatNoReplace) relative
-// to the two parent directories, opened through the root. Base names of valid names are
-// single components other than "." and "..", and renameat2 follows no
-// link in them, so this cannot leave the root. Where the filesystem lacks
+// to the two parent directories, opened through the root. Base names of
+// valid names are single components other than "." and "..", and the call
+// follows no link in them, so this cannot leave the root. Where the filesystem lacks
 // the flag it falls back to a plain rename, after the existence check
 // Rename already made.
 func (r *Root) renameNoReplace(oldname, newname string) error {
