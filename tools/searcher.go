@@ -172,8 +172,7 @@ func (p *page) add(e func() FileEntry) bool {
 // leaving out the noise ([Ignore]) unless r.noise. r counts every entry walked, and those left
 // out by reason.
 func (s *Server) walk(ctx context.Context, name string, depth int, r *reporter, visit func(fsroot.Info) bool) error {
-	// A folder named as target.path is walked whole, even if it is noise: the caller asked for it.
-	noise := r.noise || name != "." && s.cfg.Ignore.Hidden(name, true) != ""
+	noise := s.walksNoise(name, r)
 	return s.cfg.Root.Walk(ctx, name, depth, func(info fsroot.Info, err error) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -200,6 +199,12 @@ func (s *Server) walk(ctx context.Context, name string, depth int, r *reporter, 
 		}
 		return nil
 	})
+}
+
+// walksNoise reports whether a walk of name takes in what is noise ([Ignore]): when the call asked
+// for it (options.includeIgnored), or name is itself noise, a folder the caller named.
+func (s *Server) walksNoise(name string, r *reporter) bool {
+	return r.noise || name != "." && s.cfg.Ignore.Hidden(name, true) != ""
 }
 
 func (s *Server) list(ctx context.Context, name string, depth int, modified bool, f *filter, p *page, r *reporter) error {
@@ -451,7 +456,7 @@ func (s *Server) searchContent(ctx context.Context, name string, depth int, o in
 		visit(info) // a single file was named: search just that file
 		return searched, nil
 	}
-	if paths, ok := s.candidates(ctx, m); ok && !r.noise { // the index holds no noise
+	if paths, ok := s.candidates(ctx, m); ok && !s.walksNoise(name, r) { // the index holds no noise
 		r.narrowed = true
 		err := s.visitCandidates(ctx, name, depth, paths, r, visit)
 		return s.covered(name, depth, f), err
@@ -506,7 +511,7 @@ func (s *Server) visitCandidates(ctx context.Context, name string, depth int, pa
 		if err != nil || info.Type != fsroot.TypeFile || !s.visibleAlong(p) {
 			continue
 		}
-		if noise := name != "." && s.cfg.Ignore.Hidden(name, true) != ""; !noise && s.cfg.Ignore.Hidden(p, false) != "" {
+		if s.cfg.Ignore.Hidden(p, false) != "" {
 			continue // ignored since the index took it in
 		}
 		if !visit(info) {

@@ -99,4 +99,10 @@ func TestHomeNoise(t *testing.T) {
 	}()); !slices.Contains(res, "code/app/target/debug/out.md") {
 		t.Errorf("a listing of an ignored folder by its path: %v", res)
 	}
+	// With the index complete, a search of an ignored folder by its path reads the folder: the
+	// index, which holds none of it, does not narrow it to nothing.
+	res, _ = s.call(searcher, map[string]any{"purpose": "search_content", "target": map[string]any{"path": "code/app/target", "query": "ferns"}})
+	if got := paths(res); !slices.Equal(got, []string{"code/app/target/debug/out.md"}) {
+		t.Errorf("search_content ferns in the ignored folder by its path: %v", res)
+	}
 }
