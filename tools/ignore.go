@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -61,11 +62,14 @@ type Ignore struct {
 
 // ignoreDir is what one folder's ignore files say, and whether the folder itself is ignored.
 type ignoreDir struct {
-	patterns []gitignore.Pattern // of this folder's ignore files, with the folder as their domain
-	stamp    string              // the ignore files' sizes and times when read
-	checked  time.Time
-	hidden   string // why the folder itself is left out, "" if it is not; set once known
-	known    bool   // hidden is set
+	// all are the patterns that apply in this folder: the global ones, then those of the folders
+	// above and its own, in git's order (the last that matches decides); shared with the folder
+	// above when it has no ignore file of its own.
+	all     []gitignore.Pattern
+	stamp   string // the ignore files' sizes and times when read
+	checked time.Time
+	hidden  string // why the folder itself is left out, "" if it is not; set once known
+	known   bool   // hidden is set
 }
 
 // NewIgnore returns the Ignore of root under policy; global are the lines of the user's global
@@ -124,48 +128,54 @@ func (ig *Ignore) dirHidden(dir string) string {
 	return d.hidden
 }
 
-// matches reports whether the patterns of the folders above name ignore it. The caller holds
-// ig.mu.
+// matches reports whether the patterns of the folders above name ignore it. It looks at those
+// folders from the root down, so that a change to one is found before the folders below it are
+// trusted. The caller holds ig.mu.
 func (ig *Ignore) matches(name string, isDir bool) bool {
 	elems := strings.Split(name, "/")
-	patterns := ig.global
-	for i := range min(len(elems), maxIgnoreDepth+1) {
+	var d *ignoreDir
+	end := -1 // name[:end] is the folder of the level
+	for level := range min(len(elems)-1, maxIgnoreDepth) + 1 {
 		dir := "."
-		if i > 0 {
-			dir = strings.Join(elems[:i], "/")
+		if level > 0 {
+			end += 1 + strings.IndexByte(name[end+1:], '/')
+			dir = name[:end]
 		}
-		patterns = append(patterns[:len(patterns):len(patterns)], ig.dir(dir).patterns...)
+		d = ig.dir(dir)
 	}
-	return len(patterns) > 0 && gitignore.NewMatcher(patterns).Match(elems, isDir)
+	return len(d.all) > 0 && gitignore.NewMatcher(d.all).Match(elems, isDir)
 }
 
-// dir returns the ignore files of dir, read the first time and looked at again once they are
-// ignoreRecheck old: when they changed, every folder is forgotten, since the verdicts on the
-// folders below were drawn from them. The caller holds ig.mu.
+// dir returns what the ignore files of dir and of the folders above it say, read the first time
+// and looked at again once they are ignoreRecheck old: when they changed, every folder is
+// forgotten, since what the folders below hold, and the verdicts on them, were drawn from them.
+// The caller holds ig.mu.
 func (ig *Ignore) dir(dir string) *ignoreDir {
 	now := ig.now()
 	if d, ok := ig.dirs[dir]; ok {
-		if now.Sub(d.checked) < ignoreRecheck {
+		if tooDeep(dir) || now.Sub(d.checked) < ignoreRecheck {
 			return d
 		}
-		if stamp := ig.stamp(dir); stamp == d.stamp {
+		if ig.stamp(dir) == d.stamp {
 			d.checked = now
 			return d
 		}
 		clear(ig.dirs)
 	}
-	d := &ignoreDir{stamp: ig.stamp(dir), checked: now}
-	var domain []string
+	d := &ignoreDir{checked: now, all: ig.global}
 	if dir != "." {
-		domain = strings.Split(dir, "/")
+		d.all = ig.dir(path.Dir(dir)).all
 	}
-	for _, f := range ignoreFiles {
-		if tooDeep(dir) {
-			break
+	if !tooDeep(dir) {
+		d.stamp = ig.stamp(dir)
+		var domain []string
+		if dir != "." {
+			domain = strings.Split(dir, "/")
 		}
-		data, _, err := ig.root.ReadFile(context.Background(), path.Join(dir, f), maxIgnoreFile)
-		if err == nil {
-			d.patterns = append(d.patterns, parseIgnore(string(data), domain)...)
+		for _, f := range ignoreFiles {
+			if data, _, err := ig.root.ReadFile(context.Background(), path.Join(dir, f), maxIgnoreFile); err == nil {
+				d.all = append(slices.Clip(d.all), parseIgnore(string(data), domain)...)
+			}
 		}
 	}
 	ig.dirs[dir] = d
@@ -174,9 +184,6 @@ func (ig *Ignore) dir(dir string) *ignoreDir {
 
 // stamp identifies the state of dir's ignore files: their sizes and modification times.
 func (ig *Ignore) stamp(dir string) string {
-	if tooDeep(dir) {
-		return ""
-	}
 	var b strings.Builder
 	for _, f := range ignoreFiles {
 		if info, err := ig.root.Stat(path.Join(dir, f)); err == nil {

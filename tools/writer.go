@@ -398,11 +398,13 @@ func (s *Server) move(ctx context.Context, name string, in intents.Update, out *
 			return err
 		}
 	}
-	unlock, err := s.cfg.Root.Lock(ctx, s.moveWrites(name, dest, in.Options.PreserveRelationships)...)
-	if err != nil {
-		return err
+	if !in.Options.DryRun {
+		unlock, err := s.cfg.Root.Lock(ctx, s.moveWrites(name, dest, in.Options.PreserveRelationships)...)
+		if err != nil {
+			return err
+		}
+		defer unlock()
 	}
-	defer unlock()
 	if version != "" {
 		// Before anything changes, the folders options.createPath makes included; RenameIf
 		// checks again right before the rename.
