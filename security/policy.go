@@ -40,8 +40,9 @@ type PolicyConfig struct {
 	// matched case-insensitively. If nil, defaults to [DefaultAllowedNames].
 	AllowedNames []string
 	// BlockedPaths are patterns in [path.Match] syntax, matched
-	// case-insensitively against every single path component; a pattern
-	// cannot contain "/". They are blocked besides [DefaultBlockedPaths]:
+	// case-insensitively against the path's components: one component
+	// ("*.pem"), or several in a row (".config/gh", the first a plain
+	// name). They are blocked besides [DefaultBlockedPaths]:
 	// hiding one more folder never unblocks a secret. [TempFilePattern] is
 	// always blocked.
 	BlockedPaths []string

@@ -200,7 +200,7 @@ func (a *app) describe(w io.Writer) {
 		case m.backups != nil:
 			backups = m.backups.Dir()
 		case m.backupsPlace != "":
-			backups = m.backupsPlace + " (none yet: made at the first backup's start)"
+			backups = m.backupsPlace + " (none yet: made when a server that writes starts)"
 		}
 		row("backups", "%s%s", a.label(m.name), backups)
 	}
