@@ -13,11 +13,6 @@ const (
 	// append-only log such as an audit journal records what others did,
 	// so only its owner reads it.
 	appendPerm fs.FileMode = 0o600
-	// appendFlags open a file for appending without blocking on a FIFO
-	// (no reader gives ENXIO) and without a device becoming the
-	// controlling terminal. O_APPEND makes the kernel put every write at
-	// the end of the file, whoever else appends.
-	appendFlags = os.O_WRONLY | os.O_APPEND | syscall.O_NONBLOCK | syscall.O_NOCTTY | syscall.O_CLOEXEC
 )
 
 // Appender appends to one regular file opened with [Root.OpenAppend]. It

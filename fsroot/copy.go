@@ -7,8 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-
-	"golang.org/x/sys/unix"
 )
 
 // CopyFile copies the regular file src reached to name in r, atomically,
@@ -56,7 +54,7 @@ func (r *Root) CopyFile(ctx context.Context, src *Entry, name string, overwrite 
 	if err != nil {
 		return "", 0, src.r.pathErr("read", src.name, err)
 	}
-	defer unix.Close(fd)
+	defer closeHandle(fd)
 	if info.Size > max {
 		return "", 0, src.r.pathErr("read", src.name, ErrTooLarge)
 	}

@@ -7,8 +7,6 @@ import (
 	"os"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // lockSlots is how many lock files a shared lock folder holds: each file's
@@ -25,13 +23,6 @@ const lockSlots = 1024
 // lock file that another process holds would break the lock).
 func (r *Root) ShareLocks(dir *Root) { r.locks.Store(dir) }
 
-// tryFlock takes an exclusive flock on f without waiting: EWOULDBLOCK when
-// another open file holds one. flock locks belong to the open file, so two
-// callers in one process exclude each other as two processes do.
-func tryFlock(f *os.File) error {
-	return control(f, func(fd int) error { return unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) })
-}
-
 // slot is the lock file of k in a shared lock folder.
 func (k lockKey) slot() uint32 {
 	h := fnv.New64a()
@@ -46,7 +37,7 @@ func slotName(slot uint32) string { return fmt.Sprintf("%04d.lock", slot) }
 // free or ctx is done, and returns the open lock file, whose Close lets
 // go of it.
 func lockSlot(ctx context.Context, dir *Root, slot uint32) (*os.File, error) {
-	f, err := dir.root.OpenFile(slotName(slot), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	f, err := dir.root.OpenFile(slotName(slot), os.O_RDWR|os.O_CREATE|noFollow|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
 		return nil, dir.pathErr("lock", slotName(slot), err)
 	}
@@ -56,7 +47,7 @@ func lockSlot(ctx context.Context, dir *Root, slot uint32) (*os.File, error) {
 		if err == nil {
 			return f, nil
 		}
-		if err != unix.EWOULDBLOCK && err != unix.EINTR {
+		if err != errLocked && err != syscall.EINTR {
 			f.Close()
 			return nil, dir.pathErr("lock", slotName(slot), err)
 		}

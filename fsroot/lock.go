@@ -8,9 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 
-	"golang.org/x/sys/unix"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -133,8 +131,8 @@ func (r *Root) lockKey(name string) lockKey {
 		}
 		rest = path.Join(base, rest)
 		if fi, err := r.root.Stat(dir); err == nil {
-			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-				return lockKey{dev: uint64(st.Dev), ino: st.Ino, name: fold(rest)}
+			if id, ok := infoID(fi); ok {
+				return lockKey{dev: id.dev, ino: id.ino, name: fold(rest)}
 			}
 		}
 		if dir == "." {
@@ -153,11 +151,15 @@ func (e *Entry) lockKey() (k lockKey, ok bool) {
 	if !e.exists || e.elem == "" {
 		return k, false
 	}
-	var st unix.Stat_t
-	if e.dirs.do(func(dir int) error { return fstatFD(dir, &st) }) != nil {
+	var st sysStat
+	if e.dirs.do(func(dir handle) error {
+		var err error
+		st, err = fstatFD(dir)
+		return err
+	}) != nil {
 		return k, false
 	}
-	return lockKey{dev: uint64(st.Dev), ino: st.Ino, name: fold(e.elem)}, true
+	return lockKey{dev: st.id.dev, ino: st.id.ino, name: fold(e.elem)}, true
 }
 
 // fold is the form of a name that a case- and normalization-insensitive

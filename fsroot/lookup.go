@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"golang.org/x/sys/unix"
+	"syscall"
 )
 
 // heldDirs bounds the directory handles one lookup keeps open: the
@@ -107,7 +107,7 @@ func (e *Entry) ReadFile(ctx context.Context, max int64) ([]byte, Info, error) {
 	if err != nil {
 		return nil, Info{}, e.r.pathErr("read", e.name, err)
 	}
-	defer unix.Close(fd)
+	defer closeHandle(fd)
 	if info.Size > max {
 		return nil, Info{}, e.r.pathErr("read", e.name, ErrTooLarge)
 	}
@@ -137,7 +137,7 @@ func (e *Entry) Scan(ctx context.Context, limit int64, fn func(piece []byte) err
 	if err != nil {
 		return Info{}, e.r.pathErr("read", e.name, err)
 	}
-	defer unix.Close(fd)
+	defer closeHandle(fd)
 	if info.Size > limit {
 		return Info{}, e.r.pathErr("read", e.name, ErrTooLarge)
 	}
@@ -172,56 +172,56 @@ func (e *Entry) Scan(ctx context.Context, limit int64, fn func(piece []byte) err
 // judges what the lookup saw first, so a device or a FIFO is never
 // opened, then the open handle, which is the check that counts. The error
 // is a cause for pathErr.
-func (e *Entry) open() (int, Info, error) {
+func (e *Entry) open() (handle, Info, error) {
 	if e.closed {
-		return -1, Info{}, os.ErrClosed
+		return noHandle, Info{}, os.ErrClosed
 	}
 	if !e.exists {
-		return -1, Info{}, fs.ErrNotExist
+		return noHandle, Info{}, fs.ErrNotExist
 	}
 	if err := e.r.Refuses(e.info); err != nil {
-		return -1, Info{}, err
+		return noHandle, Info{}, err
 	}
-	var fd int
-	err := e.dirs.do(func(dir int) error {
+	var fd handle
+	err := e.dirs.do(func(dir handle) error {
 		var err error
 		fd, err = openFileFD(dir, e.elem)
 		return err
 	})
 	switch {
-	case errors.Is(err, unix.ELOOP):
+	case errors.Is(err, syscall.ELOOP):
 		// A link swapped in since the lookup: it is not followed, since
 		// the name was judged by where it led then.
-		return -1, Info{}, withCause(ErrNotRegular, unix.ELOOP)
-	case errors.Is(err, unix.ENXIO): // a socket
-		return -1, Info{}, ErrNotRegular
+		return noHandle, Info{}, withCause(ErrNotRegular, syscall.ELOOP)
+	case errors.Is(err, syscall.ENXIO): // a socket
+		return noHandle, Info{}, ErrNotRegular
 	case err != nil:
-		return -1, Info{}, err
+		return noHandle, Info{}, err
 	}
-	var st unix.Stat_t
-	if err := fstatFD(fd, &st); err != nil {
-		unix.Close(fd)
-		return -1, Info{}, err
+	st, err := fstatFD(fd)
+	if err != nil {
+		closeHandle(fd)
+		return noHandle, Info{}, err
 	}
 	info := statInfo(e.name, path.Base(e.name), &st)
 	if err := e.r.Refuses(info); err != nil {
-		unix.Close(fd)
-		return -1, Info{}, err
+		closeHandle(fd)
+		return noHandle, Info{}, err
 	}
 	return fd, info, nil
 }
 
 // openDir opens the directory the Entry reached, as a handle the caller
 // closes. The error is a cause for pathErr.
-func (e *Entry) openDir() (int, error) {
+func (e *Entry) openDir() (handle, error) {
 	if e.closed {
-		return -1, os.ErrClosed
+		return noHandle, os.ErrClosed
 	}
 	if !e.exists {
-		return -1, fs.ErrNotExist // else an empty stack and name would open the root itself
+		return noHandle, fs.ErrNotExist // else an empty stack and name would open the root itself
 	}
-	var fd int
-	err := e.dirs.do(func(dir int) error {
+	var fd handle
+	err := e.dirs.do(func(dir handle) error {
 		elem := e.elem
 		if elem == "" {
 			// The directory itself: a new open file description, since a
@@ -232,9 +232,9 @@ func (e *Entry) openDir() (int, error) {
 		fd, err = openDirFD(dir, elem)
 		return err
 	})
-	if errors.Is(err, unix.ELOOP) {
+	if errors.Is(err, syscall.ELOOP) {
 		// A link swapped in since the lookup: not followed.
-		err = withCause(ErrNotDir, unix.ELOOP)
+		err = withCause(ErrNotDir, syscall.ELOOP)
 	}
 	return fd, err
 }
@@ -300,30 +300,34 @@ func (e *Entry) resolve() error {
 				continue
 			case errors.Is(err, fs.ErrNotExist):
 				return e.missing(p, todo)
-			case !errors.Is(err, unix.ELOOP) && !errors.Is(err, unix.ENOTDIR):
+			case !errors.Is(err, syscall.ELOOP) && !errors.Is(err, syscall.ENOTDIR):
 				return err
 			}
 		}
-		var st unix.Stat_t
-		err := d.do(func(dir int) error { return lstatFD(dir, p.elem, &st) })
+		var st sysStat
+		err := d.do(func(dir handle) error {
+			var err error
+			st, err = lstatFD(dir, p.elem)
+			return err
+		})
 		if errors.Is(err, fs.ErrNotExist) {
 			return e.missing(p, todo)
 		}
 		if err != nil {
 			return err
 		}
-		switch st.Mode & unix.S_IFMT {
-		case unix.S_IFLNK:
+		switch {
+		case st.mode&fs.ModeSymlink != 0:
 			if links++; links > maxSymlinks {
 				return errLoop
 			}
 			var target string
-			err := d.do(func(dir int) error {
+			err := d.do(func(dir handle) error {
 				var err error
 				target, err = readlinkFD(dir, p.elem)
 				return err
 			})
-			if errors.Is(err, unix.EINVAL) {
+			if errors.Is(err, syscall.EINVAL) {
 				// Replaced by a non-link after the stat: look again.
 				todo = append([]pending{p}, todo...)
 				continue
@@ -339,7 +343,7 @@ func (e *Entry) resolve() error {
 				expanded = append(expanded, pending{elem: elem, viaLink: true})
 			}
 			todo = append(expanded, todo...)
-		case unix.S_IFDIR:
+		case st.mode.IsDir():
 			if !last {
 				// Not a directory when entered, one now: look again.
 				// links, counted, bounds the retries.
@@ -361,8 +365,12 @@ func (e *Entry) resolve() error {
 	}
 	// The name ended on a directory entered (or the root): the entry is
 	// that directory itself.
-	var st unix.Stat_t
-	if err := d.do(func(dir int) error { return fstatFD(dir, &st) }); err != nil {
+	var st sysStat
+	if err := d.do(func(dir handle) error {
+		var err error
+		st, err = fstatFD(dir)
+		return err
+	}); err != nil {
 		return err
 	}
 	return e.found("", &st)
@@ -371,7 +379,7 @@ func (e *Entry) resolve() error {
 // found records the entry elem of the deepest directory (the directory
 // itself if elem is ""), described by st, and lets go of the handles of
 // the directories above it.
-func (e *Entry) found(elem string, st *unix.Stat_t) error {
+func (e *Entry) found(elem string, st *sysStat) error {
 	if err := e.dirs.keepLast(); err != nil {
 		return err
 	}
@@ -408,21 +416,21 @@ func (e *Entry) missing(p pending, todo []pending) error {
 
 // dirStack is the chain of directories a lookup entered below the root:
 // names[i] was entered from level i-1 (the root for i = 0), and fds[i] is
-// its handle, or -1 while closed to save descriptors.
+// its handle, or noHandle while closed to save descriptors.
 type dirStack struct {
 	r     *Root
 	names []string
-	fds   []int
+	fds   []handle
 }
 
 // do runs fn with the handle of the deepest directory (the root's when
 // none was entered), reopening it if it was closed.
-func (d *dirStack) do(fn func(dir int) error) error {
+func (d *dirStack) do(fn func(dir handle) error) error {
 	k := len(d.names) - 1
 	if k < 0 {
 		return d.r.atRoot(fn)
 	}
-	if d.fds[k] < 0 {
+	if d.fds[k] == noHandle {
 		if err := d.reopen(k); err != nil {
 			return err
 		}
@@ -434,8 +442,8 @@ func (d *dirStack) do(fn func(dir int) error) error {
 // following a link, and makes it the deepest. It closes the handle of the
 // level leaving the window of held handles, unless that is a checkpoint.
 func (d *dirStack) enter(name string) error {
-	var fd int
-	err := d.do(func(dir int) error {
+	var fd handle
+	err := d.do(func(dir handle) error {
 		var err error
 		fd, err = openDirFD(dir, name)
 		return err
@@ -445,9 +453,9 @@ func (d *dirStack) enter(name string) error {
 	}
 	d.names = append(d.names, name)
 	d.fds = append(d.fds, fd)
-	if k := len(d.fds) - 1 - heldDirs; k >= 0 && (k+1)%heldDirs != 0 && d.fds[k] >= 0 {
-		unix.Close(d.fds[k])
-		d.fds[k] = -1
+	if k := len(d.fds) - 1 - heldDirs; k >= 0 && (k+1)%heldDirs != 0 && d.fds[k] != noHandle {
+		closeHandle(d.fds[k])
+		d.fds[k] = noHandle
 	}
 	return nil
 }
@@ -457,12 +465,12 @@ func (d *dirStack) enter(name string) error {
 // without following links.
 func (d *dirStack) reopen(k int) error {
 	j := k - 1
-	for j >= 0 && d.fds[j] < 0 {
+	for j >= 0 && d.fds[j] == noHandle {
 		j--
 	}
 	for i := j + 1; i <= k; i++ {
-		var fd int
-		open := func(dir int) error {
+		var fd handle
+		open := func(dir handle) error {
 			var err error
 			fd, err = openDirFD(dir, d.names[i])
 			return err
@@ -484,8 +492,8 @@ func (d *dirStack) reopen(k int) error {
 // pop leaves the deepest directory.
 func (d *dirStack) pop() {
 	k := len(d.names) - 1
-	if d.fds[k] >= 0 {
-		unix.Close(d.fds[k])
+	if d.fds[k] != noHandle {
+		closeHandle(d.fds[k])
 	}
 	d.names, d.fds = d.names[:k], d.fds[:k]
 }
@@ -497,15 +505,15 @@ func (d *dirStack) keepLast() error {
 	if k < 0 {
 		return nil
 	}
-	if d.fds[k] < 0 {
+	if d.fds[k] == noHandle {
 		if err := d.reopen(k); err != nil {
 			return err
 		}
 	}
 	for i, fd := range d.fds[:k] {
-		if fd >= 0 {
-			unix.Close(fd)
-			d.fds[i] = -1
+		if fd != noHandle {
+			closeHandle(fd)
+			d.fds[i] = noHandle
 		}
 	}
 	return nil
@@ -524,8 +532,8 @@ func (d *dirStack) join(elem string) string {
 // close closes every handle still open; the stack then names the root.
 func (d *dirStack) close() {
 	for _, fd := range d.fds {
-		if fd >= 0 {
-			unix.Close(fd)
+		if fd != noHandle {
+			closeHandle(fd)
 		}
 	}
 	d.names, d.fds = nil, nil

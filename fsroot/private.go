@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // ErrNotPrivate is returned by [PrivateDir] when the folder exists but another user could have put
@@ -33,8 +32,8 @@ func PrivateDir(dir string) error {
 	if fi.Mode().Perm()&0o022 != 0 {
 		return fmt.Errorf("%s: %w (others can write to it: mode %v)", dir, ErrNotPrivate, fi.Mode().Perm())
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-		return fmt.Errorf("%s: %w (it belongs to user %d)", dir, ErrNotPrivate, st.Uid)
+	if uid, ok := infoOwner(fi); ok && uid != os.Geteuid() {
+		return fmt.Errorf("%s: %w (it belongs to user %d)", dir, ErrNotPrivate, uid)
 	}
 	return nil
 }

@@ -8,7 +8,6 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"syscall"
 )
 
 const (
@@ -32,12 +31,6 @@ const (
 	// huge directory is never read in one allocation and the context is
 	// checked between batches.
 	dirBatch = 1024
-	// readFlags open a file for reading without blocking on a FIFO and
-	// without a device becoming the controlling terminal.
-	readFlags = os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY | syscall.O_CLOEXEC
-	// dirFlags open a directory, failing on anything else without
-	// blocking.
-	dirFlags = readFlags | syscall.O_DIRECTORY
 )
 
 // ReadFile reads the regular file name, at most max bytes (max <= 0 means

@@ -118,7 +118,7 @@ func (r *Root) Close() error {
 // atRoot runs fn with the descriptor of the root directory. The descriptor
 // stays open while fn runs, even if the Root is closed meanwhile; once it
 // is closed, atRoot fails with [os.ErrClosed] without calling fn.
-func (r *Root) atRoot(fn func(dir int) error) error {
+func (r *Root) atRoot(fn func(dir handle) error) error {
 	return control(r.top, fn)
 }
 
@@ -175,9 +175,7 @@ func newInfo(name string, fi fs.FileInfo) Info {
 		ModTime: fi.ModTime(),
 		Mode:    fi.Mode(),
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		info.Links = uint64(st.Nlink)
-	}
+	info.Links = infoLinks(fi)
 	return info
 }
 

@@ -9,7 +9,7 @@ import (
 	"hash"
 	"io"
 
-	"golang.org/x/sys/unix"
+	"syscall"
 )
 
 // versionBytes is how much of a content's SHA-256 a version keeps: 8
@@ -94,25 +94,25 @@ func (c cond) compare(current string) error {
 // swapped in gives [ErrNotRegular] (and a hard link [ErrHardLink]);
 // nothing there gives [fs.ErrNotExist]; other content gives a
 // [*ConflictError]. The error is a cause for pathErr.
-func (r *Root) holds(ctx context.Context, dirfd int, elem string, c cond) error {
+func (r *Root) holds(ctx context.Context, dirfd handle, elem string, c cond) error {
 	fd, err := openFileFD(dirfd, elem)
 	switch {
-	case errors.Is(err, unix.ELOOP):
-		return withCause(ErrNotRegular, unix.ELOOP)
-	case errors.Is(err, unix.ENXIO): // a socket
+	case errors.Is(err, syscall.ELOOP):
+		return withCause(ErrNotRegular, syscall.ELOOP)
+	case errors.Is(err, syscall.ENXIO): // a socket
 		return ErrNotRegular
 	case err != nil:
 		return err
 	}
-	defer unix.Close(fd)
-	var st unix.Stat_t
-	if err := fstatFD(fd, &st); err != nil {
+	defer closeHandle(fd)
+	st, err := fstatFD(fd)
+	if err != nil {
 		return err
 	}
 	if err := r.Refuses(statInfo(elem, elem, &st)); err != nil {
 		return err
 	}
-	v, err := versionOf(ctx, fdReader(fd), st.Size, c.max)
+	v, err := versionOf(ctx, fdReader(fd), st.size, c.max)
 	if err != nil {
 		return err
 	}
@@ -159,7 +159,7 @@ func (e *Entry) check(ctx context.Context, c cond) error {
 	if err != nil {
 		return err
 	}
-	defer unix.Close(fd)
+	defer closeHandle(fd)
 	v, err := versionOf(ctx, fdReader(fd), info.Size, c.max)
 	if err != nil {
 		return err

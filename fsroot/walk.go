@@ -7,9 +7,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 const (
@@ -312,13 +309,13 @@ func (r *Root) CleanTemp(ctx context.Context) (int, error) {
 // cannot be opened (gone already, or swapped for something else) returns
 // nil and is left to the removal.
 func (r *Root) claimTemp(name string) (f *os.File, busy bool) {
-	f, err := r.root.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
+	f, err := r.root.OpenFile(name, readFlags|noFollow, 0)
 	if err != nil {
 		return nil, false
 	}
 	if err := tryFlock(f); err != nil {
 		f.Close()
-		return nil, err == unix.EWOULDBLOCK
+		return nil, err == errLocked
 	}
 	return f, false
 }

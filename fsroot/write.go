@@ -8,8 +8,6 @@ import (
 	"os"
 	"path"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 const (
@@ -21,9 +19,6 @@ const (
 	dirPerm fs.FileMode = 0o755
 	// writeChunk is how much is written between context checks.
 	writeChunk = 1 << 20
-	// tempFlags create a temporary file exclusively: O_EXCL never follows
-	// a link and never reuses an entry someone else created.
-	tempFlags = os.O_WRONLY | os.O_CREATE | os.O_EXCL | syscall.O_NOCTTY | syscall.O_CLOEXEC
 )
 
 // writeTemp writes chunks to a new temporary file in the directory d,
@@ -226,7 +221,7 @@ func (r *Root) holdsIn(ctx context.Context, d *os.Root, elem string, c cond) err
 		return err
 	}
 	defer f.Close()
-	return control(f, func(dirfd int) error { return r.holds(ctx, dirfd, elem, c) })
+	return control(f, func(dirfd handle) error { return r.holds(ctx, dirfd, elem, c) })
 }
 
 // WriteFile atomically replaces the content of name with data, or creates
@@ -333,7 +328,7 @@ func (r *Root) appendFile(ctx context.Context, name string, data []byte, c cond)
 	} else {
 		old, err = readBounded(ctx, fdReader(fd), info.Size, c.max)
 	}
-	unix.Close(fd)
+	closeHandle(fd)
 	var h VersionHash
 	if c.version != "" {
 		// The condition comes first: a file that changed is a conflict
@@ -529,12 +524,12 @@ func (r *Root) renameNoReplace(oldname, newname string) error {
 		return err
 	}
 	defer nd.Close()
-	err = control(od, func(ofd int) error {
-		return control(nd, func(nfd int) error {
+	err = control(od, func(ofd handle) error {
+		return control(nd, func(nfd handle) error {
 			return renameatNoReplace(ofd, path.Base(oldname), nfd, path.Base(newname))
 		})
 	})
-	if err == unix.EINVAL || err == unix.ENOSYS || err == unix.ENOTSUP {
+	if err == syscall.EINVAL || err == syscall.ENOSYS || err == syscall.ENOTSUP {
 		return r.root.Rename(oldname, newname)
 	}
 	return err

@@ -1,0 +1,214 @@
+//go:build unix
+
+package fsroot
+
+import (
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// handle is an open descriptor.
+type handle = int
+
+// noHandle marks a closed level of a lookup's directory stack.
+const noHandle handle = -1
+
+const (
+	// readFlags open a file for reading without blocking on a FIFO and
+	// without a device becoming the controlling terminal.
+	readFlags = os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY | syscall.O_CLOEXEC
+	// dirFlags open a directory, failing on anything else without
+	// blocking.
+	dirFlags = readFlags | syscall.O_DIRECTORY
+	// tempFlags create a temporary file exclusively: O_EXCL never follows
+	// a link and never reuses an entry someone else created.
+	tempFlags = os.O_WRONLY | os.O_CREATE | os.O_EXCL | syscall.O_NOCTTY | syscall.O_CLOEXEC
+	// appendFlags open a file for appending without blocking on a FIFO
+	// (no reader gives ENXIO) and without a device becoming the
+	// controlling terminal. O_APPEND makes the kernel put every write at
+	// the end of the file, whoever else appends.
+	appendFlags = os.O_WRONLY | os.O_APPEND | syscall.O_NONBLOCK | syscall.O_NOCTTY | syscall.O_CLOEXEC
+	// noFollow makes an open fail on a final symbolic link.
+	noFollow = syscall.O_NOFOLLOW
+	// childDirFlags open a subdirectory without following a link (ELOOP),
+	// without blocking on a FIFO swapped in (ENOTDIR), and without
+	// acquiring a controlling terminal.
+	childDirFlags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_NOCTTY | unix.O_CLOEXEC
+)
+
+// errLocked is what tryFlock answers when another open file holds the lock.
+var errLocked error = unix.EWOULDBLOCK
+
+// closeHandle closes a descriptor fsroot opened.
+func closeHandle(fd handle) { unix.Close(fd) }
+
+// control runs fn with f's descriptor, keeping f alive and its blocking
+// mode unchanged. Once f is closed, it fails with [os.ErrClosed] without
+// calling fn.
+func control(f *os.File, fn func(fd handle) error) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ferr error
+	if err := rc.Control(func(fd uintptr) { ferr = fn(int(fd)) }); err != nil {
+		return os.ErrClosed // the only way Control fails: the file is closed
+	}
+	return ferr
+}
+
+// openDirFD opens the subdirectory name of the directory descriptor dirfd
+// with childDirFlags and returns the new descriptor, which the caller
+// closes. name "." opens dirfd's directory again, as a new open file.
+func openDirFD(dirfd handle, name string) (handle, error) {
+	for {
+		fd, err := unix.Openat(dirfd, name, childDirFlags, 0)
+		if err != unix.EINTR {
+			return fd, err
+		}
+	}
+}
+
+// openFileFD opens the entry name of the directory descriptor dirfd for
+// reading with readFlags, without following a link (ELOOP).
+func openFileFD(dirfd handle, name string) (handle, error) {
+	for {
+		fd, err := unix.Openat(dirfd, name, readFlags|unix.O_NOFOLLOW, 0)
+		if err != unix.EINTR {
+			return fd, err
+		}
+	}
+}
+
+// lstatFD is lstat of the entry name of the directory descriptor dirfd.
+func lstatFD(dirfd handle, name string) (sysStat, error) {
+	var st unix.Stat_t
+	for {
+		err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+		if err != unix.EINTR {
+			return unixStat(&st), err
+		}
+	}
+}
+
+// readlinkFD returns the text of the symbolic link name in the directory
+// descriptor dirfd.
+func readlinkFD(dirfd handle, name string) (string, error) {
+	for size := 256; ; size *= 2 {
+		buf := make([]byte, size)
+		n, err := unix.Readlinkat(dirfd, name, buf)
+		for err == unix.EINTR {
+			n, err = unix.Readlinkat(dirfd, name, buf)
+		}
+		if err != nil {
+			return "", err
+		}
+		if n < size {
+			return string(buf[:n]), nil
+		}
+		if size >= unix.PathMax*2 {
+			return "", unix.ENAMETOOLONG
+		}
+	}
+}
+
+// fstatFD is fstat of the descriptor fd.
+func fstatFD(fd handle) (sysStat, error) {
+	var st unix.Stat_t
+	for {
+		err := unix.Fstat(fd, &st)
+		if err != unix.EINTR {
+			return unixStat(&st), err
+		}
+	}
+}
+
+// fdReader reads a descriptor fsroot opened (and closes); a read of 0
+// bytes is the end of the file.
+type fdReader handle
+
+func (f fdReader) Read(p []byte) (int, error) {
+	for {
+		n, err := unix.Read(int(f), p)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return 0, err
+		case n == 0 && len(p) > 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+// unixStat converts a stat buffer.
+func unixStat(st *unix.Stat_t) sysStat {
+	mode := fs.FileMode(st.Mode & 0o777)
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		mode |= fs.ModeDir
+	case unix.S_IFLNK:
+		mode |= fs.ModeSymlink
+	case unix.S_IFIFO:
+		mode |= fs.ModeNamedPipe
+	case unix.S_IFSOCK:
+		mode |= fs.ModeSocket
+	case unix.S_IFCHR:
+		mode |= fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFBLK:
+		mode |= fs.ModeDevice
+	}
+	if st.Mode&unix.S_ISUID != 0 {
+		mode |= fs.ModeSetuid
+	}
+	if st.Mode&unix.S_ISGID != 0 {
+		mode |= fs.ModeSetgid
+	}
+	if st.Mode&unix.S_ISVTX != 0 {
+		mode |= fs.ModeSticky
+	}
+	return sysStat{
+		mode:  mode,
+		size:  st.Size,
+		mtime: time.Unix(st.Mtim.Unix()),
+		links: uint64(st.Nlink),
+		id:    fileID{uint64(st.Dev), uint64(st.Ino)},
+	}
+}
+
+// tryFlock takes an exclusive flock on f without waiting: errLocked when
+// another open file holds one. flock locks belong to the open file, so two
+// callers in one process exclude each other as two processes do.
+func tryFlock(f *os.File) error {
+	return control(f, func(fd handle) error { return unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) })
+}
+
+// infoLinks is the hard link count of fi, from os.Root.
+func infoLinks(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 0
+}
+
+// infoID is the fileID of fi, from os.Root.
+func infoID(fi fs.FileInfo) (fileID, bool) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return fileID{uint64(st.Dev), uint64(st.Ino)}, true
+	}
+	return fileID{}, false
+}
+
+// infoOwner is the user owning fi, when the system says.
+func infoOwner(fi fs.FileInfo) (uid int, ok bool) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int(st.Uid), true
+	}
+	return 0, false
+}
