@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -46,9 +45,7 @@ func TestOpenAppend(t *testing.T) {
 		{
 			name: "fifo", target: "fifo", want: ErrNotRegular,
 			setup: func(t *testing.T, base string) {
-				if err := syscall.Mkfifo(filepath.Join(base, "root", "fifo"), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				makeFIFO(t, filepath.Join(base, "root", "fifo"))
 			},
 		},
 		{

@@ -90,7 +90,7 @@ func (r *Root) CopyFile(ctx context.Context, src *Entry, name string, overwrite 
 	if overwrite {
 		err = d.Rename(tmp, path.Base(name))
 		if err != nil {
-			d.Remove(tmp)
+			removeIn(d, tmp)
 			// A rename replaces anything but a directory, which os
 			// refuses as existing.
 			if err = r.cause(err); errors.Is(err, fs.ErrExist) {
@@ -99,7 +99,7 @@ func (r *Root) CopyFile(ctx context.Context, src *Entry, name string, overwrite 
 		}
 	} else {
 		err = d.Link(tmp, path.Base(name))
-		d.Remove(tmp)
+		removeIn(d, tmp)
 	}
 	if err != nil {
 		return "", 0, r.pathErr("copy", name, err)

@@ -30,6 +30,9 @@ type sysStat struct {
 	mtime time.Time
 	links uint64
 	id    fileID
+	// reparse marks, on Windows, a reparse point that is not a link (a
+	// cloud placeholder): its data is read by opening it again.
+	reparse bool
 }
 
 // fileID identifies a file: a directory reached again under another name

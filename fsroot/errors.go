@@ -101,7 +101,7 @@ func (r *Root) cause(err error) error {
 	switch errno {
 	case syscall.ELOOP:
 		return errLoop
-	case syscall.ENOTDIR:
+	case errnoNotDir:
 		return withCause(ErrNotDir, errno)
 	case syscall.EISDIR:
 		return withCause(ErrIsDir, errno)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // marker is the content of files outside the root; it must never appear
@@ -26,7 +27,7 @@ func makefs(t *testing.T, dir, base string, entries ...string) {
 			target = strings.ReplaceAll(target, "{base}", base)
 			p := filepath.Join(dir, name)
 			if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
-				err = os.Symlink(target, p)
+				err = symlink(t, target, p)
 			}
 		case strings.HasSuffix(e, "/"):
 			err = os.MkdirAll(filepath.Join(dir, e), 0o755)
@@ -58,7 +59,7 @@ var outsideEntries = []string{
 // opens root/. It returns the temp dir and the Root.
 func newTree(t *testing.T, opts Options, entries ...string) (string, *Root) {
 	t.Helper()
-	base := t.TempDir()
+	base := tempDir(t)
 	makefs(t, filepath.Join(base, "outside"), base, outsideEntries...)
 	rootDir := filepath.Join(base, "root")
 	if err := os.Mkdir(rootDir, 0o755); err != nil {
@@ -126,4 +127,46 @@ func tempFiles(t *testing.T, dir string) []string {
 		return nil
 	})
 	return found
+}
+
+// hangGuard is how long an operation on a special file may take before
+// the test calls it blocked; it only catches hangs, it times nothing.
+const hangGuard = 5 * time.Second
+
+// noHang runs fn and fails the test if it does not return within
+// hangGuard.
+func noHang(t *testing.T, fn func() error) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- fn() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(hangGuard):
+		t.Fatal("operation blocked")
+		return nil
+	}
+}
+
+func noHangInfo(t *testing.T, fn func() (Info, error)) (Info, error) {
+	t.Helper()
+	var info Info
+	err := noHang(t, func() error {
+		var err error
+		info, err = fn()
+		return err
+	})
+	return info, err
+}
+
+// symlink is os.Symlink, for tests that need a link: under Wine, whose
+// links are the host's, followed by every Windows call and never seen as
+// reparse points, the test skips, since no link case means there what it
+// means on Windows.
+func symlink(t *testing.T, target, p string) error {
+	t.Helper()
+	if underWine {
+		t.Skip("Wine shows no links: the link cases run on Linux and need a Windows machine for Windows")
+	}
+	return os.Symlink(target, p)
 }

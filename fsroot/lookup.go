@@ -298,9 +298,11 @@ func (e *Entry) resolve() error {
 			switch {
 			case err == nil:
 				continue
+			case errors.Is(err, syscall.ELOOP) || errors.Is(err, errnoNotDir):
+				// A link or a file: the stat below tells which.
 			case errors.Is(err, fs.ErrNotExist):
 				return e.missing(p, todo)
-			case !errors.Is(err, syscall.ELOOP) && !errors.Is(err, syscall.ENOTDIR):
+			default:
 				return err
 			}
 		}

@@ -91,11 +91,11 @@ func TestLookupDeep(t *testing.T) {
 	}
 	// up climbs every level to the root; mid climbs 2*heldDirs+1 levels, below two
 	// checkpoints, then comes down again to the deepest directory's parent.
-	if err := os.Symlink(strings.Repeat("../", depth)+"target.md", filepath.Join(dir, "up")); err != nil {
+	if err := symlink(t, strings.Repeat("../", depth)+"target.md", filepath.Join(dir, "up")); err != nil {
 		t.Fatal(err)
 	}
 	down := strings.Join(deep[depth-2*heldDirs-1:depth-1], "/")
-	if err := os.Symlink(strings.Repeat("../", 2*heldDirs+1)+down, filepath.Join(dir, "mid")); err != nil {
+	if err := symlink(t, strings.Repeat("../", 2*heldDirs+1)+down, filepath.Join(dir, "mid")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "..", "here.md"), []byte("here"), 0o644); err != nil {
@@ -162,13 +162,13 @@ func TestEntryAfterChange(t *testing.T) {
 			if err := os.Rename(filepath.Join(root, "d"), filepath.Join(root, "gone")); err != nil {
 				return err
 			}
-			return os.Symlink(filepath.Join(base, "outside"), filepath.Join(root, "d"))
+			return symlink(t, filepath.Join(base, "outside"), filepath.Join(root, "d"))
 		}, "inside", nil},
 		{"file swapped for a link inside", "d/f.md", func(root, _ string) error {
 			if err := os.Remove(filepath.Join(root, "d", "f.md")); err != nil {
 				return err
 			}
-			return os.Symlink("g.md", filepath.Join(root, "d", "f.md"))
+			return symlink(t, "g.md", filepath.Join(root, "d", "f.md"))
 		}, "", ErrNotRegular},
 		{"file replaced by another file", "d/f.md", func(root, _ string) error {
 			return os.Rename(filepath.Join(root, "d", "g.md"), filepath.Join(root, "d", "f.md"))

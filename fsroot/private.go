@@ -17,6 +17,9 @@ var ErrNotPrivate = errors.New("not a private folder of this user")
 // symbolic link, owned by this process's effective user and writable by no one else; otherwise
 // the error matches [ErrNotPrivate]. It is for folders named in a parent every user can write,
 // such as /var/tmp, where another user could plant a folder or a link under a predictable name.
+// On Windows, where a folder's mode bits say nothing (Go reports 0777 for every folder) and
+// access is an ACL, only the link check applies: the folders the server makes by default live
+// in the user's profile (%LocalAppData%), which other users cannot write.
 // Unlike the methods of [Root], it takes a host path, since the operator's environment names it.
 func PrivateDir(dir string) error {
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
@@ -29,7 +32,7 @@ func PrivateDir(dir string) error {
 	if !fi.IsDir() {
 		return fmt.Errorf("%s: %w (it is not a directory)", dir, ErrNotPrivate)
 	}
-	if fi.Mode().Perm()&0o022 != 0 {
+	if modeBitsMean && fi.Mode().Perm()&0o022 != 0 {
 		return fmt.Errorf("%s: %w (others can write to it: mode %v)", dir, ErrNotPrivate, fi.Mode().Perm())
 	}
 	if uid, ok := infoOwner(fi); ok && uid != os.Geteuid() {

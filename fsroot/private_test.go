@@ -8,7 +8,7 @@ import (
 )
 
 func TestPrivateDir(t *testing.T) {
-	parent := t.TempDir()
+	parent := tempDir(t)
 	tests := []struct {
 		name    string
 		setup   func(p string) error
@@ -22,7 +22,7 @@ func TestPrivateDir(t *testing.T) {
 			}
 			return os.Chmod(p, 0o777)
 		}, true},
-		{"a link to a folder", func(p string) error { return os.Symlink(t.TempDir(), p) }, true},
+		{"a link to a folder", func(p string) error { return symlink(t, tempDir(t), p) }, true},
 		{"a file", func(p string) error { return os.WriteFile(p, nil, 0o600) }, true},
 		{"another user's", func(p string) error {
 			if os.Geteuid() != 0 {

@@ -198,7 +198,7 @@ func checkName(name string) error {
 		return invalidName
 	}
 	if fs.ValidPath(name) {
-		return nil
+		return sysCheckName(name)
 	}
 	// Tell an attempt to climb above the root from a merely unclean name.
 	depth := 0

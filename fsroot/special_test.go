@@ -1,3 +1,5 @@
+//go:build unix
+
 package fsroot
 
 import (
@@ -12,29 +14,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
-
-// hangGuard is how long an operation on a special file may take before
-// the test calls it blocked; it only catches hangs, it times nothing.
-const hangGuard = 5 * time.Second
-
-// noHang runs fn and fails the test if it does not return within
-// hangGuard.
-func noHang(t *testing.T, fn func() error) error {
-	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- fn() }()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(hangGuard):
-		t.Fatal("operation blocked")
-		return nil
-	}
-}
 
 // specialTree makes a root holding a FIFO "fifo", a listening Unix socket
 // "sock" and ordinary entries.
@@ -193,17 +175,6 @@ func TestSpecialFilesListed(t *testing.T) {
 			t.Errorf("Stat(fifo) = %v, %v; want type %q", info, err, TypeOther)
 		}
 	})
-}
-
-func noHangInfo(t *testing.T, fn func() (Info, error)) (Info, error) {
-	t.Helper()
-	var info Info
-	err := noHang(t, func() error {
-		var err error
-		info, err = fn()
-		return err
-	})
-	return info, err
 }
 
 func TestHardLinks(t *testing.T) {

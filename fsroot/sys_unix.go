@@ -212,3 +212,18 @@ func infoOwner(fi fs.FileInfo) (uid int, ok bool) {
 	}
 	return 0, false
 }
+
+// errnoNotDir is what a system call answers for a file where a directory
+// was needed.
+const errnoNotDir = syscall.ENOTDIR
+
+// modeBitsMean reports that a file's permission bits say who may change it.
+const modeBitsMean = true
+
+// sysCheckName refuses the valid names this system would read another
+// way: none here.
+func sysCheckName(string) error { return nil }
+
+// removeIn removes the entry name of d (a file, a link, or an empty
+// directory), as os.Root.Remove does.
+func removeIn(d *os.Root, name string) error { return d.Remove(name) }

@@ -162,7 +162,7 @@ func TestCheckBeforeReplace(t *testing.T) {
 			if err := os.Remove(p); err != nil {
 				return err
 			}
-			return os.Symlink("other", p)
+			return symlink(t, "other", p)
 		}, want: ErrNotRegular, content: "other"}, // read through the link, kept
 		{name: "saved unchanged", change: func(p string) error { return os.WriteFile(p, []byte("old"), 0o644) }},
 	}

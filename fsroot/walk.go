@@ -288,7 +288,7 @@ func (r *Root) CleanTemp(ctx context.Context) (int, error) {
 				defer f.Close()
 			}
 		}
-		if err := r.root.Remove(info.Path); err != nil {
+		if err := removeIn(r.root, info.Path); err != nil {
 			if first == nil && !errors.Is(err, fs.ErrNotExist) {
 				first = r.pathErr("cleantemp", info.Path, err)
 			}

@@ -57,7 +57,7 @@ func (r *Root) writeTempWith(d *os.Root, perm fs.FileMode, fill func(f *os.File)
 		err = f.Sync()
 	}
 	if err != nil {
-		d.Remove(tmp)
+		removeIn(d, tmp)
 		f.Close()
 		r.done(tmp)
 		return "", err
@@ -138,7 +138,7 @@ func (r *Root) CreateFile(ctx context.Context, name string, data []byte, perm fs
 		return r.pathErr("create", name, err)
 	}
 	err = d.Link(tmp, path.Base(name))
-	d.Remove(tmp)
+	removeIn(d, tmp)
 	r.done(tmp)
 	if err != nil {
 		return r.pathErr("create", name, err)
@@ -202,12 +202,12 @@ func (r *Root) replace(ctx context.Context, target string, perm fs.FileMode, c c
 			r.beforeCheck()
 		}
 		if err := r.holdsIn(ctx, d, path.Base(target), c); err != nil {
-			d.Remove(tmp)
+			removeIn(d, tmp)
 			return err
 		}
 	}
 	if err := d.Rename(tmp, path.Base(target)); err != nil {
-		d.Remove(tmp)
+		removeIn(d, tmp)
 		return err
 	}
 	syncDir(d)
@@ -373,7 +373,7 @@ func (r *Root) MkdirAll(name string) error {
 		return nil
 	}
 	err = r.cause(err)
-	if errors.Is(err, syscall.EEXIST) || errors.Is(err, syscall.ENOTDIR) {
+	if errors.Is(err, syscall.EEXIST) || errors.Is(err, errnoNotDir) {
 		err = withCause(ErrNotDir, fs.ErrExist, err)
 	}
 	return r.pathErr("mkdir", name, err)
@@ -398,7 +398,7 @@ func (r *Root) Remove(name string, recursive bool) error {
 	if fi.IsDir() && recursive {
 		err = r.root.RemoveAll(name)
 	} else {
-		err = r.root.Remove(name)
+		err = removeIn(r.root, name)
 	}
 	if err != nil {
 		err = r.cause(err)

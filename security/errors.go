@@ -43,6 +43,7 @@ const (
 	RuleComponentTooLong   = "component-too-long"
 	RuleTrailingDotOrSpace = "trailing-dot-or-space"
 	RuleEmpty              = "empty"
+	RuleWindowsName        = "windows-name"
 )
 
 const (
@@ -74,6 +75,8 @@ type PathError struct {
 	// Allowed are a few of the extensions the policy allows, for a refused
 	// extension's message (the first its configuration lists).
 	Allowed []string
+	// reason says, for RuleWindowsName, what Windows makes of the name.
+	reason string
 }
 
 // newPathError builds a PathError, escaping and truncating raw and detail.
@@ -123,6 +126,8 @@ func (e *PathError) Error() string {
 		return fmt.Sprintf(`%s has a name longer than %d bytes: use shorter names`, p, MaxComponentBytes)
 	case RuleTrailingDotOrSpace:
 		return p + ` has a name ending in a dot or space ("` + e.Detail + `"): remove the trailing dot or space`
+	case RuleWindowsName:
+		return p + ` has the name "` + e.Detail + `", which Windows does not treat as a plain file name (` + e.reason + `): use another name`
 	case RuleEmpty:
 		return `path is empty: give a path relative to the root, such as "notes/todo.md", or "." for the root`
 	}

@@ -3,6 +3,7 @@ package security
 import (
 	"fmt"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -53,6 +54,13 @@ type PolicyConfig struct {
 	// NoDefaultBlocked blocks none of [DefaultBlockedPaths]: only
 	// BlockedPaths and [TempFilePattern].
 	NoDefaultBlocked bool
+	// WindowsNames refuses, with [RuleWindowsName], the names Windows
+	// gives another meaning than a file of that name: device names
+	// ("CON", "NUL.md", "COM1.txt", "CONIN$"), a ":" (an alternate data
+	// stream), the characters <>"|?* and 8.3 short names ("PROGRA~1").
+	// Set it where the server runs on Windows; elsewhere these are
+	// ordinary names.
+	WindowsNames bool
 }
 
 // DefaultAllowedExtensions returns the extensions allowed when
@@ -142,6 +150,7 @@ type Policy struct {
 	blocks   patternSet          // the blocked patterns
 	off      []string            // the default patterns not blocked, as DefaultBlockedPaths spells them
 	caches   patternSet          // DefaultCachePaths
+	windows  bool                // PolicyConfig.WindowsNames
 }
 
 // NewPolicy validates cfg and returns a Policy. It fails if a root is not
@@ -151,8 +160,9 @@ type Policy struct {
 // the error names the offending value.
 func NewPolicy(cfg PolicyConfig) (*Policy, error) {
 	p := &Policy{
-		exts:  make(map[string]struct{}),
-		names: make(map[string]struct{}),
+		exts:    make(map[string]struct{}),
+		names:   make(map[string]struct{}),
+		windows: cfg.WindowsNames,
 	}
 	if cfg.RootResolved == "" {
 		cfg.RootResolved = cfg.RootDir
@@ -161,8 +171,13 @@ func NewPolicy(cfg PolicyConfig) (*Policy, error) {
 		if r == "" {
 			continue
 		}
-		if !path.IsAbs(r) {
+		if !path.IsAbs(r) && !filepath.IsAbs(r) {
 			return nil, fmt.Errorf("root %q is not an absolute path", r)
+		}
+		if !path.IsAbs(r) {
+			// A Windows root (C:\Users\you\Notes): callers' absolute
+			// paths are Windows forms there, which Clean refuses anyway.
+			continue
 		}
 		if r = path.Clean(r); !slices.Contains(p.roots, r) {
 			p.roots = append(p.roots, r)
@@ -243,6 +258,9 @@ func fold(s string) string {
 //   - a component ending in '.' or ' ' is [ErrInvalidPath]
 //     ([RuleTrailingDotOrSpace]), since Windows and some network
 //     filesystems drop those characters and so open a different file;
+//   - with [PolicyConfig.WindowsNames], a component Windows gives another
+//     meaning (a device name, a ':', an 8.3 short name) is
+//     [ErrInvalidPath] ([RuleWindowsName]);
 //   - for a file, the base name is allowed if it is one of the allowed
 //     names, or if its extension is allowed. The extension is the text
 //     from the last dot of the folded base name, when the name has a dot
@@ -301,6 +319,15 @@ func (p *Policy) CheckName(name string, isDir bool) error {
 	for _, c := range comps {
 		if strings.HasSuffix(c, ".") || strings.HasSuffix(c, " ") {
 			return newPathError(name, RuleTrailingDotOrSpace, ErrInvalidPath, c)
+		}
+	}
+	if p.windows {
+		for raw := range strings.SplitSeq(name, "/") {
+			if why := windowsName(raw); why != "" {
+				err := newPathError(name, RuleWindowsName, ErrInvalidPath, raw)
+				err.reason = why
+				return err
+			}
 		}
 	}
 	if isDir || p.anyExt {

@@ -6,9 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -57,14 +55,6 @@ func BenchmarkReadCall(b *testing.B) {
 			b.ReportMetric(float64((cpuTime(b)-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 		})
 	}
-}
-
-// cpuTime is the CPU time the process has used, on every thread (GC included): on a shared
-// machine it moves less with the other load than wall time does.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	mustOKB(b, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func mustOKB(b *testing.B, err error) {

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -108,7 +107,6 @@ func hostTree(t *testing.T, dir string) map[string]string {
 	return out
 }
 
-func mkfifo(t *testing.T, p string) { t.Helper(); mustOK(t, syscall.Mkfifo(p, 0o644)) }
 func hardLink(t *testing.T, oldname, newname string) {
 	t.Helper()
 	mustOK(t, os.Link(oldname, newname))

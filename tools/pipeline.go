@@ -2,6 +2,7 @@ package tools
 
 import (
 	"encoding/json"
+	"errors"
 	"path"
 
 	"github.com/packfs/packfs-mcp/fsroot"
@@ -77,7 +78,7 @@ func (s *Server) resolveReal(raw string, isDir bool) (name, real string, err err
 	}
 	real, err = s.cfg.Root.Resolve(name)
 	if err != nil {
-		return name, "", err
+		return name, "", s.policyFirst(name, isDir, err)
 	}
 	return name, real, s.judge(name, real, isDir)
 }
@@ -94,7 +95,7 @@ func (s *Server) lookup(raw string) (string, *fsroot.Entry, error) {
 	}
 	e, err := s.cfg.Root.Lookup(name)
 	if err != nil {
-		return name, nil, err
+		return name, nil, s.policyFirst(name, false, err)
 	}
 	info, err := e.Info()
 	if err := s.judge(name, e.Path(), err == nil && info.Type == fsroot.TypeDir); err != nil {
@@ -102,6 +103,19 @@ func (s *Server) lookup(raw string) (string, *fsroot.Entry, error) {
 		return name, nil, err
 	}
 	return name, e, nil
+}
+
+// policyFirst returns the policy's refusal of name, if it has one, in place of err, the filesystem
+// layer's failure to resolve it: a name the system cannot open (on Windows, "NUL.md" or "a:b.md")
+// is refused with the policy's reason, not as an unresolvable path.
+func (s *Server) policyFirst(name string, isDir bool, err error) error {
+	if !errors.Is(err, fsroot.ErrInvalid) {
+		return err
+	}
+	if perr := s.cfg.Policy.CheckName(name, isDir); perr != nil {
+		return perr
+	}
+	return err
 }
 
 // judge runs the name policy on a cleaned name and on real, the path it reaches through symbolic

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -153,7 +152,7 @@ func TestReadResource(t *testing.T) {
 		"env_link.md => .env",
 		"dangling.md => {base}/gone.md",
 	)
-	mustOK(t, syscall.Mkfifo(filepath.Join(e.root, "fifo.md"), 0o644))
+	mkfifo(t, filepath.Join(e.root, "fifo.md"))
 	text := func(uri, mime, body string) map[string]any {
 		return map[string]any{"uri": uri, "mimeType": mime, "text": body}
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/packfs/packfs-mcp/fsroot"
@@ -40,7 +39,7 @@ func TestVisible(t *testing.T) {
 	must(os.Symlink(".env", filepath.Join(dir, "to-env.md")))
 	must(os.Symlink(filepath.Join(outside, "o.md"), filepath.Join(dir, "to-outside.md")))
 	must(os.Symlink("gone.md", filepath.Join(dir, "to-nothing.md")))
-	must(syscall.Mkfifo(filepath.Join(dir, "pipe.md"), 0o644))
+	mkfifo(t, filepath.Join(dir, "pipe.md"))
 
 	for _, allow := range []bool{false, true} {
 		root, err := fsroot.Open(dir, fsroot.Options{AllowHardLinks: allow})

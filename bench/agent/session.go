@@ -16,7 +16,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -217,7 +216,7 @@ func cmdStart(o options, args []string) error {
 	defer logf.Close()
 	cmd := exec.Command(self, "daemon", dir)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	detach(cmd)
 	cmd.Env = append(os.Environ(), "PACKFS_AGENT_REPO="+o.repo)
 	if err := cmd.Start(); err != nil {
 		return err

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -114,7 +113,7 @@ func newFixture(t *testing.T) *fixture {
 		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		must(t, os.Symlink(target, p))
 	}
-	must(t, syscall.Mkfifo(filepath.Join(f.root, "fifo.md"), 0o644))
+	mkfifo(t, filepath.Join(f.root, "fifo.md"))
 	return f
 }
 

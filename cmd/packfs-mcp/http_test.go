@@ -630,7 +630,7 @@ func TestHTTPInProcess(t *testing.T) {
 	}()
 	wg.Wait()
 
-	must(t, syscall.Kill(os.Getpid(), syscall.SIGTERM))
+	must(t, terminateSelf())
 	select {
 	case c := <-code:
 		if c != 0 {

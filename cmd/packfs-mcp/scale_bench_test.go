@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -353,7 +352,7 @@ func countTree(b *testing.B, root string) (n int, size int64, linked int) {
 			return err
 		}
 		n, size = n+1, size+info.Size()
-		if st, ok := info.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+		if hardLinked(info) {
 			linked++
 		}
 		return nil

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -42,7 +41,7 @@ func workspace(t *testing.T) *fixture {
 	must(t, err)
 	// A link out of the root that the index must never follow, and a FIFO it must never open.
 	must(t, os.Symlink(filepath.Join("..", "outside"), filepath.Join(f.root, "escape")))
-	must(t, syscall.Mkfifo(filepath.Join(f.root, "notes", "pipe.md"), 0o644))
+	mkfifo(t, filepath.Join(f.root, "notes", "pipe.md"))
 	return f
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -152,6 +153,7 @@ func (a *app) newPolicy(r *fsroot.Root) (*security.Policy, error) {
 		BlockedPaths:      a.cfg.Security.BlockedPaths,
 		Unblock:           a.cfg.Security.Unblock,
 		NoDefaultBlocked:  a.cfg.Security.NoDefaultBlocked,
+		WindowsNames:      runtime.GOOS == "windows",
 	}
 	if r != nil {
 		pc.RootDir, pc.RootResolved = r.Dir(), r.ResolvedDir()

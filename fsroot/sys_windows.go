@@ -1,0 +1,461 @@
+//go:build windows
+
+package fsroot
+
+import (
+	"encoding/binary"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf16"
+	"unsafe"
+
+	"golang.org/x/sys/windows"
+)
+
+// On Windows every open relative to a directory is NtCreateFile with that
+// directory as the RootDirectory of a one-component name and
+// FILE_OPEN_REPARSE_POINT, so a symbolic link, a junction or any other
+// name-surrogate reparse point is opened as itself and never followed;
+// fsroot then judges what it opened. The NT layer does no Win32 name
+// rewriting (trailing dots and spaces, device names, 8.3 short names and
+// drive or UNC prefixes mean nothing to it); names Win32 would rewrite
+// are refused before any call by [checkName].
+
+// handle is an open HANDLE.
+type handle = windows.Handle
+
+// noHandle marks a closed level of a lookup's directory stack.
+const noHandle handle = windows.InvalidHandle
+
+// The open flags for os.Root, which on Windows opens without following a
+// link in any component and takes no O_NONBLOCK or O_NOCTTY: FIFOs and
+// terminals are not files of a directory there.
+const (
+	readFlags   = os.O_RDONLY
+	dirFlags    = os.O_RDONLY
+	tempFlags   = os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	appendFlags = os.O_WRONLY | os.O_APPEND
+	noFollow    = 0
+)
+
+// errLocked is what tryFlock answers when another handle holds the lock.
+var errLocked error = windows.ERROR_LOCK_VIOLATION
+
+// errnoNotDir is what a Windows call answers for a file where a folder
+// was needed (ERROR_PATH_NOT_FOUND, which syscall calls ENOTDIR, is a
+// missing folder on the way).
+const errnoNotDir = syscall.Errno(windows.ERROR_DIRECTORY)
+
+// closeHandle closes a handle fsroot opened.
+func closeHandle(h handle) { windows.CloseHandle(h) }
+
+// control runs fn with f's handle, keeping f alive. Once f is closed, it
+// fails with [os.ErrClosed] without calling fn.
+func control(f *os.File, fn func(h handle) error) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ferr error
+	if err := rc.Control(func(fd uintptr) { ferr = fn(handle(fd)) }); err != nil {
+		return os.ErrClosed
+	}
+	return ferr
+}
+
+// ntOpen opens the entry name of the directory dir ("." for dir itself)
+// with access and the NT create options, never following a reparse point.
+func ntOpen(dir handle, name string, access, options uint32) (handle, error) {
+	if name == "." {
+		name = ""
+	}
+	u, err := windows.NewNTUnicodeString(name)
+	if err != nil {
+		return noHandle, syscall.EINVAL
+	}
+	oa := &windows.OBJECT_ATTRIBUTES{RootDirectory: dir, ObjectName: u, Attributes: windows.OBJ_CASE_INSENSITIVE}
+	oa.Length = uint32(unsafe.Sizeof(*oa))
+	var h handle
+	err = windows.NtCreateFile(&h, access|windows.SYNCHRONIZE, oa, &windows.IO_STATUS_BLOCK{}, nil, 0,
+		windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE, windows.FILE_OPEN,
+		options|windows.FILE_OPEN_REPARSE_POINT|windows.FILE_SYNCHRONOUS_IO_NONALERT|windows.FILE_OPEN_FOR_BACKUP_INTENT, 0, 0)
+	if err != nil {
+		return noHandle, ntError(err)
+	}
+	return h, nil
+}
+
+// ntError maps an NTSTATUS to the errno fsroot's callers test.
+func ntError(err error) error {
+	s, ok := err.(windows.NTStatus)
+	if !ok {
+		return err
+	}
+	switch s {
+	case windows.STATUS_OBJECT_NAME_NOT_FOUND, windows.STATUS_OBJECT_PATH_NOT_FOUND:
+		return syscall.ERROR_FILE_NOT_FOUND
+	case windows.STATUS_NOT_A_DIRECTORY:
+		return errnoNotDir
+	case windows.STATUS_REPARSE_POINT_ENCOUNTERED:
+		return syscall.ELOOP
+	case windows.STATUS_OBJECT_NAME_INVALID:
+		return syscall.EINVAL
+	}
+	return s.Errno()
+}
+
+// openDirFD opens the subdirectory name of dir: ELOOP for a link or a
+// junction, errnoNotDir for anything else that is not a directory.
+func openDirFD(dir handle, name string) (handle, error) {
+	h, err := ntOpen(dir, name, windows.FILE_LIST_DIRECTORY|windows.FILE_TRAVERSE|windows.FILE_READ_ATTRIBUTES|windows.READ_CONTROL, windows.FILE_DIRECTORY_FILE)
+	if err != nil {
+		return noHandle, err
+	}
+	st, err := fstatFD(h)
+	if err == nil && st.mode&fs.ModeSymlink != 0 {
+		err = syscall.ELOOP
+	}
+	if err != nil {
+		closeHandle(h)
+		return noHandle, err
+	}
+	return h, nil
+}
+
+// openFileFD opens the entry name of dir for reading: ELOOP for a link.
+// Another kind of reparse point (a cloud placeholder, a deduplicated
+// file) is opened again without FILE_OPEN_REPARSE_POINT, so its data is
+// read, and kept only if it is the same file.
+func openFileFD(dir handle, name string) (handle, error) {
+	const access = windows.FILE_GENERIC_READ
+	h, err := ntOpen(dir, name, access, 0)
+	if err != nil {
+		return noHandle, err
+	}
+	st, err := fstatFD(h)
+	if err == nil && st.mode&fs.ModeSymlink != 0 {
+		err = syscall.ELOOP
+	}
+	if err != nil {
+		closeHandle(h)
+		return noHandle, err
+	}
+	if !st.reparse {
+		return h, nil
+	}
+	closeHandle(h)
+	u, err := windows.NewNTUnicodeString(name)
+	if err != nil {
+		return noHandle, syscall.EINVAL
+	}
+	oa := &windows.OBJECT_ATTRIBUTES{RootDirectory: dir, ObjectName: u, Attributes: windows.OBJ_CASE_INSENSITIVE}
+	oa.Length = uint32(unsafe.Sizeof(*oa))
+	err = windows.NtCreateFile(&h, access|windows.SYNCHRONIZE, oa, &windows.IO_STATUS_BLOCK{}, nil, 0,
+		windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE, windows.FILE_OPEN,
+		windows.FILE_NON_DIRECTORY_FILE|windows.FILE_SYNCHRONOUS_IO_NONALERT, 0, 0)
+	if err != nil {
+		return noHandle, ntError(err)
+	}
+	again, err := fstatFD(h)
+	if err == nil && again.id != st.id {
+		err = syscall.ELOOP // swapped since the first open
+	}
+	if err != nil {
+		closeHandle(h)
+		return noHandle, err
+	}
+	return h, nil
+}
+
+// lstatFD is the status of the entry name of dir, not following a link.
+func lstatFD(dir handle, name string) (sysStat, error) {
+	h, err := ntOpen(dir, name, windows.FILE_READ_ATTRIBUTES, 0)
+	if err != nil {
+		return sysStat{}, err
+	}
+	defer closeHandle(h)
+	return fstatFD(h)
+}
+
+// readlinkFD returns the text of the link name in dir: a relative
+// symbolic link's text with "/" for "\", or an absolute one (a junction's
+// always is) as stored, which the resolver refuses. Not a link: EINVAL.
+func readlinkFD(dir handle, name string) (string, error) {
+	h, err := ntOpen(dir, name, windows.FILE_READ_ATTRIBUTES, 0)
+	if err != nil {
+		return "", err
+	}
+	defer closeHandle(h)
+	buf := make([]byte, windows.MAXIMUM_REPARSE_DATA_BUFFER_SIZE)
+	var n uint32
+	err = windows.DeviceIoControl(h, windows.FSCTL_GET_REPARSE_POINT, nil, 0, &buf[0], uint32(len(buf)), &n, nil)
+	if err == windows.ERROR_NOT_A_REPARSE_POINT {
+		return "", syscall.EINVAL
+	}
+	if err != nil {
+		return "", err
+	}
+	return reparseText(buf[:n])
+}
+
+// reparseText decodes a REPARSE_DATA_BUFFER of a symbolic link or a
+// junction: its print name, with the substitute name when that is empty.
+func reparseText(b []byte) (string, error) {
+	if len(b) < 8 {
+		return "", syscall.EINVAL
+	}
+	tag := binary.LittleEndian.Uint32(b)
+	var head, flags int
+	switch tag {
+	case windows.IO_REPARSE_TAG_SYMLINK:
+		head = 20 // 8 bytes of header, 4 offsets and lengths, the flags
+		if len(b) < head {
+			return "", syscall.EINVAL
+		}
+		flags = int(binary.LittleEndian.Uint32(b[16:]))
+	case windows.IO_REPARSE_TAG_MOUNT_POINT:
+		head = 16
+	default:
+		return "", syscall.EINVAL
+	}
+	if len(b) < 16 {
+		return "", syscall.EINVAL
+	}
+	field := func(at int) string {
+		off, n := int(binary.LittleEndian.Uint16(b[at:])), int(binary.LittleEndian.Uint16(b[at+2:]))
+		if head+off+n > len(b) {
+			return ""
+		}
+		u := make([]uint16, n/2)
+		for i := range u {
+			u[i] = binary.LittleEndian.Uint16(b[head+off+2*i:])
+		}
+		return string(utf16.Decode(u))
+	}
+	text := field(12) // the print name
+	if text == "" {
+		text = field(8) // the substitute name
+	}
+	const symlinkRelative = 1
+	if tag == windows.IO_REPARSE_TAG_SYMLINK && flags&symlinkRelative != 0 {
+		return strings.ReplaceAll(text, `\`, "/"), nil
+	}
+	if text == "" || !strings.HasPrefix(text, `\`) && !isDriveAbs(text) {
+		text = `\` + text // absolute whatever it says
+	}
+	return text, nil
+}
+
+// isDriveAbs reports a drive-letter path such as C:\x.
+func isDriveAbs(s string) bool { return len(s) >= 2 && s[1] == ':' }
+
+// fstatFD is the status of the open handle h.
+func fstatFD(h handle) (sysStat, error) {
+	var d windows.ByHandleFileInformation
+	if err := windows.GetFileInformationByHandle(h, &d); err != nil {
+		return sysStat{}, err
+	}
+	st := sysStat{
+		size:  int64(d.FileSizeHigh)<<32 | int64(d.FileSizeLow),
+		mtime: time.Unix(0, d.LastWriteTime.Nanoseconds()),
+		links: uint64(d.NumberOfLinks),
+		id:    fileID{uint64(d.VolumeSerialNumber), uint64(d.FileIndexHigh)<<32 | uint64(d.FileIndexLow)},
+	}
+	dir := d.FileAttributes&windows.FILE_ATTRIBUTE_DIRECTORY != 0
+	switch {
+	case dir:
+		st.mode = fs.ModeDir | 0o777
+	case d.FileAttributes&windows.FILE_ATTRIBUTE_READONLY != 0:
+		st.mode = 0o444
+	default:
+		st.mode = 0o666
+	}
+	if d.FileAttributes&windows.FILE_ATTRIBUTE_REPARSE_POINT != 0 {
+		var tag struct{ attributes, tag uint32 }
+		if err := windows.GetFileInformationByHandleEx(h, windows.FileAttributeTagInfo, (*byte)(unsafe.Pointer(&tag)), uint32(unsafe.Sizeof(tag))); err != nil {
+			return sysStat{}, err
+		}
+		const nameSurrogate = 0x20000000 // the tag's bit for links of any kind
+		if tag.tag&nameSurrogate != 0 {
+			st.mode = fs.ModeSymlink | 0o777
+		} else {
+			st.reparse = true
+		}
+	}
+	if !dir && st.mode&fs.ModeSymlink == 0 {
+		if t, err := windows.GetFileType(h); err == nil && t != windows.FILE_TYPE_DISK {
+			st.mode |= fs.ModeDevice | fs.ModeCharDevice
+		}
+	}
+	return st, nil
+}
+
+// fdReader reads a handle fsroot opened (and closes).
+type fdReader handle
+
+func (f fdReader) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	var n uint32
+	err := windows.ReadFile(handle(f), p, &n, nil)
+	switch {
+	case err == windows.ERROR_HANDLE_EOF || err == windows.ERROR_BROKEN_PIPE:
+		return 0, io.EOF
+	case err != nil:
+		return 0, err
+	case n == 0:
+		return 0, io.EOF
+	}
+	return int(n), nil
+}
+
+// lockOffset is where tryFlock locks one byte: far past any file's end,
+// so the lock, which Windows enforces on reads and writes of the range,
+// never stands in a reader's way.
+var lockOffset uint64 = 1<<63 - 2
+
+// tryFlock takes an exclusive lock on f without waiting: errLocked when
+// another handle holds it. As with flock, the lock belongs to the handle,
+// so two callers in one process exclude each other as two processes do.
+func tryFlock(f *os.File) error {
+	return control(f, func(h handle) error {
+		ol := &windows.Overlapped{Offset: uint32(lockOffset), OffsetHigh: uint32(lockOffset >> 32)}
+		return windows.LockFileEx(h, windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, ol)
+	})
+}
+
+// renameatNoReplace renames from in the directory fromDir to to in toDir,
+// failing with EEXIST if to exists: the file is opened relative to fromDir
+// without following a link, and renamed with FileRenameInformation
+// relative to toDir, ReplaceIfExists false.
+func renameatNoReplace(fromDir handle, from string, toDir handle, to string) error {
+	h, err := ntOpen(fromDir, from, windows.DELETE|windows.FILE_READ_ATTRIBUTES, 0)
+	if err != nil {
+		return err
+	}
+	defer closeHandle(h)
+	name := utf16.Encode([]rune(to))
+	// FILE_RENAME_INFORMATION: ReplaceIfExists (a BOOLEAN padded to the
+	// handle's alignment), RootDirectory, FileNameLength, FileName.
+	type renameInfo struct {
+		replace    uint32
+		root       handle
+		nameLength uint32
+		name       [1]uint16
+	}
+	size := int(unsafe.Offsetof(renameInfo{}.name)) + 2*len(name)
+	buf := make([]byte, max(size, int(unsafe.Sizeof(renameInfo{}))))
+	ri := (*renameInfo)(unsafe.Pointer(&buf[0]))
+	ri.root = toDir
+	ri.nameLength = uint32(2 * len(name))
+	copy(unsafe.Slice(&ri.name[0], len(name)), name)
+	err = windows.NtSetInformationFile(h, &windows.IO_STATUS_BLOCK{}, &buf[0], uint32(len(buf)), windows.FileRenameInformation)
+	if s, ok := err.(windows.NTStatus); ok && s == windows.STATUS_OBJECT_NAME_COLLISION {
+		return syscall.EEXIST
+	}
+	if err != nil {
+		return ntError(err)
+	}
+	return nil
+}
+
+// infoLinks is the hard link count of fi: os.Root's FileInfo does not say
+// on Windows, and fsroot's own lookups read it from the handle.
+func infoLinks(fs.FileInfo) uint64 { return 0 }
+
+// infoID is the fileID of fi: os.Root's FileInfo does not carry one on
+// Windows.
+func infoID(fs.FileInfo) (fileID, bool) { return fileID{}, false }
+
+// infoOwner: Windows folders have owners in ACLs, not user ids.
+func infoOwner(fs.FileInfo) (uid int, ok bool) { return 0, false }
+
+// modeBitsMean reports that a file's permission bits say who may change
+// it: not on Windows, where they only reflect the read-only attribute.
+const modeBitsMean = false
+
+// sysCheckName refuses, with [ErrInvalid], the valid names Windows would
+// read another way, so that no caller of fsroot reaches them whatever its
+// own policy: a component ending in a dot or a space (dropped by Win32),
+// holding a ':' (an alternate data stream), a backslash (a separator) or
+// a character Win32 refuses (<>"|?*), or naming a device (CON, NUL.md, COM1.txt, CONIN$).
+func sysCheckName(name string) error {
+	for elem := range strings.SplitSeq(name, "/") {
+		if elem == "." {
+			continue
+		}
+		if strings.ContainsAny(elem, `:\<>"|?*`) || strings.HasSuffix(elem, ".") || strings.HasSuffix(elem, " ") {
+			return invalidName
+		}
+		stem, _, _ := strings.Cut(strings.ToLower(elem), ".")
+		switch strings.TrimRight(stem, " ") {
+		case "con", "prn", "aux", "nul", "conin$", "conout$", "clock$":
+			return invalidName
+		}
+		if len(stem) == 4 && (strings.HasPrefix(stem, "com") || strings.HasPrefix(stem, "lpt")) && '0' <= stem[3] && stem[3] <= '9' {
+			return invalidName
+		}
+	}
+	return nil
+}
+
+// removeIn removes the entry name of d (a file, a link itself, or an empty
+// directory): the entry is opened relative to its folder's handle without
+// following a reparse point, then marked for deletion with POSIX semantics
+// (the name goes at once, open handles or not), or, where the system or
+// the filesystem lacks them (FAT, Windows before 10 1607, Wine 8), with
+// the classic disposition, which removes the name when the last handle
+// closes. os.Root.Remove answers "Invalid function" on those.
+func removeIn(d *os.Root, name string) error {
+	dir, err := d.OpenFile(path.Dir(name), os.O_RDONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	err = control(dir, func(dh handle) error {
+		h, err := ntOpen(dh, path.Base(name), windows.DELETE|windows.FILE_READ_ATTRIBUTES, 0)
+		if err != nil {
+			return err
+		}
+		defer closeHandle(h)
+		return deleteHandle(h)
+	})
+	if err != nil {
+		return &fs.PathError{Op: "remove", Path: name, Err: err}
+	}
+	return nil
+}
+
+// deleteHandle marks the open file h for deletion.
+func deleteHandle(h handle) error {
+	const (
+		fileDispositionInformation   = 13
+		fileDispositionInformationEx = 64
+		dispositionDelete            = 0x1
+		dispositionPOSIX             = 0x2
+		dispositionIgnoreReadOnly    = 0x10
+	)
+	ex := uint32(dispositionDelete | dispositionPOSIX | dispositionIgnoreReadOnly)
+	err := windows.NtSetInformationFile(h, &windows.IO_STATUS_BLOCK{}, (*byte)(unsafe.Pointer(&ex)), 4, fileDispositionInformationEx)
+	if err == nil {
+		return nil
+	}
+	if s, ok := err.(windows.NTStatus); ok && s == windows.STATUS_DIRECTORY_NOT_EMPTY {
+		return syscall.ENOTEMPTY
+	}
+	classic := uint32(1) // a BOOLEAN DeleteFile, padded
+	err = windows.NtSetInformationFile(h, &windows.IO_STATUS_BLOCK{}, (*byte)(unsafe.Pointer(&classic)), 4, fileDispositionInformation)
+	if s, ok := err.(windows.NTStatus); ok && s == windows.STATUS_DIRECTORY_NOT_EMPTY {
+		return syscall.ENOTEMPTY
+	}
+	if err != nil {
+		return ntError(err)
+	}
+	return nil
+}

@@ -1,0 +1,5 @@
+package security_test
+
+import "runtime"
+
+const isWindows = runtime.GOOS == "windows"
