@@ -120,10 +120,14 @@
 // or a ".." above the root, is [ErrEscapes]. Reads ([Root.ReadFile],
 // [Root.FS], [Root.AppendFile]) go through a lookup.
 //
-// fsroot builds on Linux, macOS and the BSDs, and is tested on Linux. On
-// macOS a move that must not replace uses renameatx_np with RENAME_EXCL;
-// on the BSDs, which lack such a call, it checks and then renames, and an
-// entry created at the destination in between is replaced. Windows is not
-// supported yet. A Root is safe for concurrent use by multiple
-// goroutines.
+// fsroot builds on Linux, macOS, the BSDs and Windows, and is tested on
+// Linux (Windows in part, under Wine). On macOS a move that must not
+// replace uses renameatx_np with RENAME_EXCL; on the BSDs, which lack such
+// a call, it checks and then renames, and an entry created at the
+// destination in between is replaced. On Windows the handle layer is
+// NtCreateFile relative to a folder handle with FILE_OPEN_REPARSE_POINT,
+// so no reparse point is followed, and names Win32 would rewrite (a
+// trailing dot or space, a ':', a device name) are [ErrInvalid];
+// SECURITY.md says what is tested where. A Root is safe for concurrent use
+// by multiple goroutines.
 package fsroot

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -194,6 +195,7 @@ func TestClientConfigs(t *testing.T) {
 	}{
 		{file: "claude_desktop_config.json", key: "mcpServers", root: "/home/you/notes"},
 		{file: "claude_desktop_config.macos.json", key: "mcpServers", root: "/Users/you/Notes"},
+		{file: "claude_desktop_config.windows.json", key: "mcpServers", root: `C:\Users\you\Notes`},
 		{file: ".mcp.json", key: "mcpServers", typ: "stdio", root: "/home/you/project"},
 		{file: "cursor-mcp.json", key: "mcpServers", root: "/home/you/project"},
 		{file: "vscode-mcp.json", key: "servers", typ: "stdio", root: "${workspaceFolder}"},
@@ -218,7 +220,7 @@ func TestClientConfigs(t *testing.T) {
 			if srv.Type != tc.typ {
 				t.Errorf("type = %q, want %q", srv.Type, tc.typ)
 			}
-			if filepath.Base(srv.Command) != "packfs-mcp" {
+			if base := path.Base(strings.ReplaceAll(srv.Command, `\`, "/")); base != "packfs-mcp" && base != "packfs-mcp.exe" {
 				t.Errorf("command = %q, want the packfs-mcp binary", srv.Command)
 			}
 			if len(srv.Args) < 3 || srv.Args[0] != "serve" || srv.Args[1] != "--root" || srv.Args[2] != tc.root {

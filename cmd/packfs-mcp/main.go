@@ -33,14 +33,20 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "0.1.0-dev"
+// version and commit are set at build time with -ldflags "-X main.version=... -X main.commit=..."
+// (.ci/release does); a build from a clone takes the commit from its VCS stamp instead.
+var (
+	version = "0.1.0-dev"
+	commit  = ""
+)
 
 // versionLine is what version and --version print: the version, the commit it was built from
 // (when the build knew it), the Go version, the system and the architecture.
 func versionLine() string {
-	commit := ""
-	if info, ok := debug.ReadBuildInfo(); ok {
+	commit := commit
+	if commit != "" {
+		commit = " " + commit
+	} else if info, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range info.Settings {
 			switch {
 			case s.Key == "vcs.revision" && len(s.Value) >= 12:
