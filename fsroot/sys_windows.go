@@ -71,6 +71,13 @@ func control(f *os.File, fn func(h handle) error) error {
 // ntOpen opens the entry name of the directory dir ("." for dir itself)
 // with access and the NT create options, never following a reparse point.
 func ntOpen(dir handle, name string, access, options uint32) (handle, error) {
+	return ntCreate(dir, name, access, options|windows.FILE_OPEN_REPARSE_POINT)
+}
+
+// ntCreate opens the entry name of dir with access and the NT create
+// options as given: without FILE_OPEN_REPARSE_POINT it follows a reparse
+// point, so only openFileFD calls it, on a file it already judged.
+func ntCreate(dir handle, name string, access, options uint32) (handle, error) {
 	if name == "." {
 		name = ""
 	}
@@ -83,11 +90,29 @@ func ntOpen(dir handle, name string, access, options uint32) (handle, error) {
 	var h handle
 	err = windows.NtCreateFile(&h, access|windows.SYNCHRONIZE, oa, &windows.IO_STATUS_BLOCK{}, nil, 0,
 		windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE, windows.FILE_OPEN,
-		options|windows.FILE_OPEN_REPARSE_POINT|windows.FILE_SYNCHRONOUS_IO_NONALERT|windows.FILE_OPEN_FOR_BACKUP_INTENT, 0, 0)
+		options|windows.FILE_SYNCHRONOUS_IO_NONALERT|windows.FILE_OPEN_FOR_BACKUP_INTENT, 0, 0)
 	if err != nil {
 		return noHandle, ntError(err)
 	}
 	return h, nil
+}
+
+// openNoLink is ntOpen, failing with ELOOP (and closing the handle) when
+// what it opened is a link, and returning the handle's status.
+func openNoLink(dir handle, name string, access, options uint32) (handle, sysStat, error) {
+	h, err := ntOpen(dir, name, access, options)
+	if err != nil {
+		return noHandle, sysStat{}, err
+	}
+	st, err := fstatFD(h)
+	if err == nil && st.mode&fs.ModeSymlink != 0 {
+		err = syscall.ELOOP
+	}
+	if err != nil {
+		closeHandle(h)
+		return noHandle, sysStat{}, err
+	}
+	return h, st, nil
 }
 
 // ntError maps an NTSTATUS to the errno fsroot's callers test.
@@ -112,19 +137,8 @@ func ntError(err error) error {
 // openDirFD opens the subdirectory name of dir: ELOOP for a link or a
 // junction, errnoNotDir for anything else that is not a directory.
 func openDirFD(dir handle, name string) (handle, error) {
-	h, err := ntOpen(dir, name, windows.FILE_LIST_DIRECTORY|windows.FILE_TRAVERSE|windows.FILE_READ_ATTRIBUTES|windows.READ_CONTROL, windows.FILE_DIRECTORY_FILE)
-	if err != nil {
-		return noHandle, err
-	}
-	st, err := fstatFD(h)
-	if err == nil && st.mode&fs.ModeSymlink != 0 {
-		err = syscall.ELOOP
-	}
-	if err != nil {
-		closeHandle(h)
-		return noHandle, err
-	}
-	return h, nil
+	h, _, err := openNoLink(dir, name, windows.FILE_LIST_DIRECTORY|windows.FILE_TRAVERSE|windows.FILE_READ_ATTRIBUTES|windows.READ_CONTROL, windows.FILE_DIRECTORY_FILE)
+	return h, err
 }
 
 // openFileFD opens the entry name of dir for reading: ELOOP for a link.
@@ -133,33 +147,13 @@ func openDirFD(dir handle, name string) (handle, error) {
 // read, and kept only if it is the same file.
 func openFileFD(dir handle, name string) (handle, error) {
 	const access = windows.FILE_GENERIC_READ
-	h, err := ntOpen(dir, name, access, 0)
-	if err != nil {
-		return noHandle, err
-	}
-	st, err := fstatFD(h)
-	if err == nil && st.mode&fs.ModeSymlink != 0 {
-		err = syscall.ELOOP
-	}
-	if err != nil {
-		closeHandle(h)
-		return noHandle, err
-	}
-	if !st.reparse {
-		return h, nil
+	h, st, err := openNoLink(dir, name, access, 0)
+	if err != nil || !st.reparse {
+		return h, err
 	}
 	closeHandle(h)
-	u, err := windows.NewNTUnicodeString(name)
-	if err != nil {
-		return noHandle, syscall.EINVAL
-	}
-	oa := &windows.OBJECT_ATTRIBUTES{RootDirectory: dir, ObjectName: u, Attributes: windows.OBJ_CASE_INSENSITIVE}
-	oa.Length = uint32(unsafe.Sizeof(*oa))
-	err = windows.NtCreateFile(&h, access|windows.SYNCHRONIZE, oa, &windows.IO_STATUS_BLOCK{}, nil, 0,
-		windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE, windows.FILE_OPEN,
-		windows.FILE_NON_DIRECTORY_FILE|windows.FILE_SYNCHRONOUS_IO_NONALERT, 0, 0)
-	if err != nil {
-		return noHandle, ntError(err)
+	if h, err = ntCreate(dir, name, access, windows.FILE_NON_DIRECTORY_FILE); err != nil {
+		return noHandle, err
 	}
 	again, err := fstatFD(h)
 	if err == nil && again.id != st.id {
