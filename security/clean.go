@@ -155,6 +155,12 @@ func isWindowsPath(s string) bool {
 	return len(s) >= 2 && s[1] == ':' && ('a' <= s[0] && s[0] <= 'z' || 'A' <= s[0] && s[0] <= 'Z')
 }
 
+// isWindowsAbs reports an absolute Windows path: a drive and a separator
+// ("C:\Users", "C:/Users") or a UNC or device prefix.
+func isWindowsAbs(s string) bool {
+	return strings.HasPrefix(s, `\\`) || isWindowsPath(s) && len(s) >= 3 && (s[2] == '\\' || s[2] == '/')
+}
+
 // isControl reports C0 and C1 control characters, DEL, and the Unicode line
 // and paragraph separators, all of which can break a log line in two.
 func isControl(r rune) bool {

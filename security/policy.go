@@ -3,7 +3,6 @@ package security
 import (
 	"fmt"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -171,7 +170,7 @@ func NewPolicy(cfg PolicyConfig) (*Policy, error) {
 		if r == "" {
 			continue
 		}
-		if !path.IsAbs(r) && !filepath.IsAbs(r) {
+		if !path.IsAbs(r) && !isWindowsAbs(r) {
 			return nil, fmt.Errorf("root %q is not an absolute path", r)
 		}
 		if !path.IsAbs(r) {
