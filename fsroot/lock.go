@@ -56,7 +56,11 @@ var fileLocks = struct {
 // file need not exist. Locks are taken in one order whatever the order of
 // names, so two calls of Lock cannot deadlock each other; a caller must
 // not call Lock again while it holds a lock. A name that cannot be
-// resolved is locked as written: the write that follows refuses it.
+// resolved is locked as written: the write that follows refuses it. A
+// file in a folder not there yet is keyed by the nearest folder that is,
+// so once a write has made the folder, a later Lock keys the file by its
+// own folder instead: writes that make folders (a create, an update with
+// its path) read nothing first, so neither loses the other's change.
 //
 // Lock waits until every lock is free or ctx is done; then it returns
 // ctx.Err() holding nothing. With [Root.ShareLocks] it also keeps out the
@@ -130,8 +134,10 @@ func (r *Root) lockKey(name string) lockKey {
 			dir, base = ".", ""
 		}
 		rest = path.Join(base, rest)
-		if fi, err := r.root.Stat(dir); err == nil {
-			if id, ok := infoID(fi); ok {
+		if e, err := r.lookup(dir); err == nil {
+			id, ok := e.id, e.exists && e.info.Type == TypeDir
+			e.Close()
+			if ok {
 				return lockKey{dev: id.dev, ino: id.ino, name: fold(rest)}
 			}
 		}

@@ -82,6 +82,26 @@ func TestLockIdentity(t *testing.T) {
 	}
 }
 
+// TestLockAcrossCreation checks that a file locked before it exists keeps
+// its lock once it does: a create holds the lock of a name not there yet,
+// and a writer that comes after the file appeared must wait for it. The
+// tree has no links, so it runs under Wine too, where os.Root's FileInfo
+// carries no file ID.
+func TestLockAcrossCreation(t *testing.T) {
+	_, r := newTree(t, Options{}, "notes/")
+	for _, name := range []string{"new.md", "notes/new.md"} {
+		t.Run(name, func(t *testing.T) {
+			unlock, err := r.Lock(context.Background(), name)
+			mustOK(t, err)
+			defer unlock()
+			mustOK(t, r.CreateFile(context.Background(), name, []byte("x"), 0))
+			if !blocks(t, r, name) {
+				t.Errorf("Lock(%q) after the file was created under the held lock did not wait", name)
+			}
+		})
+	}
+}
+
 // TestLockSerializes checks that writers holding the lock from read to
 // replace lose nothing: every one of many concurrent appends, made as the
 // tools make them (a read, then AppendFile), is in the file.

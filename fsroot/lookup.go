@@ -33,6 +33,7 @@ type Entry struct {
 	// then its lstat (never a link: links were followed).
 	exists bool
 	info   Info
+	id     fileID // of what was found, when exists
 	// dangling reports a missing entry reached through a symbolic link.
 	dangling bool
 	// dirs ends with the directory holding the entry, whose name in it is
@@ -388,6 +389,7 @@ func (e *Entry) found(elem string, st *sysStat) error {
 	e.exists, e.elem = true, elem
 	e.path = e.dirs.join(elem)
 	e.info = statInfo(e.name, path.Base(e.name), st)
+	e.id = st.id
 	return nil
 }
 

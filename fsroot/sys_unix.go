@@ -197,14 +197,6 @@ func infoLinks(fi fs.FileInfo) uint64 {
 	return 0
 }
 
-// infoID is the fileID of fi, from os.Root.
-func infoID(fi fs.FileInfo) (fileID, bool) {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return fileID{uint64(st.Dev), uint64(st.Ino)}, true
-	}
-	return fileID{}, false
-}
-
 // infoOwner is the user owning fi, when the system says.
 func infoOwner(fi fs.FileInfo) (uid int, ok bool) {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {

@@ -363,10 +363,6 @@ func renameatNoReplace(fromDir handle, from string, toDir handle, to string) err
 // on Windows, and fsroot's own lookups read it from the handle.
 func infoLinks(fs.FileInfo) uint64 { return 0 }
 
-// infoID is the fileID of fi: os.Root's FileInfo does not carry one on
-// Windows.
-func infoID(fs.FileInfo) (fileID, bool) { return fileID{}, false }
-
 // infoOwner: Windows folders have owners in ACLs, not user ids.
 func infoOwner(fs.FileInfo) (uid int, ok bool) { return 0, false }
 
