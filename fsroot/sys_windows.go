@@ -373,22 +373,13 @@ const modeBitsMean = false
 // sysCheckName refuses, with [ErrInvalid], the valid names Windows would
 // read another way, so that no caller of fsroot reaches them whatever its
 // own policy: a component ending in a dot or a space (dropped by Win32),
-// holding a ':' (an alternate data stream), a backslash (a separator) or
-// a character Win32 refuses (<>"|?*), or naming a device (CON, NUL.md, COM1.txt, CONIN$).
+// holding a backslash (a separator), or one [WindowsName] judges.
 func sysCheckName(name string) error {
 	for elem := range strings.SplitSeq(name, "/") {
 		if elem == "." {
 			continue
 		}
-		if strings.ContainsAny(elem, `:\<>"|?*`) || strings.HasSuffix(elem, ".") || strings.HasSuffix(elem, " ") {
-			return invalidName
-		}
-		stem, _, _ := strings.Cut(strings.ToLower(elem), ".")
-		switch strings.TrimRight(stem, " ") {
-		case "con", "prn", "aux", "nul", "conin$", "conout$", "clock$":
-			return invalidName
-		}
-		if len(stem) == 4 && (strings.HasPrefix(stem, "com") || strings.HasPrefix(stem, "lpt")) && '0' <= stem[3] && stem[3] <= '9' {
+		if strings.ContainsRune(elem, '\\') || strings.HasSuffix(elem, ".") || strings.HasSuffix(elem, " ") || WindowsName(elem) != "" {
 			return invalidName
 		}
 	}
