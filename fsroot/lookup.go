@@ -338,7 +338,7 @@ func (e *Entry) resolve() error {
 			if err != nil {
 				return err
 			}
-			if target == "" || strings.HasPrefix(target, "/") {
+			if target == "" || absLink(target) {
 				return ErrEscapes
 			}
 			var expanded []pending

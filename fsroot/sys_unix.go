@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 	"syscall"
 	"time"
 
@@ -219,3 +220,7 @@ func sysCheckName(string) error { return nil }
 // removeIn removes the entry name of d (a file, a link, or an empty
 // directory), as os.Root.Remove does.
 func removeIn(d *os.Root, name string) error { return d.Remove(name) }
+
+// absLink reports a link text that starts from the filesystem's root
+// rather than the link's folder: the resolver refuses it as an escape.
+func absLink(target string) bool { return strings.HasPrefix(target, "/") }

@@ -204,21 +204,15 @@ func reparseText(b []byte) (string, error) {
 		return "", syscall.EINVAL
 	}
 	tag := binary.LittleEndian.Uint32(b)
-	var head, flags int
-	switch tag {
-	case windows.IO_REPARSE_TAG_SYMLINK:
-		head = 20 // 8 bytes of header, 4 offsets and lengths, the flags
-		if len(b) < head {
-			return "", syscall.EINVAL
-		}
-		flags = int(binary.LittleEndian.Uint32(b[16:]))
-	case windows.IO_REPARSE_TAG_MOUNT_POINT:
-		head = 16
-	default:
+	// 8 bytes of header, then four 16-bit offsets and lengths, then (for
+	// a symbolic link) 32 bits of flags, then the names.
+	head := map[uint32]int{windows.IO_REPARSE_TAG_SYMLINK: 20, windows.IO_REPARSE_TAG_MOUNT_POINT: 16}[tag]
+	if head == 0 || len(b) < head {
 		return "", syscall.EINVAL
 	}
-	if len(b) < 16 {
-		return "", syscall.EINVAL
+	flags := 0
+	if tag == windows.IO_REPARSE_TAG_SYMLINK {
+		flags = int(binary.LittleEndian.Uint32(b[16:]))
 	}
 	field := func(at int) string {
 		off, n := int(binary.LittleEndian.Uint16(b[at:])), int(binary.LittleEndian.Uint16(b[at+2:]))
@@ -247,6 +241,13 @@ func reparseText(b []byte) (string, error) {
 
 // isDriveAbs reports a drive-letter path such as C:\x.
 func isDriveAbs(s string) bool { return len(s) >= 2 && s[1] == ':' }
+
+// absLink reports a link text that does not start from the link's folder:
+// a root-relative "\x" or "/x", a drive ("C:\x", "C:x"), a device or UNC
+// prefix: the resolver refuses it as an escape.
+func absLink(target string) bool {
+	return strings.HasPrefix(target, "/") || strings.HasPrefix(target, `\`) || isDriveAbs(target)
+}
 
 // fstatFD is the status of the open handle h.
 func fstatFD(h handle) (sysStat, error) {

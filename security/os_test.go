@@ -1,5 +1,0 @@
-package security_test
-
-import "runtime"
-
-const isWindows = runtime.GOOS == "windows"
