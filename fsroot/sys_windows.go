@@ -313,14 +313,14 @@ func (f fdReader) Read(p []byte) (int, error) {
 // lockOffset is where tryFlock locks one byte: far past any file's end,
 // so the lock, which Windows enforces on reads and writes of the range,
 // never stands in a reader's way.
-var lockOffset uint64 = 1<<63 - 2
+const lockOffset = 1<<63 - 2
 
 // tryFlock takes an exclusive lock on f without waiting: errLocked when
 // another handle holds it. As with flock, the lock belongs to the handle,
 // so two callers in one process exclude each other as two processes do.
 func tryFlock(f *os.File) error {
 	return control(f, func(h handle) error {
-		ol := &windows.Overlapped{Offset: uint32(lockOffset), OffsetHigh: uint32(lockOffset >> 32)}
+		ol := &windows.Overlapped{Offset: lockOffset & 0xffffffff, OffsetHigh: lockOffset >> 32}
 		return windows.LockFileEx(h, windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, ol)
 	})
 }

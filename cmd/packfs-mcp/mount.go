@@ -61,10 +61,11 @@ func (a *app) openMount(name string, r *fsroot.Root, others []string) (*mount, e
 		if err := m.openBackups(a.stateDir(a.cfg.BackupDir, r), others, a.cfg.inspect); err != nil {
 			m.warn.Printf("backups are off (options.backup is refused): %v", err)
 		}
-		if a.cfg.inspect {
-			// doctor: the locks folder is made at the first start that writes.
-		} else if err := m.openLocks(others); err != nil {
-			m.warn.Printf("writes of one file are serialised within this server only, not with other servers on the same folder: %v", err)
+		// doctor makes no folder: the locks folder is made at the first start that writes.
+		if !a.cfg.inspect {
+			if err := m.openLocks(others); err != nil {
+				m.warn.Printf("writes of one file are serialised within this server only, not with other servers on the same folder: %v", err)
+			}
 		}
 	}
 	if !a.cfg.Semantic.Disabled {
