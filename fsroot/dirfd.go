@@ -76,14 +76,22 @@ func readlinkAt(dir *os.File, name string) (string, error) {
 	return target, err
 }
 
-// handleID returns the fileID of an open file.
-func handleID(f *os.File) (fileID, error) {
+// handleStat is the status of an open file, from its handle: on every
+// system it counts links and identifies the file, which os's FileInfo does
+// not on Windows.
+func handleStat(f *os.File) (sysStat, error) {
 	var st sysStat
 	err := control(f, func(fd handle) error {
 		var err error
 		st, err = fstatFD(fd)
 		return err
 	})
+	return st, err
+}
+
+// handleID returns the fileID of an open file.
+func handleID(f *os.File) (fileID, error) {
+	st, err := handleStat(f)
 	return st.id, err
 }
 

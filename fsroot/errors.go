@@ -43,6 +43,10 @@ var (
 	// the file not holding the [Version] it was given; the cause is a
 	// [*ConflictError] carrying the version found.
 	ErrConflict = errors.New("file changed since it was read")
+	// ErrInUse reports a file another program holds open in a way that
+	// keeps others from changing it (a Windows sharing mode, a running
+	// program's file); an atomic write that meets it changes nothing.
+	ErrInUse = errors.New("file is in use by another program")
 )
 
 // multiError prints as msg and matches every error in errs under
@@ -68,7 +72,7 @@ var errLoop = &multiError{msg: ErrLoop.Error(), errs: []error{ErrLoop, ErrInvali
 // pathErr builds the error every method returns: op, the root-relative
 // name, and a cause free of host paths.
 func (r *Root) pathErr(op, name string, err error) error {
-	return &fs.PathError{Op: op, Path: name, Err: r.cause(err)}
+	return &fs.PathError{Op: op, Path: name, Err: r.cause(r.onTheWay(name, err))}
 }
 
 // cause strips the path-carrying wrappers os puts around an error (their
@@ -97,6 +101,9 @@ func (r *Root) cause(err error) error {
 	errno, ok := err.(syscall.Errno)
 	if !ok {
 		return err
+	}
+	if errno == errnoInUse {
+		return withCause(ErrInUse, errno)
 	}
 	switch errno {
 	case syscall.ELOOP:

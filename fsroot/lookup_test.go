@@ -154,29 +154,29 @@ func TestEntryAfterChange(t *testing.T) {
 	tests := []struct {
 		name    string
 		lookup  string
-		change  func(root, base string) error
+		change  func(t *testing.T, root, base string) error
 		want    string
 		wantErr error
 	}{
-		{"directory swapped for a link to outside", "d/f.md", func(root, base string) error {
+		{"directory swapped for a link to outside", "d/f.md", func(t *testing.T, root, base string) error {
 			if err := os.Rename(filepath.Join(root, "d"), filepath.Join(root, "gone")); err != nil {
 				return err
 			}
 			return symlink(t, filepath.Join(base, "outside"), filepath.Join(root, "d"))
 		}, "inside", nil},
-		{"file swapped for a link inside", "d/f.md", func(root, _ string) error {
+		{"file swapped for a link inside", "d/f.md", func(t *testing.T, root, _ string) error {
 			if err := os.Remove(filepath.Join(root, "d", "f.md")); err != nil {
 				return err
 			}
 			return symlink(t, "g.md", filepath.Join(root, "d", "f.md"))
 		}, "", ErrNotRegular},
-		{"file replaced by another file", "d/f.md", func(root, _ string) error {
+		{"file replaced by another file", "d/f.md", func(t *testing.T, root, _ string) error {
 			return os.Rename(filepath.Join(root, "d", "g.md"), filepath.Join(root, "d", "f.md"))
 		}, "other", nil},
-		{"file removed", "d/f.md", func(root, _ string) error {
+		{"file removed", "d/f.md", func(t *testing.T, root, _ string) error {
 			return os.Remove(filepath.Join(root, "d", "f.md"))
 		}, "", fs.ErrNotExist},
-		{"file replaced by a directory", "d/f.md", func(root, _ string) error {
+		{"file replaced by a directory", "d/f.md", func(t *testing.T, root, _ string) error {
 			if err := os.Remove(filepath.Join(root, "d", "f.md")); err != nil {
 				return err
 			}
@@ -191,7 +191,7 @@ func TestEntryAfterChange(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer e.Close()
-			if err := tt.change(filepath.Join(base, "root"), base); err != nil {
+			if err := tt.change(t, filepath.Join(base, "root"), base); err != nil {
 				t.Fatal(err)
 			}
 			data, _, err := e.ReadFile(context.Background(), 0)

@@ -40,3 +40,9 @@ const underWine = false
 
 // tempDir is t.TempDir.
 func tempDir(t *testing.T) string { t.Helper(); return t.TempDir() }
+
+// sameMode reports that a file's mode is the one wanted.
+func sameMode(got, want fs.FileMode) bool { return got == want }
+
+// hostLinksUnknown is a link count no file has here.
+const hostLinksUnknown = ^uint64(0)

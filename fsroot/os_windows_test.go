@@ -61,3 +61,14 @@ func tempDir(t *testing.T) string {
 	})
 	return dir
 }
+
+// sameMode reports that a file's mode is the one wanted as far as Windows
+// keeps one: the type and whether it may be written (the read-only
+// attribute); the other bits are always 0666 or 0444 there.
+func sameMode(got, want fs.FileMode) bool {
+	return got.Type() == want.Type() && got&0o200 == want&0o200
+}
+
+// hostLinksUnknown is the link count os.Root reports on Windows, where its
+// FileInfo has none.
+const hostLinksUnknown = 0

@@ -224,3 +224,19 @@ func removeIn(d *os.Root, name string) error { return d.Remove(name) }
 // absLink reports a link text that starts from the filesystem's root
 // rather than the link's folder: the resolver refuses it as an escape.
 func absLink(target string) bool { return strings.HasPrefix(target, "/") }
+
+// errnoInUse is what a system call answers for a file another program
+// keeps from being changed: a running program's file.
+const errnoInUse = syscall.ETXTBSY
+
+// errnoInvalid is what a system call answers for an argument it refuses,
+// such as a folder moved into itself.
+const errnoInvalid = syscall.EINVAL
+
+// onTheWay returns err: on Unix a file where a folder was needed is
+// ENOTDIR already.
+func (r *Root) onTheWay(name string, err error) error { return err }
+
+// removeAllIn removes name and everything below it, as os.Root.RemoveAll
+// does.
+func removeAllIn(d *os.Root, name string) error { return d.RemoveAll(name) }

@@ -4,6 +4,7 @@ package fsroot
 
 import (
 	"encoding/binary"
+	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -440,4 +441,60 @@ func deleteHandle(h handle) error {
 		return ntError(err)
 	}
 	return nil
+}
+
+// errnoInUse is what Windows answers for a file another program opened
+// without sharing it (an editor, Office, an antivirus scan).
+const errnoInUse = syscall.Errno(windows.ERROR_SHARING_VIOLATION)
+
+// errnoInvalid is what a Windows call answers for an argument it refuses,
+// such as a folder moved into itself.
+const errnoInvalid = syscall.Errno(windows.ERROR_INVALID_PARAMETER)
+
+// onTheWay tells apart the two things ERROR_PATH_NOT_FOUND (which Go
+// also answers for a listing of a file) means for name: a folder on the
+// way missing (err, unchanged), or a file where a folder was needed ("f"
+// listed, or "f/x", with f a file), which it answers errnoNotDir for, as
+// Unix answers ENOTDIR. It looks only when a call failed so.
+func (r *Root) onTheWay(name string, err error) error {
+	if !errors.Is(err, windows.ERROR_PATH_NOT_FOUND) || checkName(name) != nil {
+		return err
+	}
+	for dir := name; dir != "."; dir = path.Dir(dir) {
+		fi, serr := r.root.Stat(dir)
+		if serr == nil {
+			if !fi.IsDir() {
+				return errnoNotDir
+			}
+			return err // the deepest folder there is a folder: something below it is missing
+		}
+	}
+	return err
+}
+
+// removeAllIn removes name and everything below it with removeIn, entry by
+// entry, so it works where os.Root.RemoveAll's delete does not (Wine 8, and
+// filesystems without POSIX delete semantics). A link to a folder is
+// removed itself: removeIn never follows one, and only a folder that is
+// not empty is listed.
+func removeAllIn(d *os.Root, name string) error {
+	err := removeIn(d, name)
+	if !errors.Is(err, syscall.ENOTEMPTY) {
+		return err
+	}
+	f, err := d.OpenFile(name, os.O_RDONLY, 0)
+	if err != nil {
+		return err
+	}
+	names, err := f.Readdirnames(-1)
+	f.Close()
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if err := removeAllIn(d, path.Join(name, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return removeIn(d, name)
 }

@@ -372,7 +372,7 @@ func (r *Root) MkdirAll(name string) error {
 	if err == nil {
 		return nil
 	}
-	err = r.cause(err)
+	err = r.cause(r.onTheWay(name, err))
 	if errors.Is(err, syscall.EEXIST) || errors.Is(err, errnoNotDir) {
 		err = withCause(ErrNotDir, fs.ErrExist, err)
 	}
@@ -396,7 +396,7 @@ func (r *Root) Remove(name string, recursive bool) error {
 		return r.pathErr("remove", name, err)
 	}
 	if fi.IsDir() && recursive {
-		err = r.root.RemoveAll(name)
+		err = removeAllIn(r.root, name)
 	} else {
 		err = removeIn(r.root, name)
 	}
@@ -499,7 +499,7 @@ func (r *Root) Rename(oldname, newname string, overwrite bool) error {
 	}
 	if err != nil {
 		err = r.cause(err)
-		if errors.Is(err, syscall.EINVAL) {
+		if errors.Is(err, syscall.EINVAL) || errors.Is(err, errnoInvalid) {
 			err = withCause(ErrInvalid, err)
 		}
 		return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: err}

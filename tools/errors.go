@@ -40,6 +40,7 @@ const (
 	CodeNotText          = "NOT_TEXT"
 	CodeNotAvailable     = "NOT_AVAILABLE"
 	CodeConflict         = "CONFLICT"
+	CodeInUse            = "FILE_IN_USE"
 	CodeInternal         = "INTERNAL"
 	CodeUnknownTool      = "UNKNOWN_TOOL"
 )
@@ -244,6 +245,8 @@ func fsFailure(err error, name string) (code, msg string) {
 		return CodeRoot, "the root itself cannot be deleted, moved or overwritten: name an entry inside it"
 	case errors.Is(err, fsroot.ErrNotEmpty):
 		return CodeNotEmpty, fmt.Sprintf("directory %s is not empty: set options.recursive to true to delete it with everything inside", q)
+	case errors.Is(err, fsroot.ErrInUse):
+		return CodeInUse, fmt.Sprintf("%s is open in another program that keeps others from changing it, so nothing was changed: close it there, or wait, and retry", q)
 	case errors.Is(err, fsroot.ErrNotDir):
 		return CodeNotDir, fmt.Sprintf("%s (or one of its parents) is not a directory", q)
 	case errors.Is(err, fs.ErrNotExist):

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/packfs/packfs-mcp/fsroot"
 )
 
 // TestPanicBecomesToolError checks that a panicking handler yields an INTERNAL tool error, not a
@@ -38,6 +40,7 @@ func TestFailureCodes(t *testing.T) {
 		{context.DeadlineExceeded, CodeTimeout},
 		{errors.New("something odd"), CodeInternal},
 		{newError(CodeNotAvailable, "x"), CodeNotAvailable},
+		{&fs.PathError{Op: "write", Path: "a.md", Err: fsroot.ErrInUse}, CodeInUse},
 	}
 	for _, tt := range tests {
 		if got := failure(tt.err, "a.md", New(Config{}).show).Code; got != tt.code {
