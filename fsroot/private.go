@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 )
 
 // ErrNotPrivate is returned by [PrivateDir] when the folder exists but another user could have put
@@ -64,3 +66,24 @@ func ResolveHost(p string) (string, bool) {
 		p = parent
 	}
 }
+
+// HostRel returns the host path p relative to the host folder dir, with "/" between its names ("."
+// for dir itself), and whether p is dir or lies below it. Both are compared cleaned, with the
+// system's separator, and, on Windows and macOS, whose filesystems ignore case by default, without
+// regard to case: a false "inside" only keeps the server's own folders further away. Like
+// [ResolveHost], it is for paths the operator or a client names, outside any root; it reads nothing.
+func HostRel(p, dir string) (string, bool) {
+	p, dir = filepath.Clean(p), filepath.Clean(dir)
+	same := func(a, b string) bool { return a == b || foldHostCase && strings.EqualFold(a, b) }
+	if same(p, dir) {
+		return ".", true
+	}
+	prefix := strings.TrimSuffix(dir, string(filepath.Separator)) + string(filepath.Separator)
+	if len(p) <= len(prefix) || !same(p[:len(prefix)], prefix) {
+		return "", false
+	}
+	return filepath.ToSlash(p[len(prefix):]), true
+}
+
+// foldHostCase reports that host paths are compared without regard to case.
+const foldHostCase = runtime.GOOS == "windows" || runtime.GOOS == "darwin"

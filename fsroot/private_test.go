@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -54,5 +55,39 @@ func TestPrivateDir(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestHostRel(t *testing.T) {
+	tests := []struct {
+		p, dir, rel string
+		ok          bool
+	}{
+		{"/a/b", "/a", "b", true},
+		{"/a", "/a", ".", true},
+		{"/ab", "/a", "", false},
+		{"/a/b", "/", "a/b", true},
+		{"/", "/", ".", true},
+		{"/a", "/a/b", "", false},
+		{"/a/b/c", "/a/", "b/c", true},
+	}
+	if runtime.GOOS == "windows" {
+		tests = []struct {
+			p, dir, rel string
+			ok          bool
+		}{
+			{`C:\Users\you\Notes\a.md`, `C:\Users\you\Notes`, "a.md", true},
+			{`C:\users\YOU\notes\sub\a.md`, `C:\Users\you\Notes`, "sub/a.md", true}, // NTFS ignores case
+			{`C:\Users\you\AppData\Local\packfs-mcp`, `c:\users\you`, "AppData/Local/packfs-mcp", true},
+			{`C:\Users\you\Notes`, `C:\Users\you\Notes\`, ".", true},
+			{`C:\Users\you\Notesx`, `C:\Users\you\Notes`, "", false},
+			{`D:\Users\you\Notes`, `C:\Users\you\Notes`, "", false},
+			{`C:\x`, `C:\`, "x", true},
+		}
+	}
+	for _, tt := range tests {
+		if rel, ok := HostRel(tt.p, tt.dir); rel != tt.rel || ok != tt.ok {
+			t.Errorf("HostRel(%q, %q) = %q, %v; want %q, %v", tt.p, tt.dir, rel, ok, tt.rel, tt.ok)
+		}
 	}
 }

@@ -231,20 +231,8 @@ func (r *Roots) Instructions() string {
 	return r.top.instructions(r.Names())
 }
 
-// hostRel returns the host path p relative to the host folder dir ("." for dir itself), and whether
-// p is dir or lies below it; dir may be "/".
-func hostRel(p, dir string) (string, bool) {
-	switch rest, ok := strings.CutPrefix(p, strings.TrimSuffix(dir, "/")+"/"); {
-	case p == dir:
-		return ".", true
-	case ok:
-		return rest, true
-	}
-	return "", false
-}
-
 // inDir reports whether the host path p is the folder dir or lies below it.
 func inDir(p, dir string) bool {
-	_, ok := hostRel(p, dir)
+	_, ok := fsroot.HostRel(p, dir)
 	return ok
 }

@@ -149,7 +149,7 @@ func (r *Roots) otherRoots(s *Server, doc string, d *DocumentLinks) {
 			continue // broken within its own root
 		}
 		for _, o := range r.list() {
-			if rel, ok := hostRel(host, o.cfg.Root.Dir()); ok && o != s {
+			if rel, ok := fsroot.HostRel(host, o.cfg.Root.Dir()); ok && o != s {
 				d.Links[i].Status, d.Links[i].To = statusOtherRoot, o.show(rel)
 				moved[[2]any{l.Line, l.Target}] = true
 			}

@@ -405,25 +405,6 @@ func strs(v reflect.Value, name string, f func(name, s string)) {
 	}
 }
 
-func TestHostRel(t *testing.T) {
-	tests := []struct {
-		p, dir, rel string
-		ok          bool
-	}{
-		{"/a/b", "/a", "b", true},
-		{"/a", "/a", ".", true},
-		{"/ab", "/a", "", false},
-		{"/a/b", "/", "a/b", true},
-		{"/", "/", ".", true},
-		{"/a", "/a/b", "", false},
-	}
-	for _, tt := range tests {
-		if rel, ok := hostRel(tt.p, tt.dir); rel != tt.rel || ok != tt.ok {
-			t.Errorf("hostRel(%q, %q) = %q, %v; want %q, %v", tt.p, tt.dir, rel, ok, tt.rel, tt.ok)
-		}
-	}
-}
-
 // TestCoverageMerge checks what a search over several roots says of their indexes while one is
 // being built: the counts add up, a total still being counted leaves the merged total out rather
 // than showing a part as the whole, and each root's message is named.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"log"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -95,7 +96,7 @@ func (l *clientLog) remember(paths ...string) {
 	l.knownMu.Lock()
 	defer l.knownMu.Unlock()
 	for _, p := range paths {
-		if len(p) > 1 && strings.HasPrefix(p, "/") && !slices.Contains(l.known, p) {
+		if len(p) > 1 && filepath.IsAbs(p) && !slices.Contains(l.known, p) {
 			l.known = append(l.known, p)
 		}
 	}
@@ -141,9 +142,11 @@ func (w *levelWriter) Write(p []byte) (int, error) {
 }
 
 // hostPath matches an absolute path where a log line can hold one: at its start, or after a space,
-// a quote, a parenthesis, a bracket, an equals sign or "file://" (a client's root). A root-relative
-// name never starts with a slash, and another URL's "//" follows a colon.
-var hostPath = regexp.MustCompile(`(^|[\s"'(\[=]|file://)/[^\s"',;:)\]]*`)
+// a quote, a parenthesis, a bracket, an equals sign or "file://" (a client's root). It is a Unix
+// path ("/srv/x"), a Windows one with a drive (`C:\Users\x`, "C:/x", "/C:/x" in a file URI) or a UNC or device one
+// (`\\server\share`). A root-relative name starts with none of these (the policy refuses drive
+// and UNC forms), and another URL's "//" follows a colon.
+var hostPath = regexp.MustCompile(`(^|[\s"'(\[=]|file://)(/[A-Za-z]:[\\/]|/|[A-Za-z]:[\\/]|\\\\)[^\s"',;:)\]]*`)
 
 // clientLine is what a client receives of the log line p: its first line, every absolute path
 // replaced by <host path>.

@@ -130,6 +130,12 @@ func TestClientLine(t *testing.T) {
 		{"client root file:///home/u/notes refused", "client root file://<host path> refused"},
 		{"client root file:/// refused", "client root file://<host path> refused"},
 		{"two lines /x\n/y", "two lines <host path>"},
+		// Windows host paths: a drive, either slash, a UNC share.
+		{`index C:\Users\you\AppData\Local\packfs-mcp\index\ab12: in use`, "index <host path>: in use"},
+		{`serving "D:/Notes/work"`, `serving "<host path>"`},
+		{`root \\server\share\notes refused`, "root <host path> refused"},
+		{"client root file:///C:/Users/you/Notes refused", "client root file://<host path> refused"},
+		{"a drive-relative name x:y.md stays", "a drive-relative name x:y.md stays"},
 	}
 	for _, tt := range tests {
 		if got := l.clientLine([]byte(tt.line + "\n")); got != tt.want {

@@ -321,7 +321,8 @@ func (a *app) hostPaths() []string {
 }
 
 func within(p, dir string) bool {
-	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
+	_, ok := fsroot.HostRel(p, dir)
+	return ok
 }
 
 // banner is the line the server logs when it starts: its version, what it serves and how.
