@@ -31,13 +31,28 @@ var (
 		{`\\?\C:\x.md`, "INVALID_PATH", ""},
 		{`\\.\pipe\x.md`, "INVALID_PATH", ""},
 		{`\\server\share\x.md`, "INVALID_PATH", ""},
+		// The rest of the shared cases F61 and F62.
+		{"id_rsa ", "PATH_BLOCKED", ""},
+		{"notes./x.md", "INVALID_PATH", ""},
+		{"SECRET~1.PEM", "PATH_BLOCKED", ""},
+		{`C:\x.md`, "INVALID_PATH", ""},
+		{"c:/x.md", "INVALID_PATH", ""},
+		{`\\?\C:\root\..\x.md`, "INVALID_PATH", ""},
+		{`\\.\C:`, "INVALID_PATH", ""},
+		{`\\?\UNC\srv\share\x.md`, "INVALID_PATH", ""},
+		{`notes\..\..\x.md`, "INVALID_PATH", ""},
 	}
-	onWindows = []string{"NUL.md", "notes/COM1.txt", "CONIN$", "aux .md", "notes/x:y.md", "notes.md:stream.md", "PROGRA~1/x.md", "NOTES~12.MD", "what?.md"}
+	onWindows = []string{"NUL.md", "notes/COM1.txt", "CONIN$", "LPT9", "aux .md", "notes/x:y.md", "notes.md:stream.md",
+		"a.md:hidden", "a.md::$DATA", "PROGRA~1/x.md", "NOTES~12.MD", "what?.md"}
 	// notOnLinux are names the Linux build refuses for another reason.
-	notOnLinux = map[string]string{"CONIN$": "EXTENSION_NOT_ALLOWED"}
+	notOnLinux = map[string]string{"CONIN$": "EXTENSION_NOT_ALLOWED", "LPT9": "EXTENSION_NOT_ALLOWED", "a.md:hidden": "EXTENSION_NOT_ALLOWED", "a.md::$DATA": "EXTENSION_NOT_ALLOWED"}
+	// caseVariants are the shared case F60: spellings of blocked names that a case-insensitive
+	// filesystem opens as the name itself. Each meets the refusal of its lower-case form in every
+	// operation.
+	caseVariants = []string{".ENV", ".Env.local", "ID_RSA", ".SSH/config", "Secret.PEM", "NODE_MODULES/x.md"}
 )
 
-// TestWindowsNames runs the name cases through the Linux binary, and
+// TestWindowsNames runs the shared cases F60 to F62 through the Linux binary, and
 // through the Windows build under Wine when Wine is set up
 // (../shared/tools/windows-go-test does it; PACKFS_REQUIRE_WINE=1, as in
 // CI, makes its absence a failure). Each case is a create with writing on,
@@ -94,6 +109,21 @@ func nameCases(t *testing.T, s *session, windows bool) {
 					t.Errorf("the refusal does not say why: %q", msg)
 				}
 			}})
+	}
+	for _, p := range caseVariants {
+		for op, args := range map[string]struct {
+			tool string
+			args map[string]any
+		}{
+			"read":      {reader, access("read", p)},
+			"list":      {searcher, intent("list", p, nil)},
+			"search":    {searcher, map[string]any{"purpose": "search_content", "target": map[string]any{"path": p, "query": "x"}}},
+			"create":    {writer, intent("create", p, map[string]any{"content": "x\n", "options": map[string]any{"createPath": true}})},
+			"move onto": {writer, map[string]any{"purpose": "move", "target": map[string]any{"path": "notes/a.md", "destination": p}}},
+			"copy onto": {writer, map[string]any{"purpose": "copy", "target": map[string]any{"path": "notes/a.md", "destination": p}}},
+		} {
+			cases = append(cases, toolCase{name: op + " " + p, tool: args.tool, args: args.args, code: "PATH_BLOCKED"})
+		}
 	}
 	runCases(t, s, cases)
 }
