@@ -13,7 +13,7 @@ import (
 
 func newIgnore(t *testing.T, global []string, tree ...string) (string, *Ignore) {
 	t.Helper()
-	dir := t.TempDir()
+	dir := tempDir(t)
 	makeTree(t, dir, dir, tree...)
 	root, err := fsroot.Open(dir, fsroot.Options{})
 	mustOK(t, err)

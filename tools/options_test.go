@@ -226,7 +226,7 @@ type optionEnv struct {
 
 func newOptionEnv(t *testing.T, table optionTable) *optionEnv {
 	t.Helper()
-	base := t.TempDir()
+	base := tempDir(t)
 	dir := filepath.Join(base, "root")
 	mustOK(t, os.Mkdir(dir, 0o755))
 	makeTree(t, dir, base, table.tree...)
@@ -289,7 +289,7 @@ func (e *optionEnv) call(t *testing.T, tool string, args map[string]any) optionR
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(e.root, p)
+		rel := relSlash(e.root, p)
 		if d.IsDir() {
 			out.Tree[rel] = "/"
 		} else if b, err := os.ReadFile(p); err == nil {

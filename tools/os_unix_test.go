@@ -18,3 +18,9 @@ func cpuTime(b *testing.B) time.Duration {
 	mustOKB(b, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// underWine is false: this is not Windows.
+const underWine = false
+
+// tempDir is t.TempDir.
+func tempDir(t *testing.T) string { t.Helper(); return t.TempDir() }

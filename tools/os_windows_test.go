@@ -3,6 +3,9 @@
 package tools
 
 import (
+	"io/fs"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -22,4 +25,31 @@ func cpuTime(b *testing.B) time.Duration {
 // ticks is a FILETIME that holds a duration (in 100 ns units), not a date.
 func ticks(f windows.Filetime) time.Duration {
 	return time.Duration(int64(f.HighDateTime)<<32|int64(f.LowDateTime)) * 100
+}
+
+// underWine reports that the tests run under Wine, which has no reparse
+// points, no POSIX rename or delete, and whose ntdll exports wine_get_version.
+var underWine = windows.NewLazySystemDLL("ntdll.dll").NewProc("wine_get_version").Find() == nil
+
+// tempDir is t.TempDir, emptied first by os.Remove, entry by entry, at
+// the end of the test: os.RemoveAll's handle-relative delete answers
+// "Invalid function" under Wine 8, which lacks FileDispositionInformationEx.
+func tempDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	t.Cleanup(func() {
+		var all []string
+		filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
+			if err == nil && p != dir {
+				all = append(all, p)
+			}
+			return nil
+		})
+		for i := len(all) - 1; i >= 0; i-- {
+			os.Chmod(all[i], 0o666)
+			os.Remove(all[i])
+		}
+		os.Remove(dir)
+	})
+	return dir
 }

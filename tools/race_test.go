@@ -98,10 +98,13 @@ type raceEnv struct {
 // marker) and base/root from rootEntries (see makeTree), and serves the root with a Server whose
 // rate limit is effectively off.
 func newRaceEnv(t *testing.T, rootEntries ...string) *raceEnv {
+	if underWine {
+		t.Skip("the races swap links and folders, and rename over files held open: Wine has no links, no exchange and no POSIX rename")
+	}
 	t.Helper()
 	e := &raceEnv{
 		t:      t,
-		base:   t.TempDir(),
+		base:   tempDir(t),
 		marker: "OUTSIDE-MARKER-" + strings.ToUpper(rand.Text()[:12]),
 		codes:  map[string]int{},
 		calls:  map[string]int{},
@@ -150,7 +153,7 @@ func makeTree(t *testing.T, dir, base string, entries ...string) {
 			name, target, _ := strings.Cut(ent, " => ")
 			p := filepath.Join(dir, name)
 			if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
-				err = os.Symlink(strings.ReplaceAll(target, "{base}", base), p)
+				err = symlink(t, strings.ReplaceAll(target, "{base}", base), p)
 			}
 		case strings.HasSuffix(ent, "/"):
 			err = os.MkdirAll(filepath.Join(dir, ent), 0o755)
@@ -205,7 +208,7 @@ func snapshotOutside(t *testing.T, base string) map[string]string {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(base, p)
+		rel := relSlash(base, p)
 		val := info.Mode().String()
 		switch {
 		case info.Mode()&fs.ModeSymlink != 0:
@@ -351,7 +354,7 @@ func tempFiles(t *testing.T, dir string) []string {
 			return err
 		}
 		if strings.HasPrefix(d.Name(), fsroot.TempPrefix) {
-			rel, _ := filepath.Rel(dir, p)
+			rel := relSlash(dir, p)
 			out = append(out, rel)
 		}
 		return nil

@@ -184,7 +184,7 @@ func TestMentionsIndexOrWalk(t *testing.T) {
 		"ünï/cödé.md=# Accents\n",
 		"accents.txt=see ünï/cödé.md\n",
 	}, moveTree...)
-	dir := t.TempDir()
+	dir := tempDir(t)
 	makeTree(t, dir, dir, tree...)
 	walked := configOver(t, dir)
 	cfg := walked
@@ -213,7 +213,7 @@ func TestMentionsIndexOrWalk(t *testing.T) {
 // the answer lists no more than MaxMentions lines while counting them all.
 func TestMentionsBounds(t *testing.T) {
 	t.Run("lines", func(t *testing.T) {
-		dir := t.TempDir()
+		dir := tempDir(t)
 		makeTree(t, dir, dir, "old.md=x", "list.txt="+strings.Repeat("old.md\n", MaxMentions+5))
 		got := unhurried(New(configOver(t, dir))).mentions(context.Background(), "old.md", "new.md")
 		if len(got.lines) != MaxMentions || got.total != MaxMentions+5 || got.cut != "" {
@@ -226,7 +226,7 @@ func TestMentionsBounds(t *testing.T) {
 		}
 	})
 	t.Run("files", func(t *testing.T) {
-		dir := t.TempDir()
+		dir := tempDir(t)
 		for i := range MaxMentionFiles + 1 {
 			mustOK(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%05d.txt", i)), []byte("nothing\n"), 0o644))
 		}
@@ -237,7 +237,7 @@ func TestMentionsBounds(t *testing.T) {
 		}
 	})
 	t.Run("bytes", func(t *testing.T) {
-		dir := t.TempDir()
+		dir := tempDir(t)
 		big := []byte(strings.Repeat("x", 1<<20-1) + "\n")
 		per := fsroot.DefaultMaxFileSize / int64(len(big))
 		for i := range int(MaxMentionBytes/(per*int64(len(big)))) + 1 {
@@ -264,7 +264,7 @@ func TestMentionsBounds(t *testing.T) {
 		}
 	})
 	t.Run("time", func(t *testing.T) {
-		dir := t.TempDir()
+		dir := tempDir(t)
 		makeTree(t, dir, dir, "old.md=x", "list.txt=old.md\n")
 		s := New(configOver(t, dir))
 		s.mentionBudget = time.Nanosecond
@@ -392,7 +392,7 @@ func TestMoveChecksLinks(t *testing.T) {
 // to come back, while the index is being built: the index knows only some of the links, and a move
 // would rewrite those and report the rest as checked.
 func TestMoveWhileIndexing(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	makeTree(t, dir, dir, moveTree...)
 	cfg := configOver(t, dir)
 	cfg.Engine = semantic.New(semantic.Options{FS: cfg.Root.FS(), Allow: func(name string, isDir bool) bool { return cfg.Policy.CheckName(name, isDir) == nil }})

@@ -20,7 +20,7 @@ import (
 // an alias of its own), and the publish menu that names the note; the move then leaves no link
 // broken and the note with all its backlinks.
 func TestMoveVault(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	copyTree(t, corpora.Dir(t, corpora.Obsidian), dir)
 	cfg := configOver(t, dir)
 	cfg.Engine = semantic.New(semantic.Options{FS: cfg.Root.FS(), Allow: func(name string, isDir bool) bool { return cfg.Policy.CheckName(name, isDir) == nil }})
@@ -89,7 +89,7 @@ func copyTree(t *testing.T, src, dst string) {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		rel, _ := filepath.Rel(src, p)
+		rel := relSlash(src, p)
 		b, err := os.ReadFile(p)
 		if err != nil {
 			return err

@@ -43,7 +43,7 @@ const resourceMarker = "OUTSIDE-RESOURCE-MARKER"
 // (see makeTree), and serves the root with cfg's permissions, limiter and size limit.
 func newResourceEnv(t *testing.T, cfg Config, entries ...string) *resourceEnv {
 	t.Helper()
-	base := t.TempDir()
+	base := tempDir(t)
 	dir := filepath.Join(base, "root")
 	makeTree(t, base, base, "outside/secret.md="+resourceMarker+"\n", "root/")
 	makeTree(t, dir, base, entries...)

@@ -77,7 +77,7 @@ func rankedFiles(t *testing.T, out map[string]any) []rankedFile {
 // newRootsEnv's roots.
 func newOneRootEnv(t *testing.T, trees map[string][]string) *rootsEnv {
 	t.Helper()
-	base := t.TempDir()
+	base := tempDir(t)
 	dir := filepath.Join(base, "one")
 	for name, tree := range trees {
 		mustOK(t, os.MkdirAll(filepath.Join(dir, name), 0o755))

@@ -30,7 +30,7 @@ type rootsEnv struct {
 
 func newRootsEnv(t *testing.T, trees map[string][]string) *rootsEnv {
 	t.Helper()
-	base := t.TempDir()
+	base := tempDir(t)
 	env := &rootsEnv{base: base, roots: NewRoots(Config{
 		Limiter:     security.NewLimiter(security.LimitConfig{MaxRequests: 1 << 30}),
 		Permissions: security.AllPermissions(),
@@ -459,7 +459,7 @@ func TestRootsToolDescriptions(t *testing.T) {
 		}
 	}
 	one := NewRoots(Config{Permissions: security.AllPermissions()}, false)
-	mustOK(t, one.Add(testMount(t, "", t.TempDir(), false)))
+	mustOK(t, one.Add(testMount(t, "", tempDir(t), false)))
 	for _, st := range one.Tools() {
 		if strings.Contains(st.Tool.Description, "Several folders") {
 			t.Errorf("one root's %s speaks of several folders: %q", st.Tool.Name, st.Tool.Description)

@@ -13,8 +13,8 @@ import (
 // TestVisible checks the one rule for what the tools can see, on a real folder: the listing, the
 // index and doctor all ask it.
 func TestVisible(t *testing.T) {
-	dir := t.TempDir()
-	outside := t.TempDir()
+	dir := tempDir(t)
+	outside := tempDir(t)
 	write := func(name string) {
 		t.Helper()
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
@@ -35,10 +35,10 @@ func TestVisible(t *testing.T) {
 	}
 	must(os.Link(filepath.Join(dir, "h1.md"), filepath.Join(dir, "h2.md")))
 	must(os.WriteFile(filepath.Join(outside, "o.md"), []byte("x\n"), 0o644))
-	must(os.Symlink("a.md", filepath.Join(dir, "to-a.md")))
-	must(os.Symlink(".env", filepath.Join(dir, "to-env.md")))
-	must(os.Symlink(filepath.Join(outside, "o.md"), filepath.Join(dir, "to-outside.md")))
-	must(os.Symlink("gone.md", filepath.Join(dir, "to-nothing.md")))
+	must(symlink(t, "a.md", filepath.Join(dir, "to-a.md")))
+	must(symlink(t, ".env", filepath.Join(dir, "to-env.md")))
+	must(symlink(t, filepath.Join(outside, "o.md"), filepath.Join(dir, "to-outside.md")))
+	must(symlink(t, "gone.md", filepath.Join(dir, "to-nothing.md")))
 	mkfifo(t, filepath.Join(dir, "pipe.md"))
 
 	for _, allow := range []bool{false, true} {
