@@ -41,9 +41,6 @@ type Appender struct {
 // [Options.AllowHardLinks]), [fs.ErrNotExist] (a missing parent),
 // [ErrNotDir], [fs.ErrPermission].
 func (r *Root) OpenAppend(name string) (*Appender, error) {
-	if err := checkName(name); err != nil {
-		return nil, r.pathErr("open", name, err)
-	}
 	if name == "." {
 		return nil, r.pathErr("open", name, ErrIsRoot)
 	}
@@ -54,64 +51,48 @@ func (r *Root) OpenAppend(name string) (*Appender, error) {
 	return &Appender{f: f, name: name, r: r}, nil
 }
 
-// openAppend implements OpenAppend, returning a cause for pathErr.
+// openAppend implements OpenAppend, returning a cause for pathErr. The
+// name is looked up once, a final link not followed, and the file opened
+// or created in the directory the lookup ended in, never following a
+// link there either; the open handle is judged last.
 func (r *Root) openAppend(name string) (*os.File, error) {
-	f, err := r.root.OpenFile(name, appendFlags|os.O_CREATE|os.O_EXCL, appendPerm)
-	if err == nil {
-		return f, nil // a new, empty regular file: nothing to check
-	}
-	if !errors.Is(err, fs.ErrExist) {
-		return nil, err
-	}
-	// The name exists. Judge the entry itself first, so a link is refused
-	// rather than followed.
-	fi, err := r.root.Lstat(name)
+	e, err := r.lookupLink(name)
 	if err != nil {
 		return nil, err
 	}
-	if err := r.checkAppendable(fi); err != nil {
-		return nil, err
-	}
-	// Without O_CREATE the open creates nothing, even if a link was
-	// swapped in since the Lstat (os.Root would follow it, inside the
-	// root); the checks below then refuse what it reached.
-	f, err = r.root.OpenFile(name, appendFlags, 0)
-	if err != nil {
-		if errors.Is(err, syscall.ENXIO) { // a FIFO without a reader, or a socket
-			return nil, ErrNotRegular
+	defer e.Close()
+	if e.exists {
+		if err := r.Refuses(e.info); err != nil {
+			return nil, err // a link (refused, not followed), a folder, a device
 		}
+	}
+	var fd handle
+	err = e.at(func(dir handle, elem string) error {
+		var err error
+		fd, err = appendFD(dir, elem, !e.exists, appendPerm)
+		if errors.Is(err, fs.ErrExist) && !e.exists {
+			fd, err = appendFD(dir, elem, false, 0) // made meanwhile: judged below
+		}
+		return err
+	})
+	switch {
+	case errors.Is(err, syscall.ELOOP): // a link swapped in
+		return nil, withCause(ErrNotRegular, syscall.ELOOP)
+	case errors.Is(err, syscall.ENXIO): // a FIFO without a reader, or a socket
+		return nil, ErrNotRegular
+	case err != nil:
 		return nil, err
 	}
-	opened, err := f.Stat()
+	// Judged by its handle, which counts links on every system.
+	st, err := fstatFD(fd)
 	if err == nil {
-		// Judged by its handle, which counts links on every system.
-		var st sysStat
-		if st, err = handleStat(f); err == nil {
-			err = r.Refuses(statInfo("", "", &st))
-		}
-	}
-	if err == nil {
-		// The handle must be the entry the name holds now, not a file a
-		// swapped-in link led to.
-		var now fs.FileInfo
-		if now, err = r.root.Lstat(name); err == nil && !os.SameFile(opened, now) {
-			err = ErrNotRegular
-		}
+		err = r.Refuses(statInfo("", "", &st))
 	}
 	if err != nil {
-		f.Close()
+		closeHandle(fd)
 		return nil, err
 	}
-	return f, nil
-}
-
-// checkAppendable refuses a symbolic link, then whatever [Root.Refuses]
-// refuses.
-func (r *Root) checkAppendable(fi fs.FileInfo) error {
-	if fi.Mode()&fs.ModeSymlink != 0 {
-		return ErrNotRegular
-	}
-	return r.Refuses(newInfo("", fi))
+	return os.NewFile(uintptr(fd), name), nil
 }
 
 // Name returns the root-relative name the Appender was opened with.

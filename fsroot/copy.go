@@ -6,7 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 )
 
 // CopyFile copies the regular file src reached to name in r, atomically,
@@ -58,53 +57,63 @@ func (r *Root) CopyFile(ctx context.Context, src *Entry, name string, overwrite 
 	if info.Size > max {
 		return "", 0, src.r.pathErr("read", src.name, ErrTooLarge)
 	}
-	// As in CreateFile, the temporary file lives and dies in one
-	// directory handle.
-	d, err := r.root.OpenRoot(path.Dir(name))
+	dst, err := r.lookupLink(name)
 	if err != nil {
 		return "", 0, r.pathErr("copy", name, err)
 	}
-	defer d.Close()
+	defer dst.Close()
+	switch {
+	case dst.exists && !overwrite:
+		return "", 0, r.pathErr("copy", name, fs.ErrExist)
+	case dst.exists && dst.info.Type == TypeDir:
+		return "", 0, r.pathErr("copy", name, ErrIsDir)
+	}
 	var (
 		h       VersionHash
 		n       int64
 		readErr error
 	)
-	tmp, err := r.writeTempWith(d, info.Mode.Perm(), func(f *os.File) error {
-		var err error
-		n, err = copyBounded(ctx, f, fdReader(fd), &h, info.Size, max)
-		var we *writeError
-		if errors.As(err, &we) {
-			return we.err
+	// As in CreateFile, the temporary file lives and dies in one
+	// directory handle: the one the lookup of name ended in.
+	err = dst.at(func(dir handle, elem string) error {
+		tmp, err := r.writeTempWith(dir, info.Mode.Perm(), func(f *os.File) error {
+			var err error
+			n, err = copyBounded(ctx, f, fdReader(fd), &h, info.Size, max)
+			var we *writeError
+			if errors.As(err, &we) {
+				return we.err
+			}
+			readErr = err
+			return err
+		})
+		if err != nil {
+			return err
 		}
-		readErr = err
+		defer r.done(tmp)
+		if overwrite {
+			err = renameFD(dir, tmp, dir, elem)
+		} else {
+			err = linkFD(dir, tmp, dir, elem)
+		}
+		if err != nil || !overwrite {
+			removeFD(dir, tmp, false)
+		}
+		if err == nil {
+			syncFD(dir)
+		}
 		return err
 	})
+	if readErr != nil {
+		return "", 0, src.r.pathErr("read", src.name, readErr)
+	}
 	if err != nil {
-		if readErr != nil {
-			return "", 0, src.r.pathErr("read", src.name, readErr)
+		// A rename replaces anything but a directory (swapped in since
+		// the lookup).
+		if err = r.cause(err); errors.Is(err, fs.ErrExist) && overwrite {
+			err = withCause(ErrIsDir, err)
 		}
 		return "", 0, r.pathErr("copy", name, err)
 	}
-	defer r.done(tmp)
-	if overwrite {
-		err = d.Rename(tmp, path.Base(name))
-		if err != nil {
-			removeIn(d, tmp)
-			// A rename replaces anything but a directory, which os
-			// refuses as existing.
-			if err = r.cause(err); errors.Is(err, fs.ErrExist) {
-				err = withCause(ErrIsDir, err)
-			}
-		}
-	} else {
-		err = d.Link(tmp, path.Base(name))
-		removeIn(d, tmp)
-	}
-	if err != nil {
-		return "", 0, r.pathErr("copy", name, err)
-	}
-	syncDir(d)
 	return h.Version(), n, nil
 }
 
@@ -154,13 +163,18 @@ func copyBounded(ctx context.Context, dst io.Writer, src io.Reader, h *VersionHa
 // [ErrEscapes], [fs.ErrExist] (also for "."), [fs.ErrNotExist],
 // [ErrNotDir], [fs.ErrPermission].
 func (r *Root) Mkdir(name string) error {
-	if err := checkName(name); err != nil {
-		return r.pathErr("mkdir", name, err)
-	}
 	if name == "." {
 		return r.pathErr("mkdir", name, fs.ErrExist)
 	}
-	if err := r.root.Mkdir(name, dirPerm); err != nil {
+	e, err := r.lookupLink(name)
+	if err == nil {
+		err = fs.ErrExist
+		if !e.exists {
+			err = e.at(func(dir handle, elem string) error { return mkdirFD(dir, elem, dirPerm) })
+		}
+		e.Close()
+	}
+	if err != nil {
 		return r.pathErr("mkdir", name, err) // EEXIST matches fs.ErrExist
 	}
 	return nil

@@ -1,27 +1,32 @@
 package fsroot
 
 import (
+	"errors"
 	"io/fs"
 	"os"
+	"syscall"
 	"time"
 )
 
-// This file holds the few operations fsroot performs relative to an open
-// directory handle rather than through os.Root: Walk, listings and lookups
-// ([Root.Lookup]) need to stat, read links and descend in constant time per
-// component however deep they are, and os.Root offers neither a stat
-// relative to a handle nor a non-blocking OpenRoot. Each call takes a
-// single entry name (never containing "/", never "." or ".."), and never
-// follows a symbolic link, so it cannot leave the directory. Each system
-// gives them in a file of its own: openat, fstatat and readlinkat on Linux,
-// macOS and the BSDs (sys_unix.go), NtCreateFile relative to a directory
-// handle with FILE_OPEN_REPARSE_POINT on Windows (sys_windows.go).
+// This file holds what every system shares of the few operations fsroot
+// performs, all relative to an open directory handle: [Root.Lookup] and
+// Walk stat, read links and descend in constant time per component however
+// deep they are, and every write acts through the handle of the directory
+// its lookup ended in. Each call takes a single entry name (never
+// containing "/", never "." or ".."), and never follows a symbolic link,
+// so it cannot leave the directory. Each system gives them in a file of
+// its own: openat, fstatat, readlinkat, renameat, linkat, unlinkat and
+// mkdirat on Linux, macOS and the BSDs (sys_unix.go), NtCreateFile
+// relative to a directory handle with FILE_OPEN_REPARSE_POINT and
+// NtSetInformationFile on the handle it opened on Windows
+// (sys_windows.go).
 //
 // Every system's file provides: the type handle (a descriptor, or a
 // HANDLE) and noHandle; closeHandle; openDirFD, openFileFD, lstatFD,
-// readlinkFD and fstatFD; control (the handle of an *os.File); fdReader;
-// tryFlock and errLocked; renameatNoReplace; and the open flags readFlags,
-// dirFlags, tempFlags, appendFlags and noFollow.
+// readlinkFD and fstatFD; createFD, appendFD, lockFileFD, renameFD,
+// renameatNoReplace, linkFD, removeFD, mkdirFD and syncFD; control (the
+// handle of an *os.File); fdReader; tryFlock and errLocked; and the open
+// flags readFlags and dirFlags.
 
 // sysStat is what fsroot needs of a file's status, from any system.
 type sysStat struct {
@@ -106,4 +111,42 @@ func statInfo(p, name string, st *sysStat) Info {
 		Mode:    st.mode,
 		Links:   st.links,
 	}
+}
+
+// removeAllFD removes the entry name of dir and, if it is a directory,
+// everything below it, entry by entry through directory handles, never
+// following a link: a link to a directory is removed itself.
+func removeAllFD(dir handle, name string) error {
+	st, err := lstatFD(dir, name)
+	if err != nil {
+		return err
+	}
+	if !st.mode.IsDir() {
+		return removeFD(dir, name, false)
+	}
+	if err := removeFD(dir, name, true); !errors.Is(err, syscall.ENOTEMPTY) {
+		return err
+	}
+	sub, err := openDirFD(dir, name)
+	if err != nil {
+		return err
+	}
+	f := os.NewFile(uintptr(sub), name)
+	// Every name first: a directory read while its entries go may skip
+	// some.
+	names, err := f.Readdirnames(-1)
+	for _, n := range names {
+		if err != nil {
+			break
+		}
+		err = control(f, func(h handle) error { return removeAllFD(h, n) })
+		if errors.Is(err, fs.ErrNotExist) {
+			err = nil // removed meanwhile
+		}
+	}
+	f.Close() // before the directory itself goes: Windows keeps it while open
+	if err != nil {
+		return err
+	}
+	return removeFD(dir, name, true)
 }

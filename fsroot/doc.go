@@ -1,7 +1,11 @@
 // Package fsroot is the only package of packfs-mcp that touches the
-// operating system's filesystem. A [Root] wraps one [os.Root] and every
-// operation goes through it, so names are resolved component by component
-// relative to an open directory handle rather than as host path strings.
+// operating system's filesystem. A [Root] holds one handle of the root
+// directory, opened through an [os.Root], and every operation resolves its
+// names from that handle with one resolver, [Root.Lookup]: component by
+// component, relative to an open directory handle, never as host path
+// strings. What a lookup found is what the operation then acts on: an
+// [Entry] holds the handle of the directory where the name ended, and
+// reads, writes, creates, removals and renames go through it.
 //
 // # Guarantees
 //
@@ -14,7 +18,7 @@
 // fsroot never joins a name to the root's host path and never calls os or
 // filepath functions on such a join.
 //
-// Through the [os.Root], no operation reaches outside the root by "..",
+// No operation reaches outside the root by "..",
 // absolute paths or symbolic links: an absolute link, or a relative link
 // whose target climbs above the root, gives [ErrEscapes]. Errors are
 // [*fs.PathError] values (or [*os.LinkError] for [Root.Rename]) carrying
@@ -44,8 +48,8 @@
 // directory handle the rename then uses, and rename only if it matches.
 // RemoveIf and RenameIf read the file, then unlink or rename at once.
 //
-// The check and the replace are still separate system calls: os.Root,
-// and POSIX, have no compare-and-swap of a file's content. A save landing
+// The check and the replace are still separate system calls: POSIX and
+// Windows have no compare-and-swap of a file's content. A save landing
 // in the window from the check's open of the file to the rename (the time
 // to read and hash the file, tens of microseconds for a note, a few
 // milliseconds for a file of a few MiB: BenchmarkConditionalWrite) is lost
@@ -70,10 +74,10 @@
 // that take no lock (an editor saving, a sync client) can still land in
 // the window above; the version check is what catches them.
 //
-// # What os.Root does not block, and what fsroot adds
+// # What confining names does not block, and what fsroot adds
 //
-// [os.Root] confines name resolution; it does not judge what a name
-// refers to. fsroot adds:
+// Resolving names inside the root confines where they lead; it does not
+// judge what a name refers to. fsroot adds:
 //
 //   - FIFOs: opening a FIFO for reading blocks until a writer appears, so a
 //     read could hang forever. fsroot opens with O_NONBLOCK, checks the
@@ -81,12 +85,12 @@
 //     [ErrNotRegular]. [Root.Walk] skips FIFOs silently.
 //   - Devices and sockets: a device node inside the root opens the device
 //     (/dev/zero never ends; a tty may become the controlling terminal). A
-//     link to /dev/... is absolute and already refused by os.Root; a device
+//     link to /dev/... is absolute and already refused as an escape; a device
 //     node or socket inside the root is refused with [ErrNotRegular] (a
 //     stat before the open avoids touching the device at all, the fstat of
 //     the handle is the check that counts; O_NOCTTY is always set).
 //   - /proc and other pseudo-filesystems: their magic links (such as
-//     /proc/self/root) read as absolute text and are refused by os.Root;
+//     /proc/self/root) read as absolute text and are refused as escapes;
 //     their files report size 0 but may be large or endless, so every read
 //     is bounded by the bytes actually read, never by the reported size.
 //   - Bind mounts: a bind mount inside the root that shows a directory from
@@ -113,12 +117,17 @@
 // Listings, walks and lookups read entries, stat them, read link texts and
 // descend with getdents, fstatat, readlinkat and
 // openat(O_NOFOLLOW|O_DIRECTORY) relative to a directory handle that
-// starts at the root's, opened through the os.Root, one entry name at a
-// time, so each component costs the same at any depth and none can follow
-// a link or block on a FIFO. A lookup follows a link only by reading its
-// text and walking that, with the checks os.Root makes: an absolute text,
-// or a ".." above the root, is [ErrEscapes]. Reads ([Root.ReadFile],
-// [Root.FS], [Root.AppendFile]) go through a lookup.
+// starts at the root's, one entry name at a time, so each component costs
+// the same at any depth and none can follow a link or block on a FIFO. A
+// lookup follows a link only by reading its text and walking that: an
+// absolute text, or a ".." above the root, is [ErrEscapes]. Writes create,
+// rename, link and remove with openat(O_CREAT|O_EXCL|O_NOFOLLOW),
+// renameat, linkat, unlinkat and mkdirat relative to the handle the
+// lookup of their name ended in (a final link is followed by writes of
+// content, and is itself the entry for removals, renames and creates).
+// Every method goes through a lookup; [Entry.WriteFileIf],
+// [Entry.AppendFileIf] and [Entry.CreateFile] let a caller that judged
+// [Entry.Path] write the very entry it judged.
 //
 // fsroot builds on Linux, macOS, the BSDs and Windows, and is tested on
 // Linux (Windows in part, under Wine). On macOS a move that must not

@@ -72,7 +72,7 @@ var errLoop = &multiError{msg: ErrLoop.Error(), errs: []error{ErrLoop, ErrInvali
 // pathErr builds the error every method returns: op, the root-relative
 // name, and a cause free of host paths.
 func (r *Root) pathErr(op, name string, err error) error {
-	return &fs.PathError{Op: op, Path: name, Err: r.cause(r.onTheWay(name, err))}
+	return &fs.PathError{Op: op, Path: name, Err: r.cause(err)}
 }
 
 // cause strips the path-carrying wrappers os puts around an error (their
@@ -94,9 +94,6 @@ func (r *Root) cause(err error) error {
 			break
 		}
 		err = next
-	}
-	if r.escapeErr != nil && err == r.escapeErr {
-		return ErrEscapes
 	}
 	errno, ok := err.(syscall.Errno)
 	if !ok {

@@ -3,6 +3,7 @@ package fsroot
 import (
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -175,5 +176,19 @@ func symlinksOrSkip(t *testing.T) {
 	t.Helper()
 	if underWine {
 		t.Skip("Wine shows no links: the link cases run on Linux and need a Windows machine for Windows")
+	}
+}
+
+// newInfo converts fi, os's answer for the root-relative name, to an Info,
+// for comparisons with what fsroot answers.
+func newInfo(name string, fi fs.FileInfo) Info {
+	return Info{
+		Path:    name,
+		Name:    path.Base(name),
+		Type:    fileType(fi.Mode()),
+		Size:    fi.Size(),
+		ModTime: fi.ModTime(),
+		Mode:    fi.Mode(),
+		Links:   hostLinks(fi),
 	}
 }

@@ -37,10 +37,16 @@ func slotName(slot uint32) string { return fmt.Sprintf("%04d.lock", slot) }
 // free or ctx is done, and returns the open lock file, whose Close lets
 // go of it.
 func lockSlot(ctx context.Context, dir *Root, slot uint32) (*os.File, error) {
-	f, err := dir.root.OpenFile(slotName(slot), os.O_RDWR|os.O_CREATE|noFollow|syscall.O_CLOEXEC, 0o600)
+	var fd handle
+	err := dir.atRoot(func(top handle) error {
+		var err error
+		fd, err = lockFileFD(top, slotName(slot), 0o600)
+		return err
+	})
 	if err != nil {
 		return nil, dir.pathErr("lock", slotName(slot), err)
 	}
+	f := os.NewFile(uintptr(fd), slotName(slot))
 	wait := time.Millisecond
 	for {
 		err := tryFlock(f)

@@ -23,7 +23,9 @@ const heldDirs = 32
 // Entry is what a name reached in one [Root.Lookup]: the path it led to
 // after following symbolic links inside the root, whether something is
 // there, what it is, and the open handle of the directory that holds it,
-// through which [Entry.ReadFile] and [Entry.Scan] open it. Close it when
+// (or would hold it, for a name not there yet), through which
+// [Entry.ReadFile] and [Entry.Scan] open it and [Entry.WriteFileIf],
+// [Entry.AppendFileIf] and [Entry.CreateFile] write it. Close it when
 // done. An Entry is not safe for concurrent use.
 type Entry struct {
 	r    *Root
@@ -38,9 +40,17 @@ type Entry struct {
 	dangling bool
 	// dirs ends with the directory holding the entry, whose name in it is
 	// elem; elem is "" when the entry is that directory itself (the
-	// root, or a name whose links end in "..").
+	// root, or a name whose links end in ".."). For a missing entry, elem
+	// is the first missing component in the deepest directory there is,
+	// and rest the components below it, if any (then no folder holds the
+	// entry yet: only MkdirAll can reach it).
 	dirs dirStack
 	elem string
+	rest []string
+	// link, set before the lookup, makes a final symbolic link the entry
+	// itself rather than a link to follow (as lstat(2) does): for
+	// removals and renames, which act on the link.
+	link bool
 	// closed reports that Close let go of dirs: the Entry can no longer
 	// open anything.
 	closed bool
@@ -241,11 +251,18 @@ func (e *Entry) openDir() (handle, error) {
 }
 
 // lookup implements Lookup, returning a cause for pathErr on failure.
-func (r *Root) lookup(name string) (*Entry, error) {
+func (r *Root) lookup(name string) (*Entry, error) { return r.lookupAs(name, false) }
+
+// lookupLink is lookup that does not follow a final symbolic link: the
+// Entry is then the link itself, as for lstat(2).
+func (r *Root) lookupLink(name string) (*Entry, error) { return r.lookupAs(name, true) }
+
+// lookupAs implements lookup and lookupLink.
+func (r *Root) lookupAs(name string, link bool) (*Entry, error) {
 	if err := checkName(name); err != nil {
 		return nil, err
 	}
-	e := &Entry{r: r, name: name, dirs: dirStack{r: r}}
+	e := &Entry{r: r, name: name, dirs: dirStack{r: r}, link: link}
 	if err := e.resolve(); err != nil {
 		e.dirs.close()
 		return nil, err
@@ -320,6 +337,8 @@ func (e *Entry) resolve() error {
 			return err
 		}
 		switch {
+		case st.mode&fs.ModeSymlink != 0 && e.link && len(todo) == 0 && !p.viaLink:
+			return e.found(p.elem, &st) // the name's own last component, not followed
 		case st.mode&fs.ModeSymlink != 0:
 			if links++; links > maxSymlinks {
 				return errLoop
@@ -397,14 +416,19 @@ func (e *Entry) found(elem string, st *sysStat) error {
 // exist: Path is that directory joined with p and the rest. A rest with
 // ".." is refused: as an escape if it climbs above the root, otherwise as
 // missing, because the kernel cannot pass through a missing directory.
+// The Entry keeps the handle of that directory, where a write creates p.
 func (e *Entry) missing(p pending, todo []pending) error {
 	elems := append(slices.Clone(e.dirs.names), p.elem)
 	dangling := p.viaLink
 	dotdot := false
+	var rest []string
 	for _, t := range todo {
 		dangling = dangling || t.viaLink
 		dotdot = dotdot || t.elem == ".."
 		elems = append(elems, t.elem)
+		if t.real() {
+			rest = append(rest, t.elem)
+		}
 	}
 	joined := path.Join(elems...)
 	if joined == ".." || strings.HasPrefix(joined, "../") {
@@ -413,8 +437,11 @@ func (e *Entry) missing(p pending, todo []pending) error {
 	if dotdot {
 		return fs.ErrNotExist
 	}
-	e.dirs.close()
+	if err := e.dirs.keepLast(); err != nil {
+		return err
+	}
 	e.path, e.dangling = joined, dangling
+	e.elem, e.rest = p.elem, rest
 	return nil
 }
 

@@ -101,13 +101,10 @@ func readBounded(ctx context.Context, f io.Reader, size, max int64) ([]byte, err
 // checked between batches. Errors: [ErrInvalid], [ErrEscapes],
 // [fs.ErrNotExist], [ErrNotDir], [fs.ErrPermission].
 func (r *Root) ReadDir(ctx context.Context, name string, max int) (entries []Info, truncated bool, err error) {
-	if err := checkName(name); err != nil {
-		return nil, false, r.pathErr("readdir", name, err)
-	}
 	if max <= 0 {
 		max = DefaultMaxDirEntries
 	}
-	dir, err := r.root.OpenFile(name, dirFlags, 0)
+	dir, err := r.openDir(name)
 	if err != nil {
 		return nil, false, r.pathErr("readdir", name, err)
 	}
@@ -178,4 +175,23 @@ func readBatch(dir *os.File, name string, withTemp bool) ([]Info, bool, error) {
 		out = append(out, info)
 	}
 	return out, false, nil
+}
+
+// openDir looks name up and opens the directory it reaches, following
+// links inside the root, as an *os.File the caller closes. The error is a
+// cause for pathErr.
+func (r *Root) openDir(name string) (*os.File, error) {
+	e, err := r.lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	defer e.Close()
+	if e.exists && e.info.Type != TypeDir {
+		return nil, ErrNotDir
+	}
+	fd, err := e.openDir()
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), name), nil
 }

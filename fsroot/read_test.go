@@ -521,10 +521,15 @@ func TestCleanTempOtherWriter(t *testing.T) {
 	other, err := Open(filepath.Join(base, "root"), Options{})
 	mustOK(t, err)
 	defer other.Close()
-	d, err := other.root.OpenRoot("d")
+	e, err := other.Lookup("d/x")
 	mustOK(t, err)
-	defer d.Close()
-	tmp, err := other.writeTemp(context.Background(), d, 0o644, []byte("in progress"))
+	defer e.Close()
+	var tmp string
+	err = e.at(func(dir handle, _ string) error {
+		var err error
+		tmp, err = other.writeTemp(context.Background(), dir, 0o644, []byte("in progress"))
+		return err
+	})
 	mustOK(t, err)
 	if n, err := r.CleanTemp(context.Background()); err != nil || n != 0 {
 		t.Errorf("CleanTemp = %d, %v during another's write; want 0", n, err)

@@ -9,10 +9,9 @@ package fsroot
 // If the final component, or a trailing part, does not exist, the result is
 // the resolved existing prefix joined with the rest, so a caller can judge
 // the name a create would produce. Resolve only reads; the answer can be
-// stale by the time it is used, so it serves policy decisions, while the
-// operations themselves stay confined by the root. A caller that goes on
-// to read the file uses [Root.Lookup], which resolves the same way and
-// keeps hold of where the name led.
+// stale by the time it is used. A caller that goes on to read or write
+// the file uses [Root.Lookup], which resolves the same way and keeps hold
+// of where the name led, and reads or writes through the [Entry].
 func (r *Root) Resolve(name string) (string, error) {
 	e, err := r.lookup(name)
 	if err != nil {

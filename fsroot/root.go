@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -48,10 +47,6 @@ type Root struct {
 	opts     Options
 	dir      string
 	resolved string
-	// escapeErr is os.Root's unexported "path escapes from parent" error,
-	// captured at Open so cause can map it to ErrEscapes by identity
-	// rather than by matching its text.
-	escapeErr error
 	// writing holds the names of the temporary files this Root is writing
 	// now (random, so unique), which CleanTemp must not remove.
 	writing sync.Map
@@ -95,16 +90,6 @@ func Open(dir string, opts Options) (*Root, error) {
 		return nil, fmt.Errorf("open root %s: %w", dir, err)
 	}
 	r := &Root{root: root, top: top, opts: opts, dir: abs, resolved: resolved}
-	// ".." at the root is refused lexically by os.Root, before any system
-	// call, with its escape error.
-	if _, err := root.Lstat(".."); err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			if _, isErrno := pe.Err.(syscall.Errno); !isErrno {
-				r.escapeErr = pe.Err
-			}
-		}
-	}
 	return r, nil
 }
 
@@ -165,20 +150,6 @@ type Info struct {
 	Target string
 }
 
-// newInfo converts fi, found at the root-relative name, to an Info.
-func newInfo(name string, fi fs.FileInfo) Info {
-	info := Info{
-		Path:    name,
-		Name:    path.Base(name),
-		Type:    fileType(fi.Mode()),
-		Size:    fi.Size(),
-		ModTime: fi.ModTime(),
-		Mode:    fi.Mode(),
-	}
-	info.Links = infoLinks(fi)
-	return info
-}
-
 func fileType(m fs.FileMode) FileType {
 	switch {
 	case m.IsRegular():
@@ -221,37 +192,44 @@ func checkName(name string) error {
 // root. Info.Path is name. Errors: [ErrInvalid], [ErrEscapes],
 // [fs.ErrNotExist], [ErrNotDir].
 func (r *Root) Stat(name string) (Info, error) {
-	if err := checkName(name); err != nil {
-		return Info{}, r.pathErr("stat", name, err)
-	}
-	fi, err := r.root.Stat(name)
+	e, err := r.lookup(name)
 	if err != nil {
 		return Info{}, r.pathErr("stat", name, err)
 	}
-	return newInfo(name, fi), nil
+	e.Close()
+	return e.Info()
 }
 
 // Lstat returns information about name without following a final symbolic
 // link; for a link, Info.Target holds its text. Errors as for [Root.Stat].
 func (r *Root) Lstat(name string) (Info, error) {
-	if err := checkName(name); err != nil {
-		return Info{}, r.pathErr("lstat", name, err)
-	}
 	for tries := 0; ; tries++ {
-		fi, err := r.root.Lstat(name)
+		e, err := r.lookupLink(name)
 		if err != nil {
 			return Info{}, r.pathErr("lstat", name, err)
 		}
-		info := newInfo(name, fi)
-		if info.Type != TypeSymlink {
-			return info, nil
+		if !e.exists {
+			e.Close()
+			return Info{}, r.pathErr("lstat", name, fs.ErrNotExist)
 		}
-		info.Target, err = r.root.Readlink(name)
-		if errors.Is(err, syscall.EINVAL) && tries < maxSymlinks {
-			continue // replaced by a non-link after the Lstat: look again
+		info := e.info
+		if info.Type == TypeSymlink {
+			err = e.dirs.do(func(dir handle) error {
+				var err error
+				info.Target, err = readlinkFD(dir, e.elem)
+				return err
+			})
+			if errors.Is(err, syscall.EINVAL) && tries < maxSymlinks {
+				e.Close()
+				continue // replaced by a non-link since the lookup: look again
+			}
+			if err != nil {
+				err = r.pathErr("lstat", name, err)
+			}
 		}
+		e.Close()
 		if err != nil {
-			return Info{}, r.pathErr("lstat", name, err)
+			return Info{}, err
 		}
 		return info, nil
 	}

@@ -26,16 +26,6 @@ const (
 	// dirFlags open a directory, failing on anything else without
 	// blocking.
 	dirFlags = readFlags | syscall.O_DIRECTORY
-	// tempFlags create a temporary file exclusively: O_EXCL never follows
-	// a link and never reuses an entry someone else created.
-	tempFlags = os.O_WRONLY | os.O_CREATE | os.O_EXCL | syscall.O_NOCTTY | syscall.O_CLOEXEC
-	// appendFlags open a file for appending without blocking on a FIFO
-	// (no reader gives ENXIO) and without a device becoming the
-	// controlling terminal. O_APPEND makes the kernel put every write at
-	// the end of the file, whoever else appends.
-	appendFlags = os.O_WRONLY | os.O_APPEND | syscall.O_NONBLOCK | syscall.O_NOCTTY | syscall.O_CLOEXEC
-	// noFollow makes an open fail on a final symbolic link.
-	noFollow = syscall.O_NOFOLLOW
 	// childDirFlags open a subdirectory without following a link (ELOOP),
 	// without blocking on a FIFO swapped in (ENOTDIR), and without
 	// acquiring a controlling terminal.
@@ -190,14 +180,6 @@ func tryFlock(f *os.File) error {
 	return control(f, func(fd handle) error { return unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) })
 }
 
-// infoLinks is the hard link count of fi, from os.Root.
-func infoLinks(fi fs.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Nlink)
-	}
-	return 0
-}
-
 // infoOwner is the user owning fi, when the system says.
 func infoOwner(fi fs.FileInfo) (uid int, ok bool) {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
@@ -217,10 +199,6 @@ const modeBitsMean = true
 // way: none here.
 func sysCheckName(string) error { return nil }
 
-// removeIn removes the entry name of d (a file, a link, or an empty
-// directory), as os.Root.Remove does.
-func removeIn(d *os.Root, name string) error { return d.Remove(name) }
-
 // absLink reports a link text that starts from the filesystem's root
 // rather than the link's folder: the resolver refuses it as an escape.
 func absLink(target string) bool { return strings.HasPrefix(target, "/") }
@@ -233,10 +211,72 @@ const errnoInUse = syscall.ETXTBSY
 // such as a folder moved into itself.
 const errnoInvalid = syscall.EINVAL
 
-// onTheWay returns err: on Unix a file where a folder was needed is
-// ENOTDIR already.
-func (r *Root) onTheWay(name string, err error) error { return err }
+// createFD creates the entry name of dirfd exclusively (EEXIST for any
+// entry there, a link included: O_EXCL never follows one) and opens it
+// for writing, with permission perm before the umask.
+func createFD(dirfd handle, name string, perm fs.FileMode) (handle, error) {
+	return openatRetry(dirfd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_NOCTTY|unix.O_CLOEXEC, perm)
+}
 
-// removeAllIn removes name and everything below it, as os.Root.RemoveAll
-// does.
-func removeAllIn(d *os.Root, name string) error { return d.RemoveAll(name) }
+// appendFD opens the entry name of dirfd for appending, creating it
+// exclusively with perm when create: ELOOP for a link, ENXIO for a FIFO
+// without a reader or a socket, and never blocking.
+func appendFD(dirfd handle, name string, create bool, perm fs.FileMode) (handle, error) {
+	flags := unix.O_WRONLY | unix.O_APPEND | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_NOCTTY | unix.O_CLOEXEC
+	if create {
+		flags |= unix.O_CREAT | unix.O_EXCL
+	}
+	return openatRetry(dirfd, name, flags, perm)
+}
+
+// lockFileFD opens the lock file name of dirfd for reading and writing,
+// creating it with permission perm if it is missing, never following a
+// link.
+func lockFileFD(dirfd handle, name string, perm fs.FileMode) (handle, error) {
+	return openatRetry(dirfd, name, unix.O_RDWR|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_NOCTTY|unix.O_CLOEXEC, perm)
+}
+
+// openatRetry is openat, retried on EINTR.
+func openatRetry(dirfd handle, name string, flags int, perm fs.FileMode) (handle, error) {
+	for {
+		fd, err := unix.Openat(dirfd, name, flags, uint32(perm.Perm()))
+		if err != unix.EINTR {
+			return fd, err
+		}
+	}
+}
+
+// renameFD renames from in fromfd to to in tofd, replacing whatever is at
+// to but a directory: renameat, which never follows a link in either.
+func renameFD(fromfd handle, from string, tofd handle, to string) error {
+	return unix.Renameat(fromfd, from, tofd, to)
+}
+
+// linkFD makes to in tofd a new hard link to from in fromfd (which, a
+// link, is linked itself, not its target): EEXIST for any entry at to.
+func linkFD(fromfd handle, from string, tofd handle, to string) error {
+	return unix.Linkat(fromfd, from, tofd, to, 0)
+}
+
+// removeFD removes the entry name of dirfd: a file or a link (never its
+// target), or an empty directory when dir.
+func removeFD(dirfd handle, name string, dir bool) error {
+	flags := 0
+	if dir {
+		flags = unix.AT_REMOVEDIR
+	}
+	err := unix.Unlinkat(dirfd, name, flags)
+	if err == unix.EEXIST { // rmdir's other answer for a folder not empty
+		err = unix.ENOTEMPTY
+	}
+	return err
+}
+
+// mkdirFD creates the directory name in dirfd with permission perm
+// before the umask: EEXIST for any entry there, a link included.
+func mkdirFD(dirfd handle, name string, perm fs.FileMode) error {
+	return unix.Mkdirat(dirfd, name, uint32(perm.Perm()))
+}
+
+// syncFD flushes the open file or directory fd, best effort.
+func syncFD(fd handle) { unix.Fsync(fd) }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"strings"
 	"syscall"
 	"time"
@@ -33,15 +32,12 @@ type handle = windows.Handle
 // noHandle marks a closed level of a lookup's directory stack.
 const noHandle handle = windows.InvalidHandle
 
-// The open flags for os.Root, which on Windows opens without following a
-// link in any component and takes no O_NONBLOCK or O_NOCTTY: FIFOs and
-// terminals are not files of a directory there.
+// The open flags for os.Root, which opens only the root itself: no
+// O_NONBLOCK or O_NOCTTY, since FIFOs and terminals are not files of a
+// directory on Windows.
 const (
-	readFlags   = os.O_RDONLY
-	dirFlags    = os.O_RDONLY
-	tempFlags   = os.O_WRONLY | os.O_CREATE | os.O_EXCL
-	appendFlags = os.O_WRONLY | os.O_APPEND
-	noFollow    = 0
+	readFlags = os.O_RDONLY
+	dirFlags  = os.O_RDONLY
 )
 
 // errLocked is what tryFlock answers when another handle holds the lock.
@@ -79,6 +75,13 @@ func ntOpen(dir handle, name string, access, options uint32) (handle, error) {
 // options as given: without FILE_OPEN_REPARSE_POINT it follows a reparse
 // point, so only openFileFD calls it, on a file it already judged.
 func ntCreate(dir handle, name string, access, options uint32) (handle, error) {
+	return ntCreateAs(dir, name, access, windows.FILE_OPEN, options)
+}
+
+// ntCreateAs is ntCreate with the NT create disposition: FILE_OPEN,
+// FILE_CREATE (which fails on any entry there, a reparse point included)
+// or FILE_OPEN_IF.
+func ntCreateAs(dir handle, name string, access, disposition, options uint32) (handle, error) {
 	if name == "." {
 		name = ""
 	}
@@ -90,7 +93,7 @@ func ntCreate(dir handle, name string, access, options uint32) (handle, error) {
 	oa.Length = uint32(unsafe.Sizeof(*oa))
 	var h handle
 	err = windows.NtCreateFile(&h, access|windows.SYNCHRONIZE, oa, &windows.IO_STATUS_BLOCK{}, nil, 0,
-		windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE, windows.FILE_OPEN,
+		windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE, disposition,
 		options|windows.FILE_SYNCHRONOUS_IO_NONALERT|windows.FILE_OPEN_FOR_BACKUP_INTENT, 0, 0)
 	if err != nil {
 		return noHandle, ntError(err)
@@ -131,6 +134,12 @@ func ntError(err error) error {
 		return syscall.ELOOP
 	case windows.STATUS_OBJECT_NAME_INVALID:
 		return syscall.EINVAL
+	case windows.STATUS_OBJECT_NAME_COLLISION:
+		return syscall.EEXIST
+	case windows.STATUS_DIRECTORY_NOT_EMPTY:
+		return syscall.ENOTEMPTY
+	case windows.STATUS_FILE_IS_A_DIRECTORY:
+		return syscall.EISDIR
 	}
 	return s.Errno()
 }
@@ -326,32 +335,73 @@ func tryFlock(f *os.File) error {
 	})
 }
 
+// The classes of NtSetInformationFile that give an open file a new name.
+const (
+	fileRenameInformation   = 10
+	fileLinkInformation     = 11
+	fileRenameInformationEx = 65
+	// The flags of FILE_RENAME_INFORMATION_EX.
+	renameReplace = 0x1
+	renamePOSIX   = 0x2
+)
+
 // renameatNoReplace renames from in the directory fromDir to to in toDir,
-// failing with EEXIST if to exists: the file is opened relative to fromDir
-// without following a link, and renamed with FileRenameInformation
-// relative to toDir, ReplaceIfExists false.
+// failing with EEXIST if to exists: the entry is opened relative to
+// fromDir without following a link, and renamed relative to toDir with
+// FileRenameInformation, ReplaceIfExists false.
 func renameatNoReplace(fromDir handle, from string, toDir handle, to string) error {
-	h, err := ntOpen(fromDir, from, windows.DELETE|windows.FILE_READ_ATTRIBUTES, 0)
+	return mapName(setName(fromDir, from, windows.DELETE, fileRenameInformation, 0, toDir, to))
+}
+
+// renameFD renames from in fromDir to to in toDir, replacing a file at to:
+// with POSIX semantics where the system and filesystem have them (the old
+// file goes at once even if a reader holds it open), else classically.
+func renameFD(fromDir handle, from string, toDir handle, to string) error {
+	err := setName(fromDir, from, windows.DELETE, fileRenameInformationEx, renameReplace|renamePOSIX, toDir, to)
+	if s, ok := err.(windows.NTStatus); ok && (s == windows.STATUS_INVALID_INFO_CLASS || s == windows.STATUS_INVALID_PARAMETER || s == windows.STATUS_NOT_SUPPORTED || s == windows.STATUS_NOT_IMPLEMENTED) {
+		err = setName(fromDir, from, windows.DELETE, fileRenameInformation, 1, toDir, to)
+	}
+	return mapName(err)
+}
+
+// linkFD makes to in toDir a new hard link to from in fromDir:
+// FileLinkInformation on from, opened without following a link, EEXIST
+// for any entry at to.
+func linkFD(fromDir handle, from string, toDir handle, to string) error {
+	return mapName(setName(fromDir, from, windows.FILE_WRITE_ATTRIBUTES, fileLinkInformation, 0, toDir, to))
+}
+
+// setName opens the entry from of fromDir with access, never following a
+// reparse point, and gives it the name to in toDir with the
+// NtSetInformationFile class: a FILE_RENAME_INFORMATION(_EX) or a
+// FILE_LINK_INFORMATION, which share one layout (ReplaceIfExists, a
+// BOOLEAN padded to the handle's alignment, or the Flags of the _EX form;
+// RootDirectory; FileNameLength; FileName). It returns the NTSTATUS as it
+// is, for the caller to map (see mapName).
+func setName(fromDir handle, from string, access, class, flags uint32, toDir handle, to string) error {
+	h, err := ntOpen(fromDir, from, access, 0)
 	if err != nil {
 		return err
 	}
 	defer closeHandle(h)
 	name := utf16.Encode([]rune(to))
-	// FILE_RENAME_INFORMATION: ReplaceIfExists (a BOOLEAN padded to the
-	// handle's alignment), RootDirectory, FileNameLength, FileName.
-	type renameInfo struct {
-		replace    uint32
+	type nameInfo struct {
+		flags      uint32
 		root       handle
 		nameLength uint32
 		name       [1]uint16
 	}
-	size := int(unsafe.Offsetof(renameInfo{}.name)) + 2*len(name)
-	buf := make([]byte, max(size, int(unsafe.Sizeof(renameInfo{}))))
-	ri := (*renameInfo)(unsafe.Pointer(&buf[0]))
-	ri.root = toDir
-	ri.nameLength = uint32(2 * len(name))
-	copy(unsafe.Slice(&ri.name[0], len(name)), name)
-	err = windows.NtSetInformationFile(h, &windows.IO_STATUS_BLOCK{}, &buf[0], uint32(len(buf)), windows.FileRenameInformation)
+	size := int(unsafe.Offsetof(nameInfo{}.name)) + 2*len(name)
+	buf := make([]byte, max(size, int(unsafe.Sizeof(nameInfo{}))))
+	ni := (*nameInfo)(unsafe.Pointer(&buf[0]))
+	ni.flags, ni.root = flags, toDir
+	ni.nameLength = uint32(2 * len(name))
+	copy(unsafe.Slice(&ni.name[0], len(name)), name)
+	return windows.NtSetInformationFile(h, &windows.IO_STATUS_BLOCK{}, &buf[0], uint32(len(buf)), class)
+}
+
+// mapName maps setName's answer: a name taken is EEXIST.
+func mapName(err error) error {
 	if s, ok := err.(windows.NTStatus); ok && s == windows.STATUS_OBJECT_NAME_COLLISION {
 		return syscall.EEXIST
 	}
@@ -361,9 +411,85 @@ func renameatNoReplace(fromDir handle, from string, toDir handle, to string) err
 	return nil
 }
 
-// infoLinks is the hard link count of fi: os.Root's FileInfo does not say
-// on Windows, and fsroot's own lookups read it from the handle.
-func infoLinks(fs.FileInfo) uint64 { return 0 }
+// createFD creates the entry name of dir exclusively (EEXIST for any
+// entry there, a link or junction included) and opens it for writing.
+// The permission is set on the handle afterwards (only the read-only
+// attribute means anything here).
+func createFD(dir handle, name string, _ fs.FileMode) (handle, error) {
+	return ntCreateAs(dir, name, windows.FILE_GENERIC_WRITE|windows.FILE_READ_ATTRIBUTES, windows.FILE_CREATE, windows.FILE_NON_DIRECTORY_FILE|windows.FILE_OPEN_REPARSE_POINT)
+}
+
+// appendAccess is what Go's own open asks for O_WRONLY|O_APPEND: writing
+// at the end only (FILE_APPEND_DATA without FILE_WRITE_DATA), attributes,
+// and a flush.
+const appendAccess = windows.STANDARD_RIGHTS_WRITE | windows.FILE_APPEND_DATA | windows.FILE_WRITE_ATTRIBUTES | windows.FILE_WRITE_EA | windows.FILE_READ_ATTRIBUTES
+
+// appendFD opens the entry name of dir for appending, creating it
+// exclusively when create: ELOOP for a link, which is never followed.
+func appendFD(dir handle, name string, create bool, perm fs.FileMode) (handle, error) {
+	disposition := uint32(windows.FILE_OPEN)
+	if create {
+		disposition = windows.FILE_CREATE
+	}
+	return openNotLink(dir, name, appendAccess, disposition)
+}
+
+// lockFileFD opens the lock file name of dir for reading and writing,
+// creating it if it is missing: ELOOP for a link.
+func lockFileFD(dir handle, name string, _ fs.FileMode) (handle, error) {
+	return openNotLink(dir, name, windows.FILE_GENERIC_READ|windows.FILE_GENERIC_WRITE, windows.FILE_OPEN_IF)
+}
+
+// openNotLink opens or creates (by disposition) the file name of dir with
+// access, never following a reparse point, and refuses with ELOOP what it
+// opened if that is a reparse point: a link, or a placeholder whose data
+// is elsewhere.
+func openNotLink(dir handle, name string, access, disposition uint32) (handle, error) {
+	h, err := ntCreateAs(dir, name, access|windows.FILE_READ_ATTRIBUTES, disposition, windows.FILE_NON_DIRECTORY_FILE|windows.FILE_OPEN_REPARSE_POINT)
+	if err != nil {
+		return noHandle, err
+	}
+	st, err := fstatFD(h)
+	if err == nil && (st.mode&fs.ModeSymlink != 0 || st.reparse) {
+		err = syscall.ELOOP
+	}
+	if err != nil {
+		closeHandle(h)
+		return noHandle, err
+	}
+	return h, nil
+}
+
+// removeFD removes the entry name of dir (a file, a link itself, or an
+// empty directory): the entry is opened relative to dir without following
+// a reparse point, then marked for deletion (see deleteHandle).
+func removeFD(dir handle, name string, _ bool) error {
+	h, err := ntOpen(dir, name, windows.DELETE|windows.FILE_READ_ATTRIBUTES, 0)
+	if errors.Is(err, windows.ERROR_ACCESS_DENIED) {
+		// DELETE alone may be granted where reading attributes is not.
+		h, err = ntOpen(dir, name, windows.DELETE, 0)
+	}
+	if err != nil {
+		return err
+	}
+	defer closeHandle(h)
+	return deleteHandle(h)
+}
+
+// mkdirFD creates the directory name in dir: EEXIST for any entry there.
+func mkdirFD(dir handle, name string, _ fs.FileMode) error {
+	h, err := ntCreateAs(dir, name, windows.FILE_LIST_DIRECTORY, windows.FILE_CREATE, windows.FILE_DIRECTORY_FILE|windows.FILE_OPEN_REPARSE_POINT)
+	if err != nil {
+		return err
+	}
+	closeHandle(h)
+	return nil
+}
+
+// syncFD flushes the open file h, best effort: a directory handle, opened
+// to read, cannot be flushed on Windows, where NTFS journals the name
+// changes itself.
+func syncFD(h handle) { windows.FlushFileBuffers(h) }
 
 // infoOwner: Windows folders have owners in ACLs, not user ids.
 func infoOwner(fs.FileInfo) (uid int, ok bool) { return 0, false }
@@ -388,34 +514,11 @@ func sysCheckName(name string) error {
 	return nil
 }
 
-// removeIn removes the entry name of d (a file, a link itself, or an empty
-// directory): the entry is opened relative to its folder's handle without
-// following a reparse point, then marked for deletion with POSIX semantics
+// deleteHandle marks the open file h for deletion with POSIX semantics
 // (the name goes at once, open handles or not), or, where the system or
 // the filesystem lacks them (FAT, Windows before 10 1607, Wine 8), with
 // the classic disposition, which removes the name when the last handle
-// closes. os.Root.Remove answers "Invalid function" on those.
-func removeIn(d *os.Root, name string) error {
-	dir, err := d.OpenFile(path.Dir(name), os.O_RDONLY, 0)
-	if err != nil {
-		return err
-	}
-	defer dir.Close()
-	err = control(dir, func(dh handle) error {
-		h, err := ntOpen(dh, path.Base(name), windows.DELETE|windows.FILE_READ_ATTRIBUTES, 0)
-		if err != nil {
-			return err
-		}
-		defer closeHandle(h)
-		return deleteHandle(h)
-	})
-	if err != nil {
-		return &fs.PathError{Op: "remove", Path: name, Err: err}
-	}
-	return nil
-}
-
-// deleteHandle marks the open file h for deletion.
+// closes.
 func deleteHandle(h handle) error {
 	const (
 		fileDispositionInformation   = 13
@@ -450,51 +553,3 @@ const errnoInUse = syscall.Errno(windows.ERROR_SHARING_VIOLATION)
 // errnoInvalid is what a Windows call answers for an argument it refuses,
 // such as a folder moved into itself.
 const errnoInvalid = syscall.Errno(windows.ERROR_INVALID_PARAMETER)
-
-// onTheWay tells apart the two things ERROR_PATH_NOT_FOUND (which Go
-// also answers for a listing of a file) means for name: a folder on the
-// way missing (err, unchanged), or a file where a folder was needed ("f"
-// listed, or "f/x", with f a file), which it answers errnoNotDir for, as
-// Unix answers ENOTDIR. It looks only when a call failed so.
-func (r *Root) onTheWay(name string, err error) error {
-	if !errors.Is(err, windows.ERROR_PATH_NOT_FOUND) || checkName(name) != nil {
-		return err
-	}
-	for dir := name; dir != "."; dir = path.Dir(dir) {
-		fi, serr := r.root.Stat(dir)
-		if serr == nil {
-			if !fi.IsDir() {
-				return errnoNotDir
-			}
-			return err // the deepest folder there is a folder: something below it is missing
-		}
-	}
-	return err
-}
-
-// removeAllIn removes name and everything below it with removeIn, entry by
-// entry, so it works where os.Root.RemoveAll's delete does not (Wine 8, and
-// filesystems without POSIX delete semantics). A link to a folder is
-// removed itself: removeIn never follows one, and only a folder that is
-// not empty is listed.
-func removeAllIn(d *os.Root, name string) error {
-	err := removeIn(d, name)
-	if !errors.Is(err, syscall.ENOTEMPTY) {
-		return err
-	}
-	f, err := d.OpenFile(name, os.O_RDONLY, 0)
-	if err != nil {
-		return err
-	}
-	names, err := f.Readdirnames(-1)
-	f.Close()
-	if err != nil {
-		return err
-	}
-	for _, n := range names {
-		if err := removeAllIn(d, path.Join(name, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-	}
-	return removeIn(d, name)
-}

@@ -296,13 +296,8 @@ func BenchmarkConditionalWrite(b *testing.B) {
 			}
 		})
 		b.Run(name+"/check", func(b *testing.B) {
-			d, err := r.root.OpenRoot(".")
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer d.Close()
 			for b.Loop() {
-				if err := r.holdsIn(ctx, d, "f.md", cond{version, 0}); err != nil {
+				if err := r.atRoot(func(dir handle) error { return r.holds(ctx, dir, "f.md", cond{version, 0}) }); err != nil {
 					b.Fatal(err)
 				}
 			}

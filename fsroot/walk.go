@@ -67,10 +67,7 @@ func (r *Root) Walk(ctx context.Context, name string, maxDepth int, fn WalkFunc)
 
 // walk implements Walk, showing TempPrefix entries if withTemp.
 func (r *Root) walk(ctx context.Context, name string, maxDepth int, withTemp bool, fn WalkFunc) error {
-	if err := checkName(name); err != nil {
-		return r.pathErr("walk", name, err)
-	}
-	start, err := r.root.OpenFile(name, dirFlags, 0)
+	start, err := r.openDir(name)
 	if err != nil {
 		return r.pathErr("walk", name, err)
 	}
@@ -288,7 +285,12 @@ func (r *Root) CleanTemp(ctx context.Context) (int, error) {
 				defer f.Close()
 			}
 		}
-		if err := removeIn(r.root, info.Path); err != nil {
+		e, err := r.lookupLink(info.Path)
+		if err == nil {
+			err = e.remove(false)
+			e.Close()
+		}
+		if err != nil {
 			if first == nil && !errors.Is(err, fs.ErrNotExist) {
 				first = r.pathErr("cleantemp", info.Path, err)
 			}
@@ -309,10 +311,23 @@ func (r *Root) CleanTemp(ctx context.Context) (int, error) {
 // cannot be opened (gone already, or swapped for something else) returns
 // nil and is left to the removal.
 func (r *Root) claimTemp(name string) (f *os.File, busy bool) {
-	f, err := r.root.OpenFile(name, readFlags|noFollow, 0)
+	e, err := r.lookupLink(name)
 	if err != nil {
 		return nil, false
 	}
+	defer e.Close()
+	if !e.exists || e.info.Type != TypeFile {
+		return nil, false
+	}
+	var fd handle
+	if err := e.dirs.do(func(dir handle) error {
+		var err error
+		fd, err = openFileFD(dir, e.elem) // never a link followed
+		return err
+	}); err != nil {
+		return nil, false
+	}
+	f = os.NewFile(uintptr(fd), name)
 	if err := tryFlock(f); err != nil {
 		f.Close()
 		return nil, err == errLocked

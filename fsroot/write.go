@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path"
 	"syscall"
 )
 
@@ -21,28 +20,29 @@ const (
 	writeChunk = 1 << 20
 )
 
-// writeTemp writes chunks to a new temporary file in the directory d,
-// sets perm on the open handle, syncs it, and returns its name in d. On
+// writeTemp writes chunks to a new temporary file in the directory dir,
+// sets perm on the open handle, syncs it, and returns its name in dir. On
 // failure nothing is left behind.
 //
-// The file stays open, and flock'ed, until the caller calls r.done once
-// it has linked, renamed or removed it, so that [Root.CleanTemp], in this
+// The file stays open, and locked, until the caller calls r.done once it
+// has linked, renamed or removed it, so that [Root.CleanTemp], in this
 // process or another server's on the same folder, leaves it alone.
-func (r *Root) writeTemp(ctx context.Context, d *os.Root, perm fs.FileMode, chunks ...[]byte) (string, error) {
-	return r.writeTempWith(d, perm, func(f *os.File) error { return writeAll(ctx, f, chunks) })
+func (r *Root) writeTemp(ctx context.Context, dir handle, perm fs.FileMode, chunks ...[]byte) (string, error) {
+	return r.writeTempWith(dir, perm, func(f *os.File) error { return writeAll(ctx, f, chunks) })
 }
 
 // writeTempWith is writeTemp with the content written by fill, which
 // writes to the new file and checks the context itself.
-func (r *Root) writeTempWith(d *os.Root, perm fs.FileMode, fill func(f *os.File) error) (string, error) {
+func (r *Root) writeTempWith(dir handle, perm fs.FileMode, fill func(f *os.File) error) (string, error) {
 	tmp := TempPrefix + rand.Text()
 	// Recorded before it exists, so this process's sweep never sees it unrecorded.
 	r.writing.Store(tmp, (*os.File)(nil))
-	f, err := d.OpenFile(tmp, tempFlags, 0o600)
+	fd, err := createFD(dir, tmp, 0o600)
 	if err != nil {
 		r.done(tmp)
 		return "", err
 	}
+	f := os.NewFile(uintptr(fd), tmp)
 	// Before anything else: another server's sweep finds it held from
 	// here on (one that ran in the instant since the open could still
 	// remove it, and this write would then fail, changing nothing).
@@ -57,7 +57,7 @@ func (r *Root) writeTempWith(d *os.Root, perm fs.FileMode, fill func(f *os.File)
 		err = f.Sync()
 	}
 	if err != nil {
-		removeIn(d, tmp)
+		removeFD(dir, tmp, false)
 		f.Close()
 		r.done(tmp)
 		return "", err
@@ -91,16 +91,26 @@ func writeAll(ctx context.Context, f *os.File, chunks [][]byte) error {
 	return ctx.Err()
 }
 
-// syncDir flushes the directory d so a link or rename in it survives a
-// crash. It is best effort: the new content is already in place, and some
-// filesystems refuse to sync directories.
-func syncDir(d *os.Root) {
-	f, err := d.OpenFile(".", dirFlags, 0)
-	if err != nil {
-		return
+// at runs fn with the handle of the directory that holds the entry, or
+// would hold it once created, and the entry's name there: every write of
+// an Entry acts through it, so what it changes is what the lookup found,
+// whatever the names on the way lead to by then. It fails with
+// [ErrIsRoot] for the root, [fs.ErrNotExist] when a directory on the way
+// is missing, and [os.ErrClosed] once the Entry is closed.
+func (e *Entry) at(fn func(dir handle, elem string) error) error {
+	switch {
+	case e.closed:
+		return os.ErrClosed
+	case e.path == ".":
+		return ErrIsRoot
+	case e.elem == "":
+		// A directory reached through a link ending in "..": it exists,
+		// and no entry of its parent was named.
+		return fs.ErrExist
+	case len(e.rest) > 0:
+		return fs.ErrNotExist
 	}
-	f.Sync()
-	f.Close()
+	return e.dirs.do(func(dir handle) error { return fn(dir, e.elem) })
 }
 
 // CreateFile creates name with data, exclusively and atomically: the data
@@ -116,112 +126,102 @@ func syncDir(d *os.Root) {
 // [fs.ErrExist], [fs.ErrNotExist], [ErrNotDir], [fs.ErrPermission],
 // ctx.Err().
 func (r *Root) CreateFile(ctx context.Context, name string, data []byte, perm fs.FileMode) error {
-	if err := checkName(name); err != nil {
-		return r.pathErr("create", name, err)
-	}
 	if name == "." {
 		return r.pathErr("create", name, ErrIsRoot)
+	}
+	e, err := r.lookupLink(name)
+	if err != nil {
+		return r.pathErr("create", name, err)
+	}
+	defer e.Close()
+	return e.CreateFile(ctx, data, perm)
+}
+
+// CreateFile creates the file the Entry names, as [Root.CreateFile] does,
+// in the directory the lookup ended in: [fs.ErrExist] if the lookup found
+// anything there (a link to a missing file included), or if anything has
+// appeared there since.
+func (e *Entry) CreateFile(ctx context.Context, data []byte, perm fs.FileMode) error {
+	if err := e.create(ctx, data, perm); err != nil {
+		return e.r.pathErr("create", e.name, err)
+	}
+	return nil
+}
+
+// create implements Entry.CreateFile, returning a cause for pathErr.
+func (e *Entry) create(ctx context.Context, data []byte, perm fs.FileMode) error {
+	if e.exists || e.dangling {
+		return fs.ErrExist
 	}
 	if perm == 0 {
 		perm = defaultPerm
 	}
-	// The temporary file lives and dies in the directory handle opened
-	// here: if the directory's name is swapped meanwhile, the file is
-	// still linked or removed where it was written, never left behind.
-	d, err := r.root.OpenRoot(path.Dir(name))
-	if err != nil {
-		return r.pathErr("create", name, err)
-	}
-	defer d.Close()
-	tmp, err := r.writeTemp(ctx, d, perm.Perm(), data)
-	if err != nil {
-		return r.pathErr("create", name, err)
-	}
-	err = d.Link(tmp, path.Base(name))
-	removeIn(d, tmp)
-	r.done(tmp)
-	if err != nil {
-		return r.pathErr("create", name, err)
-	}
-	syncDir(d)
-	return nil
-}
-
-// writeTarget looks name up for WriteFile and AppendFile: the file a
-// write reaches, which need not exist unless mustExist. The caller closes
-// the Entry. The error is a cause for pathErr.
-func (r *Root) writeTarget(name string, mustExist bool) (*Entry, error) {
-	if name == "." {
-		return nil, ErrIsRoot
-	}
-	e, err := r.lookup(name)
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case e.path == ".":
-		err = ErrIsRoot
-	case !e.exists && mustExist:
-		err = fs.ErrNotExist
-	case !e.exists && e.dangling:
-		// Never create the target of a dangling link, even inside the
-		// root: the link's author chose that name, not the caller.
-		err = ErrNotRegular
-	case e.exists:
-		err = r.Refuses(e.info)
-	}
-	if err != nil {
-		e.Close()
-		return nil, err
-	}
-	return e, nil
-}
-
-// replace atomically replaces the root-relative target with chunks: a
-// synced temporary file with permission perm in target's directory is
-// renamed over it. rename(2) replaces the entry and never writes through
-// it, so a link swapped in at target is replaced, not followed. If
-// c.version is set, the file at target is checked against it after the
-// temporary file is written and right before the rename, through the same
-// directory handle, so the check is the last thing before the replace.
-func (r *Root) replace(ctx context.Context, target string, perm fs.FileMode, c cond, chunks ...[]byte) error {
-	// As in CreateFile, the temporary file is handled through one
-	// directory handle, so a swapped directory name cannot strand it.
-	d, err := r.root.OpenRoot(path.Dir(target))
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	tmp, err := r.writeTemp(ctx, d, perm, chunks...)
-	if err != nil {
-		return err
-	}
-	defer r.done(tmp)
-	if c.version != "" {
-		if r.beforeCheck != nil {
-			r.beforeCheck()
-		}
-		if err := r.holdsIn(ctx, d, path.Base(target), c); err != nil {
-			removeIn(d, tmp)
+	// The temporary file lives and dies in the one directory handle, so
+	// a directory swapped meanwhile cannot strand it.
+	return e.at(func(dir handle, elem string) error {
+		tmp, err := e.r.writeTemp(ctx, dir, perm.Perm(), data)
+		if err != nil {
 			return err
 		}
-	}
-	if err := d.Rename(tmp, path.Base(target)); err != nil {
-		removeIn(d, tmp)
+		err = linkFD(dir, tmp, dir, elem)
+		removeFD(dir, tmp, false)
+		e.r.done(tmp)
+		if err == nil {
+			syncFD(dir)
+		}
 		return err
+	})
+}
+
+// writable refuses what a write through the Entry must not replace: the
+// root, a missing file when mustExist, the missing target of a dangling
+// link (its author chose that name, not the caller), and whatever
+// [Root.Refuses] refuses.
+func (e *Entry) writable(mustExist bool) error {
+	switch {
+	case e.path == ".":
+		return ErrIsRoot
+	case !e.exists && mustExist:
+		return fs.ErrNotExist
+	case !e.exists && e.dangling:
+		return ErrNotRegular
+	case e.exists:
+		return e.r.Refuses(e.info)
 	}
-	syncDir(d)
 	return nil
 }
 
-// holdsIn is holds in the directory d.
-func (r *Root) holdsIn(ctx context.Context, d *os.Root, elem string, c cond) error {
-	f, err := d.OpenFile(".", dirFlags, 0)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return control(f, func(dirfd handle) error { return r.holds(ctx, dirfd, elem, c) })
+// replace atomically replaces the entry with chunks: a synced temporary
+// file with permission perm in the entry's directory is renamed over it.
+// A rename replaces the entry and never writes through it, so a link
+// swapped in meanwhile is replaced, not followed. If c.version is set, the
+// file is checked against it after the temporary file is written and
+// right before the rename, through the same directory handle, so the
+// check is the last thing before the replace.
+func (e *Entry) replace(ctx context.Context, perm fs.FileMode, c cond, chunks ...[]byte) error {
+	r := e.r
+	return e.at(func(dir handle, elem string) error {
+		tmp, err := r.writeTemp(ctx, dir, perm, chunks...)
+		if err != nil {
+			return err
+		}
+		defer r.done(tmp)
+		if c.version != "" {
+			if r.beforeCheck != nil {
+				r.beforeCheck()
+			}
+			if err := r.holds(ctx, dir, elem, c); err != nil {
+				removeFD(dir, tmp, false)
+				return err
+			}
+		}
+		if err := renameFD(dir, tmp, dir, elem); err != nil {
+			removeFD(dir, tmp, false)
+			return err
+		}
+		syncFD(dir)
+		return nil
+	})
 }
 
 // WriteFile atomically replaces the content of name with data, or creates
@@ -259,22 +259,38 @@ func (r *Root) WriteFileIf(ctx context.Context, name string, data []byte, versio
 
 // writeFile implements WriteFile and WriteFileIf.
 func (r *Root) writeFile(ctx context.Context, name string, data []byte, c cond) error {
-	if err := checkName(name); err != nil {
-		return r.pathErr("write", name, err)
-	}
-	e, err := r.writeTarget(name, c.version != "")
+	e, err := r.lookup(name)
 	if err != nil {
 		return r.pathErr("write", name, err)
 	}
 	defer e.Close()
+	if err := e.writeFile(ctx, data, c); err != nil {
+		return r.pathErr("write", name, err)
+	}
+	return nil
+}
+
+// WriteFileIf replaces the file the Entry reached, or creates it if the
+// lookup found nothing there, as [Root.WriteFileIf] does, in the
+// directory the lookup ended in, and returns the version of data.
+func (e *Entry) WriteFileIf(ctx context.Context, data []byte, version string, max int64) (string, error) {
+	if err := e.writeFile(ctx, data, cond{version, max}); err != nil {
+		return "", e.r.pathErr("write", e.name, err)
+	}
+	return Version(data), nil
+}
+
+// writeFile implements the writes of WriteFile and WriteFileIf,
+// returning a cause for pathErr.
+func (e *Entry) writeFile(ctx context.Context, data []byte, c cond) error {
+	if err := e.writable(c.version != ""); err != nil {
+		return err
+	}
 	perm := defaultPerm
 	if e.exists {
 		perm = e.info.Mode.Perm()
 	}
-	if err := r.replace(ctx, e.path, perm, c, data); err != nil {
-		return r.pathErr("write", name, err)
-	}
-	return nil
+	return e.replace(ctx, perm, c, data)
 }
 
 // AppendFile appends data to the existing regular file name, atomically:
@@ -304,23 +320,43 @@ func (r *Root) AppendFileIf(ctx context.Context, name string, data []byte, versi
 // appendFile implements AppendFile and AppendFileIf; c.max is the size
 // limit.
 func (r *Root) appendFile(ctx context.Context, name string, data []byte, c cond) (string, error) {
-	if err := checkName(name); err != nil {
-		return "", r.pathErr("append", name, err)
-	}
-	if c.max <= 0 {
-		c.max = DefaultMaxFileSize
-	}
-	if int64(len(data)) > c.max {
-		return "", r.pathErr("append", name, ErrTooLarge)
-	}
-	e, err := r.writeTarget(name, true)
+	e, err := r.lookup(name)
 	if err != nil {
 		return "", r.pathErr("append", name, err)
 	}
 	defer e.Close()
-	fd, info, err := e.open()
+	v, err := e.appendFile(ctx, data, c)
 	if err != nil {
 		return "", r.pathErr("append", name, err)
+	}
+	return v, nil
+}
+
+// AppendFileIf appends data to the existing regular file the Entry
+// reached, as [Root.AppendFileIf] does, in the directory the lookup ended
+// in.
+func (e *Entry) AppendFileIf(ctx context.Context, data []byte, version string, max int64) (string, error) {
+	v, err := e.appendFile(ctx, data, cond{version, max})
+	if err != nil {
+		return "", e.r.pathErr("append", e.name, err)
+	}
+	return v, nil
+}
+
+// appendFile implements the appends, returning a cause for pathErr.
+func (e *Entry) appendFile(ctx context.Context, data []byte, c cond) (string, error) {
+	if c.max <= 0 {
+		c.max = DefaultMaxFileSize
+	}
+	if int64(len(data)) > c.max {
+		return "", ErrTooLarge
+	}
+	if err := e.writable(true); err != nil {
+		return "", err
+	}
+	fd, info, err := e.open()
+	if err != nil {
+		return "", err
 	}
 	var old []byte
 	if info.Size > c.max {
@@ -344,10 +380,10 @@ func (r *Root) appendFile(ctx context.Context, name string, data []byte, c cond)
 		err = ErrTooLarge
 	}
 	if err == nil {
-		err = r.replace(ctx, e.path, info.Mode.Perm(), c, old, data)
+		err = e.replace(ctx, info.Mode.Perm(), c, old, data)
 	}
 	if err != nil {
-		return "", r.pathErr("append", name, err)
+		return "", err
 	}
 	if c.version == "" {
 		h.Write(old)
@@ -362,21 +398,60 @@ func (r *Root) appendFile(ctx context.Context, name string, data []byte, c cond)
 // gives an error matching both [ErrNotDir] and [fs.ErrExist]. Other
 // errors: [ErrInvalid], [ErrEscapes], [fs.ErrPermission].
 func (r *Root) MkdirAll(name string) error {
-	if err := checkName(name); err != nil {
-		return r.pathErr("mkdir", name, err)
-	}
 	if name == "." {
 		return nil
 	}
-	err := r.root.MkdirAll(name, dirPerm)
+	e, err := r.lookup(name)
+	if err == nil {
+		err = e.mkdirAll()
+		e.Close()
+	}
 	if err == nil {
 		return nil
 	}
-	err = r.cause(r.onTheWay(name, err))
-	if errors.Is(err, syscall.EEXIST) || errors.Is(err, errnoNotDir) {
+	err = r.cause(err)
+	if errors.Is(err, syscall.EEXIST) || errors.Is(err, ErrNotDir) {
 		err = withCause(ErrNotDir, fs.ErrExist, err)
 	}
 	return r.pathErr("mkdir", name, err)
+}
+
+// mkdirAll creates the directories the Entry names that are missing, one
+// below the other from the directory the lookup ended in, never following
+// a link: one made at a missing name meanwhile fails with EEXIST.
+func (e *Entry) mkdirAll() error {
+	switch {
+	case e.exists && e.info.Type == TypeDir:
+		return nil
+	case e.exists || e.dangling:
+		return syscall.EEXIST // a file, or a link to nothing
+	}
+	return e.dirs.do(func(dir handle) error {
+		cur := noHandle // the last directory made, opened
+		defer func() {
+			if cur != noHandle {
+				closeHandle(cur)
+			}
+		}()
+		for _, elem := range append([]string{e.elem}, e.rest...) {
+			if err := mkdirFD(dir, elem, dirPerm); err != nil && !errors.Is(err, fs.ErrExist) {
+				return err
+			}
+			next, err := openDirFD(dir, elem)
+			if cur != noHandle {
+				closeHandle(cur)
+				cur = noHandle
+			}
+			if errors.Is(err, syscall.ELOOP) {
+				err = syscall.EEXIST
+			}
+			if err != nil {
+				return err
+			}
+			cur, dir = next, next
+		}
+		return nil
+	})
 }
 
 // Remove removes the file, symbolic link (never its target) or empty
@@ -385,29 +460,32 @@ func (r *Root) MkdirAll(name string) error {
 // [ErrIsRoot] (for "."), [ErrEscapes], [fs.ErrNotExist],
 // [fs.ErrPermission].
 func (r *Root) Remove(name string, recursive bool) error {
-	if err := checkName(name); err != nil {
-		return r.pathErr("remove", name, err)
-	}
 	if name == "." {
 		return r.pathErr("remove", name, ErrIsRoot)
 	}
-	fi, err := r.root.Lstat(name)
+	e, err := r.lookupLink(name)
 	if err != nil {
 		return r.pathErr("remove", name, err)
 	}
-	if fi.IsDir() && recursive {
-		err = removeAllIn(r.root, name)
-	} else {
-		err = removeIn(r.root, name)
-	}
-	if err != nil {
-		err = r.cause(err)
-		if fi.IsDir() && errors.Is(err, syscall.EEXIST) { // rmdir's other answer
-			err = withCause(ErrNotEmpty, err)
-		}
+	defer e.Close()
+	if err := e.remove(recursive); err != nil {
 		return r.pathErr("remove", name, err)
 	}
 	return nil
+}
+
+// remove removes the entry from the directory the lookup ended in.
+func (e *Entry) remove(recursive bool) error {
+	if !e.exists {
+		return fs.ErrNotExist
+	}
+	isDir := e.info.Type == TypeDir
+	return e.at(func(dir handle, elem string) error {
+		if isDir && recursive {
+			return removeAllFD(dir, elem)
+		}
+		return removeFD(dir, elem, isDir)
+	})
 }
 
 // RemoveIf removes name, a regular file or a symbolic link to one (the
@@ -466,11 +544,13 @@ func (r *Root) checkVersion(ctx context.Context, op, name string, c cond) error 
 // directory gives [ErrIsDir]. Without overwrite the move is atomic where
 // the system and filesystem can rename without replacing (Linux's
 // renameat2 with RENAME_NOREPLACE, macOS's renameatx_np with
-// RENAME_EXCL), so an entry created at newname meanwhile is never
-// replaced. The parent of newname must exist. Errors: [ErrInvalid] (also
-// for moving a directory into itself), [ErrIsRoot] (either name "."),
-// [ErrEscapes], [fs.ErrNotExist], [ErrNotDir], [ErrNotEmpty],
-// [fs.ErrPermission].
+// RENAME_EXCL, Windows's FileRenameInformation), so an entry created at
+// newname meanwhile is never replaced. The parent of newname must exist.
+// Both names are looked up once ([Root.Lookup], a final link not
+// followed), and the entry moves between the directory handles those
+// lookups hold. Errors: [ErrInvalid] (also for moving a directory into
+// itself), [ErrIsRoot] (either name "."), [ErrEscapes], [fs.ErrNotExist],
+// [ErrNotDir], [ErrNotEmpty], [fs.ErrPermission].
 func (r *Root) Rename(oldname, newname string, overwrite bool) error {
 	for _, name := range []string{oldname, newname} {
 		if err := checkName(name); err != nil {
@@ -480,23 +560,39 @@ func (r *Root) Rename(oldname, newname string, overwrite bool) error {
 			return r.pathErr("rename", name, ErrIsRoot)
 		}
 	}
-	if _, err := r.root.Lstat(oldname); err != nil {
+	src, err := r.lookupLink(oldname)
+	if err != nil {
 		return r.pathErr("rename", oldname, err)
 	}
-	fi, err := r.root.Lstat(newname)
-	switch {
-	case err == nil && !overwrite:
-		return r.pathErr("rename", newname, fs.ErrExist)
-	case err == nil && fi.IsDir():
-		return r.pathErr("rename", newname, ErrIsDir)
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
+	defer src.Close()
+	if !src.exists {
+		return r.pathErr("rename", oldname, fs.ErrNotExist)
+	}
+	dst, err := r.lookupLink(newname)
+	if err != nil {
 		return r.pathErr("rename", newname, err)
 	}
-	if overwrite {
-		err = r.root.Rename(oldname, newname)
-	} else {
-		err = r.renameNoReplace(oldname, newname)
+	defer dst.Close()
+	switch {
+	case dst.exists && !overwrite:
+		return r.pathErr("rename", newname, fs.ErrExist)
+	case dst.exists && dst.info.Type == TypeDir:
+		return r.pathErr("rename", newname, ErrIsDir)
 	}
+	err = src.at(func(od handle, oe string) error {
+		return dst.at(func(nd handle, ne string) error {
+			if overwrite {
+				return renameFD(od, oe, nd, ne)
+			}
+			err := renameatNoReplace(od, oe, nd, ne)
+			if err == syscall.EINVAL || err == syscall.ENOSYS || err == syscall.ENOTSUP {
+				// The filesystem lacks the flag: a plain rename, after
+				// the existence check above.
+				return renameFD(od, oe, nd, ne)
+			}
+			return err
+		})
+	})
 	if err != nil {
 		err = r.cause(err)
 		if errors.Is(err, syscall.EINVAL) || errors.Is(err, errnoInvalid) {
@@ -505,32 +601,4 @@ func (r *Root) Rename(oldname, newname string, overwrite bool) error {
 		return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: err}
 	}
 	return nil
-}
-
-// renameNoReplace renames without replacing (renameatNoReplace) relative
-// to the two parent directories, opened through the root. Base names of
-// valid names are single components other than "." and "..", and the call
-// follows no link in them, so this cannot leave the root. Where the filesystem lacks
-// the flag it falls back to a plain rename, after the existence check
-// Rename already made.
-func (r *Root) renameNoReplace(oldname, newname string) error {
-	od, err := r.root.OpenFile(path.Dir(oldname), dirFlags, 0)
-	if err != nil {
-		return err
-	}
-	defer od.Close()
-	nd, err := r.root.OpenFile(path.Dir(newname), dirFlags, 0)
-	if err != nil {
-		return err
-	}
-	defer nd.Close()
-	err = control(od, func(ofd handle) error {
-		return control(nd, func(nfd handle) error {
-			return renameatNoReplace(ofd, path.Base(oldname), nfd, path.Base(newname))
-		})
-	})
-	if err == syscall.EINVAL || err == syscall.ENOSYS || err == syscall.ENOTSUP {
-		return r.root.Rename(oldname, newname)
-	}
-	return err
 }
