@@ -6,9 +6,12 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestLookup checks what a lookup reports for names that end in every way a walk can: a file, a
@@ -298,5 +301,56 @@ func TestRootClosed(t *testing.T) {
 	r.Close()
 	if _, err := r.Lookup("f.md"); !errors.Is(err, os.ErrClosed) {
 		t.Errorf("Lookup after Close = %v, want os.ErrClosed", err)
+	}
+}
+
+// TestEntryWritesWhatWasJudged checks the writes of an Entry: each acts in the directory the
+// lookup held, so a directory renamed and replaced by a link to outside after the lookup (what a
+// caller judged by [Entry.Path] is then no longer what the name leads to) takes the write where
+// the lookup found it, and outside stays as it was.
+func TestEntryWritesWhatWasJudged(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name   string
+		lookup string
+		write  func(e *Entry) error
+		want   string // content of gone/<base of lookup> afterwards
+	}{
+		{"write", "d/f.md", func(e *Entry) error { _, err := e.WriteFileIf(ctx, []byte("new"), "", 0); return err }, "new"},
+		{"write if", "d/f.md", func(e *Entry) error {
+			_, err := e.WriteFileIf(ctx, []byte("new"), Version([]byte("inside")), 0)
+			return err
+		}, "new"},
+		{"append", "d/f.md", func(e *Entry) error { _, err := e.AppendFileIf(ctx, []byte("+more"), "", 0); return err }, "inside+more"},
+		{"create", "d/new.md", func(e *Entry) error { return e.CreateFile(ctx, []byte("made"), 0) }, "made"},
+		{"write a new file", "d/secret.txt", func(e *Entry) error { _, err := e.WriteFileIf(ctx, []byte("new"), "", 0); return err }, "new"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base, r := newTree(t, Options{}, "d/", "d/f.md=inside")
+			root := filepath.Join(base, "root")
+			before := snapshot(t, base)
+			e, err := r.Lookup(tt.lookup)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			if err := os.Rename(filepath.Join(root, "d"), filepath.Join(root, "gone")); err != nil {
+				t.Fatal(err)
+			}
+			if err := symlink(t, filepath.Join(base, "outside"), filepath.Join(root, "d")); err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.write(e); err != nil {
+				t.Fatalf("write through the entry: %v", err)
+			}
+			got, err := os.ReadFile(filepath.Join(root, "gone", path.Base(tt.lookup)))
+			if err != nil || string(got) != tt.want {
+				t.Errorf("gone/%s = %q, %v; want %q", path.Base(tt.lookup), got, err, tt.want)
+			}
+			if diff := cmp.Diff(before, snapshot(t, base)); diff != "" {
+				t.Errorf("outside changed (-before +after):\n%s", diff)
+			}
+		})
 	}
 }
