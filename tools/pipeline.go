@@ -105,6 +105,21 @@ func (s *Server) lookup(raw string) (string, *fsroot.Entry, error) {
 	return name, e, nil
 }
 
+// entry looks up name, a name the policy cleaned, for a write of a file: the entry it reaches,
+// judged as a file by the path it reached (and by its own name), which the caller writes through
+// and closes. What is written is then what was judged, whatever the name leads to by then.
+func (s *Server) entry(name string) (*fsroot.Entry, error) {
+	e, err := s.cfg.Root.Lookup(name)
+	if err != nil {
+		return nil, s.policyFirst(name, false, err)
+	}
+	if err := s.judge(name, e.Path(), false); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
 // policyFirst returns the policy's refusal of name, if it has one, in place of err, the filesystem
 // layer's failure to resolve it: a name the system cannot open (on Windows, "NUL.md" or "a:b.md")
 // is refused with the policy's reason, not as an unresolvable path.

@@ -165,7 +165,12 @@ func (s *Server) create(ctx context.Context, name, content string, o intents.Upd
 	if err := s.makeParents(name, o); err != nil {
 		return err
 	}
-	if err := s.cfg.Root.CreateFile(ctx, name, []byte(content), 0); err != nil {
+	e, err := s.entry(name)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	if err := e.CreateFile(ctx, []byte(content), 0); err != nil {
 		return err
 	}
 	out.Created, out.BytesWritten = true, ptr(len(content))
@@ -236,7 +241,12 @@ func noFolderVersion(name, purpose string, isDir bool, version string) error {
 }
 
 func (s *Server) replace(ctx context.Context, name, content, version string, o intents.UpdateOptions, out *WriterResult) error {
-	old, _, err := s.cfg.Root.ReadFile(ctx, name, s.cfg.MaxFileSize)
+	e, err := s.entry(name)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	old, _, err := e.ReadFile(ctx, s.cfg.MaxFileSize)
 	if err != nil {
 		if isNotExist(err) {
 			return newError(CodeNotFound, "%q does not exist: use purpose \"create\" to make a new file", s.show(name))
@@ -249,7 +259,7 @@ func (s *Server) replace(ctx context.Context, name, content, version string, o i
 	if out.Backup, err = s.backup(ctx, name, old, o); err != nil {
 		return err
 	}
-	v, err := s.cfg.Root.WriteFileIf(ctx, name, []byte(content), version, s.cfg.MaxFileSize)
+	v, err := e.WriteFileIf(ctx, []byte(content), version, s.cfg.MaxFileSize)
 	if err != nil {
 		return err
 	}
@@ -258,7 +268,16 @@ func (s *Server) replace(ctx context.Context, name, content, version string, o i
 }
 
 func (s *Server) appendTo(ctx context.Context, name, content, version string, o intents.UpdateOptions, out *WriterResult) error {
-	old, _, err := s.cfg.Root.ReadFile(ctx, name, s.cfg.MaxFileSize)
+	e, err := s.entry(name)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if e != nil {
+			e.Close()
+		}
+	}()
+	old, _, err := e.ReadFile(ctx, s.cfg.MaxFileSize)
 	if isNotExist(err) && version == "" {
 		err = s.create(ctx, name, content, o, out)
 		if !errors.Is(err, fs.ErrExist) {
@@ -266,7 +285,11 @@ func (s *Server) appendTo(ctx context.Context, name, content, version string, o 
 		}
 		// Made meanwhile by a call that locked it before its folder existed, under the key of
 		// the folder above: append to what it wrote.
-		old, _, err = s.cfg.Root.ReadFile(ctx, name, s.cfg.MaxFileSize)
+		e.Close()
+		if e, err = s.entry(name); err != nil {
+			return err
+		}
+		old, _, err = e.ReadFile(ctx, s.cfg.MaxFileSize)
 	}
 	if err != nil {
 		return err
@@ -283,7 +306,7 @@ func (s *Server) appendTo(ctx context.Context, name, content, version string, o 
 	if out.Backup, err = s.backup(ctx, name, old, o); err != nil {
 		return err
 	}
-	v, err := s.cfg.Root.AppendFileIf(ctx, name, []byte(content), version, s.cfg.MaxFileSize)
+	v, err := e.AppendFileIf(ctx, []byte(content), version, s.cfg.MaxFileSize)
 	if err != nil {
 		return err
 	}
