@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -94,7 +95,7 @@ func hostTree(t *testing.T, dir string) map[string]string {
 			if fi.Mode()&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != 0 {
 				special = "+special"
 			}
-			out[rel] = fmt.Sprintf("%o%s %s", fi.Mode().Perm(), special, b)
+			out[rel] = fmt.Sprintf("%s%s %s", hostPerm(fi.Mode()), special, b)
 		case fi.Mode()&fs.ModeSymlink != 0:
 			target, _ := os.Readlink(p)
 			out[rel] = "-> " + target
@@ -144,7 +145,12 @@ func TestCopy(t *testing.T) {
 			added: map[string]string{"c.md": "644 # A\nsee [b](b.md)\n"},
 			want:  map[string]any{"success": true, "path": "a.md", "destination": "c.md", "created": true, "bytesWritten": 18.0, "version": version("# A\nsee [b](b.md)\n")}},
 		{name: "file keeps its permission bits, not setuid", args: copyArgs("a.md", "c.md", nil),
-			setup: func(t *testing.T, root string) { mustOK(t, os.Chmod(filepath.Join(root, "a.md"), 0o750|os.ModeSetuid)) },
+			setup: func(t *testing.T, root string) {
+				if runtime.GOOS == "windows" {
+					t.Skip("on Windows a file's permission bits are only its read-only attribute")
+				}
+				mustOK(t, os.Chmod(filepath.Join(root, "a.md"), 0o750|os.ModeSetuid))
+			},
 			added: map[string]string{"c.md": "750 # A\nsee [b](b.md)\n"}},
 		{name: "file into a folder it makes", args: copyArgs("a.md", "new/deeper/c.md", map[string]any{"createPath": true}),
 			added: map[string]string{"new": "/", "new/deeper": "/", "new/deeper/c.md": "644 # A\nsee [b](b.md)\n"}},
@@ -385,7 +391,7 @@ func TestCopyMergeFailsMidway(t *testing.T) {
 	e.srv.beforeWrite = func(dest string) {
 		if dest == "other/sub/two.md" {
 			// The second replacement fails: its folder is now a file.
-			os.RemoveAll(filepath.Join(e.root, "other/sub"))
+			mustOK(t, removeTree(filepath.Join(e.root, "other/sub")))
 			os.WriteFile(filepath.Join(e.root, "other/sub"), []byte("in the way\n"), 0o644)
 		}
 	}

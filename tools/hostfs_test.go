@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -22,4 +23,22 @@ func symlink(t *testing.T, target, p string) error {
 func relSlash(dir, p string) string {
 	rel, _ := filepath.Rel(dir, p)
 	return filepath.ToSlash(rel)
+}
+
+// removeTree removes the host folder p and everything in it, deepest entries first, each with
+// os.Remove: os.RemoveAll's handle-relative delete answers "Invalid function" under Wine 8.
+func removeTree(p string) error {
+	var all []string
+	filepath.WalkDir(p, func(q string, _ fs.DirEntry, err error) error {
+		if err == nil {
+			all = append(all, q)
+		}
+		return nil
+	})
+	for i := len(all) - 1; i >= 0; i-- {
+		if err := os.Remove(all[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

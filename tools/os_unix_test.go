@@ -3,6 +3,8 @@
 package tools
 
 import (
+	"fmt"
+	"io/fs"
 	"syscall"
 	"testing"
 	"time"
@@ -24,3 +26,6 @@ const underWine = false
 
 // tempDir is t.TempDir.
 func tempDir(t *testing.T) string { t.Helper(); return t.TempDir() }
+
+// hostPerm is a file's permission bits as the tests' trees write them ("644").
+func hostPerm(m fs.FileMode) string { return fmt.Sprintf("%o", m.Perm()) }

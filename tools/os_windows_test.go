@@ -53,3 +53,14 @@ func tempDir(t *testing.T) string {
 	})
 	return dir
 }
+
+// hostPerm is a file's permission bits as the tests' trees write them: on
+// Windows they only say whether the read-only attribute is set (os reports
+// 0o666 or 0o444), which stand here for the Unix modes the tests expect of
+// a writable file and a read-only one.
+func hostPerm(m fs.FileMode) string {
+	if m.Perm()&0o200 != 0 {
+		return "644"
+	}
+	return "444"
+}
