@@ -498,10 +498,57 @@ func (e *Entry) remove(recursive bool) error {
 // that remains. A directory gives [ErrIsDir]. Other errors as for
 // [Root.Remove] and [Root.ReadFile].
 func (r *Root) RemoveIf(ctx context.Context, name, version string, max int64) error {
-	if err := r.checkVersion(ctx, "remove", name, cond{version, max}); err != nil {
-		return err
+	if name == "." {
+		return r.pathErr("remove", name, ErrIsRoot)
 	}
-	return r.Remove(name, false)
+	e, err := r.lookupLink(name)
+	if err != nil {
+		return r.pathErr("remove", name, err)
+	}
+	defer e.Close()
+	return e.RemoveIf(ctx, version, max)
+}
+
+// LookupLink is [Root.Lookup] without following a final symbolic link:
+// the Entry is then the link itself, as lstat(2) sees it, for
+// [Entry.Remove] and [Entry.RenameIf], which act on the link. Reads and
+// writes of content through such an Entry refuse a link with
+// [ErrNotRegular].
+func (r *Root) LookupLink(name string) (*Entry, error) {
+	e, err := r.lookupLink(name)
+	if err != nil {
+		return nil, r.pathErr("lookup", name, err)
+	}
+	return e, nil
+}
+
+// Remove removes what the Entry found, as [Root.Remove] does, from the
+// directory the lookup ended in: a link itself from an Entry of
+// [Root.LookupLink], what it led to from one of [Root.Lookup].
+func (e *Entry) Remove(recursive bool) error {
+	if err := e.remove(recursive); err != nil {
+		return e.r.pathErr("remove", e.name, err)
+	}
+	return nil
+}
+
+// RemoveIf is [Entry.Remove] of a file, or a link to one, on the
+// condition of [Root.RemoveIf].
+func (e *Entry) RemoveIf(ctx context.Context, version string, max int64) error {
+	if err := e.checkVersion(ctx, cond{version, max}); err != nil {
+		return e.r.pathErr("remove", e.name, err)
+	}
+	return e.Remove(false)
+}
+
+// RenameIf is [Root.RenameIf] of the entries: what e found (a link
+// itself, from [Root.LookupLink]) moves to the name dst found, between
+// the directory handles the two lookups hold.
+func (e *Entry) RenameIf(ctx context.Context, dst *Entry, overwrite bool, version string, max int64) error {
+	if err := e.checkVersion(ctx, cond{version, max}); err != nil {
+		return e.r.pathErr("rename", e.name, err)
+	}
+	return e.renameTo(dst, overwrite)
 }
 
 // RenameIf is [Root.Rename] on a condition: if version is not empty,
@@ -509,33 +556,33 @@ func (r *Root) RemoveIf(ctx context.Context, name, version string, max int64) er
 // for [Root.RemoveIf], else nothing moves and the error matches
 // [ErrConflict].
 func (r *Root) RenameIf(ctx context.Context, oldname, newname string, overwrite bool, version string, max int64) error {
-	if err := r.checkVersion(ctx, "rename", oldname, cond{version, max}); err != nil {
+	src, dst, err := r.renameEntries(oldname, newname)
+	if err != nil {
 		return err
 	}
-	return r.Rename(oldname, newname, overwrite)
+	defer src.Close()
+	defer dst.Close()
+	return src.RenameIf(ctx, dst, overwrite, version, max)
 }
 
-// checkVersion checks that name reaches a regular file holding c.version,
-// if set, for the operation op.
-func (r *Root) checkVersion(ctx context.Context, op, name string, c cond) error {
-	if c.version == "" {
+// checkVersion checks that the file the Entry found, or the file a link
+// it found leads to, holds c.version, if set. The error is a cause for
+// pathErr.
+func (e *Entry) checkVersion(ctx context.Context, c cond) error {
+	switch {
+	case c.version == "":
 		return nil
+	case e.path == ".":
+		return ErrIsRoot
+	case !e.exists || e.info.Type != TypeSymlink:
+		return e.check(ctx, c)
 	}
-	if err := checkName(name); err != nil {
-		return r.pathErr(op, name, err)
-	}
-	e, err := r.lookup(name)
+	t, err := e.r.lookup(e.name)
 	if err != nil {
-		return r.pathErr(op, name, err)
+		return err
 	}
-	defer e.Close()
-	if e.path == "." {
-		return r.pathErr(op, name, ErrIsRoot)
-	}
-	if err := e.check(ctx, c); err != nil {
-		return r.pathErr(op, name, err)
-	}
-	return nil
+	defer t.Close()
+	return t.check(ctx, c)
 }
 
 // Rename moves oldname to newname. A symbolic link is moved as the link,
@@ -552,34 +599,48 @@ func (r *Root) checkVersion(ctx context.Context, op, name string, c cond) error 
 // itself), [ErrIsRoot] (either name "."), [ErrEscapes], [fs.ErrNotExist],
 // [ErrNotDir], [ErrNotEmpty], [fs.ErrPermission].
 func (r *Root) Rename(oldname, newname string, overwrite bool) error {
-	for _, name := range []string{oldname, newname} {
-		if err := checkName(name); err != nil {
-			return r.pathErr("rename", name, err)
-		}
-		if name == "." {
-			return r.pathErr("rename", name, ErrIsRoot)
-		}
-	}
-	src, err := r.lookupLink(oldname)
+	src, dst, err := r.renameEntries(oldname, newname)
 	if err != nil {
-		return r.pathErr("rename", oldname, err)
+		return err
 	}
 	defer src.Close()
-	if !src.exists {
-		return r.pathErr("rename", oldname, fs.ErrNotExist)
-	}
-	dst, err := r.lookupLink(newname)
-	if err != nil {
-		return r.pathErr("rename", newname, err)
-	}
 	defer dst.Close()
-	switch {
-	case dst.exists && !overwrite:
-		return r.pathErr("rename", newname, fs.ErrExist)
-	case dst.exists && dst.info.Type == TypeDir:
-		return r.pathErr("rename", newname, ErrIsDir)
+	return src.renameTo(dst, overwrite)
+}
+
+// renameEntries looks up the two names of a rename, neither following a
+// final link. The caller closes both.
+func (r *Root) renameEntries(oldname, newname string) (src, dst *Entry, err error) {
+	for _, name := range []string{oldname, newname} {
+		if err := checkName(name); err != nil {
+			return nil, nil, r.pathErr("rename", name, err)
+		}
+		if name == "." {
+			return nil, nil, r.pathErr("rename", name, ErrIsRoot)
+		}
 	}
-	err = src.at(func(od handle, oe string) error {
+	if src, err = r.lookupLink(oldname); err != nil {
+		return nil, nil, r.pathErr("rename", oldname, err)
+	}
+	if dst, err = r.lookupLink(newname); err != nil {
+		src.Close()
+		return nil, nil, r.pathErr("rename", newname, err)
+	}
+	return src, dst, nil
+}
+
+// renameTo moves what e found to the name dst found, as Rename does.
+func (e *Entry) renameTo(dst *Entry, overwrite bool) error {
+	r := e.r
+	switch {
+	case !e.exists:
+		return r.pathErr("rename", e.name, fs.ErrNotExist)
+	case dst.exists && !overwrite:
+		return r.pathErr("rename", dst.name, fs.ErrExist)
+	case dst.exists && dst.info.Type == TypeDir:
+		return r.pathErr("rename", dst.name, ErrIsDir)
+	}
+	err := e.at(func(od handle, oe string) error {
 		return dst.at(func(nd handle, ne string) error {
 			if overwrite {
 				return renameFD(od, oe, nd, ne)
@@ -598,7 +659,7 @@ func (r *Root) Rename(oldname, newname string, overwrite bool) error {
 		if errors.Is(err, syscall.EINVAL) || errors.Is(err, errnoInvalid) {
 			err = withCause(ErrInvalid, err)
 		}
-		return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: err}
+		return &os.LinkError{Op: "rename", Old: e.name, New: dst.name, Err: err}
 	}
 	return nil
 }

@@ -120,6 +120,26 @@ func (s *Server) entry(name string) (*fsroot.Entry, error) {
 	return e, nil
 }
 
+// linkEntry looks up name, a name the policy cleaned, for a removal or a move: the entry it names
+// (a final link itself, not followed), judged by the path it reached, which the caller acts on and
+// closes. A folder, or a link (whose name was judged with what it reaches by the lookup of the
+// name that followed it), is judged as a folder, by its blocked components alone.
+func (s *Server) linkEntry(name string) (*fsroot.Entry, fsroot.Info, error) {
+	e, err := s.cfg.Root.LookupLink(name)
+	if err != nil {
+		return nil, fsroot.Info{}, s.policyFirst(name, false, err)
+	}
+	info, err := e.Info()
+	if err == nil {
+		err = s.judge(name, e.Path(), info.Type != fsroot.TypeFile)
+	}
+	if err != nil {
+		e.Close()
+		return nil, fsroot.Info{}, err
+	}
+	return e, info, nil
+}
+
 // policyFirst returns the policy's refusal of name, if it has one, in place of err, the filesystem
 // layer's failure to resolve it: a name the system cannot open (on Windows, "NUL.md" or "a:b.md")
 // is refused with the policy's reason, not as an unresolvable path.

@@ -322,10 +322,11 @@ func (s *Server) appendTo(ctx context.Context, name, content, version string, o 
 const MaxAppendDiff = 4 << 10
 
 func (s *Server) remove(ctx context.Context, name, version string, o intents.UpdateOptions, out *WriterResult) error {
-	info, err := s.cfg.Root.Lstat(name)
+	e, info, err := s.linkEntry(name)
 	if err != nil {
 		return err
 	}
+	defer e.Close()
 	isDir := info.Type == fsroot.TypeDir
 	if info.Type == fsroot.TypeSymlink && version != "" {
 		st, err := s.cfg.Root.Stat(name)
@@ -341,7 +342,7 @@ func (s *Server) remove(ctx context.Context, name, version string, o intents.Upd
 			"%q is not a file (%s), and options.backup keeps only a file's content: delete it without options.backup, or delete the files you want kept one by one with it", s.show(name), info.Type)}
 	}
 	if o.Backup {
-		old, _, err := s.cfg.Root.ReadFile(ctx, name, s.cfg.MaxFileSize)
+		old, _, err := e.ReadFile(ctx, s.cfg.MaxFileSize)
 		if err != nil {
 			return err
 		}
@@ -354,9 +355,9 @@ func (s *Server) remove(ctx context.Context, name, version string, o intents.Upd
 	}
 	linked := s.linkedFrom(name)
 	if version != "" {
-		err = s.cfg.Root.RemoveIf(ctx, name, version, s.cfg.MaxFileSize)
+		err = e.RemoveIf(ctx, version, s.cfg.MaxFileSize)
 	} else {
-		err = s.cfg.Root.Remove(name, o.Recursive)
+		err = e.Remove(o.Recursive)
 	}
 	if err != nil {
 		return err
@@ -403,14 +404,10 @@ func (s *Server) move(ctx context.Context, name string, in intents.Update, out *
 	}
 	dest, err := s.resolvePath(in.Target.Destination, k)
 	if err != nil {
-		var ce *callError
 		if k == kindFile {
 			err = s.folderAsFile(err, dest, name)
 		}
-		if !errors.As(err, &ce) {
-			return s.withField(err, "target.destination")
-		}
-		return err
+		return s.destErr(err)
 	}
 	if dest == "." {
 		return fsroot.ErrIsRoot
@@ -464,7 +461,7 @@ func (s *Server) move(ctx context.Context, name string, in intents.Update, out *
 		// Before the move, where the index knows the files.
 		mentions, held = s.mentions(ctx, name, dest), s.holdLinks(name, dest)
 	}
-	if err := s.cfg.Root.RenameIf(ctx, name, dest, in.Options.Overwrite, version, s.cfg.MaxFileSize); err != nil {
+	if err := s.rename(ctx, name, dest, k == kindDir, in.Options.Overwrite, version); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return existsAt(dest)
 		}
@@ -564,4 +561,33 @@ func notText(name string) error {
 func (s *Server) withField(err error, field string) error {
 	st := failure(err, "", s.show)
 	return &callError{code: st.Code, field: field, msg: field + ": " + st.Error}
+}
+
+// rename moves name to dest, each looked up once (a final link not followed) and judged by the
+// path it reached (dest as a folder when isDir), and moves the entries those lookups found.
+func (s *Server) rename(ctx context.Context, name, dest string, isDir, overwrite bool, version string) error {
+	src, _, err := s.linkEntry(name)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := s.cfg.Root.LookupLink(dest)
+	if err != nil {
+		return err
+	}
+	defer dst.Close()
+	if err := s.judge(dest, dst.Path(), isDir); err != nil {
+		return s.destErr(err)
+	}
+	return src.RenameIf(ctx, dst, overwrite, version, s.cfg.MaxFileSize)
+}
+
+// destErr names target.destination in err, a failure to judge or reach it, unless err is a call
+// error, which names its field already.
+func (s *Server) destErr(err error) error {
+	var ce *callError
+	if !errors.As(err, &ce) {
+		return s.withField(err, "target.destination")
+	}
+	return err
 }
