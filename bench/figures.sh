@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# figures.sh runs, at the commit checked out, every command whose figures the README quotes, and
+# figures.sh runs, at the commit checked out, every command whose figures bench/README.md quotes, and
 # writes each one's output to a folder (default /var/tmp/packfs-figures/<commit>):
 #
 #   peers.md / peers.txt   go run ./bench --runs 3           (Compared with other servers)

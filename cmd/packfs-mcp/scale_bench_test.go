@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// BenchmarkScale measures how the index's cost grows with the tree (issue 11, part 3), through the
+// BenchmarkScale measures how the index's cost grows with the tree, through the
 // built binary over stdio, on trees it builds itself:
 //
 //   - tldr: the tldr pages of ../shared/corpora (38,405 files);

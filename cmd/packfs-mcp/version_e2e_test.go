@@ -16,7 +16,7 @@ func versionOf(content string) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// TestConflictEndToEnd is issue 15's story through the built binary: the agent reads a note, the
+// TestConflictEndToEnd is a stale write's story through the built binary: the agent reads a note, the
 // person saves the note in an editor, and the agent's update with the version it read fails with
 // CONFLICT, the version now on disk and its text, and the person's text kept. The agent merges
 // into that text, with no read between, and its update with the new version lands, and returns the
