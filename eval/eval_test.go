@@ -14,6 +14,7 @@ import (
 	gocmp "github.com/google/go-cmp/cmp"
 
 	"github.com/packfs/packfs-mcp/internal/corpora"
+	"github.com/packfs/packfs-mcp/internal/tier"
 )
 
 // minQueries is the least number of judged queries a corpus must have for
@@ -273,6 +274,7 @@ var rankingToday = []struct {
 // corpora, with the user's words alone and with each set of a calling model's paraphrases, and
 // fails when a metric falls more than rankingMargin below today's figure.
 func TestRankingFloors(t *testing.T) {
+	tier.Full(t, "ranks every judged question of both corpora")
 	for _, c := range collections {
 		t.Run(c.Name, func(t *testing.T) {
 			root := corpusRoot(t, c)

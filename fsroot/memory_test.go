@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/packfs/packfs-mcp/internal/tier"
 )
 
 // allocated returns the bytes of heap f allocates, as the runtime counts them. The fsroot tests run
@@ -48,6 +50,7 @@ const (
 // of the tree, so its live memory grows with the largest folder, never with the tree. The tree of
 // 50 folders would take about 1.4 MB held whole; a walk must stay within 300 KB.
 func TestWalkMemory(t *testing.T) {
+	tier.Full(t, "walks a big tree to measure its memory")
 	tests := []struct {
 		name          string
 		folders, each int // folders below the root, and files in each

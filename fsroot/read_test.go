@@ -15,6 +15,7 @@ import (
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/packfs/packfs-mcp/internal/tier"
 )
 
 func TestOpen(t *testing.T) {
@@ -330,6 +331,7 @@ func mkdirChain(t *testing.T, dir string, depth int, also func(level *os.Root)) 
 }
 
 func TestWalkDeep(t *testing.T) {
+	tier.Full(t, "walks a tree thousands of levels deep")
 	if underWine {
 		t.Skip("2,000 levels take more than 8 minutes under Wine, each open a round trip to its server; the walk's code is the same on every system")
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/packfs/packfs-mcp/internal/corpora"
+	"github.com/packfs/packfs-mcp/internal/tier"
 	"github.com/packfs/packfs-mcp/markdown"
 )
 
@@ -179,6 +180,7 @@ func TestKeepNamed(t *testing.T) {
 // the same in both. Scores that depended on the layout once made tldr's openbsd and netbsd df.md
 // swap places between builds (a lift scored through bleve's advance of a boolean query).
 func TestRankingIndependentOfSegments(t *testing.T) {
+	tier.Full(t, "indexes a corpus twice, in different segments")
 	_, docs := evalCorpus(t, corpora.TLDR, 100000)
 	build := func(batch int) *Index {
 		ix := newTestIndex(t, IndexOptions{})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/packfs/packfs-mcp/internal/tier"
 )
 
 // wantLink is a Link with its offsets replaced by the source text they cover.
@@ -268,6 +269,7 @@ func TestParseFrontmatterAliases(t *testing.T) {
 }
 
 func TestParsePathological(t *testing.T) {
+	tier.Full(t, "parses documents built to be slow")
 	// limit guards against a hang, not a speed: far above what a guarded parse takes (well under a
 	// second each on an idle machine, up to 14 s seen under -race with other work on both cores)
 	// and below what the unguarded quadratic cases take (minutes). Speed is BenchmarkParsePathological's.

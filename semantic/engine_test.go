@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/packfs/packfs-mcp/fulltext"
+	"github.com/packfs/packfs-mcp/internal/tier"
 	"github.com/packfs/packfs-mcp/markdown"
 )
 
@@ -250,6 +251,7 @@ func TestEngineBusyIndex(t *testing.T) {
 // TestBuildBatchBytes checks that a build batch is bounded by its bytes, not only by its files: a
 // tree of large files is indexed in several batches, none holding much more than maxBatchBytes.
 func TestBuildBatchBytes(t *testing.T) {
+	tier.Full(t, "indexes batches of megabytes")
 	const fileBytes = 1 << 20
 	tests := []struct {
 		name       string

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/packfs/packfs-mcp/internal/corpora"
+	"github.com/packfs/packfs-mcp/internal/tier"
 )
 
 // The tests drive every task through the wrapper, as an agent would, with a scripted sequence of
@@ -45,6 +46,7 @@ var built struct {
 // fails it under PACKFS_REQUIRE_CORPORA=1 (as in CI).
 func harness(t *testing.T) (env []string, base string) {
 	t.Helper()
+	tier.Full(t, "each task builds the servers and runs a scripted agent session on a corpus")
 	for _, c := range []corpora.Corpus{corpora.Obsidian, corpora.TLDR} {
 		if _, err := os.Stat(filepath.Join(corpora.ArchivesDir, c.Archive)); err != nil {
 			if os.Getenv("PACKFS_REQUIRE_CORPORA") == "1" {

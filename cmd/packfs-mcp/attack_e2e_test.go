@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/packfs/packfs-mcp/internal/tier"
 	"github.com/packfs/packfs-mcp/tools"
 )
 
@@ -19,6 +20,7 @@ import (
 // The oracle does not trust the server: no response may carry the outside marker, an outside host
 // path or the version of a file the reader may not read, and nothing outside the root may change.
 func TestSecurityCases(t *testing.T) {
+	tier.Full(t, "every attack case through the built binary, in both protocol eras")
 	for _, era := range eras {
 		t.Run(era.name, func(t *testing.T) {
 			f := newFixture(t)
@@ -479,9 +481,7 @@ func manyEdits(n int) []map[string]any {
 // TestHugeDirectory is case D29: a 100,000-entry directory is listed page by page, every answer
 // bounded, and the pages meet without gap or overlap.
 func TestHugeDirectory(t *testing.T) {
-	if testing.Short() {
-		t.Skip("creates 100,000 files")
-	}
+	tier.Full(t, "creates 100,000 files")
 	f := newFixture(t)
 	dir := filepath.Join(f.root, "huge")
 	must(t, os.Mkdir(dir, 0o755))

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/packfs/packfs-mcp/internal/tier"
 )
 
 // buildTreeFiles is the size of the tree TestSearchWhileIndexing serves: big enough that the
@@ -20,6 +22,7 @@ const buildTreeFiles = 20_000
 // success with no hits while files remain unread; no unknown words until the index is complete.
 // relationships of a document the build has not reached answers from the file itself.
 func TestSearchWhileIndexing(t *testing.T) {
+	tier.Full(t, "searches while the binary indexes a tree")
 	dir := t.TempDir()
 	root := filepath.Join(dir, "root")
 	for i := range buildTreeFiles {

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/internal/tier"
 	"github.com/packfs/packfs-mcp/tools"
 )
 
@@ -48,6 +49,7 @@ import (
 // PACKFS_CRASH_CYCLES sets the number of kills (default 200); PACKFS_CRASH_SEED fixes the random
 // choices.
 func TestCrashSafeWrites(t *testing.T) {
+	tier.Full(t, "kills the binary in the middle of writes, many times")
 	cycles := 200
 	if s := os.Getenv("PACKFS_CRASH_CYCLES"); s != "" {
 		n, err := strconv.Atoi(s)

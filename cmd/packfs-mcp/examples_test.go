@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/packfs/packfs-mcp/internal/tier"
 )
 
 // agentConfigDir holds the ready client configurations and examples.
@@ -308,6 +309,7 @@ func TestPythonExamplesCompile(t *testing.T) {
 // find the binary on PATH as `which packfs-mcp` does, then run doctor and serve with an absolute root
 // from /, the folder Claude Desktop starts servers in. It also checks that the READMEs say so.
 func TestInstallSteps(t *testing.T) {
+	tier.Full(t, "go install into a folder of its own, then runs the installed binary")
 	for _, doc := range []string{"../../README.md", filepath.Join(agentConfigDir, "README.md")} {
 		b, err := os.ReadFile(doc)
 		must(t, err)

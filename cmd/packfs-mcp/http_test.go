@@ -25,6 +25,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/packfs/packfs-mcp/internal/tier"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -559,6 +560,7 @@ func TestHTTPStartRefusals(t *testing.T) {
 // TestHTTPInProcess serves in this process, so that the race detector watches the HTTP layer under
 // concurrent clients, and stops the server as an operator would, with SIGTERM.
 func TestHTTPInProcess(t *testing.T) {
+	tier.Full(t, "serves HTTP with many clients")
 	f := newFixture(t)
 	t.Setenv(tokenEnv, testToken)
 	pr, pw := io.Pipe()
@@ -657,6 +659,7 @@ func TestHTTPInProcess(t *testing.T) {
 // it to 868 MB); and a write of the largest file, its text all brackets, commas, quotes and
 // backslashes, is still served, whole.
 func TestHTTPWideJSON(t *testing.T) {
+	tier.Full(t, "sends messages of megabytes over HTTP")
 	f := newFixture(t)
 	srv := startHTTP(t, f, httpEnv(f, tokenEnv+"="+testToken), "--allow-write")
 	hdr := map[string]string{"Authorization": "Bearer " + testToken}

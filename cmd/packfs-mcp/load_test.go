@@ -21,6 +21,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/packfs/packfs-mcp/internal/tier"
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/tools"
 )
@@ -589,6 +590,7 @@ func loadPercentile(d []time.Duration, p float64) time.Duration {
 }
 
 func TestPipelinedLoad(t *testing.T) {
+	tier.Full(t, "pipelines many calls through the binary")
 	dir := t.TempDir()
 	calls := loadWorkload(t, dir, loadCalls)
 	rep := runLoad(t, dir, calls)

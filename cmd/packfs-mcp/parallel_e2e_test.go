@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/packfs/packfs-mcp/internal/tier"
 	"github.com/packfs/packfs-mcp/tools"
 )
 
@@ -156,6 +157,7 @@ func TestParallelWrites(t *testing.T) {
 // appending to one file at once, lose none of the appends answered as successful, with and
 // without versions.
 func TestParallelWritesHTTP(t *testing.T) {
+	tier.Full(t, "parallel writes from several HTTP clients")
 	f := newFixture(t)
 	srv := startHTTP(t, f, httpEnv(f), "--allow-write", "--rate-limit", "100000", "--http-client-rate-limit", "100000")
 	const clients, each = 8, 25

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/packfs/packfs-mcp/internal/tier"
 	"github.com/packfs/packfs-mcp/tools"
 )
 
@@ -59,6 +60,7 @@ type progressNote struct {
 // each call with a token gets some, in order, and they come before its response (all but
 // progressMaxLate calls).
 func TestProgressE2E(t *testing.T) {
+	tier.Full(t, "times progress notifications of long calls")
 	f := newProgressFixture(t)
 	var late []string // the calls with a token that got a notification after their response
 	for _, era := range eras {

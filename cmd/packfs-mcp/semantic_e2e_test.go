@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/packfs/packfs-mcp/internal/tier"
 )
 
 // workspace copies the bundled sample workspace into a fresh root beside an outside folder.
@@ -410,6 +411,7 @@ func TestSearchContentSameWithIndex(t *testing.T) {
 // TestIndexProgress checks that a search made while the index is still building says so in its
 // result, and that a client that sent a progress token gets a progress notification.
 func TestIndexProgress(t *testing.T) {
+	tier.Full(t, "follows an index build through the binary")
 	f := workspace(t)
 	for i := 0; i < 6000; i++ {
 		dir := filepath.Join(f.root, "many", fmt.Sprintf("d%02d", i%50))
@@ -504,6 +506,7 @@ func numbered(head, line string, n int) string {
 // every section repeated, 16 and 40 GB) are indexed beside an ordinary note: the build completes, the ordinary note is found, and the server's peak
 // memory stays far below what any bomb expanded would take.
 func TestIndexMarkdownBombs(t *testing.T) {
+	tier.Full(t, "indexes pathological documents through the binary")
 	root := t.TempDir()
 	rep := strings.Repeat
 	var laughs strings.Builder

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/internal/tier"
 )
 
 // roomForHugeWrites is a --max-request-bytes that lets a call carry more than the writer takes, for
@@ -107,6 +108,7 @@ func TestStdioMessageBound(t *testing.T) {
 // params, is refused with the field or the request named; the server answers each with an error,
 // serves the next call, and its peak memory is no more than a flat line of the same length costs.
 func TestStdioDeepJSON(t *testing.T) {
+	tier.Full(t, "sends deeply nested messages over stdio")
 	root := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(root, "a.md"), []byte("# A\nhello\n"), 0o644))
 	s := startRaw(t, root, "--no-index")
@@ -192,6 +194,7 @@ func wideArray(n int) string { return "[" + strings.Repeat("1,", n-1) + "1]" }
 // costs, which mcp-go decodes (the array alone took it to 988 MB). A write of the largest file,
 // its text all brackets, commas, quotes and backslashes, is still served, whole.
 func TestStdioWideJSON(t *testing.T) {
+	tier.Full(t, "sends messages of megabytes over stdio")
 	root := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(root, "a.md"), []byte("# A\nhello\n"), 0o644))
 	s := startRaw(t, root, "--no-index", "--allow-write")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/packfs/packfs-mcp/internal/tier"
 )
 
 // toolCase is one call and what its result must be: the error code, or "" for success and a check.
@@ -655,6 +656,7 @@ func copyOf(path, dest string, options map[string]any) map[string]any {
 }
 
 func TestReadOnlyServer(t *testing.T) {
+	tier.Full(t, "every write purpose refused through the binary")
 	f := newFixture(t)
 	s := start(t, f, nil)
 	if _, ok := s.schemas[writer]; ok {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/packfs/packfs-mcp/internal/tier"
 )
 
 // windowsNameCases are the names Windows and case-insensitive filesystems
@@ -60,6 +61,7 @@ var (
 // also creates, reads and lists an ordinary note, so its writes are
 // exercised, not only its refusals.
 func TestWindowsNames(t *testing.T) {
+	tier.Full(t, "drives the Linux binary and packfs-mcp.exe under Wine")
 	t.Run("linux", func(t *testing.T) {
 		f := newFixture(t)
 		s := start(t, f, nil, "--allow-write", "--no-index")
