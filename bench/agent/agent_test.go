@@ -21,7 +21,7 @@ import (
 // folder and a wrong solution for the reason that makes it wrong. They need the shared corpora
 // (../shared/corpora beside the repository; skipped without, failed under
 // PACKFS_REQUIRE_CORPORA=1); the peers' test needs bench/install-peers.sh's peers, and skips
-// without them.
+// without them (fails under PACKFS_REQUIRE_PEERS=1, as in CI).
 
 func TestMain(m *testing.M) {
 	// This package is two levels below the repository, not one as corpora assumes.
@@ -486,7 +486,10 @@ func TestPeers(t *testing.T) {
 		} {
 			t.Run(fmt.Sprintf("%s/task%d", tc.server, tk.n), func(t *testing.T) {
 				if _, _, _, err := serverCommand(tc.server, []servedRoot{{Dir: "/nonexistent"}}, "/nonexistent", o); err != nil {
-					t.Skipf("%s is not installed: %v", tc.server, err)
+					if os.Getenv("PACKFS_REQUIRE_PEERS") == "1" {
+						t.Fatalf("PACKFS_REQUIRE_PEERS=1 but %s is not installed (bench/install-peers.sh): %v", tc.server, err)
+					}
+					t.Skipf("%s is not installed (run bench/install-peers.sh): %v", tc.server, err)
 				}
 				name := fmt.Sprintf("peer-%s-%d", tc.server, tk.n)
 				if out, code := wrap(t, env, "start", "--server", tc.server, "--task", itoa(tk.n), "--session", name); code != 0 {

@@ -51,7 +51,8 @@ func TestPoolLinger(t *testing.T) {
 	a, err := build(Config{Semantic: SemanticConfig{Disabled: true}}, log.New(io.Discard, "", 0))
 	must(t, err)
 	defer a.close()
-	a.lingerTest = 50 * time.Millisecond
+	// A folder unheld and unpinned closes at once: only the pin keeps it.
+	setLinger(a, time.Millisecond)
 	offer := []mcp.Root{{URI: fileURI(folder), Name: "notes"}}
 	one, two := newClientRoots(a, "one"), newClientRoots(a, "two")
 	one.apply(offer, false)
@@ -67,12 +68,14 @@ func TestPoolLinger(t *testing.T) {
 	if !slices.Contains(a.mountList(), m) {
 		t.Fatal("closed while a call pinned it")
 	}
+	// Offered again within lingerFor, however slow the machine: lingerFor is an hour here.
+	setLinger(a, time.Hour)
 	unpin()
-	time.Sleep(20 * time.Millisecond)
 	two.apply(offer, false)
 	if got := a.mountList(); len(got) != 1 || got[0] != m {
 		t.Fatalf("offered again within lingerFor: mounts %v, want the same one reused", got)
 	}
+	setLinger(a, time.Millisecond)
 	two.apply(nil, false)
 	deadline := time.Now().Add(5 * time.Second)
 	for slices.Contains(a.mountList(), m) && time.Now().Before(deadline) {
@@ -92,7 +95,7 @@ func TestClientEnded(t *testing.T) {
 	a, err := build(Config{Semantic: SemanticConfig{Disabled: true}}, log.New(io.Discard, "", 0))
 	must(t, err)
 	defer a.close()
-	a.lingerTest = time.Millisecond
+	setLinger(a, time.Millisecond)
 	s := fakeSession{"s1"}
 	a.streamOpened(t.Context(), s)
 	c := a.clientOf(a.mcp.WithContext(t.Context(), s))
@@ -110,4 +113,11 @@ func TestClientEnded(t *testing.T) {
 	if n := len(a.mountList()); n != 0 {
 		t.Errorf("%d folders open after the only client ended", n)
 	}
+}
+
+// setLinger sets how long a's unheld folders stay open, under the lock the pool reads it with.
+func setLinger(a *app, d time.Duration) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.lingerTest = d
 }

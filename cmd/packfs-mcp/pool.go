@@ -97,7 +97,7 @@ func (a *app) linger(m *mount) {
 	}
 }
 
-// lingerFor is [lingerFor], or the test's.
+// lingerFor is [lingerFor], or the test's. Called with a.mu held.
 func (a *app) lingerFor() time.Duration {
 	if a.lingerTest > 0 {
 		return a.lingerTest
@@ -115,7 +115,7 @@ func (a *app) expire(m *mount) {
 	}
 	m.idle = nil
 	a.mounts = slices.DeleteFunc(a.mounts, func(o *mount) bool { return o == m })
-	stop := m.stop
+	stop, after := m.stop, a.lingerFor()
 	a.closing.Add(1)
 	go func() {
 		defer a.closing.Done()
@@ -124,6 +124,6 @@ func (a *app) expire(m *mount) {
 		}
 		m.work.Wait()
 		m.close()
-		m.log.Printf("closed: no client has offered it for %v", a.lingerFor())
+		m.log.Printf("closed: no client has offered it for %v", after)
 	}()
 }
