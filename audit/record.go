@@ -14,7 +14,7 @@
 //
 // state is "output-available" (output holds the tool's flat result), "output-error" (errorText
 // holds its error message; output is absent, as the type requires) or "output-denied" (a policy,
-// permission or rate-limit refusal, see [Denied]: the type carries no errorText there, so the
+// permission or rate-limit refusal, see [Options.Denied]: the type carries no errorText there, so the
 // message goes in approval.reason, with approval.approved false, the only shape the type allows).
 // approval holds only id, approved and reason, the fields every release of the type has; newer ones
 // add optional fields the journal has no use for.
@@ -48,35 +48,6 @@ const (
 // in advance.
 const PartType = "dynamic-tool"
 
-// denialCodes are the result codes of refusals by policy rather than failures of the operation:
-// a permission that is off (PERMISSION_DENIED, also used for a tool the server does not offer), the
-// path policy (PATH_OUTSIDE_ROOT, PATH_BLOCKED, EXTENSION_NOT_ALLOWED), the rate limiter
-// (RATE_LIMITED), the sandbox's refusals of what could alias or destroy more than the root allows
-// (HARD_LINK, ROOT_PROTECTED) and the operating system's permission refusal (ACCESS_DENIED). Missing
-// files, bad arguments, sizes and timeouts are errors: the call was allowed and did not work.
-var denialCodes = map[string]bool{
-	"PERMISSION_DENIED":     true,
-	"PATH_OUTSIDE_ROOT":     true,
-	"PATH_BLOCKED":          true,
-	"EXTENSION_NOT_ALLOWED": true,
-	"RATE_LIMITED":          true,
-	"HARD_LINK":             true,
-	"ROOT_PROTECTED":        true,
-	"ACCESS_DENIED":         true,
-}
-
-// Denied reports whether a failed call with this result code is journalled as a denial
-// ([StateDenied]) rather than an error.
-func Denied(code string) bool { return denialCodes[code] }
-
-// DenialCodes returns the codes [Denied] accepts, for tests that check them against the server's.
-func DenialCodes() []string {
-	out := make([]string, 0, len(denialCodes))
-	for c := range denialCodes {
-		out = append(out, c)
-	}
-	return out
-}
 
 // Record is one journal line: an AI SDK UIMessage holding one tool call.
 type Record struct {
@@ -175,10 +146,10 @@ const (
 	maxPathBytes = 4096
 )
 
-// NewRecord turns c into a journal record, keeping file contents to maxContent bytes each (see
-// [Options.MaxContentBytes] for zero and negative values).
-func NewRecord(c Call, maxContent int) Record {
-	cl := newClipper(maxContent)
+// NewRecord turns c into a journal record, keeping file contents to opts.MaxContentBytes each (see
+// there for zero and negative values), a failed call whose code opts.Denied accepts as a denial.
+func NewRecord(c Call, opts Options) Record {
+	cl := newClipper(opts.MaxContentBytes)
 	input := cl.clip(c.Input, "input", []byte("{}"))
 	var flat struct {
 		Success *bool  `json:"success"`
@@ -216,7 +187,7 @@ func NewRecord(c Call, maxContent int) Record {
 	case !failed:
 		part.State = StateOutput
 		part.Output = cl.clip(c.Output, "output", []byte("null"))
-	case Denied(md.Code):
+	case opts.Denied != nil && opts.Denied(md.Code):
 		part.State = StateDenied
 		part.Approval = &Approval{ID: "policy-" + c.ID, Approved: false, Reason: reason}
 	default:

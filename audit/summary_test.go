@@ -35,7 +35,7 @@ func call(id int, tool, purpose, path, code string, ms int, at int) Call {
 func journal(t *testing.T, calls ...Call) *bytes.Buffer {
 	t.Helper()
 	var b bytes.Buffer
-	w := NewWriter(&b, Options{})
+	w := NewWriter(&b, Options{Denied: policyDenial})
 	for _, c := range calls {
 		if err := w.Append(c); err != nil {
 			t.Fatal(err)

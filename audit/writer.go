@@ -13,6 +13,10 @@ type Options struct {
 	// MaxContentBytes caps each file content recorded (a file's text, an edit, a diff, one file's
 	// matching lines, a snippet). If zero, [DefaultMaxContentBytes]; if negative, none is recorded.
 	MaxContentBytes int
+	// Denied reports the result codes of refusals by policy (a permission off, the path policy,
+	// the rate limiter), which are journalled as denials ([StateDenied]) rather than errors; the
+	// server passes its code table's (tools.IsDenial). If nil, every failure is an error.
+	Denied func(code string) bool
 	// OnError receives the first failure to append a line, so it can be reported once; later
 	// failures are only returned. If nil, failures are only returned.
 	OnError func(error)
@@ -47,7 +51,7 @@ func Open(dir *fsroot.Root, name string, opts Options) (*Writer, error) {
 // Append journals one call. A failure is returned, and the first one is also passed to
 // [Options.OnError]: the journal never fails the call it records.
 func (w *Writer) Append(c Call) error {
-	line, err := NewRecord(c, w.opts.MaxContentBytes).marshal()
+	line, err := NewRecord(c, w.opts).marshal()
 	if err == nil {
 		err = w.write(line)
 	}

@@ -43,7 +43,53 @@ const (
 	CodeInUse            = "FILE_IN_USE"
 	CodeInternal         = "INTERNAL"
 	CodeUnknownTool      = "UNKNOWN_TOOL"
+
+	// The codes of refusals no tool answered: the protocol's and the HTTP transport's.
+	CodeInvalidRequest   = "INVALID_REQUEST"    // a tools/call whose parameters could not be read
+	CodeProtocol         = "PROTOCOL_ERROR"     // a tools/call the server answered with no result
+	CodeUnauthenticated  = "UNAUTHENTICATED"    // an HTTP request without the server's token
+	CodeOriginNotAllowed = "ORIGIN_NOT_ALLOWED" // an HTTP request from a web page's origin
 )
+
+// codes is the table of every code, with whether it is a denial: a refusal by policy rather than
+// a failure of the operation. The denials are a permission that is off (also for a tool the server
+// does not offer), the path policy, the rate limiter, the sandbox's refusals of what could alias
+// or destroy more than the root allows (HARD_LINK, ROOT_PROTECTED) and the operating system's
+// permission refusal (ACCESS_DENIED); missing files, bad arguments, sizes and timeouts are errors:
+// the call was allowed and did not work. The journal records a denial as such ([IsDenial]).
+var codes = []struct {
+	name   string
+	denial bool
+}{
+	{CodeInvalidArgument, false}, {CodeInvalidPath, false}, {CodePermissionDenied, true},
+	{CodeOutsideRoot, true}, {CodeBlocked, true}, {CodeExtension, true}, {CodeRateLimited, true},
+	{CodeNotFound, false}, {CodeExists, false}, {CodeTooLarge, false}, {CodeNotRegular, false},
+	{CodeHardLink, true}, {CodeRoot, true}, {CodeNotEmpty, false}, {CodeIsDir, false},
+	{CodeNotDir, false}, {CodeAccess, true}, {CodeTimeout, false}, {CodeAmbiguousEdit, false},
+	{CodeEditNotFound, false}, {CodeNotText, false}, {CodeNotAvailable, false}, {CodeConflict, false},
+	{CodeInUse, false}, {CodeInternal, false}, {CodeUnknownTool, false}, {CodeInvalidRequest, false},
+	{CodeProtocol, false}, {CodeUnauthenticated, true}, {CodeOriginNotAllowed, true},
+}
+
+// Codes returns every stable code, in the table's order.
+func Codes() []string {
+	out := make([]string, len(codes))
+	for i, c := range codes {
+		out[i] = c.name
+	}
+	return out
+}
+
+// IsDenial reports whether a failed call with this code was refused by policy, rather than
+// allowed and failed: the journal records it as a denial.
+func IsDenial(code string) bool {
+	for _, c := range codes {
+		if c.name == code {
+			return c.denial
+		}
+	}
+	return false
+}
 
 // callError is an error the handlers raise themselves, with its code and sentence already chosen.
 type callError struct {

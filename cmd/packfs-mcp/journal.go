@@ -40,14 +40,6 @@ type journal struct {
 	perms   string
 }
 
-// Protocol-level failure codes, for tools/call requests that no tool answered. The tools' own codes
-// (NOT_FOUND, ...) come from their results.
-const (
-	codeUnknownTool    = "UNKNOWN_TOOL"
-	codeInvalidRequest = "INVALID_REQUEST"
-	codeProtocol       = "PROTOCOL_ERROR"
-)
-
 // openJournal opens the journal named by the configuration, if any: its folder as an fsroot.Root
 // and the file inside it for appending (created 0600; a link or anything but a regular file is
 // refused). The folder must exist and, symbolic links resolved, lie outside the root, where no
@@ -71,6 +63,7 @@ func (a *app) openJournal() error {
 	j := &journal{dir: dir, file: file, perms: a.perms.String()}
 	j.w, err = audit.Open(dir, filepath.Base(clean), audit.Options{
 		MaxContentBytes: a.cfg.Journal.MaxContentBytes,
+		Denied:          tools.IsDenial,
 		OnError: func(err error) {
 			a.errs.Printf("%v: tool calls go on unjournalled; later journal failures are not logged", err)
 		},
@@ -180,7 +173,7 @@ func (j *journal) call(ctx context.Context, id any, req *mcp.CallToolRequest, re
 	case err != nil:
 		c.Code, c.Error = j.protocolFailure(c.Tool, err)
 	default:
-		c.Code, c.Error = codeProtocol, "the server answered with no result"
+		c.Code, c.Error = tools.CodeProtocol, "the server answered with no result"
 	}
 	j.w.Append(c)
 }
@@ -196,14 +189,14 @@ func (j *journal) protocolFailure(tool string, err error) (code, msg string) {
 	var unparsable *server.UnparsableMessageError
 	switch {
 	case errors.Is(err, server.ErrToolNotFound) && slices.Contains(toolNames, tool) && !slices.Contains(j.offered, tool):
-		return "PERMISSION_DENIED", fmt.Sprintf("%s is not offered by this server (permissions %s; offered: %s)",
+		return tools.CodePermissionDenied, fmt.Sprintf("%s is not offered by this server (permissions %s; offered: %s)",
 			tool, j.perms, strings.Join(j.offered, ", "))
 	case errors.Is(err, server.ErrToolNotFound):
-		return codeUnknownTool, msg
+		return tools.CodeUnknownTool, msg
 	case errors.As(err, &unparsable):
-		return codeInvalidRequest, msg
+		return tools.CodeInvalidRequest, msg
 	}
-	return codeProtocol, msg
+	return tools.CodeProtocol, msg
 }
 
 // journalSession is the MCP session's id: "stdio" on stdio, the Mcp-Session-Id over HTTP, "" outside

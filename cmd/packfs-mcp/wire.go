@@ -378,7 +378,7 @@ func (a *app) listen(ctx context.Context, in io.Reader, out io.Writer) error {
 			} else {
 				a.warn.Printf("refused a message of more than %d bytes on stdin (--max-request-bytes)", limit)
 			}
-			if err := w.answer(refusal(id, "TOO_LARGE", msg, 0)); err != nil {
+			if err := w.answer(refusal(id, tools.CodeTooLarge, msg, 0)); err != nil {
 				a.errs.Printf("answering it: %v", err)
 			}
 		}}
