@@ -48,7 +48,6 @@ const (
 // in advance.
 const PartType = "dynamic-tool"
 
-
 // Record is one journal line: an AI SDK UIMessage holding one tool call.
 type Record struct {
 	// ID is the message's own unique id ("msg-" and random text).
