@@ -38,6 +38,13 @@ func TestPurposeTable(t *testing.T) {
 		}
 	}
 	for _, p := range Purposes() {
+		// Each row answers its purpose: the handler of its tool, and no other.
+		handlers := map[string]bool{ReaderName: p.access != nil, SearcherName: p.discover != nil, WriterName: p.write != nil}
+		for tool, has := range handlers {
+			if has != (tool == p.Tool) {
+				t.Errorf("%s (%s): handler for %s set %v", p.Name, p.Tool, tool, has)
+			}
+		}
 		if p.Permission == security.PermWrite && p.Tool != WriterName || p.Tool == WriterName && p.Permission != security.PermWrite {
 			t.Errorf("%s: only the writer's purposes need write (%s, %s)", p.Name, p.Tool, p.Permission)
 		}

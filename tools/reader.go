@@ -49,29 +49,50 @@ func (s *Server) read(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if in.Purpose == "exists" {
-		return s.exists(c, in)
-	}
+	row, _ := PurposeOf(ReaderName, in.Purpose) // Decode admitted only the table's purposes
+	return row.access(s, ctx, c, in)
+}
+
+// readFiles answers purpose read: of target.path, or of each of target.paths.
+func (s *Server) readFiles(ctx context.Context, c *call, in intents.Access) (any, error) {
 	if len(in.Target.Paths) > 0 {
 		return s.readMany(ctx, c, in)
 	}
-	name, e, err := s.lookup(in.Target.Path)
-	c.path = name
+	name, e, err := s.readTarget(c, in)
 	if err != nil {
 		return nil, err
 	}
 	defer e.Close()
-	if err := s.charge(c, false); err != nil {
-		return nil, err
-	}
-	if in.Purpose == "metadata" {
-		return s.metadata(ctx, c, name, e)
-	}
 	fc, err := s.readEntry(ctx, name, e, in, MaxContentBytes, true)
 	if err != nil {
 		return nil, err
 	}
 	return ReaderResult{Status: Status{Success: true}, FileContent: fc, Metadata: c.meta()}, nil
+}
+
+// readMetadata answers purpose metadata.
+func (s *Server) readMetadata(ctx context.Context, c *call, in intents.Access) (any, error) {
+	name, e, err := s.readTarget(c, in)
+	if err != nil {
+		return nil, err
+	}
+	defer e.Close()
+	return s.metadata(ctx, c, name, e)
+}
+
+// readTarget looks up and judges target.path for a read, and charges the call: the caller closes
+// the entry.
+func (s *Server) readTarget(c *call, in intents.Access) (string, *fsroot.Entry, error) {
+	name, e, err := s.lookup(in.Target.Path)
+	c.path = name
+	if err != nil {
+		return name, nil, err
+	}
+	if err := s.charge(c, false); err != nil {
+		e.Close()
+		return name, nil, err
+	}
+	return name, e, nil
 }
 
 // readMany reads each of target.paths as a read of that path alone would, within one answer's

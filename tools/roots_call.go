@@ -194,11 +194,8 @@ func (r *Roots) readTop(c *call, purpose string) (any, error) {
 	if err := r.top.charge(c, false); err != nil {
 		return nil, err
 	}
-	switch purpose {
-	case "exists":
-		return ReaderResult{Status: Status{Success: true}, Exists: ptr(true), Metadata: c.meta()}, nil
-	case "metadata":
-		return ReaderResult{Status: Status{Success: true}, FileContent: FileContent{FileAttrs: FileAttrs{Type: "directory"}}, Metadata: c.meta()}, nil
+	if row, _ := PurposeOf(ReaderName, purpose); row.accessTop != nil {
+		return row.accessTop(c)
 	}
 	return nil, &callError{code: CodeIsDir, field: "target.path", msg: "\".\" is the folder of roots: list it with packfs-file-searcher (purpose \"list\") to see them, and name a file inside one"}
 }
@@ -222,16 +219,8 @@ func (r *Roots) discover(ctx context.Context, c *call) (any, error) {
 		in.Target.Path = rest
 		return r.on(ctx, c, s, in, searcher)
 	}
-	switch in.Purpose {
-	case "list":
-		if in.Depth() == 1 {
-			return r.listTop(c, in, roots)
-		}
-		return r.pages(ctx, c, roots, in)
-	case "search_content":
-		return r.pages(ctx, c, roots, in)
-	case "search_semantic":
-		return r.ranked(ctx, c, roots, in)
+	if row, _ := PurposeOf(SearcherName, in.Purpose); row.discoverTop != nil {
+		return row.discoverTop(r, ctx, c, in, roots)
 	}
 	return nil, &callError{code: CodeInvalidArgument, field: "target.path", msg: fmt.Sprintf(
 		"relationships stay within one root: name a root's folder (%s) or its documents as target.path", rootNames(roots))}
@@ -265,7 +254,7 @@ func (r *Roots) update(ctx context.Context, c *call) (any, error) {
 		}
 		in.Edits[i].Path = erest
 	}
-	if in.Purpose != "move" && in.Purpose != "copy" || in.Target.Destination == "" {
+	if in.Target.Destination == "" { // only move and copy take one
 		return r.on(ctx, c, s, in, writer)
 	}
 	d, drest, err := route(roots, in.Target.Destination, "target.destination")
@@ -275,11 +264,12 @@ func (r *Roots) update(ctx context.Context, c *call) (any, error) {
 	if d == nil {
 		return nil, topError("target.destination")
 	}
+	row, _ := PurposeOf(WriterName, in.Purpose)
 	switch {
 	case d == s:
 		in.Target.Destination = drest
 		return r.on(ctx, c, s, in, writer)
-	case in.Purpose == "move":
+	case !row.acrossRoots:
 		return nil, &callError{code: CodeInvalidArgument, field: "target.destination", msg: fmt.Sprintf(
 			"a move stays within one root, and %q is in root %q, target.path in %q: copy it there (purpose \"copy\"), then delete it",
 			in.Target.Destination, d.name, s.name)}

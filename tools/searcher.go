@@ -79,19 +79,40 @@ func (s *Server) discover(ctx context.Context, c *call) (any, error) {
 	if err := s.charge(c, in.Recursive()); err != nil {
 		return nil, err
 	}
-	switch in.Purpose {
-	case "search_semantic":
-		return s.searchSemantic(ctx, c, in, name)
-	}
+	row, _ := PurposeOf(SearcherName, in.Purpose) // Decode admitted only the table's purposes
+	return row.discover(s, ctx, c, in, name, info, infoErr)
+}
+
+// listFolder answers purpose list.
+func (s *Server) listFolder(ctx context.Context, c *call, in intents.Discover, name string, info fsroot.Info, infoErr error) (any, error) {
 	if infoErr != nil {
 		return nil, infoErr
 	}
-	if in.Purpose == "relationships" {
-		return s.relationships(ctx, c, in, name, info.Type == fsroot.TypeDir)
-	}
-	if info.Type != fsroot.TypeDir && in.Purpose == "list" {
+	if info.Type != fsroot.TypeDir {
 		return nil, fsroot.ErrNotDir
 	}
+	return s.walkFiles(ctx, c, in, name, func(f *filter, p *page, r *reporter) (int, error) {
+		return 0, s.list(ctx, name, in.Depth(), in.Options.IncludeModified, f, p, r)
+	})
+}
+
+// searchFiles answers purpose search_content.
+func (s *Server) searchFiles(ctx context.Context, c *call, in intents.Discover, name string, _ fsroot.Info, infoErr error) (any, error) {
+	if infoErr != nil {
+		return nil, infoErr
+	}
+	return s.walkFiles(ctx, c, in, name, func(f *filter, p *page, r *reporter) (int, error) {
+		m, err := newMatcher(in.Target.Query, in.Options)
+		if err != nil {
+			return 0, err
+		}
+		return s.searchContent(ctx, name, in.Depth(), in.Options, f, m, p, r)
+	})
+}
+
+// walkFiles answers a list or a search_content of name: walk fills one page of files through the
+// call's filter and reporter, and returns how many files it searched.
+func (s *Server) walkFiles(ctx context.Context, c *call, in intents.Discover, name string, walk func(f *filter, p *page, r *reporter) (int, error)) (any, error) {
 	f, err := newFilter(in)
 	if err != nil {
 		return nil, err
@@ -101,16 +122,7 @@ func (s *Server) discover(ctx context.Context, c *call) (any, error) {
 	r.noise = in.Options.IncludeIgnored
 	defer r.finish() // runs as discover returns, before the response is sent
 	var out SearcherResult
-	switch in.Purpose {
-	case "list":
-		err = s.list(ctx, name, in.Depth(), in.Options.IncludeModified, f, p, r)
-	default:
-		var m *matcher
-		if m, err = newMatcher(in.Target.Query, in.Options); err != nil {
-			return nil, err
-		}
-		out.FilesSearched, err = s.searchContent(ctx, name, in.Depth(), in.Options, f, m, p, r)
-	}
+	out.FilesSearched, err = walk(f, p, r)
 	if errors.Is(err, context.DeadlineExceeded) {
 		out.TimedOut, err = true, nil
 	}

@@ -51,18 +51,12 @@ func (s *Server) update(ctx context.Context, c *call) (any, error) {
 	if in.Target.Version, err = parseVersion("target.version", in.Target.Version); err != nil {
 		return nil, err
 	}
-	k := kindFile
-	switch in.Purpose {
-	case "mkdir":
-		k = kindDir
-	case "delete", "move", "copy":
-		k = kindAny
-	}
+	row, _ := PurposeOf(WriterName, in.Purpose) // Decode admitted only the table's purposes
 	from := s
 	if c.from != nil {
 		from = c.from // a copy from another root (see Roots)
 	}
-	name, err := from.resolvePath(in.Target.Path, k)
+	name, err := from.resolvePath(in.Target.Path, row.target)
 	c.path = name
 	if err != nil {
 		return nil, err
@@ -78,44 +72,23 @@ func (s *Server) update(ctx context.Context, c *call) (any, error) {
 	}
 	out := WriterResult{Status: Status{Success: true}, Path: name}
 	unlock := func() {}
-	switch in.Purpose {
-	case "create", "update", "append", "delete":
+	if row.single {
 		// Held from the read to the rename, so parallel writes of one file apply one after
 		// another; edit, move and copy take the locks of the files they write themselves.
 		if unlock, err = s.cfg.Root.Lock(ctx, name); err != nil {
 			return nil, err
 		}
 	}
-	switch in.Purpose {
-	case "create":
-		err = s.create(ctx, name, *in.Content, in.Options, &out)
-	case "update":
-		err = s.replace(ctx, name, *in.Content, in.Target.Version, in.Options, &out)
-	case "append":
-		err = s.appendTo(ctx, name, *in.Content, in.Target.Version, in.Options, &out)
-	case "edit":
-		err = s.edit(ctx, c, name, in, &out)
-	case "delete":
-		err = s.remove(ctx, name, in.Target.Version, in.Options, &out)
-	case "move":
-		err = s.move(ctx, name, in, &out)
-	case "copy":
-		err = s.copy(ctx, from, in, &out)
-	case "mkdir":
-		err = s.mkdir(name, &out)
-	}
+	err = row.write(s, ctx, &writeCall{c: c, in: in, name: name, from: from, out: &out})
 	unlock()
 	if err != nil {
-		if in.Purpose == "update" || in.Purpose == "append" {
+		if row.merge {
 			err = s.withCurrent(ctx, name, err)
 		}
 		return nil, err
 	}
-	if !out.DryRun {
-		switch in.Purpose {
-		case "create", "update", "append", "delete":
-			s.refresh(ctx, name) // edit refreshes the files it wrote
-		}
+	if row.single && !out.DryRun {
+		s.refresh(ctx, name) // edit refreshes the files it wrote
 	}
 	out.Metadata = c.meta()
 	return out, nil
@@ -590,4 +563,15 @@ func (s *Server) destErr(err error) error {
 		return s.withField(err, "target.destination")
 	}
 	return err
+}
+
+// writeCall is what a writer purpose works on: the call and its intent, target.path cleaned
+// (name), the root a copy reads from (from: the writer's own, or another root's), and the answer
+// it fills.
+type writeCall struct {
+	c    *call
+	in   intents.Update
+	name string
+	from *Server
+	out  *WriterResult
 }
