@@ -42,7 +42,7 @@ type Purpose struct {
 	// acrossRoots marks a write whose target.destination may be in another root than
 	// target.path (copy); a move stays in one.
 	acrossRoots bool
-	write         func(s *Server, ctx context.Context, w *writeCall) error
+	write       func(s *Server, ctx context.Context, w *writeCall) error
 	// access answers a reader purpose; accessTop answers it for ".", the folder of roots, when
 	// the server has several (nil: refused, as no file).
 	access    func(s *Server, ctx context.Context, c *call, in intents.Access) (any, error)
