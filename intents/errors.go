@@ -65,6 +65,9 @@ func validateStruct(p any) *FieldError {
 	if fe := refusePurpose(reflect.ValueOf(p)); fe != nil {
 		return fe
 	}
+	if fe := refuseMissing(reflect.ValueOf(p)); fe != nil {
+		return fe
+	}
 	if c, ok := p.(interface{ check() *FieldError }); ok {
 		return c.check()
 	}
@@ -217,15 +220,9 @@ func onePath(p string, ps []string, required, conflict string) *FieldError {
 	return nil
 }
 
-// check applies the rules of [Discover] that depend on its purpose.
+// check applies the rules of [Discover] that depend on its purpose and no tag says.
 func (d *Discover) check() *FieldError {
-	switch d.Purpose {
-	case "search_content", "search_semantic":
-		if strings.TrimSpace(d.Target.Query) == "" {
-			return &FieldError{Field: "target.query", Rule: "required",
-				Message: "target.query is required when purpose is " + d.Purpose + ": send the text to search for"}
-		}
-	case "relationships":
+	if d.Purpose == "relationships" {
 		if fe := onePath(d.Target.Path, d.Target.Paths,
 			"target.path is required when purpose is relationships: send the document's path (a folder, or \".\" for the root, describes the documents in it; target.paths names several)",
 			"target.path and target.paths both name documents: send target.paths alone for several, or target.path alone for one document or a folder"); fe != nil {
@@ -243,25 +240,8 @@ func (d *Discover) check() *FieldError {
 	return nil
 }
 
-// check applies the rules of [Update] that depend on its purpose.
+// check applies the rules of [Update] that no tag says.
 func (u *Update) check() *FieldError {
-	switch u.Purpose {
-	case "create", "update", "append":
-		if u.Content == nil {
-			return &FieldError{Field: "content", Rule: "required",
-				Message: "content is required when purpose is " + u.Purpose + ": send the text to write (it may be empty)"}
-		}
-	case "edit":
-		if len(u.Edits) == 0 {
-			return &FieldError{Field: "edits", Rule: "required",
-				Message: `edits is required when purpose is edit: send at least one {"oldText": ..., "newText": ...}`}
-		}
-	case "move", "copy":
-		if u.Target.Destination == "" {
-			return &FieldError{Field: "target.destination", Rule: "required",
-				Message: "target.destination is required when purpose is " + u.Purpose + ": send the new path"}
-		}
-	}
 	if u.Options.LinkText != "" && !u.Options.PreserveRelationships {
 		return &FieldError{Field: "options.linkText", Rule: "conflict",
 			Message: "options.linkText says how rewritten links read, but no link is rewritten without options.preserveRelationships: set it to true, or remove options.linkText"}

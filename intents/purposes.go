@@ -47,6 +47,60 @@ func Takes[T any](purpose, path string) bool {
 	return true
 }
 
+// The required tag of an intent field marks it as needed by every purpose that takes it (its
+// purposes tag), and says what to send:
+//
+//	Destination string `json:"destination,omitempty" purposes:"move copy" required:"send the new path" ...`
+//
+// [Decode] refuses the field missing for such a purpose with the rule required.
+const requiredTag = "required"
+
+// refuseMissing returns an error naming the first field of the intent v points to, or of the
+// structs inside it, that a required tag asks for and the intent's purpose takes, left out: a nil
+// pointer, an empty list, or a string of nothing but spaces. Intents without a purpose pass.
+func refuseMissing(v reflect.Value) *FieldError {
+	v = reflect.Indirect(v)
+	f, ok := fieldNamed(v.Type(), "purpose")
+	if !ok {
+		return nil
+	}
+	purpose, _ := v.FieldByIndex(f.index).Interface().(string)
+	return missingIn(v, "", purpose)
+}
+
+// missingIn is refuseMissing for the struct v, at path.
+func missingIn(v reflect.Value, path, purpose string) *FieldError {
+	for _, f := range fields(v.Type()) {
+		fv, name := v.FieldByIndex(f.index), join(path, f.name)
+		if f.purposes != nil && !slices.Contains(f.purposes, purpose) {
+			continue
+		}
+		if f.required != "" && missing(fv) {
+			return &FieldError{Field: name, Rule: "required",
+				Message: name + " is required when purpose is " + purpose + ": " + f.required}
+		}
+		if fv.Kind() == reflect.Struct && fv.Type() != timeType {
+			if fe := missingIn(fv, name, purpose); fe != nil {
+				return fe
+			}
+		}
+	}
+	return nil
+}
+
+// missing reports a value left out: a nil pointer, an empty list, a blank string.
+func missing(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Pointer:
+		return v.IsNil()
+	case reflect.Slice:
+		return v.Len() == 0
+	case reflect.String:
+		return strings.TrimSpace(v.String()) == ""
+	}
+	return false
+}
+
 // refuseUntaken returns an error naming the first field of the struct v (its path below path) that
 // is set while its purposes tag leaves purpose out, or nil. A field is set when it is not its
 // type's zero value; a list or map only when it holds something, since an empty one asks for

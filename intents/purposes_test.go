@@ -2,6 +2,8 @@ package intents
 
 import (
 	"encoding/json"
+	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -104,5 +106,45 @@ func TestSchemaRefusesBadPurposesTag(t *testing.T) {
 			}()
 			schema()
 		})
+	}
+}
+
+// TestRequiredTags checks the required tags: each names a field that only some purposes take (a
+// field every purpose needs says so with validate:"required"), and Decode refuses it missing for
+// each of them, with the tag's words.
+func TestRequiredTags(t *testing.T) {
+	cases := []struct {
+		raw, field, words string
+	}{
+		{`{"purpose":"search_content","target":{"path":".","query":"  "}}`, "target.query", "send the text to search for"},
+		{`{"purpose":"create","target":{"path":"a.md"}}`, "content", "send the text to write (it may be empty)"},
+		{`{"purpose":"edit","target":{"path":"a.md"}}`, "edits", `send at least one {"oldText": ..., "newText": ...}`},
+		{`{"purpose":"copy","target":{"path":"a.md"}}`, "target.destination", "send the new path"},
+	}
+	for _, tc := range cases {
+		var err error
+		if strings.Contains(tc.raw, "search_content") {
+			_, err = Decode[Discover]([]byte(tc.raw))
+		} else {
+			_, err = Decode[Update]([]byte(tc.raw))
+		}
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != tc.field || fe.Rule != "required" || !strings.HasSuffix(fe.Message, ": "+tc.words) {
+			t.Errorf("%s: %v; want %s required, %q", tc.raw, err, tc.field, tc.words)
+		}
+	}
+	var walk func(typ reflect.Type, path string)
+	walk = func(typ reflect.Type, path string) {
+		for _, f := range fields(deref(typ)) {
+			if f.required != "" && f.purposes == nil {
+				t.Errorf("%s%s: a required tag without a purposes tag", path, f.name)
+			}
+			if deref(f.typ).Kind() == reflect.Struct && deref(f.typ) != timeType {
+				walk(f.typ, path+f.name+".")
+			}
+		}
+	}
+	for _, typ := range []reflect.Type{reflect.TypeFor[Access](), reflect.TypeFor[Discover](), reflect.TypeFor[Update]()} {
+		walk(typ, "")
 	}
 }

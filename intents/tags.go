@@ -14,6 +14,7 @@ type field struct {
 	optional bool     // omitempty or omitzero: encoding/json never writes a zero value
 	validate string   // the validate tag
 	purposes []string // the purposes tag, nil when the field has none (every purpose takes it)
+	required string   // the required tag: what to send, when every purpose that takes it needs it
 }
 
 // fieldCache maps a struct type to its []field.
@@ -45,7 +46,7 @@ func fields(t reflect.Type) []field {
 			purposes = strings.Fields(tag)
 		}
 		fs = append(fs, field{name: name, index: f.Index, typ: f.Type, optional: optional,
-			validate: f.Tag.Get("validate"), purposes: purposes})
+			validate: f.Tag.Get("validate"), purposes: purposes, required: f.Tag.Get(requiredTag)})
 	}
 	fieldCache.Store(t, fs)
 	return fs

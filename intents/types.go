@@ -1,6 +1,11 @@
 package intents
 
-import "time"
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+)
 
 // Access is the reader tool's intent: read a file, fetch its metadata, or
 // check that it exists.
@@ -47,7 +52,7 @@ type Discover struct {
 type DiscoverTarget struct {
 	Path     string    `json:"path" validate:"max=4096" jsonschema:"Directory to list or search, relative to the sandbox root. Default empty, which (like \".\") means the root."`
 	Paths    []string  `json:"paths,omitempty" validate:"max=20,unique,dive,required,max=4096" purposes:"relationships" jsonschema:"Up to 20 documents to describe in one call, instead of target.path; the answer's documents hold one entry per path, in this order, each with its own success or error. Default none."`
-	Query    string    `json:"query,omitempty" validate:"max=1000" purposes:"search_content search_semantic" jsonschema:"Text to search for; required."`
+	Query    string    `json:"query,omitempty" validate:"max=1000" purposes:"search_content search_semantic" required:"send the text to search for" jsonschema:"Text to search for; required."`
 	Criteria *Criteria `json:"criteria,omitempty" purposes:"list search_content search_semantic" jsonschema:"Optional filters; only files matching all of them are returned."`
 }
 
@@ -81,7 +86,7 @@ type SizeRange struct {
 type DiscoverOptions struct {
 	// Recursive is a pointer so that an explicit false, which narrows a search, differs from
 	// leaving it out.
-	Recursive           *bool `json:"recursive,omitempty" purposes:"list search_content search_semantic" jsonschema:"Whether to look inside subdirectories. For list the default is false: only the entries directly in target.path. For search_content and search_semantic the default is true: the whole tree below target.path; false searches only the files directly in it."`
+	Recursive           *bool `json:"recursive,omitempty" purposes:"list search_content search_semantic" trueFor:"search_content search_semantic" jsonschema:"Whether to look inside subdirectories. For list the default is false: only the entries directly in target.path. For search_content and search_semantic the default is true: the whole tree below target.path; false searches only the files directly in it."`
 	MaxDepth            int   `json:"maxDepth,omitempty" validate:"min=0,max=1000" purposes:"list search_content search_semantic" jsonschema:"How many directory levels below target.path a recursive listing or search goes; 1 means only the entries directly in it. Refused when the call is not recursive (for list, unless recursive is true). Default 0 means no limit."`
 	MaxResults          int   `json:"maxResults,omitempty" validate:"min=0,max=10000" purposes:"list search_content search_semantic" jsonschema:"Most results to return. Default 0 means the server's default."`
 	Offset              int   `json:"offset,omitempty" validate:"min=0" jsonschema:"Skip this many results (for relationships, documents of target.paths or of a folder); to get the next page, pass the nextOffset of the previous result. Default 0."`
@@ -96,14 +101,20 @@ type DiscoverOptions struct {
 }
 
 // Recursive reports whether d looks below the entries directly in target.path: options.recursive
-// when it is set, else false for list and true for search_content and search_semantic, which have
-// always searched the whole tree.
+// when it is set, else true for the purposes its trueFor tag names (search_content and
+// search_semantic, which have always searched the whole tree) and false for list.
 func (d *Discover) Recursive() bool {
 	if r := d.Options.Recursive; r != nil {
 		return *r
 	}
-	return d.Purpose == "search_content" || d.Purpose == "search_semantic"
+	return slices.Contains(recursiveFor, d.Purpose)
 }
+
+// recursiveFor is the purposes for which options.recursive left out means true: its trueFor tag.
+var recursiveFor = func() []string {
+	f, _ := reflect.TypeFor[DiscoverOptions]().FieldByName("Recursive")
+	return strings.Fields(f.Tag.Get("trueFor"))
+}()
 
 // Depth is how many directory levels below target.path d looks at: 1 for the entries directly in
 // it, options.maxDepth for a recursive call, where 0 means no limit.
@@ -120,8 +131,8 @@ func (d *Discover) Depth() int {
 type Update struct {
 	Purpose string        `json:"purpose" validate:"required,oneof=create update append delete edit move copy mkdir" jsonschema:"What to do: create a new file, update (replace) a file's content, append to a file, delete a file or directory, edit a file by exact text replacements, move it to target.destination, copy it there, or mkdir (make) a directory."`
 	Target  UpdateTarget  `json:"target" jsonschema:"The file or directory to change."`
-	Content *string       `json:"content,omitempty" purposes:"create update append" jsonschema:"The text to write; required, and it may be empty."`
-	Edits   []Edit        `json:"edits,omitempty" validate:"max=100,dive" purposes:"edit" jsonschema:"Replacements to apply in order, 1 to 100 of them, in up to 20 files; required. If one fails, no file is written."`
+	Content *string       `json:"content,omitempty" purposes:"create update append" required:"send the text to write (it may be empty)" jsonschema:"The text to write; required, and it may be empty."`
+	Edits   []Edit        `json:"edits,omitempty" validate:"max=100,dive" purposes:"edit" required:"send at least one {\"oldText\": ..., \"newText\": ...}" jsonschema:"Replacements to apply in order, 1 to 100 of them, in up to 20 files; required. If one fails, no file is written."`
 	Options UpdateOptions `json:"options,omitzero" jsonschema:"Optional settings for the change."`
 }
 
@@ -129,7 +140,7 @@ type Update struct {
 // required for move and copy; [Decode] checks that.
 type UpdateTarget struct {
 	Path        string `json:"path" validate:"required,max=4096" jsonschema:"Path of the file or directory, relative to the sandbox root."`
-	Destination string `json:"destination,omitempty" validate:"max=4096" purposes:"move copy" jsonschema:"The new path, relative to the sandbox root; required."`
+	Destination string `json:"destination,omitempty" validate:"max=4096" purposes:"move copy" required:"send the new path" jsonschema:"The new path, relative to the sandbox root; required."`
 	Version     string `json:"version,omitempty" validate:"max=16" purposes:"update append edit delete move" jsonschema:"The version a read of this file returned (16 hex digits). The write then fails with the code CONFLICT, changing nothing, if the file changed since; a file deleted since gives NOT_FOUND. Not for directories; create needs none, since it fails if the file exists. Default empty: no check."`
 }
 
