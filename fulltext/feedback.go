@@ -19,7 +19,7 @@ import (
 // optional clause whose weights sum to feedbackWeight of the original terms'. The expansion only
 // re-ranks: it cannot add documents that match no original term, nor change the total.
 //
-// The values were chosen on the odd-numbered queries of eval/queries (go run ./eval --split)
+// The values were chosen on the odd-numbered queries of dev/eval/queries (go run ./dev/eval --split)
 // from k in {3,5,10}, m in {5,10,20,30}, w in {0.1..3}, max df in {0.05,0.1,0.2}, also fusing
 // the two lists by rank instead: nDCG@5 odd/even went from 0.604/0.582 to 0.639/0.614 on
 // obsidian and from 0.229/0.228 to 0.258/0.226 on tldr. Without the df cap, terms common to

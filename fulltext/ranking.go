@@ -24,7 +24,7 @@ type Ranking struct {
 	// TitleBonus, HeadingBonus and LeadBonus are what a term earns, on top of its match in a
 	// unit's text, when it is also in the document's title (or an alias), the unit's heading or
 	// the document's lead, as a share of the term's weight. They were chosen on the odd-numbered
-	// queries of eval/queries (see TestRankingEval): the earlier title boost of 2, weighted by the
+	// queries of dev/eval/queries (see TestRankingEval): the earlier title boost of 2, weighted by the
 	// title's own idf, let a page named after a common word ("see", "free", "last") win any query
 	// containing that word. 0 leaves the field out.
 	TitleBonus, HeadingBonus, LeadBonus float64
@@ -50,8 +50,8 @@ type Ranking struct {
 
 // DefaultRanking returns the weights the server ranks with.
 //
-// The names and fusion weights were chosen on the odd-numbered queries of eval/queries (go run
-// ./eval --split, in each of the three query views, after pooling what they brought into the
+// The names and fusion weights were chosen on the odd-numbered queries of dev/eval/queries (go run
+// ./dev/eval --split, in each of the three query views, after pooling what they brought into the
 // top 5) from NameBonus in {0.25, 0.5, 1}, NameCoverage in {0, 0.5, 1}, KeepNamed in {0, 2, 3},
 // ScoreFusion in {0, 0.3, 0.5, 0.7, 1} and a weight of the literal query's list in fusion in
 // {0.5, 1, 2} (1 was best, so there is none); the mean odd nDCG@5 of

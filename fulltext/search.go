@@ -29,7 +29,7 @@ const (
 	// Ranking.ScoreFusion). The original paper's 60 suits long lists from many systems; a
 	// calling model's few keyword paraphrases put the answer at the top of one or two lists, and
 	// a smaller k lets that count. Chosen on the odd-numbered queries of
-	// eval/queries with their paraphrases (go run ./eval --paraphrases --split, pooled
+	// dev/eval/queries with their paraphrases (go run ./dev/eval --paraphrases --split, pooled
 	// judgments) from 2, 5, 10, 20 and 60: nDCG@5 odd/even went from 0.904/0.885 to 0.912/0.898
 	// on obsidian and from 0.803/0.777 to 0.823/0.793 on tldr with 10.
 	FusionK = 10

@@ -746,7 +746,7 @@ const rankingEvalFloor = 0.463
 
 // TestRankingEval compares ranking settings by mean nDCG@5 over the judged queries; run it with
 // -v to see the figures. It fails if the default drops below rankingEvalFloor. The settings
-// themselves were chosen on the odd-numbered queries of eval/queries (go run ./eval --split),
+// themselves were chosen on the odd-numbered queries of dev/eval/queries (go run ./dev/eval --split),
 // whose floors eval's TestRankingFloors checks; these 20 queries are a further check.
 func TestRankingEval(t *testing.T) {
 	_, docs := evalCorpus(t, corpora.Obsidian, 1000)
@@ -835,7 +835,7 @@ func BenchmarkSearch(b *testing.B) {
 }
 
 // tldrParaphrased are ten questions on the tldr pages with the paraphrases a calling model wrote
-// for them (eval/queries/tldr.paraphrases.json, t01 to t10).
+// for them (dev/eval/queries/tldr.paraphrases.json, t01 to t10).
 var tldrParaphrased = []Query{
 	{Text: "extract a compressed archive", Paraphrases: []string{"tar extract", "unzip archive", "decompress", "7z extract", "unpack archive"}},
 	{Text: "see which process is using a port", Paraphrases: []string{"lsof port", "ss listening ports", "netstat process", "fuser port"}},
@@ -851,7 +851,7 @@ var tldrParaphrased = []Query{
 
 // BenchmarkTLDR indexes the tldr pages in batches of 500 (reporting docs/s) and then searches
 // them (reporting the latency's percentiles): the user's words alone, and with the paraphrases
-// a calling model wrote for them (eval/queries/tldr.paraphrases.json, t01 to t10).
+// a calling model wrote for them (dev/eval/queries/tldr.paraphrases.json, t01 to t10).
 func BenchmarkTLDR(b *testing.B) {
 	_, docs := evalCorpus(b, corpora.TLDR, 100000)
 	b.Run("PutBatch", func(b *testing.B) {

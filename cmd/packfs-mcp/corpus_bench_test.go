@@ -145,7 +145,7 @@ type tldrQuery struct {
 }
 
 func tldrQueries(b *testing.B) []tldrQuery {
-	dir := filepath.Join("..", "..", "eval", "queries")
+	dir := filepath.Join("..", "..", "dev", "eval", "queries")
 	var set struct {
 		Queries []struct{ ID, Query string } `json:"queries"`
 	}

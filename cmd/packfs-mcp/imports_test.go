@@ -31,9 +31,9 @@ var (
 		// toolformat is a library for other programs too: it stands alone.
 		"toolformat": {},
 	}
-	// otherPrograms are the programs that are not the server: eval and bench read corpora and run peer
-	// servers outside any root, so the rules of the sandbox do not bind them.
-	otherPrograms = map[string]bool{"eval": true, "bench": true}
+	// otherPrograms are the folders of programs that are not the server: dev's eval and bench read
+	// corpora and run peer servers outside any root, so the rules of the sandbox do not bind them.
+	otherPrograms = map[string]bool{"dev": true}
 )
 
 // mcpTypes is the one package of mcp-go that toolformat may import: the protocol's types.
@@ -329,7 +329,7 @@ func eachImport(t *testing.T, fn func(rel, path string)) {
 // imports internal/corpora, which touches the filesystem directly.
 func TestCorporaOnlyInTests(t *testing.T) {
 	eachImport(t, func(rel, path string) {
-		if path == "github.com/packfs/packfs-mcp/internal/corpora" && !strings.HasPrefix(rel, "eval/") && !strings.HasPrefix(rel, "bench/") {
+		if path == "github.com/packfs/packfs-mcp/internal/corpora" && !strings.HasPrefix(rel, "dev/") {
 			t.Errorf("%s imports internal/corpora: only tests, eval and bench may", rel)
 		}
 	})

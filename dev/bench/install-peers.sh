@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# install-peers.sh installs the pinned peer servers that `go run ./bench` compares packfs-mcp with,
+# install-peers.sh installs the pinned peer servers that `go run ./dev/bench` compares packfs-mcp with,
 # into a folder outside the repository (default $HOME/.cache/packfs-bench, or --dir DIR):
 #
 #   DIR/node_modules/@modelcontextprotocol/server-filesystem   (npm, pinned)

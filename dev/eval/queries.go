@@ -9,7 +9,7 @@ import (
 )
 
 // A QuerySet is the judged queries of one corpus, as stored in
-// eval/queries/<corpus>.json.
+// dev/eval/queries/<corpus>.json.
 type QuerySet struct {
 	Corpus string `json:"corpus"`
 	// Pooling says how the pooled judgments were made.
@@ -118,7 +118,7 @@ func (qs *QuerySet) missing(files []string) []string {
 }
 
 // A ParaphraseSet is what a calling model added to each query of a corpus, as
-// stored in eval/queries/<corpus>.paraphrases.json: the queries array it would
+// stored in dev/eval/queries/<corpus>.paraphrases.json: the queries array it would
 // send with search_semantic, written without seeing the corpus or the
 // judgments. Method says who wrote them and how.
 type ParaphraseSet struct {

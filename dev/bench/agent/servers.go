@@ -10,7 +10,7 @@ import (
 
 // The servers a session can run, each as its users would: ours from this repository with writing
 // allowed and its index in the session's own state folder (outside the root), the peers as
-// bench/install-peers.sh installed them, given the root as their one allowed folder, or a task's
+// dev/bench/install-peers.sh installed them, given the root as their one allowed folder, or a task's
 // folders as their allowed folders.
 var serverNames = []string{"ours", "official", "mark3labs"}
 
@@ -54,7 +54,7 @@ func serverCommand(name string, roots []servedRoot, state string, o options) (co
 		pkg := filepath.Join(o.peers, "node_modules", "@modelcontextprotocol", "server-filesystem")
 		data, err := os.ReadFile(filepath.Join(pkg, "package.json"))
 		if err != nil {
-			return "", nil, false, fmt.Errorf("the official server is not installed under %s (run bash bench/install-peers.sh, or pass --peers-dir)", o.peers)
+			return "", nil, false, fmt.Errorf("the official server is not installed under %s (run bash dev/bench/install-peers.sh, or pass --peers-dir)", o.peers)
 		}
 		var meta struct {
 			Bin map[string]string `json:"bin"`
@@ -70,7 +70,7 @@ func serverCommand(name string, roots []servedRoot, state string, o options) (co
 	case "mark3labs":
 		bin := filepath.Join(o.peers, "bin", "mcp-filesystem-server")
 		if _, err := os.Stat(bin); err != nil {
-			return "", nil, false, fmt.Errorf("mcp-filesystem-server is not installed at %s (run bash bench/install-peers.sh, or pass --peers-dir)", bin)
+			return "", nil, false, fmt.Errorf("mcp-filesystem-server is not installed at %s (run bash dev/bench/install-peers.sh, or pass --peers-dir)", bin)
 		}
 		return bin, dirs, false, nil
 	}

@@ -1,17 +1,17 @@
 // Command agent runs the agent task suite: tasks a user gives an AI agent on a real corpus, done
 // by an agent (a person or a model) that acts only through this command, against packfs-mcp or a
 // peer server, so that the calls and the text each server shows the model can be counted and the
-// result checked. See bench/agent/README.md. Run it through the wrapper bench/agent/mcp, or with
-// go run ./bench/agent from the repository root:
+// result checked. See dev/bench/agent/README.md. Run it through the wrapper dev/bench/agent/mcp, or with
+// go run ./dev/bench/agent from the repository root:
 //
-//	bench/agent/mcp start --server ours --task 3     # prepares the root, starts the server, prints the prompt
-//	bench/agent/mcp SESSION tools                    # the tool definitions, as the model sees them
-//	bench/agent/mcp SESSION call TOOL 'JSON'         # one call; prints the result's text
-//	bench/agent/mcp SESSION answer 'TEXT'            # the agent's answer, for tasks that ask one
-//	bench/agent/mcp SESSION stop                     # stops the server and verifies
-//	bench/agent/mcp report [SESSION...]              # calls, KB shown, verdict per session
-//	bench/agent/mcp table [SESSION...]               # markdown tables per task and per server
-//	bench/agent/mcp verify TASK DIR ANSWER           # verifies a folder and an answer file
+//	dev/bench/agent/mcp start --server ours --task 3     # prepares the root, starts the server, prints the prompt
+//	dev/bench/agent/mcp SESSION tools                    # the tool definitions, as the model sees them
+//	dev/bench/agent/mcp SESSION call TOOL 'JSON'         # one call; prints the result's text
+//	dev/bench/agent/mcp SESSION answer 'TEXT'            # the agent's answer, for tasks that ask one
+//	dev/bench/agent/mcp SESSION stop                     # stops the server and verifies
+//	dev/bench/agent/mcp report [SESSION...]              # calls, KB shown, verdict per session
+//	dev/bench/agent/mcp table [SESSION...]               # markdown tables per task and per server
+//	dev/bench/agent/mcp verify TASK DIR ANSWER           # verifies a folder and an answer file
 package main
 
 import (
@@ -28,7 +28,7 @@ type options struct {
 	base     string // where sessions live ($PACKFS_AGENT_DIR, default $TMPDIR/packfs-agent)
 	repo     string // the repository ($PACKFS_AGENT_REPO, default the working folder)
 	archives string // the corpora archives ($PACKFS_AGENT_ARCHIVES, default REPO/../shared/corpora)
-	peers    string // where bench/install-peers.sh put the peers
+	peers    string // where dev/bench/install-peers.sh put the peers
 	ours     string // a built packfs-mcp ($PACKFS_AGENT_OURS; default: build it)
 	wrapper  string // the command the agent is told to use ($PACKFS_AGENT_WRAPPER)
 }

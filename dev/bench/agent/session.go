@@ -137,7 +137,7 @@ func cmdStart(o options, args []string) error {
 	taskArg := fs.String("task", "", "the task's number or name (mcp tasks lists them)")
 	name := fs.String("session", "", "the session's name (default: t<N>-<4 random hex digits>, the same length for every server)")
 	fs.StringVar(&o.archives, "archives", o.archives, "the folder of the corpora archives")
-	fs.StringVar(&o.peers, "peers-dir", o.peers, "where bench/install-peers.sh installed the peers")
+	fs.StringVar(&o.peers, "peers-dir", o.peers, "where dev/bench/install-peers.sh installed the peers")
 	fs.StringVar(&o.ours, "ours", o.ours, "a built packfs-mcp binary (default: build ./cmd/packfs-mcp)")
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -112,7 +112,7 @@ func findMark3labs(cfg config) (string, error) {
 		p = filepath.Join(cfg.peersDir, "bin", "mcp-filesystem-server")
 	}
 	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("not found at %s (run bash bench/install-peers.sh, or pass --mark3labs)", p)
+		return "", fmt.Errorf("not found at %s (run bash dev/bench/install-peers.sh, or pass --mark3labs)", p)
 	}
 	return p, nil
 }
@@ -148,7 +148,7 @@ func findOfficial(cfg config) (script, node string, err error) {
 		pkg := filepath.Join(cfg.peersDir, "node_modules", "@modelcontextprotocol", "server-filesystem")
 		data, err := os.ReadFile(filepath.Join(pkg, "package.json"))
 		if err != nil {
-			return "", "", fmt.Errorf("not installed under %s (run bash bench/install-peers.sh, or pass --official)", cfg.peersDir)
+			return "", "", fmt.Errorf("not installed under %s (run bash dev/bench/install-peers.sh, or pass --official)", cfg.peersDir)
 		}
 		var meta struct {
 			Bin map[string]string `json:"bin"`

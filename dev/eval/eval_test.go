@@ -250,9 +250,9 @@ const rankingMargin = 0.01
 // rankingToday are the semantic ranker's figures of 2026-11-25 07:16 UTC (names and score-aware
 // fusion, pooled grades of that day; a named page's lift scored by its phrasing's own walk), from
 //
-//	go run ./eval
-//	go run ./eval --paraphrases
-//	go run ./eval --paraphrases --paraphrase-set paraphrases-generic
+//	go run ./dev/eval
+//	go run ./dev/eval --paraphrases
+//	go run ./dev/eval --paraphrases --paraphrase-set paraphrases-generic
 //
 // set names the paraphrases searched with each query ("" for the user's words alone). After a
 // change that moves them on purpose, or new pooled grades, rerun those commands and copy the
@@ -339,7 +339,11 @@ func namedTotal(ev evaluation) (hits, n int) {
 	return hits, n
 }
 
-func TestMain(m *testing.M) { corpora.Main(m) }
+func TestMain(m *testing.M) {
+	// This package is two levels below the repository, not one as corpora assumes.
+	corpora.ArchivesDir = filepath.Join("..", "..", "..", "shared", "corpora")
+	corpora.Main(m)
+}
 
 // corpusRoot returns the index root of corpus c for a test (see [corpora.Dir]).
 func corpusRoot(t *testing.T, c corpus) string { return corpora.Dir(t, c.Corpus) }

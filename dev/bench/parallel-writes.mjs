@@ -5,7 +5,7 @@
 //
 //   npm ci --prefix examples/ts-interop
 //   go build -o /tmp/packfs-mcp ./cmd/packfs-mcp
-//   node bench/parallel-writes.mjs --server /tmp/packfs-mcp
+//   node dev/bench/parallel-writes.mjs --server /tmp/packfs-mcp
 //
 // Cases: N appends in parallel over one stdio session to one file; the same to N files (the time
 // of each, to show that calls on different files stay parallel); 8 HTTP clients appending 50 lines

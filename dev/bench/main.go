@@ -1,9 +1,9 @@
 // Command bench compares packfs-mcp with other filesystem MCP servers on the same machine and the
 // same files, and prints one table. Run it from the repository root, after installing the peers
-// with bench/install-peers.sh:
+// with dev/bench/install-peers.sh:
 //
-//	bash bench/install-peers.sh
-//	go run ./bench --runs 5 --markdown /tmp/bench.md
+//	bash dev/bench/install-peers.sh
+//	go run ./dev/bench --runs 5 --markdown /tmp/bench.md
 //
 // Every server is started over stdio and driven by the same client (mcp-go, stdio transport,
 // protocol pinned to 2025-11-25). Each repetition starts every server afresh and then runs each
@@ -59,7 +59,7 @@ func main() {
 	flag.StringVar(&cfg.markdown, "markdown", "", "also write the report as markdown to this file")
 	flag.StringVar(&cfg.corpusDir, "corpus-dir", "", "an unpacked tldr corpus to copy into the benchmark root (default: unpack --corpus-archive)")
 	flag.StringVar(&cfg.archive, "corpus-archive", filepath.Join("..", "shared", "corpora", "tldr-pages.tar.gz"), "the tldr corpus archive, relative to the repository root")
-	flag.StringVar(&cfg.peersDir, "peers-dir", defaultPeersDir(), "where bench/install-peers.sh installed the peers")
+	flag.StringVar(&cfg.peersDir, "peers-dir", defaultPeersDir(), "where dev/bench/install-peers.sh installed the peers")
 	flag.StringVar(&cfg.ours, "ours", "", "a built packfs-mcp binary (default: go build ./cmd/packfs-mcp into a temporary folder)")
 	flag.StringVar(&cfg.official, "official", "", "the official server's dist/index.js (default: under --peers-dir)")
 	flag.StringVar(&cfg.mark3labs, "mark3labs", "", "the mcp-filesystem-server binary (default: under --peers-dir)")

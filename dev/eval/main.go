@@ -3,10 +3,10 @@
 //
 // Usage:
 //
-//	go run ./eval [--corpus obsidian|tldr|all] [--corpus-dir DIR] [--queries DIR] [-v]
+//	go run ./dev/eval [--corpus obsidian|tldr|all] [--corpus-dir DIR] [--queries DIR] [-v]
 //	              [--split] [--paraphrases [--paraphrase-set NAME]] [--author-only] [--pool-out FILE]
 //	              [--roots]
-//	go run ./eval --merge-pool GRADES
+//	go run ./dev/eval --merge-pool GRADES
 //
 // Without --corpus-dir it unpacks the archives from ../shared/corpora
 // (relative to the module root) into a temporary directory that it removes on
@@ -14,7 +14,7 @@
 // holds obsidian-help-en/ and tldr/pages/.
 //
 // For each corpus and ranker it prints nDCG@5, MRR@10 and recall@10, averaged
-// over the queries in eval/queries/<corpus>.json, for the grep-style baseline and for the
+// over the queries in dev/eval/queries/<corpus>.json, for the grep-style baseline and for the
 // project's search engine (see semantic.go), and the mean and 95th percentile of the time a
 // query took. --roots adds the engine as a client gets it through the searcher tool, over one
 // root and over two (see roots.go). Relevance is the query authors' judgments plus the
@@ -72,7 +72,7 @@ func main() {
 		queryDir  = flag.String("queries", "", "directory with the query files (default <module>/eval/queries)")
 		verbose   = flag.Bool("v", false, "print each query's metrics and the ranks of its judged files")
 	)
-	flag.BoolVar(&withParaphrases, "paraphrases", false, "also search the paraphrases in eval/queries/<corpus>.<paraphrase-set>.json, as a calling model's queries")
+	flag.BoolVar(&withParaphrases, "paraphrases", false, "also search the paraphrases in dev/eval/queries/<corpus>.<paraphrase-set>.json, as a calling model's queries")
 	flag.StringVar(&paraphraseSet, "paraphrase-set", "paraphrases", "which paraphrases --paraphrases reads: paraphrases (written by a model that may know the collection) or paraphrases-generic (general words only)")
 	flag.StringVar(&poolOut, "pool-out", "", "write the unjudged files among every ranker's top "+strconv.Itoa(ndcgDepth)+" to this JSON file, to be judged")
 	mergeFrom := flag.String("merge-pool", "", "add the grades in this assessment file (query id -> path -> {grade, why}) to the pooled judgments of the query files, and exit")
@@ -161,7 +161,7 @@ func run(w io.Writer, selected []corpus, corpusDir, queryDir string, verbose boo
 		corpusDir = tmp
 	}
 
-	fmt.Fprintf(w, "command: %s\n", strings.Join(append([]string{"go run ./eval"}, os.Args[1:]...), " "))
+	fmt.Fprintf(w, "command: %s\n", strings.Join(append([]string{"go run ./dev/eval"}, os.Args[1:]...), " "))
 	fmt.Fprintf(w, "date:    %s\n", time.Now().UTC().Format("2006-01-02 15:04 MST"))
 	for _, c := range selected {
 		if err := evalCorpus(w, c, corpusDir, queryDir, verbose); err != nil {

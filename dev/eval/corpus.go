@@ -72,7 +72,7 @@ func workingModule() (string, error) {
 	return moduleRoot(wd)
 }
 
-// queriesDir returns dir, or the module's eval/queries when dir is empty.
+// queriesDir returns dir, or the module's dev/eval/queries when dir is empty.
 func queriesDir(dir string) (string, error) {
 	if dir != "" {
 		return dir, nil
@@ -81,7 +81,7 @@ func queriesDir(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(mod, "eval", "queries"), nil
+	return filepath.Join(mod, "dev", "eval", "queries"), nil
 }
 
 // moduleRoot returns the nearest directory at or above dir that holds go.mod.

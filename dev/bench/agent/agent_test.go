@@ -20,12 +20,12 @@ import (
 // calls against our server: the verifier must pass the correct solution, and fail the untouched
 // folder and a wrong solution for the reason that makes it wrong. They need the shared corpora
 // (../shared/corpora beside the repository; skipped without, failed under
-// PACKFS_REQUIRE_CORPORA=1); the peers' test needs bench/install-peers.sh's peers, and skips
+// PACKFS_REQUIRE_CORPORA=1); the peers' test needs dev/bench/install-peers.sh's peers, and skips
 // without them (fails under PACKFS_REQUIRE_PEERS=1, as in CI).
 
 func TestMain(m *testing.M) {
-	// This package is two levels below the repository, not one as corpora assumes.
-	corpora.ArchivesDir = filepath.Join("..", "..", "..", "shared", "corpora")
+	// This package is three levels below the repository, not one as corpora assumes.
+	corpora.ArchivesDir = filepath.Join("..", "..", "..", "..", "shared", "corpora")
 	code := m.Run()
 	if built.dir != "" {
 		os.RemoveAll(built.dir)
@@ -64,9 +64,9 @@ func harness(t *testing.T) (env []string, base string) {
 		built.agent = filepath.Join(built.dir, "bin", "agent")
 		built.ours = filepath.Join(built.dir, "bin", "packfs-mcp")
 		built.base = filepath.Join(built.dir, "s")
-		for _, b := range [][2]string{{built.agent, "./bench/agent"}, {built.ours, "./cmd/packfs-mcp"}} {
+		for _, b := range [][2]string{{built.agent, "./dev/bench/agent"}, {built.ours, "./cmd/packfs-mcp"}} {
 			cmd := exec.Command("go", "build", "-o", b[0], b[1])
-			cmd.Dir = filepath.Join("..", "..")
+			cmd.Dir = filepath.Join("..", "..", "..")
 			if out, err := cmd.CombinedOutput(); err != nil {
 				built.err = errors.New(string(out))
 				return
@@ -487,9 +487,9 @@ func TestPeers(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/task%d", tc.server, tk.n), func(t *testing.T) {
 				if _, _, _, err := serverCommand(tc.server, []servedRoot{{Dir: "/nonexistent"}}, "/nonexistent", o); err != nil {
 					if os.Getenv("PACKFS_REQUIRE_PEERS") == "1" {
-						t.Fatalf("PACKFS_REQUIRE_PEERS=1 but %s is not installed (bench/install-peers.sh): %v", tc.server, err)
+						t.Fatalf("PACKFS_REQUIRE_PEERS=1 but %s is not installed (dev/bench/install-peers.sh): %v", tc.server, err)
 					}
-					t.Skipf("%s is not installed (run bench/install-peers.sh): %v", tc.server, err)
+					t.Skipf("%s is not installed (run dev/bench/install-peers.sh): %v", tc.server, err)
 				}
 				name := fmt.Sprintf("peer-%s-%d", tc.server, tk.n)
 				if out, code := wrap(t, env, "start", "--server", tc.server, "--task", itoa(tk.n), "--session", name); code != 0 {

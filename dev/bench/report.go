@@ -252,7 +252,7 @@ func (b *bench) report(skipped []string) string {
 	p("- Reads: ours `packfs-file-reader` read; mark3labs `read_file`; official `read_text_file`. Whole file, as text.\n")
 	p("- Lists: ours `packfs-file-searcher` list (recursive for the tree, 10,000 entries a page, every page fetched); mark3labs `list_directory` and `tree`; official `list_directory` and `directory_tree`.\n")
 	p("- Content search: the same case-sensitive literal everywhere. Ours `search_content` with `caseSensitive` and `maxResults` 10000 (with the index, it picks the candidate files from it); mark3labs `search_within_files` with `max_results` 10000; ripgrep as a subprocess, output piped back and counted. The official server has no content search (`search_files` matches names), so its cells are n/a.\n")
-	p("- Semantic search: ours only, the 71 judged tldr queries of `eval/queries/tldr.json`, once each per repetition, after the index reports `indexComplete`.\n")
+	p("- Semantic search: ours only, the 71 judged tldr queries of `dev/eval/queries/tldr.json`, once each per repetition, after the index reports `indexComplete`.\n")
 	p("- Peak RSS: VmHWM from /proc/PID/status at the end of each server's session, after everything above.\n")
 	p("- All servers of a repetition stay up until its end, idle when not measured; ours with the index reconciles it every 10 s in the background, which, if anything, slows the measures taken on the others.\n")
 	if len(b.notes) > 0 {
@@ -334,7 +334,7 @@ func commandLine() string {
 		}
 		q = append(q, a)
 	}
-	return strings.TrimSpace("go run ./bench " + strings.Join(q, " "))
+	return strings.TrimSpace("go run ./dev/bench " + strings.Join(q, " "))
 }
 
 // shortPath shows a path under the home folder or the temporary folder by its tail, so the report

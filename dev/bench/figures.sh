@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
-# figures.sh runs, at the commit checked out, every command whose figures bench/README.md quotes, and
+# figures.sh runs, at the commit checked out, every command whose figures dev/bench/README.md quotes, and
 # writes each one's output to a folder (default /var/tmp/packfs-figures/<commit>):
 #
-#   peers.md / peers.txt   go run ./bench --runs 3           (Compared with other servers)
-#   eval-*.txt             go run ./eval, three query views  (Search quality)
+#   peers.md / peers.txt   go run ./dev/bench --runs 3           (Compared with other servers)
+#   eval-*.txt             go run ./dev/eval, three query views  (Search quality)
 #   speed.txt, tldr.txt    the Start/Read4K and TLDRCorpus benchmarks (Speed)
 #   resources.txt          BenchmarkResourcesTLDR (Resources and logging)
 #   scale.txt              BenchmarkScale on tldr, tldr x10 and, with --linux, linux-source (Scale)
 #
-# It needs ../shared/corpora beside the repository, the peers of bench/install-peers.sh and
+# It needs ../shared/corpora beside the repository, the peers of dev/bench/install-peers.sh and
 # ripgrep; --linux needs apt-get and about 3 GB. Run it on an idle machine: the figures are
 # timings, and anything else on the cores slows them. It takes about an hour (90 minutes with
 # --linux) on 2 cores.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 export PATH="/usr/local/go/bin:$PATH"
 
 linux=0
@@ -38,15 +38,15 @@ note() { echo "figures: $* ($(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -
 
 note "commit $commit, $(nproc) CPUs, $(go env GOVERSION)"
 note "eval"
-go run ./eval > "$out/eval-words.txt"
-go run ./eval --paraphrases > "$out/eval-paraphrases.txt"
-go run ./eval --paraphrases --paraphrase-set paraphrases-generic > "$out/eval-generic.txt"
+go run ./dev/eval > "$out/eval-words.txt"
+go run ./dev/eval --paraphrases > "$out/eval-paraphrases.txt"
+go run ./dev/eval --paraphrases --paraphrase-set paraphrases-generic > "$out/eval-generic.txt"
 note "speed"
 go test -run '^$' -bench 'StartToInitialize|Read4K' -benchtime 300x -count 3 ./cmd/packfs-mcp/ > "$out/speed.txt"
 go test -run '^$' -bench TLDRCorpus -benchtime 1x -count 3 -timeout 30m ./cmd/packfs-mcp/ > "$out/tldr.txt"
 go test -run '^$' -bench ResourcesTLDR -benchtime 1x -count 3 ./cmd/packfs-mcp/ > "$out/resources.txt"
 note "peers"
-go run ./bench --runs 3 --markdown "$out/peers.md" > "$out/peers.txt"
+go run ./dev/bench --runs 3 --markdown "$out/peers.md" > "$out/peers.txt"
 trees=tldr,tldrx10
 if [ "$linux" = 1 ]; then trees=$trees,linux; fi
 note "scale: $trees"
