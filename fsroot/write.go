@@ -126,15 +126,25 @@ func (e *Entry) at(fn func(dir handle, elem string) error) error {
 // [fs.ErrExist], [fs.ErrNotExist], [ErrNotDir], [fs.ErrPermission],
 // ctx.Err().
 func (r *Root) CreateFile(ctx context.Context, name string, data []byte, perm fs.FileMode) error {
-	if name == "." {
-		return r.pathErr("create", name, ErrIsRoot)
-	}
-	e, err := r.lookupLink(name)
+	e, err := r.entryOf("create", name)
 	if err != nil {
-		return r.pathErr("create", name, err)
+		return err
 	}
 	defer e.Close()
 	return e.CreateFile(ctx, data, perm)
+}
+
+// entryOf looks name up for op, which acts on the entry itself (a final
+// link not followed), refusing the root: the caller closes the Entry.
+func (r *Root) entryOf(op, name string) (*Entry, error) {
+	if name == "." {
+		return nil, r.pathErr(op, name, ErrIsRoot)
+	}
+	e, err := r.lookupLink(name)
+	if err != nil {
+		return nil, r.pathErr(op, name, err)
+	}
+	return e, nil
 }
 
 // CreateFile creates the file the Entry names, as [Root.CreateFile] does,
@@ -460,18 +470,12 @@ func (e *Entry) mkdirAll() error {
 // [ErrIsRoot] (for "."), [ErrEscapes], [fs.ErrNotExist],
 // [fs.ErrPermission].
 func (r *Root) Remove(name string, recursive bool) error {
-	if name == "." {
-		return r.pathErr("remove", name, ErrIsRoot)
-	}
-	e, err := r.lookupLink(name)
+	e, err := r.entryOf("remove", name)
 	if err != nil {
-		return r.pathErr("remove", name, err)
+		return err
 	}
 	defer e.Close()
-	if err := e.remove(recursive); err != nil {
-		return r.pathErr("remove", name, err)
-	}
-	return nil
+	return e.Remove(recursive)
 }
 
 // remove removes the entry from the directory the lookup ended in.
@@ -498,12 +502,9 @@ func (e *Entry) remove(recursive bool) error {
 // that remains. A directory gives [ErrIsDir]. Other errors as for
 // [Root.Remove] and [Root.ReadFile].
 func (r *Root) RemoveIf(ctx context.Context, name, version string, max int64) error {
-	if name == "." {
-		return r.pathErr("remove", name, ErrIsRoot)
-	}
-	e, err := r.lookupLink(name)
+	e, err := r.entryOf("remove", name)
 	if err != nil {
-		return r.pathErr("remove", name, err)
+		return err
 	}
 	defer e.Close()
 	return e.RemoveIf(ctx, version, max)
