@@ -764,12 +764,19 @@ func (e *Engine) awaitOpen(ctx context.Context, deadline time.Time) {
 	}
 }
 
+// awaiting, if set, runs when await is about to wait: tests learn from it that a call reached the
+// wait. Always nil outside tests.
+var awaiting func()
+
 // await waits until ch is closed, ctx ends or the deadline passes.
 func await(ctx context.Context, ch <-chan struct{}, deadline time.Time) {
 	select {
 	case <-ch:
 		return // long ago, for every call but the first few
 	default:
+	}
+	if awaiting != nil {
+		awaiting()
 	}
 	t := time.NewTimer(time.Until(deadline))
 	defer t.Stop()

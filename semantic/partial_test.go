@@ -334,12 +334,20 @@ func TestReadLinksToOnARestart(t *testing.T) {
 		backlinks []markdown.Backlink
 	}
 	got := make(chan answer, 1)
+	waiting := make(chan struct{})
+	var once sync.Once
+	awaiting = func() { once.Do(func() { close(waiting) }) }
+	defer func() { awaiting = nil }()
 	go func() {
 		cv := e.ReadLinksTo(context.Background(), "alpha.md")
 		r, _ := e.Relations("alpha.md")
 		got <- answer{cv, r.Backlinks}
 	}()
-	time.Sleep(50 * time.Millisecond)
+	select {
+	case <-waiting: // the read waits for the graph: the build below is what it waits for
+	case <-time.After(10 * time.Second):
+		t.Fatal("ReadLinksTo never waited for the graph of the index it has")
+	}
 	if err := e.Build(context.Background()); err != nil {
 		t.Fatal(err)
 	}
