@@ -17,9 +17,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/packfs/packfs-mcp/semantic"
+	"github.com/packfs/packfs-mcp/internal/server"
 	"github.com/packfs/packfs-mcp/toolformat"
 	"github.com/packfs/packfs-mcp/tools"
 )
@@ -31,7 +30,7 @@ const progressEvery = time.Second
 // maxCallInput bounds what call reads from stdin. A call's largest part is the content of a write,
 // at most the file size limit; this leaves room for it to be escaped in JSON, even twice (inside
 // OpenAI's arguments string), and stops a runaway pipe before it exhausts memory.
-func maxCallInput(cfg Config) int64 { return 8*maxFile(cfg) + 1<<20 }
+func maxCallInput(cfg server.Config) int64 { return 8*server.MaxFile(cfg) + 1<<20 }
 
 // callShapes shows the accepted input shapes, for the help and for every complaint about the input.
 const callShapes = `  MCP        {"name": "packfs-file-reader", "arguments": {"purpose": "read", "target": {"path": "notes/a.md"}}}
@@ -90,10 +89,10 @@ Flags (the same as serve's):
 	defer errw.close()
 	logger := log.New(errw, "packfs-mcp: ", 0)
 	if err == nil {
-		err = cfg.requireRoot()
+		err = cfg.RequireRoot()
 	}
 	if err == nil {
-		err = checkRoots(cfg)
+		err = server.CheckRoots(cfg)
 	}
 	if err != nil {
 		logger.Print(err)
@@ -110,7 +109,7 @@ Flags (the same as serve's):
 		return 2
 	}
 	if int64(len(data)) > limit {
-		logger.Printf("stdin holds more than %d bytes, more than one call can carry under --max-file-size %d", limit, maxFile(cfg))
+		logger.Printf("stdin holds more than %d bytes, more than one call can carry under --max-file-size %d", limit, server.MaxFile(cfg))
 		return 2
 	}
 	c, err := toolformat.ParseCall("stdin", data)
@@ -118,27 +117,24 @@ Flags (the same as serve's):
 		logger.Printf("%s\n\nPass one tool call as a JSON object on stdin, in one of these shapes:\n%s", callError(err), callShapes)
 		return 2
 	}
-	if !slices.Contains(toolNames, c.Name) {
+	if !slices.Contains(server.ToolNames, c.Name) {
 		// Answered in the caller's shape like any failed call: a framework hands it back to the
 		// model, which can then call a tool that exists.
-		logger.Printf("unknown tool %q: the tools are %s", c.Name, strings.Join(toolNames, ", "))
+		logger.Printf("unknown tool %q: the tools are %s", c.Name, strings.Join(server.ToolNames, ", "))
 		return printAnswer(stdout, logger, c, tools.UnknownTool(c.Name))
 	}
 
-	cfg.progress = progressPrinter(logger)
-	a, err := build(cfg, logger)
+	cfg = cfg.WithProgress(progressPrinter(logger))
+	a, err := server.Build(cfg, logger)
 	if err != nil {
 		logger.Print(err)
 		return 2
 	}
-	defer a.close()
+	defer a.Close()
 	// A tool the flags do not offer answers like any failed call, in the caller's shape, so a
 	// framework has a result to hand back to the model: the error says what is off and how to turn
 	// it on.
-	tool, offered := findTool(a.tools.Tools(), c.Name)
-	if !offered {
-		tool, _ = a.tools.Refusal(c.Name, notOffered(a, c.Name))
-	}
+	tool, offered := a.Tool(c.Name)
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -150,20 +146,7 @@ Flags (the same as serve's):
 	// A call whose answer depends on the index finds it up to date, as a server that has been
 	// running a while would have (see tools.Purpose.NeedsIndex).
 	if p, ok := tools.PurposeOf(c.Name, tools.PurposeIn(c.Arguments)); offered && ok && p.NeedsIndex {
-		for _, m := range a.mountList() {
-			if m.engine == nil {
-				continue
-			}
-			m.buildIndex(ctx, progressEvery, func(st semantic.Progress) {
-				if a.cfg.progress != nil {
-					msg := st.String()
-					if a.named {
-						msg = "root " + m.name + ": " + msg
-					}
-					a.cfg.progress(tools.Progress{Done: st.Done, Total: st.Total, Message: msg})
-				}
-			})
-		}
+		a.RefreshIndex(ctx, progressEvery)
 	}
 	start := time.Now()
 	res, err := tool.Handler(ctx, req)
@@ -173,7 +156,7 @@ Flags (the same as serve's):
 		logger.Printf("%s: %v", c.Name, err)
 		return 1
 	}
-	a.record(ctx, journalID(c), &req, res, start)
+	a.Record(ctx, journalID(c), &req, res, start)
 	return printAnswer(stdout, logger, c, res)
 }
 
@@ -234,44 +217,6 @@ func isTerminal(r io.Reader) bool {
 	}
 	info, err := f.Stat()
 	return err == nil && info.Mode()&fs.ModeCharDevice != 0
-}
-
-func findTool(list []server.ServerTool, name string) (server.ServerTool, bool) {
-	for _, t := range list {
-		if t.Tool.Name == name {
-			return t, true
-		}
-	}
-	return server.ServerTool{}, false
-}
-
-// notOffered explains, to the model and to the user, why a known tool is not offered under a's
-// configuration and how the user turns it on. It names flags and settings only, never a path.
-func notOffered(a *app, name string) string {
-	var offered []string
-	for _, t := range a.tools.Tools() {
-		offered = append(offered, t.Tool.Name)
-	}
-	if len(offered) == 0 {
-		offered = []string{"none"}
-	}
-	others := fmt.Sprintf(" The tools offered are: %s.", strings.Join(offered, ", "))
-	switch {
-	case slices.Contains(a.cfg.DisabledTools, name):
-		return fmt.Sprintf("%s is disabled on this server (--disable-tool, or disabledTools in its config file): to use it, take it out of that list and restart the server.%s", name, others)
-	case name == tools.WriterName && a.cfg.ReadOnly:
-		return "writing is off: the server runs with --read-only (or readOnly in its config file), which wins over --allow-write and the permissions; " +
-			"to write, restart it without --read-only." + others
-	case name == tools.WriterName:
-		return fmt.Sprintf("writing is off: the server's permissions are %s; to write, restart it with --allow-write "+
-			"(or add write to --permissions, or to permissions in its config file).%s", a.perms, others)
-	}
-	need := "read"
-	if name == tools.SearcherName {
-		need = "list or search"
-	}
-	return fmt.Sprintf("%s is not offered: the server's permissions are %s, without %s; to use it, restart the server with %s in --permissions.%s",
-		name, a.perms, need, need, others)
 }
 
 // progressPrinter returns a [tools.Progress] hook that prints each report on stderr as one line.

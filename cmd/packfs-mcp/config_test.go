@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/packfs/packfs-mcp/internal/server"
 )
 
 func writeFile(t *testing.T, name, content string) string {
@@ -28,20 +29,20 @@ func TestParseServe(t *testing.T) {
 	tests := []struct {
 		name    string
 		args    []string
-		want    Config
+		want    server.Config
 		wantErr string
 	}{
 		{name: "flags", args: []string{"--root", "/r", "--allow-write", "--max-file-size", "5"},
-			want: Config{RootPath: "/r", Permissions: []string{"read", "search", "list", "write"}, Security: SecurityConfig{MaxFileSize: 5}}},
-		{name: "positional root", args: []string{"/r"}, want: Config{RootPath: "/r"}},
-		{name: "json file", args: []string{"--config", jsonFile}, want: Config{RootPath: "/srv/notes", Permissions: []string{"read"},
-			Security: SecurityConfig{MaxFileSize: 1024, AllowedExtensions: []string{".md"}, BlockedPaths: []string{"drafts"},
-				RateLimiting: RateLimitConfig{MaxRequests: 10, WindowMs: 1000}}, Semantic: SemanticConfig{ChunkSize: 800}}},
-		{name: "yaml file", args: []string{"--config", yamlFile}, want: Config{RootPath: "/srv/notes", Permissions: []string{"read", "list"},
-			Security: SecurityConfig{MaxFileSize: 2048}}},
+			want: server.Config{RootPath: "/r", Permissions: []string{"read", "search", "list", "write"}, Security: server.SecurityConfig{MaxFileSize: 5}}},
+		{name: "positional root", args: []string{"/r"}, want: server.Config{RootPath: "/r"}},
+		{name: "json file", args: []string{"--config", jsonFile}, want: server.Config{RootPath: "/srv/notes", Permissions: []string{"read"},
+			Security: server.SecurityConfig{MaxFileSize: 1024, AllowedExtensions: []string{".md"}, BlockedPaths: []string{"drafts"},
+				RateLimiting: server.RateLimitConfig{MaxRequests: 10, WindowMs: 1000}}, Semantic: server.SemanticConfig{ChunkSize: 800}}},
+		{name: "yaml file", args: []string{"--config", yamlFile}, want: server.Config{RootPath: "/srv/notes", Permissions: []string{"read", "list"},
+			Security: server.SecurityConfig{MaxFileSize: 2048}}},
 		{name: "flags override the file", args: []string{"--config", yamlFile, "--root", "/other", "--permissions", "read", "--rate-limit", "7", "--rate-window", "2s"},
-			want: Config{RootPath: "/other", Permissions: []string{"read"}, Security: SecurityConfig{MaxFileSize: 2048, RateLimiting: RateLimitConfig{MaxRequests: 7, WindowMs: 2000}}}},
-		{name: "no root: the client's roots are served", args: nil, want: Config{}},
+			want: server.Config{RootPath: "/other", Permissions: []string{"read"}, Security: server.SecurityConfig{MaxFileSize: 2048, RateLimiting: server.RateLimitConfig{MaxRequests: 7, WindowMs: 2000}}}},
+		{name: "no root: the client's roots are served", args: nil, want: server.Config{}},
 		{name: "bad permission", args: []string{"--root", "/r", "--permissions", "read,admin"}, wantErr: "setting permissions[1] must be one of: read, write, search, list"},
 		{name: "negative limit", args: []string{"--root", "/r", "--rate-limit", "-1"}, wantErr: "setting security.rateLimiting.maxRequests must be at least 0"},
 		{name: "huge file limit", args: []string{"--root", "/r", "--max-file-size", "99999999999"}, wantErr: "setting security.maxFileSize must be at most"},
@@ -51,15 +52,15 @@ func TestParseServe(t *testing.T) {
 		{name: "unknown yaml setting", args: []string{"--config", writeFile(t, "u.yml", "rootPath: /r\nsecurity:\n  maxFileSise: 3\n")}, wantErr: "line 3: unknown setting security.maxFileSise: did you mean security.maxFileSize?"},
 		{name: "two roots", args: []string{"/a", "/b"}, wantErr: "unexpected argument"},
 		{name: "read-only wins over allow-write", args: []string{"--root", "/r", "--allow-write", "--read-only", "--disable-tool", "packfs-file-searcher"},
-			want: Config{RootPath: "/r", Permissions: []string{"read", "search", "list", "write"}, ReadOnly: true, DisabledTools: []string{"packfs-file-searcher"}}},
+			want: server.Config{RootPath: "/r", Permissions: []string{"read", "search", "list", "write"}, ReadOnly: true, DisabledTools: []string{"packfs-file-searcher"}}},
 		{name: "unknown tool", args: []string{"--root", "/r", "--disable-tool", "packfs-file-reader,reader"},
 			wantErr: "setting disabledTools[1] must be one of: packfs-file-reader, packfs-file-searcher, packfs-file-writer"},
 		{name: "journal and http", args: []string{"--root", "/r", "--journal", "/j.jsonl", "--journal-max-content", "-1", "--http", "127.0.0.1:0",
 			"--http-allowed-origins", "https://a.example, https://b.example", "--max-request-bytes", "1024", "--http-client-rate-limit", "5"},
-			want: Config{RootPath: "/r", Journal: JournalConfig{File: "/j.jsonl", MaxContentBytes: -1}, Security: SecurityConfig{MaxRequestBytes: 1024},
-				HTTP: HTTPConfig{Addr: "127.0.0.1:0", AllowedOrigins: []string{"https://a.example", "https://b.example"}, ClientRateLimit: 5}}},
+			want: server.Config{RootPath: "/r", Journal: server.JournalConfig{File: "/j.jsonl", MaxContentBytes: -1}, Security: server.SecurityConfig{MaxRequestBytes: 1024},
+				HTTP: server.HTTPConfig{Addr: "127.0.0.1:0", AllowedOrigins: []string{"https://a.example", "https://b.example"}, ClientRateLimit: 5}}},
 		{name: "request bound from the file", args: []string{"--config", writeFile(t, "b.yaml", "rootPath: /r\nsecurity:\n  maxRequestBytes: 2048\n")},
-			want: Config{RootPath: "/r", Security: SecurityConfig{MaxRequestBytes: 2048}}},
+			want: server.Config{RootPath: "/r", Security: server.SecurityConfig{MaxRequestBytes: 2048}}},
 		{name: "huge request bound", args: []string{"--root", "/r", "--max-request-bytes", "99999999999"}, wantErr: "setting security.maxRequestBytes must be at most"},
 		{name: "the old HTTP flag", args: []string{"--root", "/r", "--http-max-request-bytes", "1024"}, wantErr: "did you mean --max-request-bytes?"},
 		{name: "bad journal cap", args: []string{"--root", "/r", "--journal-max-content", "-2"}, wantErr: "setting journal.maxContentBytes must be at least -1"},
@@ -76,7 +77,7 @@ func TestParseServe(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := cmp.Diff(tt.want, got, cmpopts.IgnoreUnexported(Config{})); d != "" {
+			if d := cmp.Diff(tt.want, got, cmpopts.IgnoreUnexported(server.Config{})); d != "" {
 				t.Errorf("config (-want +got):\n%s", d)
 			}
 		})
@@ -210,7 +211,7 @@ func TestSampleConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.validate(); err != nil {
+	if err := c.Validate(); err != nil {
 		t.Fatalf("the sample does not validate: %v", err)
 	}
 	if c.RootPath != "/home/you/Notes" || c.Security.MaxFileSize != 10485760 || c.Semantic.ChunkSize != 2000 || c.HTTP.ClientRateLimit != 600 {

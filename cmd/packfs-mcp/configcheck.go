@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/packfs/packfs-mcp/internal/server"
 	"gopkg.in/yaml.v3"
 )
 
@@ -21,7 +22,7 @@ var movedKeys = map[string]string{
 // mistake as the flags do: the line, the setting in the file's own names, what it takes, and the
 // nearest known setting for an unknown one. A list may be written as the flags write it, one
 // string of comma-separated items ("permissions: read,write").
-func parseConfig(data []byte, isJSON bool, c *Config) error {
+func parseConfig(data []byte, isJSON bool, c *server.Config) error {
 	if isJSON {
 		if err := jsonSyntax(data); err != nil {
 			return err
@@ -34,7 +35,7 @@ func parseConfig(data []byte, isJSON bool, c *Config) error {
 	if len(doc.Content) == 0 {
 		return nil // an empty file sets nothing
 	}
-	if err := checkNode(doc.Content[0], reflect.TypeFor[Config](), ""); err != nil {
+	if err := checkNode(doc.Content[0], reflect.TypeFor[server.Config](), ""); err != nil {
 		return err
 	}
 	return doc.Content[0].Decode(c)

@@ -5,14 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/packfs/packfs-mcp/audit"
 	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/internal/server"
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/tools"
 )
@@ -85,13 +83,13 @@ func addPermissionFlags(fs *flag.FlagSet) permissionFlags {
 		perms:      fs.String("permissions", security.DefaultPermissions().String(), "comma-separated `PERMISSIONS`: "+security.AllPermissions().String()),
 		allowWrite: fs.Bool("allow-write", false, "also allow writing (adds the write permission and the writer tool)"),
 		readOnly:   fs.Bool("read-only", false, "never write, whatever the permissions or the config file say (removes the writer tool)"),
-		disable:    fs.String("disable-tool", "", "comma-separated `TOOLS` not to offer: "+strings.Join(toolNames, ", ")),
+		disable:    fs.String("disable-tool", "", "comma-separated `TOOLS` not to offer: "+strings.Join(server.ToolNames, ", ")),
 	}
 }
 
 // apply sets c's permissions, read-only switch and disabled tools from the flags that were set (set
 // holds their names), over what the config file said.
-func (p permissionFlags) apply(c *Config, set map[string]bool) {
+func (p permissionFlags) apply(c *server.Config, set map[string]bool) {
 	if set["permissions"] {
 		c.Permissions = splitList(*p.perms)
 	}
@@ -111,23 +109,6 @@ func (p permissionFlags) apply(c *Config, set map[string]bool) {
 	}
 }
 
-// permissionsOf returns the permissions a server on c works with: c's, or read, search and list when
-// it names none, without write when c is read-only. build and the tools subcommand, which opens no
-// root, both take them from here.
-func permissionsOf(c Config) (security.Permissions, error) {
-	p := security.DefaultPermissions()
-	if len(c.Permissions) > 0 {
-		var err error
-		if p, err = security.ParsePermissions(c.Permissions); err != nil {
-			return p, fmt.Errorf("setting permissions: %w", err)
-		}
-	}
-	if c.ReadOnly {
-		p = p.Without(security.PermWrite)
-	}
-	return p, nil
-}
-
 // visited returns the names of the flags of fs that were set.
 func visited(fs *flag.FlagSet) map[string]bool {
 	set := map[string]bool{}
@@ -135,26 +116,23 @@ func visited(fs *flag.FlagSet) map[string]bool {
 	return set
 }
 
-// toolNames are the tools --disable-tool accepts.
-var toolNames = []string{"packfs-file-reader", "packfs-file-searcher", "packfs-file-writer"}
-
 // parse reads args, then builds the configuration: a flag that was set wins over the config file,
 // and the file wins over the defaults. A single argument is the root.
-func (f *serverFlags) parse(args []string) (Config, error) {
+func (f *serverFlags) parse(args []string) (server.Config, error) {
 	if err := parseArgs(f.fs, args); err != nil {
-		return Config{}, err
+		return server.Config{}, err
 	}
 	if f.fs.NArg() == 1 && len(f.root.args) == 0 {
 		f.root.args = []string{f.fs.Arg(0)}
 	} else if f.fs.NArg() > 0 {
-		return Config{}, fmt.Errorf("unexpected argument %q: pass the folder with --root DIR", f.fs.Arg(0))
+		return server.Config{}, fmt.Errorf("unexpected argument %q: pass the folder with --root DIR", f.fs.Arg(0))
 	}
 	return f.config()
 }
 
 // config builds the configuration from the parsed flags over the config file.
-func (f *serverFlags) config() (Config, error) {
-	var c Config
+func (f *serverFlags) config() (server.Config, error) {
+	var c server.Config
 	if *f.configFile != "" {
 		var err error
 		if c, err = loadConfig(*f.configFile); err != nil {
@@ -215,7 +193,7 @@ func (f *serverFlags) config() (Config, error) {
 	if set["journal-max-content"] {
 		c.Journal.MaxContentBytes = *f.journalMax
 	}
-	return c, c.validate()
+	return c, c.Validate()
 }
 
 // folderFlag is a flag naming a folder that may be repeated (--root, --client-roots-within), its
@@ -241,8 +219,8 @@ func (f *folderFlag) Set(v string) error {
 }
 
 // roots reads the --root arguments (see [splitRoot]).
-func (f *folderFlag) roots() ([]RootConfig, error) {
-	var out []RootConfig
+func (f *folderFlag) roots() ([]server.RootConfig, error) {
+	var out []server.RootConfig
 	for _, arg := range f.args {
 		rc := splitRoot(arg)
 		if rc.Path == "" {
@@ -268,10 +246,10 @@ func newServeFlags(stdout io.Writer) *serveFlags {
 	f.fs.Var(f.within, "client-roots-within", "serve only the clients' MCP roots that lie in `DIR` (repeat it for several); "+
 		"needed to serve them over HTTP, whose clients name folders on this machine")
 	f.httpAddr = f.fs.String("http", "", "serve MCP over streamable HTTP at http://`ADDR`/mcp (such as 127.0.0.1:8080) instead of stdio; "+
-		"a bearer token from $"+tokenEnv+" or --http-token-file is required unless ADDR is loopback")
-	f.tokenFile = f.fs.String("http-token-file", "", fmt.Sprintf("a `FILE` holding the bearer token HTTP clients must send (instead of $%s); at least %d characters, surrounding whitespace ignored", tokenEnv, minTokenLen))
+		"a bearer token from $"+server.TokenEnv+" or --http-token-file is required unless ADDR is loopback")
+	f.tokenFile = f.fs.String("http-token-file", "", fmt.Sprintf("a `FILE` holding the bearer token HTTP clients must send (instead of $%s); at least %d characters, surrounding whitespace ignored", server.TokenEnv, server.MinTokenLen))
 	f.origins = f.fs.String("http-allowed-origins", "", "comma-separated `ORIGINS` (scheme://host[:port]) of web pages allowed to call, besides loopback ones (default: none)")
-	f.maxRequest = f.fs.Int64("max-request-bytes", DefaultMaxRequestBytes, "largest message a client may send, a line on stdio or an HTTP request body, in `BYTES`; a longer one is refused")
+	f.maxRequest = f.fs.Int64("max-request-bytes", server.DefaultMaxRequestBytes, "largest message a client may send, a line on stdio or an HTTP request body, in `BYTES`; a longer one is refused")
 	f.clientRate = f.fs.Int("http-client-rate-limit", security.DefaultClientRequests, "`N` HTTP requests allowed per client (bearer token or address) per minute")
 	f.fs.Usage = func() {
 		fmt.Fprint(f.fs.Output(), "Usage: packfs-mcp serve --root DIR [--root NAME=DIR ...] [flags]\n\n"+
@@ -284,7 +262,7 @@ func newServeFlags(stdout io.Writer) *serveFlags {
 }
 
 // parseServe reads serve's flags, whose help goes to stdout, into the configuration.
-func parseServe(args []string, stdout io.Writer) (Config, error) {
+func parseServe(args []string, stdout io.Writer) (server.Config, error) {
 	f := newServeFlags(stdout)
 	c, err := f.parse(args)
 	if err != nil {
@@ -309,82 +287,15 @@ func parseServe(args []string, stdout io.Writer) (Config, error) {
 	if set["http-client-rate-limit"] {
 		c.HTTP.ClientRateLimit = *f.clientRate
 	}
-	if err := c.validate(); err != nil || c.HTTP.Addr == "" {
+	if err := c.Validate(); err != nil || c.HTTP.Addr == "" {
 		return c, err
 	}
-	if c.requireRoot() != nil && len(c.ClientRootsWithin) == 0 {
+	if c.RequireRoot() != nil && len(c.ClientRootsWithin) == 0 {
 		return c, errors.New("no root: serving over HTTP takes its folders from --root DIR (or rootPath or roots in the config file), " +
 			"or serves the folders each client offers as MCP roots inside --client-roots-within DIR, since an HTTP client names folders on this machine")
 	}
-	return c, c.HTTP.check()
+	return c, c.HTTP.Check()
 }
-
-// checkRoots opens each folder of c as its root would be opened, and closes it, for call, which
-// must say that a root is wrong before it waits for a tool call on stdin. Its error is
-// [rootError]'s.
-func checkRoots(c Config) error {
-	specs, err := c.rootSpecs()
-	if err != nil {
-		return err
-	}
-	for _, s := range specs {
-		r, err := fsroot.Open(s.dir, fsroot.Options{})
-		if err != nil {
-			return rootError(s.dir, err)
-		}
-		r.Close()
-	}
-	return nil
-}
-
-// badRoot is the error of a root that cannot be served; doctor reports it as a failed check.
-type badRoot struct {
-	error
-	dir string // the folder, as given
-}
-
-// rootError explains err, the failure to open dir as the root: why dir cannot be served and what
-// to pass instead, naming dir only as it was given: a relative root is found from the folder
-// packfs-mcp was started in, which an MCP client chooses (Claude Desktop starts servers in /), so
-// the folder it looked in is the client's business, not the user's, and is not printed.
-func rootError(dir string, err error) error {
-	return badRoot{explainRoot(dir, err), dir}
-}
-
-func explainRoot(dir string, err error) error {
-	notExist := errors.Is(err, fs.ErrNotExist)
-	switch {
-	case notExist && strings.HasPrefix(dir, "~"):
-		return fmt.Errorf("root %q does not exist: ~ is expanded only by a shell, and MCP clients pass arguments as they are: "+
-			"write the folder's full path (what `echo %s` prints in a terminal)", dir, dir)
-	case notExist && !filepath.IsAbs(dir):
-		return fmt.Errorf("root %q does not exist: it is a relative path, found from the folder packfs-mcp was started in, "+
-			"which MCP clients choose (Claude Desktop starts servers in /): pass the folder's absolute path "+
-			"(what `cd %s && pwd` prints in a terminal)", dir, dir)
-	case notExist:
-		return fmt.Errorf("root %s does not exist: pass an existing folder with --root (or rootPath in the config file)", dir)
-	case errors.Is(err, fsroot.ErrNotDir) || errors.Is(err, syscall.ENOTDIR) || notFolder(dir):
-		return fmt.Errorf("root %s is not a folder: pass the folder that holds the files to serve", dir)
-	case errors.Is(err, fs.ErrPermission):
-		return fmt.Errorf("root %s cannot be opened: permission denied; give the user that runs packfs-mcp access to it, or choose another folder", dir)
-	}
-	return fmt.Errorf("cannot serve %s: %w", dir, err)
-}
-
-// notFolder reports whether dir names something other than a folder, asked of its parent folder:
-// os.OpenRoot says so of a file only in words, with no error value to test.
-func notFolder(dir string) bool {
-	parent, err := fsroot.Open(filepath.Dir(dir), fsroot.Options{})
-	if err != nil {
-		return false
-	}
-	defer parent.Close()
-	info, err := parent.Stat(filepath.Base(dir))
-	return err == nil && info.Type != fsroot.TypeDir
-}
-
-// tokenEnv is the environment variable that holds the HTTP bearer token.
-const tokenEnv = "PACKFS_MCP_TOKEN"
 
 // parseArgs parses args into fs. Asked for help (-h, --help), it prints fs's usage on fs's output
 // (stdout) and returns [flag.ErrHelp]. On a mistake it prints nothing and returns one line that names
@@ -477,4 +388,16 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// splitRoot reads a --root argument: NAME=DIR names the root, when NAME is a valid root name and
+// the whole argument is not itself a path that exists (a folder whose name holds "="); anything
+// else is the folder, which is then named after itself.
+func splitRoot(arg string) server.RootConfig {
+	if name, dir, ok := strings.Cut(arg, "="); ok && tools.ValidRootName(name) == nil {
+		if _, exists := fsroot.ResolveHost(arg); !exists {
+			return server.RootConfig{Name: name, Path: dir}
+		}
+	}
+	return server.RootConfig{Path: arg}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -301,4 +302,10 @@ func TestClientRootsOwnFiles(t *testing.T) {
 	}
 	offer("it lies where the server keeps indexes and backups", stale...)
 	s.checkNoLeak()
+}
+
+// within reports whether the host path p is dir or inside it.
+func within(p, dir string) bool {
+	_, ok := fsroot.HostRel(p, dir)
+	return ok
 }

@@ -17,31 +17,39 @@ import (
 // The rooms of the module, for TestBoundary.
 var (
 	// allowedProject lists which project packages each library package may import; a package not
-	// listed (cmd, the commands) may import any.
+	// listed (cmd, the commands, and internal/server, the runtime cmd runs) may import any. A
+	// package of internal is named by its folder (internal/tier).
 	allowedProject = map[string][]string{
-		"fsroot":   {},
-		"security": {"fsroot"},
-		"intents":  {},
-		"markdown": {},
-		"fulltext": {"markdown"},
-		"semantic": {"fsroot", "markdown", "fulltext"},
-		"tools":    {"fsroot", "security", "intents", "semantic", "markdown", "fulltext"},
-		"audit":    {"fsroot"},
-		"internal": {},
+		"fsroot":            {},
+		"security":          {"fsroot"},
+		"intents":           {},
+		"markdown":          {},
+		"fulltext":          {"markdown"},
+		"semantic":          {"fsroot", "markdown", "fulltext"},
+		"tools":             {"fsroot", "security", "intents", "semantic", "markdown", "fulltext"},
+		"audit":             {"fsroot"},
+		"internal/tier":     {},
+		"internal/corpora":  {},
+		"internal/boundary": {},
 		// toolformat is a library for other programs too: it stands alone.
 		"toolformat": {},
 	}
 	// otherPrograms are the folders of programs that are not the server: dev's eval and bench read
 	// corpora and run peer servers outside any root, so the rules of the sandbox do not bind them.
 	otherPrograms = map[string]bool{"dev": true}
+	// runsProcess are the packages that run the server's process: cmd, its flags and commands, and
+	// internal/server, the runtime they wire. They may use the names of hostPackages that run a
+	// process, and they speak MCP.
+	runsProcess = map[string]bool{"cmd": true, "internal/server": true}
 )
 
 // mcpTypes is the one package of mcp-go that toolformat may import: the protocol's types.
 const mcpTypes = "github.com/mark3labs/mcp-go/mcp"
 
 // hostPackages are the packages whose business is the operating system. A library package (every
-// package but fsroot, cmd and the commands) imports none of them: fsroot hands it what it needs.
-// cmd may use, of each, only the names its predicate accepts: those that run the process (its
+// package but fsroot, cmd, internal/server and the commands) imports none of them: fsroot hands it
+// what it needs. cmd and internal/server (runsProcess) may use, of each, only the names its
+// predicate accepts: those that run the process (its
 // arguments, environment, streams, signals and exit) or are pure (path strings, error values,
 // types), and touch no file, folder or working directory.
 var hostPackages = map[string]func(name string) bool{
@@ -118,15 +126,15 @@ var hostExceptions = map[string]struct {
 		why: "it unpacks the shared corpora for tests, eval and bench, which alone import it (TestCorporaOnlyInTests)"},
 	"cmd/packfs-mcp/config.go": {names: []string{"os.ReadFile"},
 		why: "it reads the config file the operator names, before any root exists; read through a root, a config file that is a link (a dotfiles repository) would be refused"},
-	"cmd/packfs-mcp/http.go": {names: []string{"os.ReadFile"},
+	"internal/server/http.go": {names: []string{"os.ReadFile"},
 		why: "it reads the bearer token file the operator names, often a link to a mounted secret, which a root would refuse"},
 }
 
 // TestBoundary walks the module's source and fails when a package steps out of its room: only fsroot
-// touches the operating system's filesystem (save the files of hostExceptions), only tools and cmd
-// speak MCP (toolformat uses MCP's types, not its server), and imports point one way (cmd -> tools
-// -> intents, security, semantic -> fsroot; semantic -> fulltext -> markdown; cmd -> toolformat,
-// audit).
+// touches the operating system's filesystem (save the files of hostExceptions), only tools, cmd and
+// internal/server speak MCP (toolformat uses MCP's types, not its server), and imports point one
+// way (cmd -> internal/server -> tools -> intents, security, semantic -> fsroot; semantic ->
+// fulltext -> markdown; cmd, internal/server -> toolformat, audit).
 //
 // What the walk sees is every use of a host package's name, by whatever name the file imports it,
 // in every non-test file outside examples and testdata. What it cannot see is a method called on a
@@ -156,7 +164,7 @@ func TestBoundary(t *testing.T) {
 		}
 		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
-		pkg := strings.Split(rel, "/")[0]
+		pkg := packageOf(rel)
 		if otherPrograms[pkg] {
 			return nil
 		}
@@ -172,6 +180,16 @@ func TestBoundary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// packageOf is the room of the file at rel, as allowedProject names it: the first folder, or the
+// first two for a package of internal.
+func packageOf(rel string) string {
+	parts := strings.Split(rel, "/")
+	if parts[0] == "internal" && len(parts) > 2 {
+		return parts[0] + "/" + parts[1]
+	}
+	return parts[0]
 }
 
 // checkFile returns how file, at rel in package pkg, steps out of its room.
@@ -193,14 +211,14 @@ func checkFile(rel, pkg, module string, file *ast.File) []string {
 		_, host := hostPackages[path]
 		_, calls := hostCalls[path]
 		switch {
-		case strings.HasPrefix(path, "github.com/mark3labs/mcp-go") && pkg != "tools" && pkg != "cmd" && !(pkg == "toolformat" && path == mcpTypes):
-			out = append(out, rel+" imports "+path+": only tools and cmd speak MCP, and toolformat uses only "+mcpTypes)
+		case strings.HasPrefix(path, "github.com/mark3labs/mcp-go") && pkg != "tools" && !runsProcess[pkg] && !(pkg == "toolformat" && path == mcpTypes):
+			out = append(out, rel+" imports "+path+": only tools and cmd speak MCP (cmd's runtime, internal/server, too), and toolformat uses only "+mcpTypes)
 		case strings.HasPrefix(path, module):
 			dep := strings.TrimPrefix(path, module)
 			if deps, ok := allowedProject[pkg]; ok && !slices.Contains(deps, dep) {
 				out = append(out, rel+" imports "+path+": "+pkg+" may import only "+strings.Join(deps, ", "))
 			}
-		case host && pkg != "cmd" && len(allowed) == 0:
+		case host && !runsProcess[pkg] && len(allowed) == 0:
 			out = append(out, rel+" imports "+path+": only fsroot touches the filesystem (a library is handed an fs.FS or a *fsroot.Root)")
 		case (host || calls) && name == ".":
 			out = append(out, rel+" imports "+path+" with a dot, so the uses of its names cannot be checked")
@@ -265,6 +283,19 @@ func TestBoundaryCatches(t *testing.T) {
 			want: []string{"uses net/http.Dir"}},
 		{name: "cmd's excepted file", rel: "cmd/packfs-mcp/config.go", src: `import "os"; var _, _ = os.ReadFile("f"); var _ = os.WriteFile`,
 			want: []string{"uses os.WriteFile"}},
+		{name: "the runtime runs the process", rel: "internal/server/x.go",
+			src: `import ("os"; "os/signal"; "syscall"); var _ = []any{os.Args, os.Getenv, os.Stdin, signal.NotifyContext, syscall.SIGTERM}`},
+		{name: "the runtime reads a file", rel: "internal/server/x.go", src: `import "os"; var _, _ = os.ReadFile("f")`,
+			want: []string{"uses os.ReadFile"}},
+		{name: "the runtime walks", rel: "internal/server/x.go", src: `import "path/filepath"; var _ = filepath.WalkDir`,
+			want: []string{"uses path/filepath.WalkDir"}},
+		{name: "the runtime's excepted file", rel: "internal/server/http.go", src: `import "os"; var _, _ = os.ReadFile("f"); var _ = os.Create`,
+			want: []string{"uses os.Create"}},
+		{name: "the runtime speaks MCP", rel: "internal/server/x.go", src: `import ("github.com/mark3labs/mcp-go/server"; "github.com/packfs/packfs-mcp/tools"); var _ = server.NewMCPServer; var _ = tools.New`},
+		{name: "an internal library imports os", rel: "internal/tier/x.go", src: `import "os"; var _ = os.Getenv`,
+			want: []string{"internal/tier/x.go imports os: only fsroot"}},
+		{name: "an internal library imports ours", rel: "internal/tier/x.go", src: `import "github.com/packfs/packfs-mcp/internal/server"; var _ = server.Build`,
+			want: []string{"internal/tier may import only"}},
 		{name: "library imports os", rel: "tools/x.go", src: `import "os"; var _ = os.Getenv`,
 			want: []string{"tools/x.go imports os: only fsroot"}},
 		{name: "library imports filepath", rel: "security/x.go", src: `import "path/filepath"; var _ = filepath.Join`,
@@ -287,7 +318,7 @@ func TestBoundaryCatches(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := checkFile(tt.rel, strings.Split(tt.rel, "/")[0], module, file)
+			got := checkFile(tt.rel, packageOf(tt.rel), module, file)
 			if len(got) != len(tt.want) {
 				t.Fatalf("violations %q, want %d: %q", got, len(tt.want), tt.want)
 			}

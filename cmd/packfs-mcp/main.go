@@ -30,7 +30,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/packfs/packfs-mcp/internal/server"
 )
 
 // version and commit are set at build time with -ldflags "-X main.version=... -X main.commit=..."
@@ -59,9 +59,12 @@ func versionLine() string {
 	return fmt.Sprintf("packfs-mcp %s%s (%s, %s/%s)", version, commit, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
+// init hands the server the version a release build stamps on this package.
+func init() { server.Version = version }
+
 func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {
-		governMemory(context.Background(), time.Second)
+		server.GovernMemory(context.Background(), time.Second)
 	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
@@ -138,67 +141,29 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		logger.Print(err)
 		return 2
 	}
-	srv, err := build(opts, logger)
+	srv, err := server.Build(opts, logger)
 	if err != nil {
 		logger.Print(err)
 		return 2
 	}
-	defer srv.close()
-	srv.refuseUnoffered()
-	logger.Print(srv.banner())
+	defer srv.Close()
+	srv.RefuseUnoffered()
+	logger.Print(srv.Banner())
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	bg, stopWork := context.WithCancel(ctx)
-	srv.background(bg)
+	srv.Background(bg)
 	if opts.HTTP.Addr != "" {
-		err = srv.listenHTTP(ctx)
+		err = srv.ListenHTTP(ctx)
 	} else {
-		err = srv.listen(ctx, stdin, stdout)
+		err = srv.Listen(ctx, stdin, stdout)
 	}
 	stopWork()
-	srv.wait()
+	srv.Wait()
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		logger.Print(err)
 		return 1
 	}
 	return 0
-}
-
-// refuseUnoffered registers, for each tool a's configuration does not offer, the stand-in of
-// [tools.Server.Refusal], and keeps the stand-ins out of tools/list. A client is offered only what it
-// may use, and a call to anything else (the writer, with writing off) gets an error result saying
-// what is off and how to turn it on, instead of mcp-go's "tool not found", which a model cannot act
-// on. A name that is none of the tools still gets that protocol error.
-func (a *app) refuseUnoffered() {
-	hooks := a.mcp.GetHooks()
-	if hooks == nil {
-		return // build always sets hooks; without them a stand-in could not be hidden
-	}
-	offered := map[string]bool{}
-	for _, t := range a.tools.Tools() {
-		offered[t.Tool.Name] = true
-	}
-	hidden := map[string]bool{}
-	for _, name := range toolNames {
-		if offered[name] {
-			continue
-		}
-		if t, ok := a.tools.Refusal(name, notOffered(a, name)); ok {
-			a.mcp.AddTool(t.Tool, t.Handler)
-			hidden[name] = true
-		}
-	}
-	if len(hidden) == 0 {
-		return
-	}
-	hooks.AddAfterListTools(func(_ context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
-		listed := make([]mcp.Tool, 0, len(res.Tools))
-		for _, t := range res.Tools {
-			if !hidden[t.Name] {
-				listed = append(listed, t)
-			}
-		}
-		res.Tools = listed
-	})
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/packfs/packfs-mcp/internal/server"
 	"github.com/packfs/packfs-mcp/toolformat"
 	"github.com/packfs/packfs-mcp/tools"
 )
@@ -65,7 +66,7 @@ Flags:
 	if fs.NArg() > 0 {
 		return fail(fmt.Errorf("unexpected argument %q; see packfs-mcp tools --help", fs.Arg(0)))
 	}
-	var c Config
+	var c server.Config
 	if *configFile != "" {
 		var err error
 		if c, err = loadConfig(*configFile); err != nil {
@@ -73,13 +74,13 @@ Flags:
 		}
 	}
 	pf.apply(&c, visited(fs))
-	p, err := permissionsOf(c)
+	p, err := server.PermissionsOf(c)
 	if err != nil {
 		return fail(err)
 	}
 	for _, name := range c.DisabledTools {
-		if !slices.Contains(toolNames, name) {
-			return fail(fmt.Errorf("unknown tool %q in --disable-tool: the tools are %s", name, strings.Join(toolNames, ", ")))
+		if !slices.Contains(server.ToolNames, name) {
+			return fail(fmt.Errorf("unknown tool %q in --disable-tool: the tools are %s", name, strings.Join(server.ToolNames, ", ")))
 		}
 	}
 	var list []mcp.Tool

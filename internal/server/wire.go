@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"bufio"
@@ -78,7 +78,7 @@ func build(cfg Config, logger *log.Logger) (*app, error) {
 	a.warn = a.logs.at(mcp.LoggingLevelWarning)
 	a.errs = a.logs.at(mcp.LoggingLevelError)
 	var err error
-	if a.perms, err = permissionsOf(cfg); err != nil {
+	if a.perms, err = PermissionsOf(cfg); err != nil {
 		return nil, err
 	}
 	specs, err := cfg.rootSpecs()
@@ -138,7 +138,7 @@ func build(cfg Config, logger *log.Logger) (*app, error) {
 	if a.tools.OffersResources() {
 		opts = append(opts, server.WithResourceCapabilities(false, false))
 	}
-	a.mcp = server.NewMCPServer("packfs-mcp", version, opts...)
+	a.mcp = server.NewMCPServer("packfs-mcp", Version, opts...)
 	a.registerTools()
 	a.registerResources(hooks)
 	a.followRoots(hooks)
@@ -331,7 +331,7 @@ func (a *app) banner() string {
 	if len(mounts) == 1 && !a.named {
 		m := mounts[0]
 		return fmt.Sprintf("%s serving %s; permissions %s; %s; max file %d bytes; %s; %s; backups %s",
-			version, m.root.Dir(), a.perms, m.policy.Summary(), maxFile(a.cfg), a.limiter.Summary(), m.indexSummary(), m.backupsSummary())
+			Version, m.root.Dir(), a.perms, m.policy.Summary(), MaxFile(a.cfg), a.limiter.Summary(), m.indexSummary(), m.backupsSummary())
 	}
 	serving := "the folders the client offers as MCP roots (none yet)"
 	if len(a.within) > 0 {
@@ -345,10 +345,11 @@ func (a *app) banner() string {
 		serving = fmt.Sprintf("%d roots: %s", len(mounts), strings.Join(parts, ", "))
 	}
 	return fmt.Sprintf("%s serving %s; permissions %s; %s; max file %d bytes; %s",
-		version, serving, a.perms, a.policy.Summary(), maxFile(a.cfg), a.limiter.Summary())
+		Version, serving, a.perms, a.policy.Summary(), MaxFile(a.cfg), a.limiter.Summary())
 }
 
-func maxFile(c Config) int64 {
+// MaxFile is the largest file c lets a tool read or write, in bytes.
+func MaxFile(c Config) int64 {
 	if c.Security.MaxFileSize > 0 {
 		return c.Security.MaxFileSize
 	}
@@ -406,4 +407,42 @@ func (a *app) close() {
 		m.work.Wait()
 		m.close()
 	}
+}
+
+// refuseUnoffered registers, for each tool a's configuration does not offer, the stand-in of
+// [tools.Server.Refusal], and keeps the stand-ins out of tools/list. A client is offered only what it
+// may use, and a call to anything else (the writer, with writing off) gets an error result saying
+// what is off and how to turn it on, instead of mcp-go's "tool not found", which a model cannot act
+// on. A name that is none of the tools still gets that protocol error.
+func (a *app) refuseUnoffered() {
+	hooks := a.mcp.GetHooks()
+	if hooks == nil {
+		return // build always sets hooks; without them a stand-in could not be hidden
+	}
+	offered := map[string]bool{}
+	for _, t := range a.tools.Tools() {
+		offered[t.Tool.Name] = true
+	}
+	hidden := map[string]bool{}
+	for _, name := range ToolNames {
+		if offered[name] {
+			continue
+		}
+		if t, ok := a.tools.Refusal(name, notOffered(a, name)); ok {
+			a.mcp.AddTool(t.Tool, t.Handler)
+			hidden[name] = true
+		}
+	}
+	if len(hidden) == 0 {
+		return
+	}
+	hooks.AddAfterListTools(func(_ context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
+		listed := make([]mcp.Tool, 0, len(res.Tools))
+		for _, t := range res.Tools {
+			if !hidden[t.Name] {
+				listed = append(listed, t)
+			}
+		}
+		res.Tools = listed
+	})
 }

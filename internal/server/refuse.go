@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"bytes"
@@ -26,9 +26,9 @@ const (
 	// object of 100,000 members took the server to a 49 MB peak, an array of 100,000 numbers to
 	// 35 MB, against 25 MB for one refused.
 	MaxMessageValues = 100_000
-	// refusedCode is the JSON-RPC error code of a message a transport refuses (in the range
+	// RefusedCode is the JSON-RPC error code of a message a transport refuses (in the range
 	// JSON-RPC leaves to servers); the reason is in the message and in data.code.
-	refusedCode = -32000
+	RefusedCode = -32000
 )
 
 // maxRequest is the most bytes a message may hold under c.
@@ -171,6 +171,6 @@ func refusal(id json.RawMessage, code, msg string, retryAfterMs int64) []byte {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Error   refusalError    `json:"error"`
-	}{"2.0", id, refusalError{refusedCode, msg, refusalData{code, retryAfterMs}}})
+	}{"2.0", id, refusalError{RefusedCode, msg, refusalData{code, retryAfterMs}}})
 	return append(body, '\n')
 }

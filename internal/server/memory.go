@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -18,7 +18,7 @@ const memoryFloor = 200 << 20
 // allocated half its live heap again.
 const memoryHeadroom = 0.5
 
-// governMemory sets the runtime's soft memory limit to memoryFloor and then, in a goroutine of its
+// GovernMemory sets the runtime's soft memory limit to memoryFloor and then, in a goroutine of its
 // own, keeps it at the larger of memoryFloor and the live heap plus memoryHeadroom, checking every
 // interval until ctx ends.
 //
@@ -27,7 +27,7 @@ const memoryHeadroom = 0.5
 // the collector took two thirds of the CPU. Following the live heap keeps the collector's share
 // what it is on small trees, and memory still grows only with what is live, never to the
 // default collector's double.
-func governMemory(ctx context.Context, interval time.Duration) {
+func GovernMemory(ctx context.Context, interval time.Duration) {
 	debug.SetMemoryLimit(memoryFloor)
 	go followLiveHeap(ctx, interval)
 }

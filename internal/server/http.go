@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"bytes"
@@ -36,8 +36,8 @@ import (
 // permissions, policy and tool limiter, as on stdio.
 
 const (
-	// minTokenLen is the shortest bearer token accepted: a shorter one could be guessed.
-	minTokenLen = 16
+	// MinTokenLen is the shortest bearer token accepted: a shorter one could be guessed.
+	MinTokenLen = 16
 	// maxTokenBytes is the largest token file read: a token is a line, not a document.
 	maxTokenBytes = 4096
 	// readHeaderTimeout stops a client that opens a connection and sends its headers slowly.
@@ -66,9 +66,9 @@ type httpAccess struct {
 	origins map[string]bool
 }
 
-// check reports a problem with the HTTP settings, so the server refuses to start with a usage error
+// Check reports a problem with the HTTP settings, so the server refuses to start with a usage error
 // rather than fail later.
-func (h HTTPConfig) check() error {
+func (h HTTPConfig) Check() error {
 	_, err := h.access()
 	return err
 }
@@ -85,7 +85,7 @@ func (h HTTPConfig) access() (httpAccess, error) {
 	}
 	if acc.token == "" && !loopbackHost(host) {
 		return acc, fmt.Errorf("HTTP address %s is not a loopback address, so clients must authenticate: "+
-			"put a bearer token in $%s or in a file named by --http-token-file (make one with: openssl rand -hex 32)", h.Addr, tokenEnv)
+			"put a bearer token in $%s or in a file named by --http-token-file (make one with: openssl rand -hex 32)", h.Addr, TokenEnv)
 	}
 	acc.origins = map[string]bool{}
 	for _, o := range h.AllowedOrigins {
@@ -115,17 +115,17 @@ func (h HTTPConfig) loadToken() (token, source string, err error) {
 			return "", "", fmt.Errorf("token file %s is empty: write a bearer token in it (such as the output of openssl rand -hex 32)", h.TokenFile)
 		}
 	} else {
-		raw := os.Getenv(tokenEnv)
+		raw := os.Getenv(TokenEnv)
 		if raw == "" {
 			return "", "", nil
 		}
-		source = "$" + tokenEnv
+		source = "$" + TokenEnv
 		if token = strings.TrimSpace(raw); token == "" {
-			return "", "", fmt.Errorf("$%s holds only spaces: set it to a bearer token (such as the output of openssl rand -hex 32), or unset it", tokenEnv)
+			return "", "", fmt.Errorf("$%s holds only spaces: set it to a bearer token (such as the output of openssl rand -hex 32), or unset it", TokenEnv)
 		}
 	}
-	if len(token) < minTokenLen {
-		return "", "", fmt.Errorf("the bearer token in %s is shorter than %d characters, which could be guessed: use a long random one (such as the output of openssl rand -hex 32)", source, minTokenLen)
+	if len(token) < MinTokenLen {
+		return "", "", fmt.Errorf("the bearer token in %s is shorter than %d characters, which could be guessed: use a long random one (such as the output of openssl rand -hex 32)", source, MinTokenLen)
 	}
 	for i := 0; i < len(token); i++ {
 		if c := token[i]; c <= ' ' || c > '~' {
@@ -183,7 +183,7 @@ func (a *app) listenHTTP(ctx context.Context) error {
 	if acc.token == "" && !loopback {
 		ln.Close()
 		return fmt.Errorf("HTTP address %s resolved to %s, which is not a loopback address, so clients must authenticate: put a bearer token in $%s or in a file named by --http-token-file",
-			a.cfg.HTTP.Addr, ln.Addr(), tokenEnv)
+			a.cfg.HTTP.Addr, ln.Addr(), TokenEnv)
 	}
 	hs := &http.Server{
 		ReadHeaderTimeout: readHeaderTimeout,
@@ -206,7 +206,7 @@ func (a *app) listenHTTP(ctx context.Context) error {
 	go func() { served <- hs.Serve(ln) }()
 	auth := "clients must send the bearer token from " + acc.source
 	if acc.token == "" {
-		auth = "no bearer token: any local program can connect (set $" + tokenEnv + " to require one)"
+		auth = "no bearer token: any local program can connect (set $" + TokenEnv + " to require one)"
 	}
 	where := ""
 	if bound != nil && bound.IP.IsUnspecified() {
@@ -313,10 +313,10 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if g.auth && !authed {
 		g.unauthorized.Add(1)
 		challenge := `Bearer realm="packfs-mcp"`
-		msg := "this server requires a bearer token: send the header \"Authorization: Bearer TOKEN\" with the token it was started with (from its $" + tokenEnv + " or --http-token-file)"
+		msg := "this server requires a bearer token: send the header \"Authorization: Bearer TOKEN\" with the token it was started with (from its $" + TokenEnv + " or --http-token-file)"
 		if hasToken {
 			challenge += `, error="invalid_token"`
-			msg = "the bearer token is not the one this server was started with: send the header \"Authorization: Bearer TOKEN\" with the token from its $" + tokenEnv + " or --http-token-file"
+			msg = "the bearer token is not the one this server was started with: send the header \"Authorization: Bearer TOKEN\" with the token from its $" + TokenEnv + " or --http-token-file"
 		}
 		w.Header().Set("WWW-Authenticate", challenge)
 		refuse(w, nil, http.StatusUnauthorized, tools.CodeUnauthenticated, msg, 0)

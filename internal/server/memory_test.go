@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -31,7 +31,7 @@ func TestGovernMemoryFollowsLiveHeap(t *testing.T) {
 	defer debug.SetMemoryLimit(old)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	governMemory(ctx, 10*time.Millisecond)
+	GovernMemory(ctx, 10*time.Millisecond)
 	if got := debug.SetMemoryLimit(-1); got != memoryFloor {
 		t.Fatalf("limit at start = %d MiB, want the floor %d MiB", got>>20, memoryFloor>>20)
 	}

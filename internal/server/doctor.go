@@ -1,0 +1,336 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/fulltext"
+	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/tools"
+)
+
+// doctorWalkBudget bounds the walk that counts what the tools can see, so doctor answers quickly
+// on any tree.
+const (
+	doctorWalkBudget  = 5 * time.Second
+	doctorWalkEntries = 500_000
+)
+
+// unrooted returns what cfg configures besides the roots (permissions, tools, policy, limits),
+// for the report on a root that cannot be opened, bad; it serves no root.
+func unrooted(cfg Config, bad string) (*app, error) {
+	perms, err := PermissionsOf(cfg)
+	if err != nil {
+		return nil, err
+	}
+	specs, err := cfg.rootSpecs()
+	if err != nil {
+		return nil, err
+	}
+	a := &app{
+		named: len(specs) != 1,
+		cfg:   cfg,
+		perms: perms,
+		limiter: security.NewLimiter(security.LimitConfig{
+			MaxRequests: cfg.Security.RateLimiting.MaxRequests,
+			Window:      time.Duration(cfg.Security.RateLimiting.WindowMs) * time.Millisecond,
+		}),
+		tools: tools.NewRoots(tools.Config{Permissions: perms, Disabled: cfg.DisabledTools}, false),
+		bad:   bad,
+	}
+	if a.policy, err = a.newPolicy(nil); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// describe prints the effective policy, one setting per line.
+func (a *app) describe(w io.Writer) {
+	row := func(k, format string, args ...any) { fmt.Fprintf(w, "%-12s %s\n", k, fmt.Sprintf(format, args...)) }
+	fmt.Fprintf(w, "packfs-mcp %s (%s, %s/%s)\n\n", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	mounts := a.mountList()
+	if len(mounts) == 0 {
+		specs, _ := a.cfg.rootSpecs()
+		for _, s := range specs {
+			note := ""
+			if s.dir == a.bad {
+				note = " (cannot be opened: see the checks)"
+			}
+			row("root", "%s%s%s", a.label(s.name), s.dir, note)
+		}
+	}
+	for _, m := range mounts {
+		if m.root.ResolvedDir() != m.root.Dir() {
+			row("root", "%s%s (resolves to %s)", a.label(m.name), m.root.Dir(), m.root.ResolvedDir())
+		} else {
+			row("root", "%s%s", a.label(m.name), m.root.Dir())
+		}
+	}
+	perms := a.perms.String()
+	switch {
+	case a.cfg.ReadOnly:
+		perms += " (read-only: --read-only)"
+	case !a.perms.Has(security.PermWrite):
+		perms += " (writing off: add --allow-write to allow it)"
+	}
+	row("permissions", "%s", perms)
+	var names []string
+	for _, t := range a.tools.Tools() {
+		names = append(names, t.Tool.Name)
+	}
+	if len(names) == 0 {
+		names = []string{"none: every tool is off"}
+	}
+	if len(a.cfg.DisabledTools) > 0 {
+		names = append(names, "(disabled: "+strings.Join(a.cfg.DisabledTools, ", ")+")")
+	}
+	row("tools", "%s", strings.Join(names, ", "))
+	row("extensions", "%s", strings.Join(a.policy.AllowedExtensions(), " "))
+	row("names", "%s (allowed whatever their extension)", strings.Join(a.policy.AllowedNames(), " "))
+	row("blocked", "%s", strings.Join(a.policy.BlockedPaths(), " "))
+	row("caches", "%s (left out of listings, searches and the index unless options.includeIgnored)", strings.Join(a.policy.CachePaths(), " "))
+	if off := a.policy.DefaultsOff(); len(off) > 0 {
+		row("NOT blocked", "%s (defaults taken off by unblock or noDefaultBlocked)", strings.Join(off, " "))
+	}
+	timeout := a.cfg.timeout()
+	if timeout <= 0 {
+		timeout = tools.DefaultTimeout
+	}
+	row("limits", "max file %d bytes; %s; call timeout %v", MaxFile(a.cfg), a.limiter.Summary(), timeout)
+	if len(mounts) == 0 {
+		row("index", "not opened: there is no root")
+	}
+	for _, m := range mounts {
+		row("index", "%s%s", a.label(m.name), m.indexState())
+	}
+	switch {
+	case len(mounts) == 0 && a.perms.Has(security.PermWrite):
+		row("backups", "not opened: there is no root")
+	case !a.perms.Has(security.PermWrite):
+		row("backups", "off (writing is off)")
+	}
+	for _, m := range mounts {
+		if !a.perms.Has(security.PermWrite) {
+			break
+		}
+		backups := "off: no usable backup folder (set --backup-dir); options.backup is refused"
+		switch {
+		case m.backups != nil:
+			backups = m.backups.Dir()
+		case m.backupsPlace != "":
+			backups = m.backupsPlace + " (none yet: made when a server that writes starts)"
+		}
+		row("backups", "%s%s", a.label(m.name), backups)
+	}
+	journal := "off (--journal FILE keeps one)"
+	if a.cfg.Journal.File != "" {
+		journal = a.cfg.Journal.File
+	}
+	row("journal", "%s", journal)
+}
+
+// label is what names the root called name in doctor's lines: nothing when the tools serve one.
+func (a *app) label(name string) string {
+	if !a.named {
+		return ""
+	}
+	return name + ": "
+}
+
+// indexState says where m's index lives and what the next start does with it.
+func (m *mount) indexState() string {
+	if m.engine == nil {
+		return "off (--no-index): search_semantic and relationships are unavailable"
+	}
+	dir := m.indexPlace.Dir
+	if dir == "" {
+		return "in memory (no folder outside the root to keep it in; set --index-dir): built at every start"
+	}
+	v, ok := fulltext.PersistedFormat(filepath.Join(dir, "bleve"))
+	switch {
+	case !ok:
+		return dir + " (none yet: built in the background at start)"
+	case v != fulltext.IndexFormat:
+		return fmt.Sprintf("%s (format %d, this version uses %d: rebuilt at start)", dir, v, fulltext.IndexFormat)
+	}
+	return fmt.Sprintf("%s (format %d: reused at start, only changed files read again)", dir, v)
+}
+
+type check struct {
+	ok   bool
+	text string
+}
+
+// checks runs the usability checks, each independent of the others, on every root.
+func (a *app) checks() []check {
+	out := []check{checkRuntime(runtime.Version())}
+	for _, m := range a.mountList() {
+		checks := []check{m.checkRoot(), m.checkVisible()}
+		if a.perms.Has(security.PermWrite) {
+			checks = append(checks, m.checkWrite())
+		}
+		for _, c := range checks {
+			c.text = a.label(m.name) + c.text
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// checkRuntime reports whether the Go runtime has the os.Root fix of Go 1.26.5 (CVE-2026-39822).
+func checkRuntime(v string) check {
+	ok := atLeast(v, [3]int{1, 26, 5})
+	if ok {
+		return check{true, v + " has the os.Root fix (1.26.5 or later)"}
+	}
+	return check{false, v + " predates Go 1.26.5, whose os.Root fix (CVE-2026-39822) the sandbox needs: rebuild with a newer Go"}
+}
+
+// atLeast reports whether the Go version v (such as "go1.26.8" or "go1.27rc1") is at least want.
+// An unparsable version (a development build) counts as new enough.
+func atLeast(v string, want [3]int) bool {
+	v = strings.TrimPrefix(v, "go")
+	if i := strings.IndexAny(v, " -+rcbeta"); i >= 0 {
+		v = v[:i]
+	}
+	var got [3]int
+	for i, p := range strings.SplitN(v, ".", 3) {
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			return true
+		}
+		got[i] = n
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			return got[i] > want[i]
+		}
+	}
+	return true
+}
+
+func (m *mount) checkRoot() check {
+	entries, _, err := m.root.ReadDir(context.Background(), ".", 100_000)
+	if err != nil {
+		return check{false, fmt.Sprintf("the root cannot be listed: %v (check its permissions)", err)}
+	}
+	return check{true, fmt.Sprintf("the root is a folder that can be listed (%d entries at its top)", len(entries))}
+}
+
+// reasonHardLink is why doctor says a file is hidden when it has more than one hard link: fsroot
+// refuses to read or write it, so the index and every tool pass it over.
+const reasonHardLink = "having more than one hard link"
+
+// hiddenReasons are the reasons doctor gives for entries [tools.Visible] hides, each with the
+// error that says it, in the order doctor reports them; an error of none of them is the last.
+var hiddenReasons = []struct {
+	err    error
+	reason string
+}{
+	{security.ErrBlocked, "blocked"},
+	{security.ErrExtension, "extension not allowed"},
+	{fsroot.ErrHardLink, reasonHardLink},
+	{fsroot.ErrNotRegular, "not a regular file"},
+	{nil, "a link leading out of the root or to nothing"},
+}
+
+// hiddenAs names the reason of an error of [tools.Visible].
+func hiddenAs(err error) string {
+	for _, h := range hiddenReasons {
+		if h.err == nil || errors.Is(err, h.err) {
+			return h.reason
+		}
+	}
+	return ""
+}
+
+// checkVisible walks the tree, within a budget, counting the files the tools may open and those
+// they cannot see ([tools.Visible]), with an example of each kind hidden.
+func (m *mount) checkVisible() check {
+	ctx, cancel := context.WithTimeout(context.Background(), doctorWalkBudget)
+	defer cancel()
+	var files, visible, entries int
+	hidden := map[string]string{} // reason -> example path
+	err := m.root.Walk(ctx, ".", -1, func(info fsroot.Info, err error) error {
+		if err != nil || info.Path == "." {
+			return nil
+		}
+		if entries++; entries > doctorWalkEntries {
+			return fs.SkipAll
+		}
+		isDir := info.Type == fsroot.TypeDir
+		if !isDir {
+			files++
+		}
+		if err := tools.Visible(m.policy, m.root, info); err != nil {
+			if reason := hiddenAs(err); hidden[reason] == "" {
+				hidden[reason] = info.Path
+			}
+			if isDir {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !isDir {
+			visible++
+		}
+		return nil
+	})
+	partial := ""
+	if ctx.Err() != nil || entries > doctorWalkEntries {
+		partial = " (stopped early: the tree is large)"
+	} else if err != nil {
+		return check{false, fmt.Sprintf("walking the root failed: %v", err)}
+	}
+	text := fmt.Sprintf("%d files seen%s: %d open to the tools", files, partial, visible)
+	for _, h := range hiddenReasons {
+		reason := h.reason
+		if ex, ok := hidden[reason]; ok {
+			hint := ""
+			if reason == reasonHardLink {
+				hint = "; --allow-hard-links lets them in"
+			}
+			text += fmt.Sprintf("; some hidden as %s (such as %s%s)", reason, ex, hint)
+		}
+	}
+	if visible == 0 {
+		return check{false, text + "; nothing to serve: check --root and --allowed-extensions"}
+	}
+	return check{true, text}
+}
+
+// checkWrite creates and removes a small file at the root, as the writer would.
+func (m *mount) checkWrite() check {
+	ctx := context.Background()
+	name := fmt.Sprintf(".packfs-doctor-%d.txt", time.Now().UnixNano())
+	if err := m.root.CreateFile(ctx, name, []byte("packfs-mcp doctor\n"), 0o600); err != nil {
+		return check{false, fmt.Sprintf("writing is allowed but a file cannot be created at the root: %v", err)}
+	}
+	if err := m.root.Remove(name, false); err != nil {
+		return check{false, fmt.Sprintf("a test file %s was created but cannot be removed: %v", name, err)}
+	}
+	return check{true, "writing works (created and removed a test file at the root)"}
+}
+
+// report prints the checks and reports whether every one passed.
+func report(w io.Writer, checks []check) bool {
+	fmt.Fprintln(w, "\nchecks")
+	passed := true
+	for _, c := range checks {
+		mark := "ok  "
+		if !c.ok {
+			mark, passed = "FAIL", false
+		}
+		fmt.Fprintf(w, "  %s  %s\n", mark, c.text)
+	}
+	return passed
+}
