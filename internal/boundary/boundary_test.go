@@ -1,4 +1,4 @@
-package main
+package boundary
 
 import (
 	"go/ast"
