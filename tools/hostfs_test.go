@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -25,8 +26,9 @@ func relSlash(dir, p string) string {
 	return filepath.ToSlash(rel)
 }
 
-// removeTree removes the host folder p and everything in it, deepest entries first, each with
-// os.Remove: os.RemoveAll's handle-relative delete answers "Invalid function" under Wine 8.
+// removeTree removes the host folder p and everything in it, deepest entries first, each made
+// writable and removed with os.Remove: os.RemoveAll's handle-relative delete answers "Invalid
+// function" under Wine 8, and Windows refuses to remove a read-only file.
 func removeTree(p string) error {
 	var all []string
 	filepath.WalkDir(p, func(q string, _ fs.DirEntry, err error) error {
@@ -36,6 +38,9 @@ func removeTree(p string) error {
 		return nil
 	})
 	for i := len(all) - 1; i >= 0; i-- {
+		if runtime.GOOS == "windows" {
+			os.Chmod(all[i], 0o666) // clears the read-only attribute
+		}
 		if err := os.Remove(all[i]); err != nil {
 			return err
 		}

@@ -4,8 +4,6 @@ package tools
 
 import (
 	"io/fs"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -37,20 +35,7 @@ var underWine = windows.NewLazySystemDLL("ntdll.dll").NewProc("wine_get_version"
 func tempDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	t.Cleanup(func() {
-		var all []string
-		filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
-			if err == nil && p != dir {
-				all = append(all, p)
-			}
-			return nil
-		})
-		for i := len(all) - 1; i >= 0; i-- {
-			os.Chmod(all[i], 0o666)
-			os.Remove(all[i])
-		}
-		os.Remove(dir)
-	})
+	t.Cleanup(func() { removeTree(dir) })
 	return dir
 }
 
