@@ -159,13 +159,21 @@ func untaken(field, purpose string, takers []string) *FieldError {
 			field, orList(takers), purpose, field, next)}
 }
 
-// purposesNote is the sentence [Schema] adds to the description of a field that only some
-// purposes take.
-func purposesNote(takers []string) string {
-	if len(takers) == 1 {
-		return "Only for purpose " + takers[0] + "."
+// purposesNote is the sentence [Schema] starts the description of a field with when only some of
+// the intent's purposes (all) take it (takers): "For a, b." and "Required for a, b." when needed
+// says each of them needs it. It is empty for a field every purpose takes, and for one that every
+// purpose of three or more takes but one: a tool's description says once what that purpose takes,
+// rather than each of its fields.
+func purposesNote(takers, all []string, needed bool) string {
+	switch {
+	case takers == nil && needed:
+		return "Required."
+	case needed:
+		return "Required for " + strings.Join(takers, ", ") + "."
+	case takers == nil, len(takers) == len(all), len(all) >= 3 && len(takers) == len(all)-1:
+		return ""
 	}
-	return "Only for purposes " + orList(takers) + "."
+	return "For " + strings.Join(takers, ", ") + "."
 }
 
 // orList writes words as "a", "a or b", or "a, b or c".

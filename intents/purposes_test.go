@@ -63,21 +63,24 @@ func TestSchemaNamesPurposes(t *testing.T) {
 		desc[path] = d
 	})
 	for path, want := range map[string]string{
-		"options":                 "Only for purposes list, search_content, search_semantic or relationships.",
-		"options.maxResults":      "Only for purposes list, search_content or search_semantic.",
-		"target.paths":            "Only for purpose relationships.",
-		"options.regex":           "Only for purpose search_content.",
-		"options.includeContent":  "Only for purposes search_content or search_semantic.",
-		"target.criteria.tags":    "Only for purpose search_semantic.",
-		"target.criteria.content": "Only for purposes list or search_content.",
-		"queries":                 "Only for purpose search_semantic.",
+		"target.paths":            "For relationships.",
+		"options.regex":           "For search_content.",
+		"options.includeContent":  "For search_content, search_semantic.",
+		"target.criteria.tags":    "For search_semantic.",
+		"target.criteria.content": "For list, search_content.",
+		"queries":                 "For search_semantic.",
+		"target.query":            "Required for search_content, search_semantic.",
 	} {
-		if !strings.HasSuffix(desc[path], want) {
-			t.Errorf("description of %s = %q, want it to end with %q", path, desc[path], want)
+		if !strings.HasPrefix(desc[path], want) {
+			t.Errorf("description of %s = %q, want it to start with %q", path, desc[path], want)
 		}
 	}
-	if d := desc["target.path"]; strings.Contains(d, "Only for") {
-		t.Errorf("description of target.path = %q, names purposes though every one takes it", d)
+	// Taken by every purpose, or by every one of the four but relationships, whose own
+	// description in the tool says what it takes: no note.
+	for _, path := range []string{"options", "options.maxResults", "target.criteria", "target.path"} {
+		if strings.HasPrefix(desc[path], "For ") {
+			t.Errorf("description of %s = %q, names purposes", path, desc[path])
+		}
 	}
 }
 

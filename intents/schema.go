@@ -35,9 +35,11 @@ var schemaCache sync.Map
 //     "maxLength" on strings, "minItems" and "maxItems" on lists, applied to
 //     the items after dive.
 //
-// The purposes tag of a field (see [Takes]) ends its description with the
-// purposes that take it, such as "Only for purpose search_content."; a tag
-// that is empty or names a purpose T does not have is a programming error.
+// The purposes tag of a field (see [Takes]) starts its description with the
+// purposes that take it, such as "For search_content." or "Not for
+// relationships." (whichever is shorter), and "Required for ..." when a
+// required tag says every one of them needs it; a tag that is empty or names
+// a purpose T does not have is a programming error.
 //
 // Optional pointer and list fields, which [Decode] accepts as null, are
 // typed without "null" to keep the schema simple for clients; a pointer or
@@ -62,13 +64,15 @@ func Schema[T any]() json.RawMessage {
 	if err != nil {
 		panic(fmt.Sprintf("intents: Schema[%s]: %v", t, err))
 	}
-	if err := refine(s, t); err != nil {
+	all, closed := Purposes[T](), s.AdditionalProperties
+	if err := refine(s, t, all); err != nil {
 		panic(fmt.Sprintf("intents: Schema[%s]: %v", t, err))
 	}
-	if err := checkTags(t, Purposes[T]()); err != nil {
+	if err := checkTags(t, all); err != nil {
 		panic(fmt.Sprintf("intents: Schema[%s]: %v", t, err))
 	}
 	s.Type, s.Types = "object", nil // the top level is never null
+	s.AdditionalProperties = closed
 	b, err := json.Marshal(s)
 	if err != nil {
 		panic(fmt.Sprintf("intents: Schema[%s]: %v", t, err))
@@ -78,8 +82,8 @@ func Schema[T any]() json.RawMessage {
 }
 
 // refine adds to schema s, generated for type t, what the validate tags of
-// t's fields say, recursively.
-func refine(s *jsonschema.Schema, t reflect.Type) error {
+// t's fields say, recursively; all is the intent's purposes, for the notes of purposes tags.
+func refine(s *jsonschema.Schema, t reflect.Type, all []string) error {
 	if s == nil {
 		return nil
 	}
@@ -89,20 +93,25 @@ func refine(s *jsonschema.Schema, t reflect.Type) error {
 	}
 	switch t.Kind() {
 	case reflect.Slice, reflect.Array:
-		return refine(s.Items, t.Elem())
+		return refine(s.Items, t.Elem(), all)
 	case reflect.Map:
-		return refine(s.AdditionalProperties, t.Elem())
+		return refine(s.AdditionalProperties, t.Elem(), all)
 	case reflect.Struct:
 	default:
 		return nil
 	}
 	s.Required = nil
+	s.AdditionalProperties = nil // said once, at the top: see Schema
 	for _, f := range fields(t) {
 		p := s.Properties[f.name]
 		if p == nil {
 			continue // a type jsonschema skips
 		}
-		if err := refine(p, f.typ); err != nil {
+		if f.unlisted {
+			delete(s.Properties, f.name)
+			continue
+		}
+		if err := refine(p, f.typ, all); err != nil {
 			return err
 		}
 		rules, elemRules := splitDive(f.validate)
@@ -114,8 +123,8 @@ func refine(s *jsonschema.Schema, t reflect.Type) error {
 				return fmt.Errorf("field %s: %w", f.name, err)
 			}
 		}
-		if f.purposes != nil {
-			p.Description = strings.TrimSpace(p.Description + " " + purposesNote(f.purposes))
+		if note := purposesNote(f.purposes, all, f.required != ""); note != "" {
+			p.Description = strings.TrimSpace(note + " " + p.Description)
 		}
 		if f.optional && len(p.Types) == 2 && p.Types[0] == "null" {
 			p.Type, p.Types = p.Types[1], nil
@@ -153,22 +162,29 @@ func constrain(s *jsonschema.Schema, t reflect.Type, rules []string) error {
 	return nil
 }
 
-// limit sets the lower or upper bound n on schema s for a value of type t.
+// unstatedBound is the smallest upper bound of a number that a schema leaves unstated: no call a
+// model writes comes near one (10,000 results), and every listing would pay for it. [Decode] still
+// enforces it, with an error naming the field.
+const unstatedBound = 1000
+
+// limit sets the lower or upper bound n on schema s for a value of type t. A lower bound of 0, a
+// string's longest length (a path of 4096 bytes, a query of 1000) and a number's upper bound from
+// [unstatedBound] up are left out: Decode holds them, and states them when a call passes one.
 func limit(s *jsonschema.Schema, t reflect.Type, lower bool, n float64) {
+	switch k := t.Kind(); {
+	case lower && n <= 0, !lower && k == reflect.String, !lower && n >= unstatedBound && k != reflect.Slice && k != reflect.Array && k != reflect.Map:
+		return
+	}
 	switch t.Kind() {
 	case reflect.String:
 		if lower {
-			if n > 0 {
-				s.MinLength = jsonschema.Ptr(int(n))
-			}
+			s.MinLength = jsonschema.Ptr(int(n))
 		} else {
 			s.MaxLength = jsonschema.Ptr(int(n))
 		}
 	case reflect.Slice, reflect.Array, reflect.Map:
 		if lower {
-			if n > 0 {
-				s.MinItems = jsonschema.Ptr(int(n))
-			}
+			s.MinItems = jsonschema.Ptr(int(n))
 		} else {
 			s.MaxItems = jsonschema.Ptr(int(n))
 		}

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -81,12 +83,18 @@ func TestSchema(t *testing.T) {
 			}
 
 			required := map[string][]string{}
+			if root["additionalProperties"] != false {
+				t.Errorf("top level: additionalProperties = %v, want false", root["additionalProperties"])
+			}
 			walkSchema("", root, func(path string, s map[string]any) {
-				if path != "" && s["description"] == nil && !isItems(path) {
-					t.Errorf("property %s has no description", path)
+				if d, _ := s["description"].(string); repeatsName(path, d) {
+					t.Errorf("description of %s repeats its name: %q", path, d)
 				}
-				if s["type"] == "object" && s["additionalProperties"] != false {
-					t.Errorf("object %s: additionalProperties = %v, want false", path, s["additionalProperties"])
+				if _, ok := s["additionalProperties"]; ok && path != "" {
+					t.Errorf("object %s says additionalProperties, which the top level says once", path)
+				}
+				if _, ok := s["maxLength"]; ok {
+					t.Errorf("%s states its longest length, which Decode holds", path)
 				}
 				if r, ok := s["required"].([]any); ok {
 					for _, name := range r {
@@ -101,9 +109,27 @@ func TestSchema(t *testing.T) {
 	}
 }
 
-// isItems reports whether a walkSchema path names list items, which have
-// no description of their own: the list's description covers them.
-func isItems(path string) bool { return len(path) > 2 && path[len(path)-2:] == "[]" }
+// repeatsName reports whether description d of the field at path starts by saying the field's
+// name in words, as "Path of the file" for path or "Max results" for maxResults: bytes a model
+// pays for on every turn to read what the name already told it.
+func repeatsName(path, d string) bool {
+	name := path[strings.LastIndex(path, ".")+1:]
+	name = strings.TrimSuffix(name, "[]")
+	if name == "" || d == "" {
+		return false
+	}
+	var words []string
+	start := 0
+	for i, r := range name {
+		if unicode.IsUpper(r) {
+			words = append(words, name[start:i])
+			start = i
+		}
+	}
+	words = append(words, name[start:])
+	d = strings.TrimPrefix(strings.ToLower(d), "the ")
+	return strings.HasPrefix(d, strings.ToLower(strings.Join(words, " ")))
+}
 
 // TestSchemaAcceptsDecoded checks that the schema and Decode agree: what
 // Decode accepts, re-encoded, validates against the schema, including
@@ -114,7 +140,7 @@ func TestSchemaAcceptsDecoded(t *testing.T) {
 		name string
 		in   string
 	}
-	run := func(t *testing.T, schema []byte, decode func([]byte) (any, error), valid, invalid []check) {
+	run := func(t *testing.T, schema []byte, decode func([]byte) (any, error), valid, invalid, open []check) {
 		rs := resolve(t, schema)
 		for _, tc := range valid {
 			t.Run(tc.name, func(t *testing.T) {
@@ -149,6 +175,13 @@ func TestSchemaAcceptsDecoded(t *testing.T) {
 				}
 			})
 		}
+		for _, tc := range open { // unknown fields below the top level: the schema leaves them to Decode
+			t.Run(tc.name, func(t *testing.T) {
+				if _, err := decode([]byte(tc.in)); err == nil {
+					t.Errorf("Decode accepts %s", tc.in)
+				}
+			})
+		}
 	}
 	t.Run("Access", func(t *testing.T) {
 		run(t, Schema[Access](), func(b []byte) (any, error) { return Decode[Access](b) },
@@ -157,9 +190,10 @@ func TestSchemaAcceptsDecoded(t *testing.T) {
 				{"full", `{"purpose":"read","target":{"path":"a","encoding":"utf-8"},"preferences":{"includeMetadata":true,"maxSizeBytes":9,"chunkIfLarge":true,"offset":1,"limit":2}}`},
 			},
 			[]check{
-				{"unknown nested field", `{"purpose":"read","target":{"path":"a"},"preferences":{"lines":2}}`},
+				{"unknown field", `{"purpose":"read","target":{"path":"a"},"lines":2}`},
 				{"missing target", `{"purpose":"read"}`},
-			})
+			},
+			[]check{{"unknown nested field", `{"purpose":"read","target":{"path":"a"},"preferences":{"lines":2}}`}})
 	})
 	t.Run("Discover", func(t *testing.T) {
 		run(t, Schema[Discover](), func(b []byte) (any, error) { return Decode[Discover](b) },
@@ -174,9 +208,10 @@ func TestSchemaAcceptsDecoded(t *testing.T) {
 				{"empty criteria", `{"purpose":"list","target":{"criteria":{"modified":{},"sizeBytes":{}}}}`},
 			},
 			[]check{
-				{"unknown criterion", `{"purpose":"list","target":{"criteria":{"owner":"me"}}}`},
 				{"unknown purpose", `{"purpose":"find"}`},
-			})
+				{"unknown field", `{"purpose":"list","owner":"me"}`},
+			},
+			[]check{{"unknown criterion", `{"purpose":"list","target":{"criteria":{"owner":"me"}}}`}})
 	})
 	t.Run("Update", func(t *testing.T) {
 		run(t, Schema[Update](), func(b []byte) (any, error) { return Decode[Update](b) },
@@ -187,9 +222,9 @@ func TestSchemaAcceptsDecoded(t *testing.T) {
 				{"delete", `{"purpose":"delete","target":"a","options":{"backup":true,"recursive":true}}`},
 			},
 			[]check{
-				{"unknown edit field", `{"purpose":"edit","target":{"path":"a"},"edits":[{"oldText":"x","line":1}]}`},
 				{"edit without oldText", `{"purpose":"edit","target":{"path":"a"},"edits":[{"newText":"x"}]}`},
-			})
+			},
+			[]check{{"unknown edit field", `{"purpose":"edit","target":{"path":"a"},"edits":[{"oldText":"x","line":1}]}`}})
 	})
 }
 

@@ -15,6 +15,7 @@ type field struct {
 	validate string   // the validate tag
 	purposes []string // the purposes tag, nil when the field has none (every purpose takes it)
 	required string   // the required tag: what to send, when every purpose that takes it needs it
+	unlisted bool     // the schema tag is "-": Decode takes the field, the schema does not offer it
 }
 
 // fieldCache maps a struct type to its []field.
@@ -46,7 +47,8 @@ func fields(t reflect.Type) []field {
 			purposes = strings.Fields(tag)
 		}
 		fs = append(fs, field{name: name, index: f.Index, typ: f.Type, optional: optional,
-			validate: f.Tag.Get("validate"), purposes: purposes, required: f.Tag.Get(requiredTag)})
+			validate: f.Tag.Get("validate"), purposes: purposes, required: f.Tag.Get(requiredTag),
+			unlisted: f.Tag.Get("schema") == "-"})
 	}
 	fieldCache.Store(t, fs)
 	return fs

@@ -25,14 +25,10 @@ const (
 
 func readerTool() mcp.Tool {
 	return mcp.NewTool(ReaderName,
-		mcp.WithDescription("Read a file under the root, or ask about it. "+
-			"purpose \"read\" returns its text in content, byte for byte with its line endings (long files in parts: pass nextOffset back as preferences.offset; "+
-			"preferences.offset and preferences.limit pick lines; target.paths reads up to 20 files in one call, each answered in files with its own success or error); a binary file is reported with its mediaType instead of dumped "+
-			"(ask for target.encoding \"base64\" to get its bytes). "+
-			"purpose \"metadata\" returns sizeBytes, modified, type, mode, lines, finalNewline and mediaType. "+
-			"Both return a file's version, a hash of its bytes (equal bytes, equal version), for packfs-file-writer's target.version. "+
-			"purpose \"exists\" answers exists true or false without an error for a missing path, folder or file (a file the listing would not show counts as missing). "+
-			"target.encoding and preferences are for read only; elsewhere they are refused with INVALID_ARGUMENT naming them."),
+		mcp.WithDescription("Read files. "+
+			"read: content, byte for byte, in parts when long (nextOffset); a binary file gives mediaType, or base64 with target.encoding. "+
+			"metadata: sizeBytes, modified, lines, finalNewline, mediaType. "+
+			"Both give version (a hash of the bytes) for writes."),
 		schemas[intents.Access, ReaderResult](),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{
 			Title:           "Read files",

@@ -36,20 +36,12 @@ const (
 
 func searcherTool() mcp.Tool {
 	return mcp.NewTool(SearcherName,
-		mcp.WithDescription("Find files under the root. "+
-			"purpose \"list\" lists a folder (target.path; \".\" is the root) with path, type and sizeBytes (options.includeModified adds modified); options.recursive walks below it "+
-			"(options.maxDepth limits how deep) and target.criteria filters by extension, name glob, size, modified time or content. "+
-			"purpose \"search_content\" finds target.query in file contents in the whole tree below target.path (options.recursive false: only the files directly in it; "+
-			"a case-insensitive literal; options.regex for an RE2 "+
-			"regular expression; options.caseSensitive) and returns each file's matching lines with line numbers and options.contextLines of context (options.filesOnly: paths and counts only, to count or list files). "+
-			"Results are sorted by path and capped by options.maxResults; when truncated, pass nextOffset back as options.offset. "+
-			"purpose \"search_semantic\" ranks the documents under target.path for target.query: full-text search (BM25) over sections, titles, headings, tags and aliases "+
-			"(no neural embeddings), with each hit's best section, line and a snippet; it matches words, not meaning, so add up to 8 paraphrases in queries using the words the documents would likely use (feature or command names, technical terms, synonyms), options.followRelationships for documents one link away. "+
-			"purpose \"relationships\" describes the document at target.path: outline, links, backlinks, broken links, tags and frontmatter relations; "+
-			"for several documents at once (target.paths, up to 20, or a folder as target.path) it answers in documents with each one's links, backlinks and broken links, 20 documents or 64 KB per page. "+
-			"Its backlinks are every link to the document in any form (wiki-links by name, alias or path, embeds, markdown links with %20 or relative paths, frontmatter), "+
-			"each with the line it is on, so a text search for other spellings adds nothing and the links can be edited without reading each file. "+
-			"A field the purpose does not take is refused with INVALID_ARGUMENT naming it; each field's description says which purposes take it."),
+		mcp.WithDescription("Find files; paths are relative to the root. "+
+			"list: a folder's entries. "+
+			"search_content: the lines holding target.query, any case, in files below target.path. "+
+			"search_semantic: documents ranked for target.query by BM25 (words, not meaning), with best section and snippet. "+
+			"relationships: a document's outline, tags, links, broken links and backlinks (every form, with lines); for target.paths or a folder, links of each; it takes only target.path(s) and options.offset. "+
+			"A cut answer gives nextOffset."),
 		schemas[intents.Discover, SearcherResult](),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{
 			Title:           "Find files",

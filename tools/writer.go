@@ -20,18 +20,7 @@ import (
 
 func writerTool() mcp.Tool {
 	return mcp.NewTool(WriterName,
-		mcp.WithDescription("Change files under the root. Every write is atomic: a failed call leaves the file as it was. "+
-			"purpose \"create\" makes a new file with content (fails if it exists; options.createPath makes missing folders); "+
-			"\"update\" replaces an existing file's content; \"append\" adds content to the end (creating the file if needed); "+
-			"\"edit\" applies edits [{oldText, newText, replaceAll?, path?}] in order, where each oldText must match exactly once "+
-			"(copy it from the file; options.dryRun returns the unified diff without writing); an edit's path edits another file than target.path (up to 20 files a call, all written or none); "+
-			"\"delete\" removes a file or an empty folder (options.recursive for a full one); "+
-			"\"move\" renames target.path to target.destination (options.overwrite to replace a file there); "+
-			"\"copy\" copies it there (a folder needs options.recursive; links in it are not followed); \"mkdir\" makes a folder and its parents. "+
-			"options.backup (update, append, edit, delete of a file) keeps the previous version in the server's backup store, outside the root. "+
-			"To keep a change made since you read a file (by a person in an editor), pass the version the read returned as target.version: "+
-			"the write then fails with CONFLICT and changes nothing if the file changed since (an update, append or edit of a note of at most 16 KB is answered with its text now, currentContent, to merge into); successful writes return the new version for the next one. "+
-			"A field the purpose does not take is refused with INVALID_ARGUMENT naming it; each field's description says which purposes take it."),
+		mcp.WithDescription("Change files. Atomic: a failed call changes nothing. append creates a missing file; mkdir, parents. Writes answer the new version."),
 		schemas[intents.Update, WriterResult](),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{
 			Title:           "Write files",
