@@ -133,7 +133,7 @@ func (s *Server) copyFile(ctx context.Context, from *Server, name string, src *f
 	}
 	out.Created = !exists
 	if o.DryRun {
-		out.DryRun, out.BytesWritten = true, ptr(int(info.Size))
+		out.DryRun, out.SizeBytes = true, ptr(int(info.Size))
 		return nil
 	}
 	made, err := s.makeDirs(parents)
@@ -149,7 +149,7 @@ func (s *Server) copyFile(ctx context.Context, from *Server, name string, src *f
 	if err != nil {
 		return s.undoCopy(s.copyFailed(from, err, name, dest), made, nil)
 	}
-	out.Version, out.BytesWritten = v, ptr(int(n))
+	out.Version, out.SizeBytes = v, ptr(int(n))
 	s.refresh(ctx, dest)
 	return nil
 }

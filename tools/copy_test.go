@@ -143,7 +143,7 @@ func TestCopy(t *testing.T) {
 	}{
 		{name: "file", args: copyArgs("a.md", "c.md", nil),
 			added: map[string]string{"c.md": "644 # A\nsee [b](b.md)\n"},
-			want:  map[string]any{"success": true, "path": "a.md", "destination": "c.md", "created": true, "bytesWritten": 18.0, "version": version("# A\nsee [b](b.md)\n")}},
+			want:  map[string]any{"success": true, "path": "a.md", "destination": "c.md", "created": true, "sizeBytes": 18.0, "version": version("# A\nsee [b](b.md)\n")}},
 		{name: "file keeps its permission bits, not setuid", args: copyArgs("a.md", "c.md", nil),
 			setup: func(t *testing.T, root string) {
 				if runtime.GOOS == "windows" {
@@ -169,7 +169,7 @@ func TestCopy(t *testing.T) {
 		{name: "file too large", extra: []string{"huge.md=" + strings.Repeat("h", big+1)}, args: copyArgs("huge.md", "c.md", nil),
 			code: CodeTooLarge, field: "target.path", msg: `"huge.md" is larger than the server's file size limit (64 bytes)`},
 		{name: "file dry run", args: copyArgs("a.md", "c.md", map[string]any{"dryRun": true}),
-			want: map[string]any{"success": true, "dryRun": true, "created": true, "bytesWritten": 18.0}},
+			want: map[string]any{"success": true, "dryRun": true, "created": true, "sizeBytes": 18.0}},
 		{name: "file dry run onto a file", args: copyArgs("a.md", "b.md", map[string]any{"dryRun": true}), code: CodeExists, field: "target.destination"},
 
 		{name: "folder", args: copyArgs("dir", "copy", map[string]any{"recursive": true}),

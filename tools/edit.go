@@ -222,9 +222,9 @@ func answerEdit(files []*editFile, dryRun bool, show func(string) string, out *W
 	for _, f := range files {
 		diffs.WriteString(unifiedDiff(show(f.name), string(f.old), f.text))
 		total += f.n
-		e := EditedFile{Path: f.name, Version: f.written, BytesWritten: ptr(len(f.text)), Replacements: f.n, Backup: f.backup}
+		e := EditedFile{Path: f.name, Version: f.written, SizeBytes: ptr(len(f.text)), Replacements: f.n, Backup: f.backup}
 		if dryRun {
-			e.Version, e.BytesWritten = fsroot.Version(f.old), nil
+			e.Version, e.SizeBytes = fsroot.Version(f.old), nil
 		}
 		out.Files = append(out.Files, e)
 	}
@@ -232,7 +232,7 @@ func answerEdit(files []*editFile, dryRun bool, show func(string) string, out *W
 	out.Diff = capString(diffs.String(), MaxContentBytes)
 	if len(files) == 1 {
 		one := out.Files[0]
-		out.Version, out.BytesWritten, out.Backup, out.Files = one.Version, one.BytesWritten, one.Backup, nil
+		out.Version, out.SizeBytes, out.Backup, out.Files = one.Version, one.SizeBytes, one.Backup, nil
 	}
 }
 

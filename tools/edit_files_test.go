@@ -82,14 +82,14 @@ func TestEditFiles(t *testing.T) {
 			changed: map[string]string{"a.md": "ALPHA one\n", "b.md": "BETA two\n", "c.json": "{\"menu\": [\"new\"]}\n"},
 			check: func(t *testing.T, root string, out optionResult) {
 				want := []EditedFile{
-					{Path: "a.md", Version: version("ALPHA one\n"), BytesWritten: ptr(10), Replacements: 1},
-					{Path: "b.md", Version: version("BETA two\n"), BytesWritten: ptr(9), Replacements: 1},
-					{Path: "c.json", Version: version("{\"menu\": [\"new\"]}\n"), BytesWritten: ptr(18), Replacements: 1},
+					{Path: "a.md", Version: version("ALPHA one\n"), SizeBytes: ptr(10), Replacements: 1},
+					{Path: "b.md", Version: version("BETA two\n"), SizeBytes: ptr(9), Replacements: 1},
+					{Path: "c.json", Version: version("{\"menu\": [\"new\"]}\n"), SizeBytes: ptr(18), Replacements: 1},
 				}
 				if diff := cmp.Diff(want, editedFiles(t, out)); diff != "" {
 					t.Errorf("files (-want +got):\n%s", diff)
 				}
-				if out.Result["path"] != "a.md" || out.Result["replacements"] != 3.0 || out.Result["version"] != nil || out.Result["bytesWritten"] != nil {
+				if out.Result["path"] != "a.md" || out.Result["replacements"] != 3.0 || out.Result["version"] != nil || out.Result["sizeBytes"] != nil {
 					t.Errorf("answer %s: want path a.md, 3 replacements, and each file's version in files only", out.json())
 				}
 				d, _ := out.Result["diff"].(string)

@@ -135,7 +135,7 @@ func (s *Server) create(ctx context.Context, name, content string, o intents.Upd
 	if err := e.CreateFile(ctx, []byte(content), 0); err != nil {
 		return err
 	}
-	out.Created, out.BytesWritten = true, ptr(len(content))
+	out.Created, out.SizeBytes = true, ptr(len(content))
 	out.Version = fsroot.Version([]byte(content))
 	return nil
 }
@@ -225,7 +225,7 @@ func (s *Server) replace(ctx context.Context, name, content, version string, o i
 	if err != nil {
 		return err
 	}
-	out.BytesWritten, out.Version = ptr(len(content)), v
+	out.SizeBytes, out.Version = ptr(len(content)), v
 	return nil
 }
 
@@ -243,6 +243,9 @@ func (s *Server) appendTo(ctx context.Context, name, content, version string, o 
 	if isNotExist(err) && version == "" {
 		err = s.create(ctx, name, content, o, out)
 		if !errors.Is(err, fs.ErrExist) {
+			if err == nil {
+				out.BytesAppended = ptr(len(content))
+			}
 			return err
 		}
 		// Made meanwhile by a call that locked it before its folder existed, under the key of
@@ -272,7 +275,7 @@ func (s *Server) appendTo(ctx context.Context, name, content, version string, o 
 	if err != nil {
 		return err
 	}
-	out.BytesWritten, out.Version = ptr(len(old)+len(content)), v
+	out.SizeBytes, out.BytesAppended, out.Version = ptr(len(old)+len(content)), ptr(len(content)), v
 	if len(content) <= MaxAppendDiff {
 		out.Diff = unifiedDiff(s.show(name), string(old), string(old)+content)
 	}

@@ -58,7 +58,7 @@ type loadResult struct {
 	Content      *string `json:"content"`
 	Exists       *bool   `json:"exists"`
 	Created      bool    `json:"created"`
-	BytesWritten *int    `json:"bytesWritten"`
+	SizeBytes *int    `json:"sizeBytes"`
 	TotalFound   int     `json:"totalFound"`
 	Metadata     struct {
 		ExecutionMs float64 `json:"executionMs"` // milliseconds inside the server
@@ -408,8 +408,8 @@ func loadWorkload(tb testing.TB, dir string, n int) []loadCall {
 	}
 	wrote := func(name, content string, created bool) (func(loadResult) error, func() error) {
 		return func(r loadResult) error {
-				if r.Created != created || r.BytesWritten == nil || *r.BytesWritten != len(content) {
-					return fmt.Errorf("created %v, bytesWritten %v; want created %v, %d bytes", r.Created, r.BytesWritten, created, len(content))
+				if r.Created != created || r.SizeBytes == nil || *r.SizeBytes != len(content) {
+					return fmt.Errorf("created %v, sizeBytes %v; want created %v, %d bytes", r.Created, r.SizeBytes, created, len(content))
 				}
 				return nil
 			}, func() error {

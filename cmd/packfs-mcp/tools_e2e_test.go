@@ -484,6 +484,9 @@ func writerCases(f *fixture) []toolCase {
 			if d, _ := r["diff"].(string); !strings.HasSuffix(d, " replaced\n+more\n") {
 				t.Errorf("append's diff = %q, want the file's last line and the added one", d)
 			}
+			if r["bytesAppended"] != 5.0 || r["sizeBytes"] != 14.0 {
+				t.Errorf("append of 5 bytes to 9: bytesAppended %v, sizeBytes %v; want 5 and 14", r["bytesAppended"], r["sizeBytes"])
+			}
 		}},
 		{name: "append to binary", tool: writer, args: intent("append", "utf16.txt", map[string]any{"content": "x"}), code: "NOT_TEXT"},
 		{name: "edit", tool: writer, args: edit("notes/a.md", []map[string]any{{"oldText": "hello world", "newText": "hello there"}}, nil),
@@ -595,7 +598,7 @@ func writerCases(f *fixture) []toolCase {
 			check: func(t *testing.T, r map[string]any) {
 				fileIs(f, "copies/crlf.md", "uno\r\ntwo\r\nthree\r\n")(t, r)
 				fileIs(f, "notes/crlf.md", "uno\r\ntwo\r\nthree\r\n")(t, r)
-				if r["created"] != true || r["bytesWritten"] != 17.0 || r["destination"] != "copies/crlf.md" || len(fmt.Sprint(r["version"])) != 16 {
+				if r["created"] != true || r["sizeBytes"] != 17.0 || r["destination"] != "copies/crlf.md" || len(fmt.Sprint(r["version"])) != 16 {
 					t.Errorf("copy = %v", r)
 				}
 			}},

@@ -338,7 +338,7 @@ async function run(root, work, secret, sdkVersion) {
   });
   await check('writer update', async () => {
     const out = await ok(s, WRITER, { purpose: 'update', target: target('drafts/plan.md'), content: '# Plan\nsecond\n' });
-    assert.equal(out.bytesWritten, 14);
+    assert.equal(out.sizeBytes, 14);
     assert.equal(read(root, 'drafts/plan.md'), '# Plan\nsecond\n');
   });
   await check('writer append', async () => {
