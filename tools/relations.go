@@ -45,7 +45,7 @@ func (s *Server) relationships(ctx context.Context, c *call, in intents.Discover
 	for _, r := range rel.Related {
 		out.Related = append(out.Related, RelatedEntry{Path: r.Path, Via: r.Via}) // from is the target
 	}
-	out.TotalFound = len(out.Links)
+	out.TotalFound = ptr(len(out.Links))
 	relationsState(&out, cv, "this document")
 	out.Metadata = c.meta()
 	return out, nil
@@ -141,7 +141,7 @@ func (s *Server) folderRelations(ctx context.Context, c *call, in intents.Discov
 // pageOf completes out, the documents from offset from of total, with its count and the offset of
 // the next page.
 func pageOf(out SearcherResult, from, total int, c *call) SearcherResult {
-	out.TotalFound = total
+	out.TotalFound = ptr(total)
 	if next := from + len(out.Documents); next < total {
 		out.Truncated, out.NextOffset = true, &next
 	}

@@ -129,7 +129,7 @@ type BacklinkEntry struct {
 type SearcherResult struct {
 	Status
 	Files         []FileEntry    `json:"files,omitempty" jsonschema:"the files found, sorted by path"`
-	TotalFound    int            `json:"totalFound" validate:"required" jsonschema:"list: how many entries matched the criteria; search_content: how many files have a matching line; search_semantic: how many documents matched; a lower bound when truncated"`
+	TotalFound    *int           `json:"totalFound,omitempty" jsonschema:"list: entries matching the criteria; search_content: files with a matching line; relationships: links, or documents of several; a lower bound when truncated (search_semantic gives none: its candidates are every document holding any one word)"`
 	Truncated     bool           `json:"truncated,omitempty" jsonschema:"true when more results exist than were returned"`
 	NextOffset    *int           `json:"nextOffset,omitempty" jsonschema:"when truncated: pass this as options.offset to get the next page"`
 	FilesSearched int            `json:"filesSearched,omitempty" jsonschema:"search_content: how many text files under target.path (within the criteria) the search covered; the index rules out, without reading them, the files that lack the query's words; absent when the page filled before the search ended"`
@@ -155,6 +155,9 @@ type SearcherResult struct {
 	lists *fulltext.Lists
 	// lead is what a search_semantic asked for its lead alone answers (see call.leading).
 	lead []float64
+	// candidates is how many documents a search_semantic ranked, for its pages: every document
+	// holding a word of a phrasing, which no model can use, so it is never encoded.
+	candidates int
 }
 
 // DocumentLinks is what relationships tells of a document: its title, links and backlinks.

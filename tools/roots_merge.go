@@ -110,7 +110,7 @@ func (r *Roots) several(ctx context.Context, c *call, roots []*Server, paths []s
 		out.Success, out.Metadata = true, c.meta()
 		return out, nil
 	}
-	out := SearcherResult{Status: Status{Success: true}, TotalFound: len(paths)}
+	out := SearcherResult{Status: Status{Success: true}, TotalFound: ptr(len(paths))}
 	cov.apply(&out)
 	for i := offset; i < len(paths); i++ {
 		if st, ok := failed[i]; ok {
@@ -206,8 +206,16 @@ func (r *Roots) listTop(c *call, in intents.Discover, roots []*Server) (any, err
 	return pageResult(c, p, 0), nil
 }
 
+// found is the totalFound of a list or search_content of one root.
+func found(v SearcherResult) int {
+	if v.TotalFound == nil {
+		return 0
+	}
+	return *v.TotalFound
+}
+
 func pageResult(c *call, p *page, searched int) SearcherResult {
-	out := SearcherResult{Status: Status{Success: true}, Files: p.files, TotalFound: p.total, FilesSearched: searched}
+	out := SearcherResult{Status: Status{Success: true}, Files: p.files, TotalFound: ptr(p.total), FilesSearched: searched}
 	if p.more {
 		out.Truncated, out.NextOffset, out.FilesSearched = true, ptr(p.offset+len(p.files)), 0
 	}
@@ -256,12 +264,12 @@ func (r *Roots) pages(ctx context.Context, c *call, roots []*Server, in intents.
 			break
 		}
 		p.files = append(p.files, got...)
-		p.total += v.TotalFound
+		p.total += found(v)
 		if v.Truncated {
 			p.more = true
 			break
 		}
-		skip = max(0, skip-v.TotalFound)
+		skip = max(0, skip-found(v))
 	}
 	res := pageResult(c, p, searched)
 	if timedOut {
@@ -334,7 +342,7 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 		} else {
 			lists = append(lists, shownLists(*v.lists, s.show))
 		}
-		out.TotalFound += v.TotalFound
+		out.candidates += v.candidates
 		out.Related = append(out.Related, v.Related...)
 		if unknown == nil {
 			unknown = map[string]int{}
@@ -344,7 +352,7 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 		}
 		cov.add(v, s.name)
 	}
-	if answered == 0 || out.TotalFound == 0 && firstErr != nil {
+	if answered == 0 || out.candidates == 0 && firstErr != nil {
 		return nil, firstErr
 	}
 	if fusable {
@@ -381,6 +389,7 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 		out.Files = append(out.Files, h.e)
 		shown[h.e.Path] = true
 	}
+	falling(out.Files)
 	out.Related = slices.DeleteFunc(out.Related, func(e RelatedEntry) bool { return !shown[e.From] })
 	for w, n := range unknown {
 		if n == answered {
@@ -388,7 +397,7 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 		}
 	}
 	slices.Sort(out.UnknownWords)
-	if next := in.Options.Offset + len(out.Files); next < out.TotalFound && len(out.Files) == want {
+	if next := in.Options.Offset + len(out.Files); next < out.candidates && len(out.Files) == want {
 		out.Truncated, out.NextOffset = true, ptr(next)
 	}
 	cov.apply(&out)

@@ -122,7 +122,7 @@ func (s *Server) walkFiles(ctx context.Context, c *call, in intents.Discover, na
 		return nil, err
 	}
 	out.Status = Status{Success: true}
-	out.Files, out.TotalFound = p.files, p.total
+	out.Files, out.TotalFound = p.files, ptr(p.total)
 	out.Hidden, out.HiddenHint = r.hidden, hiddenHint(r.hidden)
 	if r.narrowed && !r.noise && s.cfg.Ignore.Seen() {
 		out.HiddenHint = "the index holds no ignored or cache files: set options.includeIgnored to search them too"

@@ -34,7 +34,7 @@ func (s *Server) searchSemantic(ctx context.Context, c *call, in intents.Discove
 		return nil, err
 	}
 	want := q.Max - in.Options.Offset
-	out := SearcherResult{Status: Status{Success: true}, TotalFound: res.Total, UnknownWords: res.Unknown, lists: res.Lists}
+	out := SearcherResult{Status: Status{Success: true}, candidates: res.Total, UnknownWords: res.Unknown, lists: res.Lists}
 	if err := partial(&out, res.Coverage, len(res.Hits) > 0); err != nil {
 		return nil, err
 	}
@@ -54,6 +54,7 @@ func (s *Server) searchSemantic(ctx context.Context, c *call, in intents.Discove
 		}
 		out.Files = append(out.Files, fe)
 	}
+	falling(out.Files)
 	if next := in.Options.Offset + len(out.Files); next < res.Total && len(out.Files) == want {
 		out.Truncated, out.NextOffset = true, ptr(next)
 	}
@@ -123,6 +124,18 @@ func round2(x float64) float64 {
 		return 0.01
 	}
 	return r
+}
+
+// falling makes the shown scores of hits, best first and rounded to two decimals, fall with rank:
+// a hit that scores as the one above it (phrasings fused to a tie, a named page lifted to the top
+// scoring as the one it passed) shows 0.01 less, down to 0.01, so that the scores order the hits a
+// model is shown as the ranking does.
+func falling(files []FileEntry) {
+	for i := 1; i < len(files); i++ {
+		if prev := files[i-1].Score; files[i].Score >= prev {
+			files[i].Score = max(0.01, round2(prev-0.01))
+		}
+	}
 }
 
 // partial says, on a search answered while the index is incomplete, what the answer covers and when

@@ -93,6 +93,26 @@ func first(t *testing.T, r map[string]any) map[string]any {
 	return files[0].(map[string]any)
 }
 
+// scoresFall fails unless the hits of search_semantic answer r score less and less, best first,
+// down to the floor of 0.01, and r gives no totalFound: a count of every document holding one
+// word of the query tells a model nothing.
+func scoresFall(t *testing.T, r map[string]any) {
+	t.Helper()
+	files, _ := r["files"].([]any)
+	prev := 2.0
+	for _, f := range files {
+		sc, _ := f.(map[string]any)["score"].(float64)
+		if sc >= prev && sc != 0.01 || sc <= 0 {
+			t.Errorf("scores do not fall with rank: %v", files)
+			break
+		}
+		prev = sc
+	}
+	if r["totalFound"] != nil {
+		t.Errorf("totalFound = %v, want none", r["totalFound"])
+	}
+}
+
 func semanticCases(f *fixture) []toolCase {
 	return []toolCase{
 		{name: "ranked hit with section and snippet", tool: searcher, args: semanticQuery("what were the goals of the sandbox", nil), check: func(t *testing.T, r map[string]any) {
@@ -109,7 +129,15 @@ func semanticCases(f *fixture) []toolCase {
 			if r["indexComplete"] != true {
 				t.Errorf("indexComplete = %v", r["indexComplete"])
 			}
+			scoresFall(t, r)
 		}},
+		{name: "paraphrases fused: scores order the hits, no count of candidates", tool: searcher,
+			args: semanticQuery("sandbox", map[string]any{"queries": []string{"design goals", "index search benchmark", "vocabulary glossary"}}), check: func(t *testing.T, r map[string]any) {
+				if len(paths(r)) < 3 {
+					t.Fatalf("hits = %v, want several", paths(r))
+				}
+				scoresFall(t, r)
+			}},
 		{name: "alias finds the glossary", tool: searcher, args: semanticQuery("vocabulary", nil), check: func(t *testing.T, r map[string]any) {
 			if h := first(t, r); h["path"] != "notes/glossary.md" {
 				t.Errorf("top hit = %v", h)
