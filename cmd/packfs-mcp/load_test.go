@@ -58,7 +58,7 @@ type loadResult struct {
 	Content      *string `json:"content"`
 	Exists       *bool   `json:"exists"`
 	Created      bool    `json:"created"`
-	SizeBytes *int    `json:"sizeBytes"`
+	SizeBytes    *int    `json:"sizeBytes"`
 	TotalFound   int     `json:"totalFound"`
 	Metadata     struct {
 		ExecutionMs float64 `json:"executionMs"` // milliseconds inside the server
