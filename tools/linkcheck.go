@@ -91,6 +91,9 @@ func (c linkCheck) check(s *Server) (int, []LostLink) {
 func (c linkCheck) report(s *Server, out *WriterResult) {
 	n, lost := c.check(s)
 	out.LinksChecked = &n
+	if lost == nil {
+		lost = []LostLink{} // checked: [] says none was lost
+	}
 	out.LinksLost = lost
 	if len(lost) > MaxLinksLost {
 		out.LinksLost, out.LinksLostTotal = lost[:MaxLinksLost], len(lost)

@@ -58,7 +58,8 @@ func notDocument(name string) error {
 // documentLinks is what rel tells of a document, as an answer shows it given cv, what the index
 // covered: while it is incomplete, a link to no document read so far is unresolved, not broken.
 func documentLinks(rel markdown.Relations, cv semantic.Coverage) DocumentLinks {
-	out := DocumentLinks{Title: rel.Title, Tags: rel.Tags, Aliases: rel.Aliases, Parent: rel.Parent, Children: rel.Children}
+	out := DocumentLinks{Title: rel.Title, Tags: rel.Tags, Aliases: rel.Aliases, Parent: rel.Parent, Children: rel.Children,
+		Links: []LinkEntry{}, Backlinks: []BacklinkEntry{}} // looked at: [] says there are none
 	for _, l := range rel.Links {
 		le := linkEntry(l)
 		switch {
@@ -70,7 +71,8 @@ func documentLinks(rel markdown.Relations, cv semantic.Coverage) DocumentLinks {
 		}
 		out.Links = append(out.Links, le)
 	}
-	if cv.Complete {
+	if cv.Complete { // while it is not, a link may reach a file not indexed yet: not checked
+		out.Broken = []LinkEntry{}
 		for _, l := range rel.Broken {
 			out.Broken = append(out.Broken, linkEntry(l))
 		}

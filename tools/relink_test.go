@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/packfs/packfs-mcp/fsroot"
@@ -101,8 +102,8 @@ func TestMoveRewrites(t *testing.T) {
 			// The rewritten links all resolve, the table's too.
 			for _, p := range []string{"index.md", "table.md"} {
 				rel := e.call(t, SearcherName, map[string]any{"purpose": "relationships", "target": map[string]any{"path": p}})
-				if b, ok := rel.Result["broken"]; ok {
-					t.Errorf("%s has broken links after the move: %v", p, b)
+				if b, ok := rel.Result["broken"].([]any); !ok || len(b) > 0 {
+					t.Errorf("%s: broken = %v after the move, want [] (checked, none)", p, rel.Result["broken"])
 				}
 			}
 		})
@@ -378,10 +379,14 @@ func TestMoveChecksLinks(t *testing.T) {
 				t.Errorf("linksChecked = %v, want %v: %s", got, tt.checked, out.json())
 			}
 			var lost []LostLink
-			if _, ok := out.Result["linksLost"]; ok {
+			_, checked := out.Result["linksChecked"]
+			if _, ok := out.Result["linksLost"]; ok != checked {
+				t.Errorf("linksLost given %v, linksChecked %v: a check answers both, even when none was lost, and no check neither: %s", ok, checked, out.json())
+			}
+			if checked {
 				field(t, out, "linksLost", &lost)
 			}
-			if diff := cmp.Diff(tt.lost, lost); diff != "" {
+			if diff := cmp.Diff(tt.lost, lost, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("linksLost (-want +got):\n%s", diff)
 			}
 		})

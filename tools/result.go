@@ -163,9 +163,9 @@ type SearcherResult struct {
 // DocumentLinks is what relationships tells of a document: its title, links and backlinks.
 type DocumentLinks struct {
 	Title     string          `json:"title,omitempty" jsonschema:"relationships: the document's title"`
-	Links     []LinkEntry     `json:"links,omitempty" jsonschema:"relationships: every outgoing link, resolved inside the root"`
-	Backlinks []BacklinkEntry `json:"backlinks,omitempty" jsonschema:"relationships: the links to this document from others"`
-	Broken    []LinkEntry     `json:"broken,omitempty" jsonschema:"relationships: outgoing links whose target is missing or outside the root"`
+	Links     []LinkEntry     `json:"links,omitzero" jsonschema:"relationships: every outgoing link, resolved inside the root; [] for none"`
+	Backlinks []BacklinkEntry `json:"backlinks,omitzero" jsonschema:"relationships: the links to this document from others; [] for none"`
+	Broken    []LinkEntry     `json:"broken,omitzero" jsonschema:"relationships: outgoing links whose target is missing or outside the root; [] for none, absent while the index is incomplete (not checked yet)"`
 	Tags      []string        `json:"tags,omitempty" jsonschema:"relationships: the document's tags"`
 	Aliases   []string        `json:"aliases,omitempty" jsonschema:"relationships: other names of the document"`
 	Parent    []string        `json:"parent,omitempty" jsonschema:"relationships: parent documents (frontmatter parent, else links to a folder above)"`
@@ -252,7 +252,7 @@ type WriterResult struct {
 	MentionsTotal      int           `json:"mentionsTotal,omitempty" jsonschema:"only when mentions was cut: how many lines were found in all"`
 	MentionsIncomplete string        `json:"mentionsIncomplete,omitempty" jsonschema:"only when the search for mentions stopped before it had read every text file: why, and how to look further; files it did not read may name the old path too"`
 	LinksChecked       *int          `json:"linksChecked,omitempty" jsonschema:"move with preserveRelationships, after the move: how many links in what moved and in the documents linking to it, each reaching a document before the move, were resolved again after it; every one not in linksLost reaches the same document at its new path"`
-	LinksLost          []LostLink    `json:"linksLost,omitempty" jsonschema:"move with preserveRelationships, after the move: the checked links that no longer reach the document they reached before (fix them with edit); none when the move kept every link; capped (linksLostTotal says when)"`
+	LinksLost          []LostLink    `json:"linksLost,omitzero" jsonschema:"move with preserveRelationships, after the move: the checked links that no longer reach the document they reached before (fix them with edit); [] when the move kept every link; capped (linksLostTotal says when)"`
 	LinksLostTotal     int           `json:"linksLostTotal,omitempty" jsonschema:"only when linksLost was cut: how many links were lost in all"`
 	Metadata           Meta          `json:"metadata" validate:"required" jsonschema:"facts about the call"`
 }
