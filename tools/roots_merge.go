@@ -203,7 +203,7 @@ func (r *Roots) listTop(c *call, in intents.Discover, roots []*Server) (any, err
 			p.add(func() FileEntry { return entry(info, in.Options.IncludeModified) })
 		}
 	}
-	return pageResult(c, p, 0), nil
+	return pageResult(c, p, tally{}), nil
 }
 
 // found is the totalFound of a list or search_content of one root.
@@ -214,10 +214,10 @@ func found(v SearcherResult) int {
 	return *v.TotalFound
 }
 
-func pageResult(c *call, p *page, searched int) SearcherResult {
-	out := SearcherResult{Status: Status{Success: true}, Files: p.files, TotalFound: ptr(p.total), FilesSearched: searched}
+func pageResult(c *call, p *page, t tally) SearcherResult {
+	out := SearcherResult{Status: Status{Success: true}, Files: p.files, TotalFound: ptr(p.total), FilesSearched: t.searched, FilesExcluded: t.excluded}
 	if p.more {
-		out.Truncated, out.NextOffset, out.FilesSearched = true, ptr(p.offset+len(p.files)), 0
+		out.Truncated, out.NextOffset, out.FilesSearched, out.FilesExcluded = true, ptr(p.offset+len(p.files)), 0, 0
 	}
 	out.Metadata = c.meta()
 	return out
@@ -237,7 +237,8 @@ func (r *Roots) pages(ctx context.Context, c *call, roots []*Server, in intents.
 	}
 	c.free = true // the whole search is charged once
 	p := newPage(in.Options)
-	skip, searched, timedOut := p.offset, 0, false
+	skip, timedOut := p.offset, false
+	var t tally
 	sub := in
 	if sub.Options.MaxDepth > 0 {
 		sub.Options.MaxDepth-- // a root's entries are one level below "."
@@ -255,7 +256,8 @@ func (r *Roots) pages(ctx context.Context, c *call, roots []*Server, in intents.
 			return nil, err
 		}
 		v := out.(SearcherResult)
-		searched += v.FilesSearched
+		t.searched += v.FilesSearched
+		t.excluded += v.FilesExcluded
 		timedOut = timedOut || v.TimedOut
 		got := v.Files
 		if len(got) > left {
@@ -271,7 +273,7 @@ func (r *Roots) pages(ctx context.Context, c *call, roots []*Server, in intents.
 		}
 		skip = max(0, skip-found(v))
 	}
-	res := pageResult(c, p, searched)
+	res := pageResult(c, p, t)
 	if timedOut {
 		res.TimedOut, res.Truncated = true, true
 	}

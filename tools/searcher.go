@@ -83,8 +83,8 @@ func (s *Server) listFolder(ctx context.Context, c *call, in intents.Discover, n
 	if info.Type != fsroot.TypeDir {
 		return nil, fsroot.ErrNotDir
 	}
-	return s.walkFiles(ctx, c, in, name, func(f *filter, p *page, r *reporter) (int, error) {
-		return 0, s.list(ctx, name, in.Depth(), in.Options.IncludeModified, f, p, r)
+	return s.walkFiles(ctx, c, in, name, func(f *filter, p *page, r *reporter) (tally, error) {
+		return tally{}, s.list(ctx, name, in.Depth(), in.Options.IncludeModified, f, p, r)
 	})
 }
 
@@ -93,18 +93,22 @@ func (s *Server) searchFiles(ctx context.Context, c *call, in intents.Discover, 
 	if infoErr != nil {
 		return nil, infoErr
 	}
-	return s.walkFiles(ctx, c, in, name, func(f *filter, p *page, r *reporter) (int, error) {
+	return s.walkFiles(ctx, c, in, name, func(f *filter, p *page, r *reporter) (tally, error) {
 		m, err := newMatcher(in.Target.Query, in.Options)
 		if err != nil {
-			return 0, err
+			return tally{}, err
 		}
 		return s.searchContent(ctx, name, in.Depth(), in.Options, f, m, p, r)
 	})
 }
 
+// tally is what a search_content covered: the text files it searched, and the files below its
+// folder that the criteria left out, unread.
+type tally struct{ searched, excluded int }
+
 // walkFiles answers a list or a search_content of name: walk fills one page of files through the
-// call's filter and reporter, and returns how many files it searched.
-func (s *Server) walkFiles(ctx context.Context, c *call, in intents.Discover, name string, walk func(f *filter, p *page, r *reporter) (int, error)) (any, error) {
+// call's filter and reporter, and returns what it searched.
+func (s *Server) walkFiles(ctx context.Context, c *call, in intents.Discover, name string, walk func(f *filter, p *page, r *reporter) (tally, error)) (any, error) {
 	f, err := newFilter(in)
 	if err != nil {
 		return nil, err
@@ -114,7 +118,8 @@ func (s *Server) walkFiles(ctx context.Context, c *call, in intents.Discover, na
 	r.noise = in.Options.IncludeIgnored
 	defer r.finish() // runs as discover returns, before the response is sent
 	var out SearcherResult
-	out.FilesSearched, err = walk(f, p, r)
+	t, err := walk(f, p, r)
+	out.FilesSearched, out.FilesExcluded = t.searched, t.excluded
 	if errors.Is(err, context.DeadlineExceeded) {
 		out.TimedOut, err = true, nil
 	}
@@ -134,7 +139,7 @@ func (s *Server) walkFiles(ctx context.Context, c *call, in intents.Discover, na
 		// The search stopped when the page filled: it did not cover every file, so it gives no
 		// count of files searched (a walk's would be the few before the page filled, the
 		// index's every file, neither what the next page covers).
-		out.NextOffset, out.FilesSearched = ptr(p.offset+len(p.files)), 0
+		out.NextOffset, out.FilesSearched, out.FilesExcluded = ptr(p.offset+len(p.files)), 0, 0
 	}
 	out.Metadata = c.meta()
 	return out, nil
@@ -258,6 +263,12 @@ type filter struct {
 	after, before *time.Time
 	min, max      *int64
 	content       string
+}
+
+// narrows reports whether f leaves out files by what the index knows of them: their name, size
+// or time (content is read).
+func (f *filter) narrows() bool {
+	return len(f.exts) > 0 || len(f.names) > 0 || f.after != nil || f.before != nil || f.min != nil || f.max != nil
 }
 
 func newFilter(in intents.Discover) (*filter, error) {
@@ -422,17 +433,21 @@ func (m *matcher) match(line string) bool {
 	return strings.Contains(line, m.needle)
 }
 
-func (s *Server) searchContent(ctx context.Context, name string, depth int, o intents.DiscoverOptions, f *filter, m *matcher, p *page, r *reporter) (int, error) {
-	searched := 0
+func (s *Server) searchContent(ctx context.Context, name string, depth int, o intents.DiscoverOptions, f *filter, m *matcher, p *page, r *reporter) (tally, error) {
+	var t tally
 	visit := func(info fsroot.Info) bool {
-		if info.Type != fsroot.TypeFile || !f.keep(info) {
+		if info.Type != fsroot.TypeFile {
+			return true
+		}
+		if !f.keep(info) {
+			t.excluded++
 			return true
 		}
 		data, _, err := s.cfg.Root.ReadFile(ctx, info.Path, s.cfg.MaxFileSize)
 		if err != nil || !markdown.IsText(data) {
 			return true // unreadable, special, too large or binary: not searchable text
 		}
-		searched++
+		t.searched++
 		text := string(data)
 		if f.content != "" && !strings.Contains(strings.ToLower(text), f.content) {
 			return true
@@ -458,15 +473,19 @@ func (s *Server) searchContent(ctx context.Context, name string, depth int, o in
 	}
 	if info, err := s.cfg.Root.Lstat(name); err == nil && info.Type == fsroot.TypeFile {
 		visit(info) // a single file was named: search just that file
-		return searched, nil
+		return t, nil
 	}
 	if paths, ok := s.candidates(ctx, m); ok && !s.walksNoise(name, r) { // the index holds no noise
 		r.narrowed = true
 		err := s.visitCandidates(ctx, name, depth, paths, r, visit)
-		return s.covered(name, depth, f), err
+		t.searched = s.covered(name, depth, f)
+		if f.narrows() {
+			t.excluded = s.covered(name, depth, &filter{}) - t.searched
+		}
+		return t, err
 	}
 	err := s.walk(ctx, name, depth, r, visit)
-	return searched, err
+	return t, err
 }
 
 // covered counts the files below name, within depth, that a search narrowed by the index's

@@ -7,16 +7,20 @@ import (
 
 // TestFilesSearched checks what search_content's filesSearched counts: every text file under the
 // path when the search ran to the end, and nothing when the page filled first, when the search
-// had not looked at every file.
+// had not looked at every file; and that criteria which narrow the search say how many files they
+// left out, so that two searches of one folder do not give two counts under one name.
 func TestFilesSearched(t *testing.T) {
 	e := newRaceEnv(t, "a.md=needle\n", "b.md=needle\n", "c.md=needle\n", "d.txt=hay\n", "bin.png=\x89PNG\x00\x00")
 	tests := []struct {
 		name       string
 		maxResults int
+		extension  []string
 		want       any // filesSearched as decoded, nil when absent
+		excluded   any // filesExcluded as decoded, nil when absent
 	}{
-		{"to the end", 0, 4.0},
-		{"page filled first", 2, nil},
+		{"to the end", 0, nil, 4.0, nil},
+		{"page filled first", 2, nil, nil, nil},
+		{"narrowed by extension", 0, []string{"md"}, 3.0, 2.0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -24,9 +28,12 @@ func TestFilesSearched(t *testing.T) {
 			if tt.maxResults > 0 {
 				args["options"] = map[string]any{"maxResults": tt.maxResults}
 			}
+			if tt.extension != nil {
+				args["target"].(map[string]any)["criteria"] = map[string]any{"extension": tt.extension}
+			}
 			out := e.call(SearcherName, args)
-			if out["success"] != true || out["filesSearched"] != tt.want {
-				t.Errorf("filesSearched = %v, want %v (%v)", out["filesSearched"], tt.want, out)
+			if out["success"] != true || out["filesSearched"] != tt.want || out["filesExcluded"] != tt.excluded {
+				t.Errorf("filesSearched = %v, filesExcluded %v; want %v and %v (%v)", out["filesSearched"], out["filesExcluded"], tt.want, tt.excluded, out)
 			}
 		})
 	}

@@ -434,6 +434,14 @@ func TestSearchContentSameWithIndex(t *testing.T) {
 			t.Errorf("query %q: filesSearched %v with the index, %v without", q, na, nb)
 		}
 	}
+	// Narrowed to markdown, each says how many files the criteria left out.
+	args := map[string]any{"purpose": "search_content", "target": map[string]any{"path": ".", "query": "sandbox", "criteria": map[string]any{"extension": []string{"md"}}}}
+	a, _ := indexed.call(searcher, args)
+	b, _ := scanning.call(searcher, args)
+	t.Logf("narrowed to md: with the index %v searched, %v excluded; without %v, %v", a["filesSearched"], a["filesExcluded"], b["filesSearched"], b["filesExcluded"])
+	if a["filesSearched"] != b["filesSearched"] || a["filesExcluded"] == nil || b["filesExcluded"] == nil {
+		t.Errorf("narrowed to md: filesSearched %v, filesExcluded %v with the index; %v, %v without", a["filesSearched"], a["filesExcluded"], b["filesSearched"], b["filesExcluded"])
+	}
 }
 
 // TestIndexProgress checks that a search made while the index is still building says so in its
