@@ -183,8 +183,11 @@ func RelinkMoved(src []byte, d Doc, newPath string, resolveFromOld func(Link) Re
 // wikiEdit returns the edit that makes the wiki link l, to the document from, name it at to; false
 // when the name it has still finds it.
 func (m Move) wikiEdit(src []byte, l Link, from, to string) (edit, bool) {
+	// A link written with a path keeps a path, the new one: a vault that names notes by path
+	// keeps its style. One written by name keeps a name while the name alone finds the note.
+	byPath := strings.Contains(l.Target, "/")
 	name := to
-	if m.Unique != nil && m.Unique(from, path.Base(to)) {
+	if !byPath && m.Unique != nil && m.Unique(from, path.Base(to)) {
 		name = path.Base(to)
 	}
 	if hasMarkdownExt(name) {
@@ -207,7 +210,9 @@ func (m Move) wikiEdit(src []byte, l Link, from, to string) (edit, bool) {
 		e.span[0]--
 	}
 	rest := string(src[l.End:end]) // "#Part", "|alias" or "\|alias" in a table, or ""
-	if m.KeepText && l.Kind == KindWiki && !strings.Contains(rest, "|") {
+	// A path link whose note keeps its name only changed folder: its text is not what changed.
+	renamed := !byPath || !strings.EqualFold(strings.TrimSuffix(path.Base(old), path.Ext(old)), strings.TrimSuffix(path.Base(name), path.Ext(name)))
+	if m.KeepText && l.Kind == KindWiki && !strings.Contains(rest, "|") && renamed {
 		sep := "|"
 		if inTable(src, l.Start) {
 			sep = `\|` // an unescaped bar would end the table cell

@@ -33,6 +33,11 @@ func TestRewriteLinks(t *testing.T) {
 		{"reference once", "notes/a.md", "[a][r] [b][r]\n\n[r]: old.md", "x/new.md", false, "[a][r] [b][r]\n\n[r]: ../x/new.md", 1, 0},
 		{"wiki unique name", "notes/a.md", "[[old#H|alias]] ![[old]]", "x/Fresh.md", false, "[[Fresh#H|alias]] ![[Fresh]]", 2, 0},
 		{"wiki ambiguous name", "notes/a.md", "[[old]]", "archive/Other.md", false, "[[archive/Other|old]]", 1, 0},
+		// A link written with a path keeps a path; its text changes only with the note's name.
+		{"wiki path keeps a path", "notes/a.md", "[[notes/old]] [[notes/old#Repro|the repro]] ![[notes/old]]", "archive/old.md", false,
+			"[[archive/old]] [[archive/old#Repro|the repro]] ![[archive/old]]", 3, 0},
+		{"wiki path renamed keeps its text", "notes/a.md", "[[notes/old]]", "x/Fresh.md", false, "[[x/Fresh|notes/old]]", 1, 0},
+		{"wiki path shows the target", "notes/a.md", "[[notes/old]]", "x/Fresh.md", true, "[[x/Fresh]]", 1, 0},
 		{"wiki explicit md", "notes/a.md", "[[old.md]]", "x/Fresh.md", false, "[[Fresh.md|old.md]]", 1, 0},
 		{"frontmatter skipped", "notes/a.md", "---\nparent: \"[[old]]\"\n---\n[[old]]", "x/Fresh.md", false, "---\nparent: \"[[old]]\"\n---\n[[Fresh|old]]", 1, 1},
 		{"other links untouched", "notes/a.md", "[[Other]] [x](https://old.md) `[c](old.md)`", "x/new.md", false, "[[Other]] [x](https://old.md) `[c](old.md)`", 0, 0},
@@ -149,7 +154,7 @@ func TestRelinkMoved(t *testing.T) {
 		d := Parse("a/moved.md", []byte(src), time.Time{})
 		m := Move{From: "a", To: "z", Unique: unique, KeepText: true}
 		out, _ := RelinkMoved([]byte(src), d, "z/moved.md", resolve, m)
-		if want := "[t](/z/one.md) [[two|a/sub/two]] [[one]]"; string(out) != want {
+		if want := "[t](/z/one.md) [[z/sub/two]] [[one]]"; string(out) != want { // a path link keeps a path
 			t.Errorf("got %q, want %q", out, want)
 		}
 	})
