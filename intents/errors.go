@@ -242,6 +242,15 @@ func (d *Discover) check() *FieldError {
 
 // check applies the rules of [Update] that no tag says.
 func (u *Update) check() *FieldError {
+	if fe := onePath(u.Target.Path, u.Target.Paths,
+		"target.path is required: send the path, relative to the root (or, to move several files into one folder, target.paths)",
+		"target.path and target.paths both name files: send target.paths alone to move several, or target.path alone for one"); fe != nil {
+		return fe
+	}
+	if len(u.Target.Paths) > 0 && u.Target.Version != "" {
+		return &FieldError{Field: "target.version", Rule: "conflict",
+			Message: "target.version is one file's version, but target.paths names several: remove target.version, or move the files one by one to check each"}
+	}
 	if u.Options.LinkText != "" && !u.Options.PreserveRelationships {
 		return &FieldError{Field: "options.linkText", Rule: "conflict",
 			Message: "options.linkText says how rewritten links read, but no link is rewritten without options.preserveRelationships: set it to true, or remove options.linkText"}

@@ -59,8 +59,7 @@ func TestSchema(t *testing.T) {
 			"": {"purpose"},
 		}},
 		{"Update", Schema[Update](), Purposes[Update](), map[string][]string{
-			"":        {"purpose", "target"},
-			"target":  {"path"},
+			"":        {"purpose", "target"}, // target.path or target.paths: Decode asks for one
 			"edits[]": {"oldText"},
 		}},
 	} {

@@ -61,7 +61,7 @@ type DiscoverTarget struct {
 type Criteria struct {
 	Content   string     `json:"content,omitempty" validate:"max=1000" purposes:"list search_content"`
 	Extension []string   `json:"extension,omitempty" validate:"max=50,dive,max=32"`
-	Name      string     `json:"name,omitempty" validate:"max=256" jsonschema:"Glob on the base name: * ? {a,b}"`
+	Name      string     `json:"name,omitempty" validate:"max=256" jsonschema:"Base-name glob; {tar,zip}.md for several."`
 	Modified  *TimeRange `json:"modified,omitempty"`
 	SizeBytes *SizeRange `json:"sizeBytes,omitempty"`
 	Tags      []string   `json:"tags,omitempty" validate:"max=20,dive,max=100" purposes:"search_semantic" jsonschema:"Frontmatter tags."`
@@ -130,18 +130,19 @@ func (d *Discover) Depth() int {
 // checks that.
 type Update struct {
 	Purpose string        `json:"purpose" validate:"required,oneof=create update append delete edit move copy mkdir"`
-	Target  UpdateTarget  `json:"target"`
+	Target  UpdateTarget  `json:"target" validate:"required"`
 	Content *string       `json:"content,omitempty" purposes:"create update append" required:"send the text to write (it may be empty)"`
 	Edits   []Edit        `json:"edits,omitempty" validate:"max=100,dive" purposes:"edit" required:"send at least one {\"oldText\": ..., \"newText\": ...}" jsonschema:"In order, all or none."`
 	Options UpdateOptions `json:"options,omitzero"`
 }
 
-// UpdateTarget names what an [Update] intent changes. Destination is
-// required for move and copy; [Decode] checks that.
+// UpdateTarget names what an [Update] intent changes: Path, or for a move of several files Paths,
+// [Decode] checks that exactly one is given. Destination is required for move and copy.
 type UpdateTarget struct {
-	Path        string `json:"path" validate:"required,max=4096"`
-	Destination string `json:"destination,omitempty" validate:"max=4096" purposes:"move copy" required:"send the new path"`
-	Version     string `json:"version,omitempty" validate:"max=16" purposes:"update append edit delete move" jsonschema:"From a read: CONFLICT, nothing written, if the file changed since."`
+	Path        string   `json:"path,omitempty" validate:"max=4096"`
+	Paths       []string `json:"paths,omitempty" validate:"max=20,unique,dive,required,max=4096" purposes:"move" jsonschema:"Instead of path: moved into the folder destination, all or none."`
+	Destination string   `json:"destination,omitempty" validate:"max=4096" purposes:"move copy" required:"send the new path"`
+	Version     string   `json:"version,omitempty" validate:"max=16" purposes:"update append edit delete move" jsonschema:"From a read: CONFLICT, nothing written, if the file changed since."`
 }
 
 // MaxEditFiles is the most files one edit changes: as many as one read returns ([MaxReadPaths]),
@@ -154,7 +155,7 @@ type Edit struct {
 	NewText    string `json:"newText"`
 	ReplaceAll bool   `json:"replaceAll,omitempty"`
 	Path       string `json:"path,omitempty" validate:"max=4096" jsonschema:"Default target.path."`
-	Version    string `json:"version,omitempty" validate:"max=16" jsonschema:"As target.version."`
+	Version    string `json:"version,omitempty" validate:"max=16"`
 }
 
 // UpdateOptions tunes an [Update] intent. The zero value writes atomically,
@@ -164,11 +165,11 @@ type UpdateOptions struct {
 	CreatePath            bool  `json:"createPath,omitempty" purposes:"create append move copy" jsonschema:"Makes parents."`
 	Backup                bool  `json:"backup,omitempty" purposes:"update append edit delete" jsonschema:"Keeps the old version."`
 	Atomic                *bool `json:"atomic,omitempty" schema:"-"`
-	PreserveRelationships bool  `json:"preserveRelationships,omitempty" purposes:"move" jsonschema:"Rewrites links to what moves and checks them (linksChecked, linksLost). NOT_AVAILABLE while indexing."`
+	PreserveRelationships bool  `json:"preserveRelationships,omitempty" purposes:"move" jsonschema:"Rewrites the links to what moves, and checks them."`
 	Recursive             bool  `json:"recursive,omitempty" purposes:"delete copy" jsonschema:"A full folder."`
 	Overwrite             bool  `json:"overwrite,omitempty" purposes:"move copy"`
-	DryRun                bool  `json:"dryRun,omitempty" purposes:"edit move copy" jsonschema:"Writes nothing; answers what would change."`
+	DryRun                bool  `json:"dryRun,omitempty" purposes:"edit move copy" jsonschema:"Answers what would change."`
 
 	// LinkText "" is "keep"; Decode refuses it without PreserveRelationships.
-	LinkText string `json:"linkText,omitempty" validate:"omitempty,oneof=keep target" purposes:"move" jsonschema:"A renamed note's wiki link: keep shows the old name ([[New|Old]]), target the new."`
+	LinkText string `json:"linkText,omitempty" validate:"omitempty,oneof=keep target" purposes:"move" jsonschema:"A renamed note's wiki link: keep [[New|Old]], target [[New]]."`
 }

@@ -20,9 +20,26 @@ type Rewrite struct {
 	Before, After string
 }
 
+// Moved is one document or folder a move takes, and its new root-relative path.
+type Moved struct{ From, To string }
+
+// Dest returns where the document at p is after m, and false when m does not take it.
+func (m Moved) Dest(p string) (string, bool) {
+	switch {
+	case p == m.From:
+		return m.To, true
+	case strings.HasPrefix(p, m.From+"/"):
+		return m.To + p[len(m.From):], true
+	}
+	return "", false
+}
+
 // Move is what a move takes where, and how links to what it takes are written again.
 type Move struct {
 	From, To string // the document or folder moved, and its new root-relative path
+	// Along are the other documents or folders the same move takes, for a move of several at
+	// once: a link from one to another reaches it where it goes.
+	Along []Moved
 	// Unique reports whether a wiki link can name the document moved from p by name alone, name
 	// being its new base name with the extension ("Note.md"): whether no other document will answer
 	// to it (see [Graph.UniqueAfterMove]). If nil, wiki links get the root-relative path.
@@ -37,11 +54,13 @@ type Move struct {
 
 // Dest returns where the document at p is after the move, and false when the move does not take it.
 func (m Move) Dest(p string) (string, bool) {
-	switch {
-	case p == m.From:
-		return m.To, true
-	case strings.HasPrefix(p, m.From+"/"):
-		return m.To + p[len(m.From):], true
+	if to, ok := (Moved{m.From, m.To}).Dest(p); ok {
+		return to, true
+	}
+	for _, a := range m.Along {
+		if to, ok := a.Dest(p); ok {
+			return to, true
+		}
 	}
 	return "", false
 }

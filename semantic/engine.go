@@ -993,28 +993,29 @@ func (e *Engine) under(name string) []string {
 	return out
 }
 
-// RewriteLinks returns src, the document at from, with its links into old (a document, or a folder
-// and what is in it) changed to point at the same documents under dest, and the rewrites it made;
-// keepText says how a wiki link whose name changes reads (see [markdown.Move]). It resolves links
-// with the graph as it was before the move, so call it before [Engine.Refresh].
-func (e *Engine) RewriteLinks(from string, src []byte, modTime time.Time, old, dest string, keepText bool) ([]byte, []markdown.Rewrite) {
+// RewriteLinks returns src, the document at from, with its links into what moves takes (each a
+// document, or a folder and what is in it) changed to point at the same documents where they go,
+// and the rewrites it made; keepText says how a wiki link whose name changes reads (see
+// [markdown.Move]). It resolves links with the graph as it was before the move, so call it before
+// [Engine.Refresh].
+func (e *Engine) RewriteLinks(from string, src []byte, modTime time.Time, moves []markdown.Moved, keepText bool) ([]byte, []markdown.Rewrite) {
 	d := markdown.Parse(from, src, modTime)
 	out, rw, _ := markdown.RewriteLinks(src, d, func(l markdown.Link) markdown.Resolved { return e.graph.Resolve(from, l) },
-		e.move(old, dest, keepText))
+		e.move(moves, keepText))
 	return out, rw
 }
 
-// RelinkMoved returns src, the document now at newPath and formerly at oldPath, which a move of
-// old to dest took along, with its links changed so they reach the same documents from its new
-// folder, and those the move took where they went; and the rewrites it made.
-func (e *Engine) RelinkMoved(src []byte, modTime time.Time, oldPath, newPath, old, dest string, keepText bool) ([]byte, []markdown.Rewrite) {
+// RelinkMoved returns src, the document now at newPath and formerly at oldPath, which moves took
+// along, with its links changed so they reach the same documents from its new folder, and those
+// the move took where they went; and the rewrites it made.
+func (e *Engine) RelinkMoved(src []byte, modTime time.Time, oldPath, newPath string, moves []markdown.Moved, keepText bool) ([]byte, []markdown.Rewrite) {
 	d := markdown.Parse(oldPath, src, modTime)
 	return markdown.RelinkMoved(src, d, newPath, func(l markdown.Link) markdown.Resolved { return e.graph.Resolve(oldPath, l) },
-		e.move(old, dest, keepText))
+		e.move(moves, keepText))
 }
 
-// move describes the move of old to dest, with the graph's names for wiki links.
-func (e *Engine) move(old, dest string, keepText bool) markdown.Move {
-	return markdown.Move{From: old, To: dest, KeepText: keepText,
+// move describes a move of what moves takes, with the graph's names for wiki links.
+func (e *Engine) move(moves []markdown.Moved, keepText bool) markdown.Move {
+	return markdown.Move{From: moves[0].From, To: moves[0].To, Along: moves[1:], KeepText: keepText,
 		Unique: func(p, name string) bool { return e.graph.UniqueAfterMove(p)(name) }}
 }

@@ -26,19 +26,24 @@ type linkCheck struct {
 	held []heldLink
 }
 
-// holdLinks records, before old moves to dest, the links that reach a document in the documents
-// linking into old and in the documents under old. Links already broken, and links out of the
-// root, are not held: a move neither breaks nor mends them.
-func (s *Server) holdLinks(old, dest string) linkCheck {
+// holdLinks records, before moves, the links that reach a document in the documents linking into
+// what moves and in the documents it holds. Links already broken, and links out of the root, are
+// not held: a move neither breaks nor mends them.
+func (s *Server) holdLinks(moves []markdown.Moved) linkCheck {
 	e := s.cfg.Engine
+	all := markdown.Move{From: moves[0].From, To: moves[0].To, Along: moves[1:]}
 	moved := func(p string) string {
-		if within(p, old) {
-			return dest + p[len(old):]
+		if to, ok := all.Dest(p); ok {
+			return to
 		}
 		return p
 	}
+	sources := s.linkedFromAny(moves)
+	for _, m := range moves {
+		sources = append(sources, e.Documents(m.From)...)
+	}
 	var c linkCheck
-	for _, from := range append(s.linkedFrom(old), e.Documents(old)...) {
+	for _, from := range sources {
 		rel, ok := e.Relations(from)
 		if !ok {
 			continue

@@ -443,6 +443,7 @@ func writerOptions() optionTable {
 		"move target.path":                   {set: map[string]any{"target.path": "b.md"}},
 		"mkdir target.path":                  {set: map[string]any{"target.path": "otherdir"}},
 		"move target.destination":            {set: map[string]any{"target.destination": "elsewhere.md"}},
+		"move target.paths":                  {set: map[string]any{"target.path": "", "target.paths": []string{"a.md", "b.md"}, "target.destination": "dir"}},
 		"* target.version":                   {set: map[string]any{"target.version": "0123456789abcdef"}}, // no file holds it: CONFLICT
 		"create content":                     {set: map[string]any{"content": "hi"}},
 		"update content":                     {set: map[string]any{"content": "hi"}},
@@ -490,6 +491,7 @@ func writerOptions() optionTable {
 		cases: cases,
 		refuse: map[string]map[string]any{
 			"target.destination":            {"target.destination": "elsewhere.md"},
+			"target.paths":                  {"target.paths": []string{"c.md"}},
 			"target.version":                {"target.version": "0123456789abcdef"},
 			"content":                       {"content": "hi"},
 			"edits[].oldText":               {"edits[].oldText": "x"},

@@ -25,10 +25,9 @@ const (
 
 func readerTool() mcp.Tool {
 	return mcp.NewTool(ReaderName,
-		mcp.WithDescription("Read files. "+
-			"read: content, byte for byte, in parts when long (nextOffset); a binary file gives mediaType, or base64 with target.encoding. "+
+		mcp.WithDescription("read: content, byte for byte, in parts when long (nextOffset); a binary file gives mediaType, or base64 with target.encoding. "+
 			"metadata: sizeBytes, modified, lines, finalNewline, mediaType. "+
-			"Both give version (a hash of the bytes) for writes."),
+			"Both give version, a hash of the bytes, for writes."),
 		schemas[intents.Access, ReaderResult](),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{
 			Title:           "Read files",

@@ -89,4 +89,7 @@ func (v *WriterResult) rebase(show func(string) string) {
 	for i := range v.Mentions {
 		v.Mentions[i].Path = show(v.Mentions[i].Path)
 	}
+	for i := range v.Moved {
+		v.Moved[i].Path, v.Moved[i].Destination = show(v.Moved[i].Path), show(v.Moved[i].Destination)
+	}
 }

@@ -26,11 +26,11 @@ type relinked struct {
 	rewrites []LinkRewrite // every link rewritten, by path and line
 }
 
-// relink keeps links working after old moved to dest: it rewrites the links in other documents that
-// pointed into old, and the moved documents' own links, and returns what it changed (with dry, what
-// it would change, writing nothing). Each file is rewritten atomically. keepText says what a wiki
-// link whose name changes shows (see [markdown.Move]).
-func (s *Server) relink(ctx context.Context, old, dest string, dry, keepText bool) (relinked, error) {
+// relink keeps links working after moves: it rewrites the links in other documents that pointed
+// into what moved, and the moved documents' own links, and returns what it changed (with dry,
+// what it would change, writing nothing). Each file is rewritten atomically. keepText says what a
+// wiki link whose name changes shows (see [markdown.Move]).
+func (s *Server) relink(ctx context.Context, moves []markdown.Moved, dry, keepText bool) (relinked, error) {
 	e := s.cfg.Engine
 	if e == nil {
 		return relinked{}, noIndex()
@@ -50,12 +50,12 @@ func (s *Server) relink(ctx context.Context, old, dest string, dry, keepText boo
 		sort.Strings(out.files)
 		sort.SliceStable(out.rewrites, func(i, j int) bool { return out.rewrites[i].Path < out.rewrites[j].Path })
 	}()
-	for _, from := range s.linkedFrom(old) {
+	for _, from := range s.linkedFromAny(moves) {
 		data, info, err := s.cfg.Root.ReadFile(ctx, from, s.cfg.MaxFileSize)
 		if err != nil || !markdown.IsText(data) {
 			continue
 		}
-		text, rw := e.RewriteLinks(from, data, info.ModTime, old, dest, keepText)
+		text, rw := e.RewriteLinks(from, data, info.ModTime, moves, keepText)
 		if len(rw) == 0 {
 			continue
 		}
@@ -69,29 +69,31 @@ func (s *Server) relink(ctx context.Context, old, dest string, dry, keepText boo
 		}
 		note(from, rw)
 	}
-	for _, p := range e.Documents(old) {
-		now := dest + p[len(old):] // where p is after the move
-		at := now
-		if dry {
-			at = p
-		}
-		data, info, err := s.cfg.Root.ReadFile(ctx, at, s.cfg.MaxFileSize)
-		if err != nil || !markdown.IsText(data) {
-			continue
-		}
-		text, rw := e.RelinkMoved(data, info.ModTime, p, now, old, dest, keepText)
-		if len(rw) == 0 {
-			continue
-		}
-		if !dry {
-			if _, err := s.cfg.Root.WriteFileIf(ctx, now, text, fsroot.Version(data), s.cfg.MaxFileSize); err != nil {
-				if errors.Is(err, fsroot.ErrConflict) {
-					continue
-				}
-				return out, err
+	for _, m := range moves {
+		for _, p := range e.Documents(m.From) {
+			now, _ := m.Dest(p) // where p is after the move
+			at := now
+			if dry {
+				at = p
 			}
+			data, info, err := s.cfg.Root.ReadFile(ctx, at, s.cfg.MaxFileSize)
+			if err != nil || !markdown.IsText(data) {
+				continue
+			}
+			text, rw := e.RelinkMoved(data, info.ModTime, p, now, moves, keepText)
+			if len(rw) == 0 {
+				continue
+			}
+			if !dry {
+				if _, err := s.cfg.Root.WriteFileIf(ctx, now, text, fsroot.Version(data), s.cfg.MaxFileSize); err != nil {
+					if errors.Is(err, fsroot.ErrConflict) {
+						continue
+					}
+					return out, err
+				}
+			}
+			note(now, rw)
 		}
-		note(now, rw)
 	}
 	return out, nil
 }
@@ -152,13 +154,17 @@ var (
 // can tell, and walks the tree otherwise. Files larger than the server reads are left out, as
 // search_content leaves them. Files are named where they are after the move to dest. Call it
 // before the move: it reads the files where they are.
-func (s *Server) mentions(ctx context.Context, old, dest string) mentionsFound {
+func (s *Server) mentions(ctx context.Context, moves []markdown.Moved) mentionsFound {
 	ctx, cancel := context.WithTimeout(ctx, s.mentionBudget)
 	defer cancel()
-	needles := []string{old}
-	if escaped := strings.ReplaceAll(old, " ", "%20"); escaped != old {
-		needles = append(needles, escaped)
+	var needles []string
+	for _, m := range moves {
+		needles = append(needles, m.From)
+		if escaped := strings.ReplaceAll(m.From, " ", "%20"); escaped != m.From {
+			needles = append(needles, escaped)
+		}
 	}
+	all := markdown.Move{From: moves[0].From, To: moves[0].To, Along: moves[1:]}
 	var found mentionsFound
 	files, bytesRead := 0, int64(0)
 	// visit reads one file; it reports false when a bound stops the search.
@@ -177,8 +183,8 @@ func (s *Server) mentions(ctx context.Context, old, dest string) mentionsFound {
 			return false
 		}
 		p := info.Path
-		if within(p, old) {
-			p = dest + p[len(old):]
+		if to, ok := all.Dest(p); ok {
+			p = to
 		}
 		for i, line := range bytes.Split(data, []byte("\n")) {
 			at, ok := namesPath(line, needles)
@@ -206,7 +212,7 @@ func (s *Server) mentions(ctx context.Context, old, dest string) mentionsFound {
 		found.cut = "the tree could not be walked (" + err.Error() + ")"
 	}
 	if found.cut != "" {
-		found.cut = fmt.Sprintf("the search for mentions stopped after %d files: %s; other files may name %q: search_content for it to look further", files, found.cut, old)
+		found.cut = fmt.Sprintf("the search for mentions stopped after %d files: %s; other files may name %q: search_content for it to look further", files, found.cut, moves[0].From)
 	}
 	return found
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/markdown"
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/semantic"
 )
@@ -198,8 +199,8 @@ func TestMentionsIndexOrWalk(t *testing.T) {
 			if _, ok := indexed.mentionCandidates(context.Background(), []string{old}); !ok && old != "ünï/cödé.md" {
 				t.Fatalf("the index cannot narrow the search for %q: the test compares nothing", old)
 			}
-			a := indexed.mentions(context.Background(), old, "x")
-			b := New(walked).mentions(context.Background(), old, "x")
+			a := indexed.mentions(context.Background(), []markdown.Moved{{From: old, To: "x"}})
+			b := New(walked).mentions(context.Background(), []markdown.Moved{{From: old, To: "x"}})
 			if a.total != lines || a.cut != "" {
 				t.Fatalf("found %d lines, cut %q: want %d, and a complete search", a.total, a.cut, lines)
 			}
@@ -216,7 +217,7 @@ func TestMentionsBounds(t *testing.T) {
 	t.Run("lines", func(t *testing.T) {
 		dir := tempDir(t)
 		makeTree(t, dir, dir, "old.md=x", "list.txt="+strings.Repeat("old.md\n", MaxMentions+5))
-		got := unhurried(New(configOver(t, dir))).mentions(context.Background(), "old.md", "new.md")
+		got := unhurried(New(configOver(t, dir))).mentions(context.Background(), []markdown.Moved{{From: "old.md", To: "new.md"}})
 		if len(got.lines) != MaxMentions || got.total != MaxMentions+5 || got.cut != "" {
 			t.Errorf("%d lines, total %d, cut %q", len(got.lines), got.total, got.cut)
 		}
@@ -232,7 +233,7 @@ func TestMentionsBounds(t *testing.T) {
 			mustOK(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%05d.txt", i)), []byte("nothing\n"), 0o644))
 		}
 		mustOK(t, os.WriteFile(filepath.Join(dir, "z.txt"), []byte("old.md\n"), 0o644))
-		got := unhurried(New(configOver(t, dir))).mentions(context.Background(), "old.md", "new.md")
+		got := unhurried(New(configOver(t, dir))).mentions(context.Background(), []markdown.Moved{{From: "old.md", To: "new.md"}})
 		if got.total != 0 || !strings.Contains(got.cut, fmt.Sprintf("limit of %d files", MaxMentionFiles)) || !strings.Contains(got.cut, "search_content") {
 			t.Errorf("total %d, cut %q: want the file limit named", got.total, got.cut)
 		}
@@ -245,7 +246,7 @@ func TestMentionsBounds(t *testing.T) {
 			mustOK(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("big%d.txt", i)), []byte(strings.Repeat(string(big), int(per))), 0o644))
 		}
 		mustOK(t, os.WriteFile(filepath.Join(dir, "z.txt"), []byte("old.md\n"), 0o644))
-		got := unhurried(New(configOver(t, dir))).mentions(context.Background(), "old.md", "new.md")
+		got := unhurried(New(configOver(t, dir))).mentions(context.Background(), []markdown.Moved{{From: "old.md", To: "new.md"}})
 		if got.total != 0 || !strings.Contains(got.cut, "limit of "+humanBytes(MaxMentionBytes)) {
 			t.Errorf("total %d, cut %q: want the byte limit named", got.total, got.cut)
 		}
@@ -259,7 +260,7 @@ func TestMentionsBounds(t *testing.T) {
 			mustOK(t, err)
 			mustOK(t, f.Close())
 		}
-		got = unhurried(New(configOver(t, dir))).mentions(context.Background(), "old.md", "new.md")
+		got = unhurried(New(configOver(t, dir))).mentions(context.Background(), []markdown.Moved{{From: "old.md", To: "new.md"}})
 		if got.total != 1 || got.cut != "" {
 			t.Errorf("total %d, cut %q: want the mention found past the binary files", got.total, got.cut)
 		}
@@ -269,7 +270,7 @@ func TestMentionsBounds(t *testing.T) {
 		makeTree(t, dir, dir, "old.md=x", "list.txt=old.md\n")
 		s := New(configOver(t, dir))
 		s.mentionBudget = time.Nanosecond
-		got := s.mentions(context.Background(), "old.md", "new.md")
+		got := s.mentions(context.Background(), []markdown.Moved{{From: "old.md", To: "new.md"}})
 		if !strings.Contains(got.cut, "time limit (1ns)") || !strings.Contains(got.cut, "search_content") {
 			t.Errorf("total %d, cut %q: want the time limit named", got.total, got.cut)
 		}

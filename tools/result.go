@@ -213,6 +213,12 @@ type EditedFile struct {
 	Backup       string `json:"backup,omitempty" jsonschema:"with options.backup: its backup's name"`
 }
 
+// MovedFile is one file or folder a move of several took, and where.
+type MovedFile struct {
+	Path        string `json:"path" validate:"required" jsonschema:"where it was"`
+	Destination string `json:"destination" validate:"required" jsonschema:"where it is now (with dryRun, would be)"`
+}
+
 // CopySkip is an entry of a copied folder that was not copied.
 type CopySkip struct {
 	Path   string `json:"path" validate:"required" jsonschema:"root-relative path"`
@@ -222,19 +228,20 @@ type CopySkip struct {
 // WriterResult is what packfs-file-writer returns.
 type WriterResult struct {
 	Status
-	Path          string   `json:"path,omitempty" jsonschema:"root-relative path that was written, deleted or created"`
-	Destination   string   `json:"destination,omitempty" jsonschema:"move: the root-relative path the entry now has; copy: the copy's"`
-	Created       bool     `json:"created,omitempty" jsonschema:"true when a new file or directory was created (with dryRun, would be)"`
-	Deleted       bool     `json:"deleted,omitempty" jsonschema:"true when the entry was removed"`
-	SizeBytes     *int     `json:"sizeBytes,omitempty" jsonschema:"the file's size in bytes after the write (with dryRun, would be)"`
-	BytesAppended *int     `json:"bytesAppended,omitempty" jsonschema:"append: the bytes added to the end"`
-	Version       string   `json:"version,omitempty" jsonschema:"create, update, append, edit of one file, copy of a file: the file's version after the write (with dryRun, its version now), for target.version of the next write"`
-	Replacements  *int     `json:"replacements,omitempty" jsonschema:"edit: how many occurrences were replaced, in all files"`
-	Diff          string   `json:"diff,omitempty" jsonschema:"edit, and append of at most 4 KB: unified diff of the change, with the lines around it, one per file (with options.dryRun nothing was written)"`
-	DryRun        bool     `json:"dryRun,omitempty" jsonschema:"true when nothing was written"`
-	Backup        string   `json:"backup,omitempty" jsonschema:"name of the backup copy in the server's backup store (outside the root; the operator restores it)"`
-	LinkedFrom    []string `json:"linkedFrom,omitempty" jsonschema:"delete: documents that linked to what was deleted (their links are now broken)"`
-	UpdatedFiles  []string `json:"updatedFiles,omitempty" jsonschema:"move with preserveRelationships: documents whose links were rewritten (or would be, with dryRun)"`
+	Path          string      `json:"path,omitempty" jsonschema:"root-relative path that was written, deleted or created"`
+	Destination   string      `json:"destination,omitempty" jsonschema:"move: the root-relative path the entry now has (of target.paths: the folder they went to); copy: the copy's"`
+	Moved         []MovedFile `json:"moved,omitempty" jsonschema:"move of target.paths: each file, in order, and where it went"`
+	Created       bool        `json:"created,omitempty" jsonschema:"true when a new file or directory was created (with dryRun, would be)"`
+	Deleted       bool        `json:"deleted,omitempty" jsonschema:"true when the entry was removed"`
+	SizeBytes     *int        `json:"sizeBytes,omitempty" jsonschema:"the file's size in bytes after the write (with dryRun, would be)"`
+	BytesAppended *int        `json:"bytesAppended,omitempty" jsonschema:"append: the bytes added to the end"`
+	Version       string      `json:"version,omitempty" jsonschema:"create, update, append, edit of one file, copy of a file: the file's version after the write (with dryRun, its version now), for target.version of the next write"`
+	Replacements  *int        `json:"replacements,omitempty" jsonschema:"edit: how many occurrences were replaced, in all files"`
+	Diff          string      `json:"diff,omitempty" jsonschema:"edit, and append of at most 4 KB: unified diff of the change, with the lines around it, one per file (with options.dryRun nothing was written)"`
+	DryRun        bool        `json:"dryRun,omitempty" jsonschema:"true when nothing was written"`
+	Backup        string      `json:"backup,omitempty" jsonschema:"name of the backup copy in the server's backup store (outside the root; the operator restores it)"`
+	LinkedFrom    []string    `json:"linkedFrom,omitempty" jsonschema:"delete: documents that linked to what was deleted (their links are now broken)"`
+	UpdatedFiles  []string    `json:"updatedFiles,omitempty" jsonschema:"move with preserveRelationships: documents whose links were rewritten (or would be, with dryRun)"`
 	// edit of several files
 	Files []EditedFile `json:"files,omitempty" jsonschema:"edit of several files: each file, target.path's first"`
 	// copy of a folder

@@ -231,14 +231,10 @@ func (r *Roots) update(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, rest, err := route(roots, in.Target.Path, "target.path")
+	s, err := routeTargets(roots, &in)
 	if err != nil {
 		return nil, err
 	}
-	if s == nil {
-		return nil, topError("target.path")
-	}
-	in.Target.Path = rest
 	for i, e := range in.Edits {
 		if e.Path == "" {
 			continue
@@ -276,6 +272,36 @@ func (r *Roots) update(ctx context.Context, c *call) (any, error) {
 	}
 	in.Target.Destination = drest
 	return r.copyAcross(ctx, c, s, d, in)
+}
+
+// routeTargets finds the root of in's target.path, or of every one of target.paths, which must be
+// one root, and rewrites them to paths within it.
+func routeTargets(roots []*Server, in *intents.Update) (*Server, error) {
+	if len(in.Target.Paths) == 0 {
+		s, rest, err := route(roots, in.Target.Path, "target.path")
+		if err == nil && s == nil {
+			err = topError("target.path")
+		}
+		in.Target.Path = rest
+		return s, err
+	}
+	var s *Server
+	for i, p := range in.Target.Paths {
+		field := fmt.Sprintf("target.paths[%d]", i)
+		ps, rest, err := route(roots, p, field)
+		if err == nil && ps == nil {
+			err = topError(field)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if s != nil && ps != s {
+			return nil, &callError{code: CodeInvalidArgument, field: field, msg: fmt.Sprintf(
+				"a move of several files stays within one root, and target.paths[0] is in %q, %s in %q: move the files of each root in a call of their own", s.name, field, ps.name)}
+		}
+		s, in.Target.Paths[i] = ps, rest
+	}
+	return s, nil
 }
 
 // copyAcross copies target.path of root from to target.destination of root to: the source is

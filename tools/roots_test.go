@@ -133,6 +133,8 @@ func TestRootsPaths(t *testing.T) {
 		{"write the roots", WriterName, `{"purpose":"mkdir","target":{"path":"."}}`, CodeRoot, "target.path", ""},
 		{"delete a root", WriterName, `{"purpose":"delete","target":{"path":"work"},"options":{"recursive":true}}`, CodeRoot, "", ""},
 		{"move across roots", WriterName, `{"purpose":"move","target":{"path":"notes/b.md","destination":"work/b.md"}}`, CodeInvalidArgument, "target.destination", `"work/b.md" is in root "work"`},
+		{"move several across roots", WriterName, `{"purpose":"move","target":{"paths":["notes/b.md","work/w.md"],"destination":"notes/dir"}}`, CodeInvalidArgument, "target.paths[1]", `target.paths[0] is in "notes"`},
+		{"move several, named with their root", WriterName, `{"purpose":"move","target":{"paths":["notes/b.md"],"destination":"notes/dir"},"options":{"dryRun":true}}`, "", "", `"moved":[{"destination":"notes/dir/b.md","path":"notes/b.md"}]`},
 		{"edit across roots", WriterName, `{"purpose":"edit","target":{"path":"notes/b.md"},"edits":[{"oldText":"x","newText":"y","path":"work/w.md"}]}`, CodeInvalidArgument, "edits[0].path", "one root"},
 		{"copy over the roots", WriterName, `{"purpose":"copy","target":{"path":"notes/b.md","destination":"."}}`, CodeRoot, "target.destination", ""},
 		{"an edit's diff names the root", WriterName, `{"purpose":"edit","target":{"path":"notes/b.md"},"edits":[{"oldText":"facts","newText":"lore"}],"options":{"dryRun":true}}`, "", "", `"diff":"--- a/notes/b.md\n+++ b/notes/b.md`},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -20,7 +21,7 @@ import (
 
 func writerTool() mcp.Tool {
 	return mcp.NewTool(WriterName,
-		mcp.WithDescription("Change files. Atomic: a failed call changes nothing. append creates a missing file; mkdir, parents. Writes answer the new version."),
+		mcp.WithDescription("Writes are atomic: a failed call changes nothing. append creates a missing file, mkdir its parents. Writes answer the new version."),
 		schemas[intents.Update, WriterResult](),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{
 			Title:           "Write files",
@@ -44,6 +45,9 @@ func (s *Server) update(ctx context.Context, c *call) (any, error) {
 	from := s
 	if c.from != nil {
 		from = c.from // a copy from another root (see Roots)
+	}
+	if len(in.Target.Paths) > 0 { // only move takes target.paths
+		return s.moveMany(ctx, c, in)
 	}
 	name, err := from.resolvePath(in.Target.Path, row.target)
 	c.path = name
@@ -354,22 +358,23 @@ func within(p, name string) bool {
 	return p == name || strings.HasPrefix(p, name+"/")
 }
 
+// moving is one file or folder a move takes, and where.
+type moving struct {
+	markdown.Moved
+	dir bool
+}
+
 func (s *Server) move(ctx context.Context, name string, in intents.Update, out *WriterResult) error {
-	info, err := s.cfg.Root.Lstat(name)
+	isDir, err := s.isFolder(name)
 	if err != nil {
 		return err
 	}
-	k := kindFile
-	if st, err := s.cfg.Root.Stat(name); err == nil && st.Type == fsroot.TypeDir || info.Type == fsroot.TypeDir {
-		k = kindDir
-	}
-	version := in.Target.Version
-	if err := noFolderVersion(s.show(name), "move", k == kindDir, version); err != nil {
+	if err := noFolderVersion(s.show(name), "move", isDir, in.Target.Version); err != nil {
 		return err
 	}
-	dest, err := s.resolvePath(in.Target.Destination, k)
+	dest, err := s.resolvePath(in.Target.Destination, kindOf(isDir))
 	if err != nil {
-		if k == kindFile {
+		if !isDir {
 			err = s.folderAsFile(err, dest, name)
 		}
 		return s.destErr(err)
@@ -378,13 +383,93 @@ func (s *Server) move(ctx context.Context, name string, in intents.Update, out *
 		return fsroot.ErrIsRoot
 	}
 	out.Destination = dest
+	return s.moveAll(ctx, []moving{{markdown.Moved{From: name, To: dest}, isDir}}, in, out)
+}
+
+// isFolder reports whether name is a folder, or a link to one.
+func (s *Server) isFolder(name string) (bool, error) {
+	info, err := s.cfg.Root.Lstat(name)
+	if err != nil {
+		return false, err
+	}
+	st, err := s.cfg.Root.Stat(name)
+	return err == nil && st.Type == fsroot.TypeDir || info.Type == fsroot.TypeDir, nil
+}
+
+func kindOf(isDir bool) kind {
+	if isDir {
+		return kindDir
+	}
+	return kindFile
+}
+
+// moveMany answers a move of target.paths into the folder target.destination, each keeping its
+// name: every one moves, or none does.
+func (s *Server) moveMany(ctx context.Context, c *call, in intents.Update) (any, error) {
+	var moves []moving
+	at := map[string]int{} // destination -> index in target.paths
+	for i, p := range in.Target.Paths {
+		field := fmt.Sprintf("target.paths[%d]", i)
+		name, err := s.resolvePath(p, kindAny)
+		if c.path == "" {
+			c.path = name
+		}
+		if err == nil && name == "." {
+			err = fsroot.ErrIsRoot
+		}
+		if err != nil {
+			return nil, s.withField(err, field)
+		}
+		isDir, err := s.isFolder(name)
+		if err != nil {
+			return nil, s.withField(err, field)
+		}
+		dest, err := s.resolvePath(path.Join(in.Target.Destination, path.Base(name)), kindOf(isDir))
+		if err != nil {
+			return nil, s.destErr(err)
+		}
+		if j, ok := at[dest]; ok {
+			return nil, &callError{code: CodeInvalidArgument, field: field, msg: fmt.Sprintf(
+				"target.paths[%d] and %s both have the name %q, and a folder holds one file of a name: move them in two calls, one with its own destination", j, field, path.Base(name))}
+		}
+		if within(dest, name) {
+			return nil, &callError{code: CodeInvalidArgument, field: "target.destination", msg: fmt.Sprintf(
+				"%q is inside %s, %q: a folder cannot move into itself; choose a destination outside it", s.show(dest), field, s.show(name))}
+		}
+		at[dest] = i
+		moves = append(moves, moving{markdown.Moved{From: name, To: dest}, isDir})
+	}
+	if err := s.charge(c, false); err != nil {
+		return nil, err
+	}
+	dir := path.Dir(moves[0].To)
+	out := WriterResult{Status: Status{Success: true}, Destination: dir}
+	if err := s.moveAll(ctx, moves, in, &out); err != nil {
+		return nil, err
+	}
+	for _, m := range moves {
+		out.Moved = append(out.Moved, MovedFile{Path: m.From, Destination: m.To})
+	}
+	out.Metadata = c.meta()
+	return out, nil
+}
+
+// moveAll moves each of moves, all or none, and with options.preserveRelationships keeps the
+// links to them working: the links between two documents that move together reach each other
+// where they go. A rename that fails puts back the ones made before it.
+func (s *Server) moveAll(ctx context.Context, moves []moving, in intents.Update, out *WriterResult) error {
+	pairs := make([]markdown.Moved, len(moves))
+	for i, m := range moves {
+		pairs[i] = m.Moved
+	}
+	version := in.Target.Version
 	if in.Options.PreserveRelationships {
 		if err := s.linksKnown(); err != nil {
 			return err
 		}
 	}
 	if !in.Options.DryRun {
-		unlock, err := s.cfg.Root.Lock(ctx, s.moveWrites(name, dest, in.Options.PreserveRelationships)...)
+		unlock, err := s.cfg.Root.Lock(ctx, s.moveWrites(pairs, in.Options.PreserveRelationships)...)
 		if err != nil {
 			return err
 		}
@@ -393,7 +478,7 @@ func (s *Server) move(ctx context.Context, name string, in intents.Update, out *
 	if version != "" {
 		// Before anything changes, the folders options.createPath makes included; RenameIf
 		// checks again right before the rename.
-		old, _, err := s.cfg.Root.ReadFile(ctx, name, s.cfg.MaxFileSize)
+		old, _, err := s.cfg.Root.ReadFile(ctx, pairs[0].From, s.cfg.MaxFileSize)
 		if err != nil {
 			return err
 		}
@@ -402,61 +487,108 @@ func (s *Server) move(ctx context.Context, name string, in intents.Update, out *
 		}
 	}
 	keep, relinks := in.Options.LinkText != "target", in.Options.PreserveRelationships
+	if in.Options.DryRun || len(moves) > 1 && !in.Options.Overwrite {
+		for _, m := range moves { // a move of several looks before it moves any
+			if _, err := s.cfg.Root.Lstat(m.To); err == nil && !in.Options.Overwrite {
+				return existsAt(m.To)
+			}
+		}
+	}
 	if in.Options.DryRun {
 		out.DryRun = true
-		if _, err := s.cfg.Root.Lstat(dest); err == nil && !in.Options.Overwrite {
-			return existsAt(dest)
-		}
 		if relinks {
-			r, err := s.relink(ctx, name, dest, true, keep)
+			r, err := s.relink(ctx, pairs, true, keep)
 			if err != nil {
 				return err
 			}
 			r.report(out)
-			s.mentions(ctx, name, dest).report(out)
+			s.mentions(ctx, pairs).report(out)
 		}
 		return nil
 	}
-	if err := s.makeParents(dest, in.Options); err != nil {
-		return err
+	for _, m := range moves {
+		if err := s.makeParents(m.To, in.Options); err != nil {
+			return err
+		}
 	}
 	var mentions mentionsFound
 	var held linkCheck
 	if relinks {
 		// Before the move, where the index knows the files.
-		mentions, held = s.mentions(ctx, name, dest), s.holdLinks(name, dest)
+		mentions, held = s.mentions(ctx, pairs), s.holdLinks(pairs)
 	}
-	if err := s.rename(ctx, name, dest, k == kindDir, in.Options.Overwrite, version); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return existsAt(dest)
-		}
+	if err := s.renameAll(ctx, moves, in.Options.Overwrite, version); err != nil {
 		return err
 	}
+	touched := []string{}
+	for _, p := range pairs {
+		touched = append(touched, p.From, p.To)
+	}
 	if relinks {
-		r, err := s.relink(ctx, name, dest, false, keep)
+		r, err := s.relink(ctx, pairs, false, keep)
 		if err != nil {
-			s.cfg.Log.Printf("rewriting links after moving %q: %v", name, err)
+			s.cfg.Log.Printf("rewriting links after moving %q: %v", pairs[0].From, err)
 		}
 		r.report(out)
 		mentions.report(out)
 	}
-	s.refresh(ctx, append([]string{name, dest}, out.UpdatedFiles...)...)
+	s.refresh(ctx, append(touched, out.UpdatedFiles...)...)
 	if relinks {
 		held.report(s, out)
 	}
 	return nil
 }
 
-// moveWrites lists the files a move of name to dest writes, for their locks: the two ends, and
-// with relinks the documents that link into name and those it holds, whose links are rewritten.
+// renameAll renames each of moves in turn; when one fails, it renames back those it made, newest
+// first, so that a failed move of several leaves every file where it was.
+func (s *Server) renameAll(ctx context.Context, moves []moving, overwrite bool, version string) error {
+	for i, m := range moves {
+		err := s.rename(ctx, m.From, m.To, m.dir, overwrite, version)
+		if err == nil {
+			continue
+		}
+		for j := i - 1; j >= 0; j-- {
+			if uerr := s.rename(ctx, moves[j].To, moves[j].From, moves[j].dir, false, ""); uerr != nil {
+				s.cfg.Log.Printf("putting %q back after a failed move: %v", moves[j].From, uerr)
+			}
+		}
+		if errors.Is(err, fs.ErrExist) {
+			return existsAt(m.To)
+		}
+		return err
+	}
+	return nil
+}
+
+// moveWrites lists the files a move writes, for their locks: the two ends of each of moves, and
+// with relinks the documents that link into them and those they hold, whose links are rewritten.
 // A document inside a moved folder keeps its lock across the move (see [fsroot.Root.Lock]).
-func (s *Server) moveWrites(name, dest string, relinks bool) []string {
-	names := []string{name, dest}
+func (s *Server) moveWrites(moves []markdown.Moved, relinks bool) []string {
+	var names []string
+	for _, m := range moves {
+		names = append(names, m.From, m.To)
+	}
 	if relinks {
-		names = append(names, s.linkedFrom(name)...)
-		names = append(names, s.cfg.Engine.Documents(name)...)
+		names = append(names, s.linkedFromAny(moves)...)
+		for _, m := range moves {
+			names = append(names, s.cfg.Engine.Documents(m.From)...)
+		}
 	}
 	return names
+}
+
+// linkedFromAny lists the documents outside every one of moves that link into one of them.
+func (s *Server) linkedFromAny(moves []markdown.Moved) []string {
+	var out []string
+	for _, m := range moves {
+		for _, p := range s.linkedFrom(m.From) {
+			if !slices.ContainsFunc(moves, func(o markdown.Moved) bool { return within(p, o.From) }) {
+				out = append(out, p)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // linksKnown says whether a move can keep links working: the index must know every link to what

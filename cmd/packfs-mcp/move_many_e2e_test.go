@@ -1,0 +1,48 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestMoveSeveralEndToEnd archives two notes of a vault whose links name notes by path, in one
+// move through the binary: both arrive, every link to them and between them reaches them in the
+// form it was written, and the answer lists what moved and says it checked the links.
+func TestMoveSeveralEndToEnd(t *testing.T) {
+	f := workspace(t)
+	files := map[string]string{
+		"inbox/roots-listing.md": "# Roots listing\n## Repro\nsee [[inbox/triage]] and [triage](triage.md)\n",
+		"inbox/triage.md":        "# Triage\nback to [[inbox/roots-listing#Repro|the roots repro]]\n",
+		"inbox/index.md":         "- [[inbox/roots-listing]]\n- [[inbox/roots-listing#Repro|the roots repro]]\n- [[triage]]\n",
+	}
+	for p, text := range files {
+		must(t, os.MkdirAll(filepath.Join(f.root, filepath.Dir(p)), 0o755))
+		must(t, os.WriteFile(filepath.Join(f.root, p), []byte(text), 0o644))
+	}
+	s := start(t, f, nil, "--allow-write")
+	waitIndexed(t, s)
+	res, isErr := s.call(writer, map[string]any{"purpose": "move",
+		"target":  map[string]any{"paths": []string{"inbox/roots-listing.md", "inbox/triage.md"}, "destination": "archive"},
+		"options": map[string]any{"createPath": true, "preserveRelationships": true}})
+	if isErr {
+		t.Fatalf("move: %v", res)
+	}
+	want := map[string]string{
+		"archive/roots-listing.md": "# Roots listing\n## Repro\nsee [[archive/triage]] and [triage](triage.md)\n",
+		"archive/triage.md":        "# Triage\nback to [[archive/roots-listing#Repro|the roots repro]]\n",
+		"inbox/index.md":           "- [[archive/roots-listing]]\n- [[archive/roots-listing#Repro|the roots repro]]\n- [[triage]]\n",
+	}
+	for p, text := range want {
+		got, err := os.ReadFile(filepath.Join(f.root, p))
+		if err != nil || string(got) != text {
+			t.Errorf("%s = %q (%v), want %q", p, got, err, text)
+		}
+	}
+	if moved, _ := res["moved"].([]any); len(moved) != 2 {
+		t.Errorf("moved = %v, want both notes", res["moved"])
+	}
+	if lost, ok := res["linksLost"].([]any); !ok || len(lost) > 0 || res["linksChecked"] == nil {
+		t.Errorf("linksChecked %v, linksLost %v: want a check that lost none", res["linksChecked"], res["linksLost"])
+	}
+}
