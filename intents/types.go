@@ -23,7 +23,7 @@ const MaxReadPaths = 20
 // Paths; [Decode] checks that exactly one is given.
 type AccessTarget struct {
 	Path     string   `json:"path,omitempty" validate:"max=4096"`
-	Paths    []string `json:"paths,omitempty" validate:"max=20,unique,dive,required,max=4096" purposes:"read" jsonschema:"Instead of path."`
+	Paths    []string `json:"paths,omitempty" validate:"max=20,unique,dive,required,max=4096" purposes:"read" jsonschema:"Several files, instead of path."`
 	Encoding string   `json:"encoding,omitempty" validate:"omitempty,oneof=utf-8 utf8 base64" purposes:"read"`
 }
 
@@ -51,7 +51,7 @@ type Discover struct {
 // that.
 type DiscoverTarget struct {
 	Path     string    `json:"path" validate:"max=4096"`
-	Paths    []string  `json:"paths,omitempty" validate:"max=20,unique,dive,required,max=4096" purposes:"relationships" jsonschema:"Instead of path."`
+	Paths    []string  `json:"paths,omitempty" validate:"max=20,unique,dive,required,max=4096" purposes:"relationships" jsonschema:"Several documents, instead of path."`
 	Query    string    `json:"query,omitempty" validate:"max=1000" purposes:"search_content search_semantic" required:"send the text to search for"`
 	Criteria *Criteria `json:"criteria,omitempty" purposes:"list search_content search_semantic"`
 }
@@ -132,7 +132,7 @@ type Update struct {
 	Purpose string        `json:"purpose" validate:"required,oneof=create update append delete edit move copy mkdir"`
 	Target  UpdateTarget  `json:"target" validate:"required"`
 	Content *string       `json:"content,omitempty" purposes:"create update append" required:"send the text to write (it may be empty)"`
-	Edits   []Edit        `json:"edits,omitempty" validate:"max=100,dive" purposes:"edit" required:"send at least one {\"oldText\": ..., \"newText\": ...}" jsonschema:"In order, all or none."`
+	Edits   []Edit        `json:"edits,omitempty" validate:"max=100,dive" purposes:"edit" required:"send at least one {\"oldText\": ..., \"newText\": ...}" jsonschema:"In order, all or none; an edit's path names another file."`
 	Options UpdateOptions `json:"options,omitzero"`
 }
 
@@ -154,7 +154,7 @@ type Edit struct {
 	OldText    string `json:"oldText" validate:"required" jsonschema:"Exact; once unless replaceAll."`
 	NewText    string `json:"newText"`
 	ReplaceAll bool   `json:"replaceAll,omitempty"`
-	Path       string `json:"path,omitempty" validate:"max=4096" jsonschema:"Default target.path."`
+	Path       string `json:"path,omitempty" validate:"max=4096"`
 	Version    string `json:"version,omitempty" validate:"max=16"`
 }
 
