@@ -43,7 +43,7 @@ type Discover struct {
 	Purpose string          `json:"purpose" validate:"required,oneof=list search_content search_semantic relationships"`
 	Target  DiscoverTarget  `json:"target"`
 	Options DiscoverOptions `json:"options,omitzero" purposes:"list search_content search_semantic relationships"`
-	Queries []string        `json:"queries,omitempty" validate:"max=8,dive,max=1000" purposes:"search_semantic" jsonschema:"Other phrasings, in the words the documents would use (names, terms, synonyms)."`
+	Queries []string        `json:"queries,omitempty" validate:"max=8,dive,max=1000" purposes:"search_semantic" jsonschema:"Other phrasings, in the documents' likely words (names, terms, synonyms)."`
 }
 
 // DiscoverTarget says where a [Discover] intent looks and what it looks for.
@@ -165,7 +165,7 @@ type UpdateOptions struct {
 	CreatePath            bool  `json:"createPath,omitempty" purposes:"create append move copy" jsonschema:"Makes parents."`
 	Backup                bool  `json:"backup,omitempty" purposes:"update append edit delete" jsonschema:"Keeps the old version."`
 	Atomic                *bool `json:"atomic,omitempty" schema:"-"`
-	PreserveRelationships bool  `json:"preserveRelationships,omitempty" purposes:"move" jsonschema:"Rewrites the links to what moves, and checks them."`
+	PreserveRelationships bool  `json:"preserveRelationships,omitempty" purposes:"move" jsonschema:"Rewrites the links to what moves and checks them; answers rewrites, mentions (other files' lines naming the old path), linksChecked, linksLost: no check call needed."`
 	Recursive             bool  `json:"recursive,omitempty" purposes:"delete copy" jsonschema:"A full folder."`
 	Overwrite             bool  `json:"overwrite,omitempty" purposes:"move copy"`
 	DryRun                bool  `json:"dryRun,omitempty" purposes:"edit move copy" jsonschema:"Answers what would change."`

@@ -21,7 +21,7 @@ import (
 
 func writerTool() mcp.Tool {
 	return mcp.NewTool(WriterName,
-		mcp.WithDescription("Writes are atomic: a failed call changes nothing. append creates a missing file, mkdir its parents. Writes answer the new version."),
+		mcp.WithDescription("Writes are atomic: a failed call changes nothing. append creates a missing file, mkdir its parents."),
 		schemas[intents.Update, WriterResult](),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{
 			Title:           "Write files",
