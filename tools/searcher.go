@@ -263,12 +263,6 @@ type filter struct {
 	content       string
 }
 
-// narrows reports whether f leaves out files by what the index knows of them: their name, size
-// or time (content is read).
-func (f *filter) narrows() bool {
-	return len(f.exts) > 0 || len(f.names) > 0 || f.after != nil || f.before != nil || f.min != nil || f.max != nil
-}
-
 func newFilter(in intents.Discover) (*filter, error) {
 	f := &filter{}
 	cr := in.Target.Criteria
@@ -476,10 +470,7 @@ func (s *Server) searchContent(ctx context.Context, name string, depth int, o in
 	if paths, ok := s.candidates(ctx, m); ok && !s.walksNoise(name, r) { // the index holds no noise
 		r.narrowed = true
 		err := s.visitCandidates(ctx, name, depth, paths, r, visit)
-		t.searched = s.covered(name, depth, f)
-		if f.narrows() {
-			t.excluded = s.covered(name, depth, &filter{}) - t.searched
-		}
+		t.searched, t.excluded = s.covered(name, depth, f)
 		return t, err
 	}
 	err := s.walk(ctx, name, depth, r, visit)
@@ -487,15 +478,21 @@ func (s *Server) searchContent(ctx context.Context, name string, depth int, o in
 }
 
 // covered counts the files below name, within depth, that a search narrowed by the index's
-// candidates covers: the files a walk would have read, as the index knows them. The answer reports
-// it, not the few candidates read, so that a model does not take "38 files searched" for a search
-// that looked at 38 files of 38,000.
-func (s *Server) covered(name string, depth int, f *filter) int {
-	return s.cfg.Engine.Covered(name, func(p string, st fulltext.Stamp) bool {
-		rel, ok := below(p, name)
-		return ok && withinDepth(rel, depth) &&
-			f.keep(fsroot.Info{Path: p, Name: path.Base(p), Type: fsroot.TypeFile, Size: st.Size, ModTime: st.ModTime})
+// candidates covers: the files a walk would have read, as the index knows them, and those of them
+// that f left out. The answer reports it, not the few candidates read, so that a model does not
+// take "38 files searched" for a search that looked at 38 files of 38,000.
+func (s *Server) covered(name string, depth int, f *filter) (kept, left int) {
+	kept = s.cfg.Engine.Covered(name, func(p string, st fulltext.Stamp) bool {
+		if rel, ok := below(p, name); !ok || !withinDepth(rel, depth) {
+			return false
+		}
+		if f.keep(fsroot.Info{Path: p, Name: path.Base(p), Type: fsroot.TypeFile, Size: st.Size, ModTime: st.ModTime}) {
+			return true
+		}
+		left++
+		return false
 	})
+	return kept, left
 }
 
 // candidates asks the index which files may hold a literal query. ok is false when the index cannot
