@@ -57,8 +57,13 @@ func (m Move) Dest(p string) (string, bool) {
 	if to, ok := (Moved{m.From, m.To}).Dest(p); ok {
 		return to, true
 	}
-	for _, a := range m.Along {
-		if to, ok := a.Dest(p); ok {
+	return DestOf(m.Along, p)
+}
+
+// DestOf returns where the document at p is after moves, and false when none of them takes it.
+func DestOf(moves []Moved, p string) (string, bool) {
+	for _, m := range moves {
+		if to, ok := m.Dest(p); ok {
 			return to, true
 		}
 	}

@@ -31,9 +31,8 @@ type linkCheck struct {
 // not held: a move neither breaks nor mends them.
 func (s *Server) holdLinks(moves []markdown.Moved) linkCheck {
 	e := s.cfg.Engine
-	all := markdown.Move{From: moves[0].From, To: moves[0].To, Along: moves[1:]}
 	moved := func(p string) string {
-		if to, ok := all.Dest(p); ok {
+		if to, ok := markdown.DestOf(moves, p); ok {
 			return to
 		}
 		return p

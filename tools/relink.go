@@ -164,7 +164,6 @@ func (s *Server) mentions(ctx context.Context, moves []markdown.Moved) mentionsF
 			needles = append(needles, escaped)
 		}
 	}
-	all := markdown.Move{From: moves[0].From, To: moves[0].To, Along: moves[1:]}
 	var found mentionsFound
 	files, bytesRead := 0, int64(0)
 	// visit reads one file; it reports false when a bound stops the search.
@@ -183,7 +182,7 @@ func (s *Server) mentions(ctx context.Context, moves []markdown.Moved) mentionsF
 			return false
 		}
 		p := info.Path
-		if to, ok := all.Dest(p); ok {
+		if to, ok := markdown.DestOf(moves, p); ok {
 			p = to
 		}
 		for i, line := range bytes.Split(data, []byte("\n")) {
