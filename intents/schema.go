@@ -36,10 +36,10 @@ var schemaCache sync.Map
 //     the items after dive.
 //
 // The purposes tag of a field (see [Takes]) starts its description with the
-// purposes that take it, such as "For search_content." or "Not for
-// relationships." (whichever is shorter), and "Required for ..." when a
-// required tag says every one of them needs it; a tag that is empty or names
-// a purpose T does not have is a programming error.
+// purposes that take it, such as "For search_content.", or "Required for ..."
+// when a required tag says every one of them needs it (see purposesNote for
+// the fields that get none); a tag that is empty or names a purpose T does
+// not have is a programming error.
 //
 // Optional pointer and list fields, which [Decode] accepts as null, are
 // typed without "null" to keep the schema simple for clients; a pointer or

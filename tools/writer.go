@@ -487,9 +487,9 @@ func (s *Server) moveAll(ctx context.Context, moves []moving, in intents.Update,
 		}
 	}
 	keep, relinks := in.Options.LinkText != "target", in.Options.PreserveRelationships
-	if in.Options.DryRun || len(moves) > 1 && !in.Options.Overwrite {
+	if !in.Options.Overwrite && (in.Options.DryRun || len(moves) > 1) {
 		for _, m := range moves { // a move of several looks before it moves any
-			if _, err := s.cfg.Root.Lstat(m.To); err == nil && !in.Options.Overwrite {
+			if _, err := s.cfg.Root.Lstat(m.To); err == nil {
 				return existsAt(m.To)
 			}
 		}
