@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/packfs/packfs-mcp/toolformat"
 )
 
 // ListingBudget is the most bytes the three tools may cost a model with writing on: what a host
@@ -41,18 +43,11 @@ func TestListingBudget(t *testing.T) {
 }
 
 // shownBytes is the size of tool as a host shows it to a model: its name, description and input
-// schema, compact JSON (clients pass no output schema or annotations to the model).
+// schema, compact JSON as `packfs-mcp tools --format anthropic` prints it (clients pass no output
+// schema or annotations to the model).
 func shownBytes(t *testing.T, tool mcp.Tool) int {
 	t.Helper()
-	raw, err := json.Marshal(tool)
-	must(t, err)
-	var m map[string]json.RawMessage
-	must(t, json.Unmarshal(raw, &m))
-	b, err := json.Marshal(struct {
-		Name        string          `json:"name"`
-		Description string          `json:"description"`
-		InputSchema json.RawMessage `json:"input_schema"`
-	}{tool.Name, tool.Description, m["inputSchema"]})
+	b, err := json.Marshal(toolformat.AnthropicTool{Name: tool.Name, Description: tool.Description, InputSchema: toolformat.InputSchema(tool)})
 	must(t, err)
 	return len(b)
 }
