@@ -233,7 +233,7 @@ func evalCorpus(w io.Writer, c corpus, corpusDir, queryDir string, verbose bool)
 		fmt.Fprintf(w, "            %s\n", strings.Join(gap, " "))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "ranker\tqueries\tnDCG@%d\tMRR@%d\trecall@%d\tnamed@%d\tms/query\tp95 ms\n", ndcgDepth, mrrDepth, recallDepth, namedDepth)
+	fmt.Fprintf(tw, "ranker\tqueries\tnDCG@%d\tMRR@%d\trecall@%d\tnamed@%d\tanswer@1\tms/query\tp95 ms\n", ndcgDepth, mrrDepth, recallDepth, namedDepth)
 	for i, f := range rankers {
 		if splitReport {
 			for _, odd := range []bool{true, false} {
@@ -243,11 +243,11 @@ func evalCorpus(w io.Writer, c corpus, corpusDir, queryDir string, verbose bool)
 					name = f.name + " odd"
 				}
 				s := mean(results[i].perQuery, sub)
-				fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\t%s\t%s\n", name, len(sub), s.NDCG, s.MRR, s.Recall, results[i].namedShare(sub), results[i].timing(sub))
+				fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\t%s\t%s\t%s\n", name, len(sub), s.NDCG, s.MRR, s.Recall, results[i].namedShare(sub), results[i].answerShare(sub), results[i].timing(sub))
 			}
 		}
 		s := results[i].scores
-		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\t%s\t%s\n", f.name, len(qs.Queries), s.NDCG, s.MRR, s.Recall, results[i].namedShare(qs.ids()), results[i].timing(qs.ids()))
+		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\t%s\t%s\t%s\n", f.name, len(qs.Queries), s.NDCG, s.MRR, s.Recall, results[i].namedShare(qs.ids()), results[i].answerShare(qs.ids()), results[i].timing(qs.ids()))
 	}
 	return tw.Flush()
 }
@@ -268,6 +268,9 @@ type evaluation struct {
 	// named holds, for each query with phrasings that name a judged page, how many of them
 	// had one in the top namedDepth and how many there were.
 	named map[string][2]int
+	// answers holds, for each query with phrasings that name a page judged an answer (grade 2),
+	// how many of them ranked one first and how many there were.
+	answers map[string][2]int
 	// took is how long the ranker took to answer each query.
 	took map[string]time.Duration
 }
@@ -292,11 +295,18 @@ func (e evaluation) timing(ids []string) string {
 
 // namedShare says of the phrasings of the queries ids that name a judged page how many had one
 // in the top namedDepth: "hits/phrasings".
-func (e evaluation) namedShare(ids []string) string {
+func (e evaluation) namedShare(ids []string) string { return share(e.named, ids) }
+
+// answerShare says of the phrasings of the queries ids that name a page judged an answer how
+// many ranked one first: "hits/phrasings".
+func (e evaluation) answerShare(ids []string) string { return share(e.answers, ids) }
+
+// share sums the hits and phrasings of the queries ids in counts: "hits/phrasings".
+func share(counts map[string][2]int, ids []string) string {
 	hits, n := 0, 0
 	for _, id := range ids {
-		hits += e.named[id][0]
-		n += e.named[id][1]
+		hits += counts[id][0]
+		n += counts[id][1]
 	}
 	return fmt.Sprintf("%d/%d", hits, n)
 }
@@ -347,7 +357,7 @@ func mean(per map[string]scores, ids []string) scores {
 func evaluate(w io.Writer, r Ranker, qs *QuerySet, paras map[string][]string, names corpusNames, verbose bool) evaluation {
 	var sum scores
 	per := make(map[string]scores, len(qs.Queries))
-	named := map[string][2]int{}
+	named, answers := map[string][2]int{}, map[string][2]int{}
 	took := make(map[string]time.Duration, len(qs.Queries))
 	for _, q := range qs.Queries {
 		rel := q.judgments()
@@ -362,9 +372,12 @@ func evaluate(w io.Writer, r Ranker, qs *QuerySet, paras map[string][]string, na
 			Recall: Recall(got, rel, recallDepth),
 		}
 		per[q.ID] = s
-		nm := names.named(q, paras[q.ID])
+		nm := names.named(q, paras[q.ID], 1)
 		if len(nm) > 0 {
-			named[q.ID] = [2]int{namedHits(got, nm), len(nm)}
+			named[q.ID] = [2]int{namedHits(got, nm, namedDepth), len(nm)}
+		}
+		if na := names.named(q, paras[q.ID], 2); len(na) > 0 {
+			answers[q.ID] = [2]int{namedHits(got, na, 1), len(na)}
 		}
 		sum.NDCG += s.NDCG
 		sum.MRR += s.MRR
@@ -374,7 +387,7 @@ func evaluate(w io.Writer, r Ranker, qs *QuerySet, paras map[string][]string, na
 		}
 	}
 	n := float64(len(qs.Queries))
-	return evaluation{scores: scores{NDCG: sum.NDCG / n, MRR: sum.MRR / n, Recall: sum.Recall / n}, perQuery: per, named: named, took: took}
+	return evaluation{scores: scores{NDCG: sum.NDCG / n, MRR: sum.MRR / n, Recall: sum.Recall / n}, perQuery: per, named: named, answers: answers, took: took}
 }
 
 // writeQuery writes one query's metrics, the ranks of its judged files, the

@@ -1,8 +1,9 @@
-// This file is the evaluation's third view: whether the page a phrasing names reaches the top 3.
+// This file is the evaluation's third view: whether the page a phrasing names comes first.
 // An agent that types "tar" or "ssh-keygen" names a page; the view asks, of each phrasing that
 // names a judged page (see fulltext.NamesIn), whether one of the judged pages it names is among
-// the query's first namedDepth results. It reads the names as the index does
-// (fulltext.NameKeys), from every file.
+// the query's first namedDepth results (named@3), and, of each phrasing that names a page judged
+// an answer (grade 2), whether one of those comes first (answer@1). It reads the names as the
+// index does (fulltext.NameKeys), from every file.
 
 package main
 
@@ -37,16 +38,17 @@ func readNames(root string, files []string) (corpusNames, error) {
 	return names, nil
 }
 
-// named returns, for each phrasing of q (its text, then its paraphrases) that names a judged
-// file (grade 1 or 2), the judged files it names, sorted; phrasings that name none are left out.
-func (n corpusNames) named(q Query, paraphrases []string) map[string][]string {
+// named returns, for each phrasing of q (its text, then its paraphrases) that names a file
+// judged at least grade, the files so judged it names, sorted; phrasings that name none are
+// left out.
+func (n corpusNames) named(q Query, paraphrases []string, grade int) map[string][]string {
 	rel := q.judgments()
 	out := map[string][]string{}
 	for _, p := range append([]string{q.Query}, paraphrases...) {
 		var files []string
 		for _, run := range fulltext.NamesIn(p, func(k string) bool { return n[k] != nil }) {
 			for _, f := range n[run.Key] {
-				if rel[f] > 0 && !slices.Contains(files, f) {
+				if rel[f] >= grade && !slices.Contains(files, f) {
 					files = append(files, f)
 				}
 			}
@@ -60,9 +62,9 @@ func (n corpusNames) named(q Query, paraphrases []string) map[string][]string {
 }
 
 // namedHits returns how many of the phrasings in named have one of their files among the first
-// namedDepth files of got.
-func namedHits(got []string, named map[string][]string) int {
-	top := got[:min(namedDepth, len(got))]
+// depth files of got.
+func namedHits(got []string, named map[string][]string, depth int) int {
+	top := got[:min(depth, len(got))]
 	hits := 0
 	for _, files := range named {
 		if slices.ContainsFunc(files, func(f string) bool { return slices.Contains(top, f) }) {
