@@ -66,6 +66,18 @@ func TestGraphIncremental(t *testing.T) {
 			t.Errorf("LinksTo(deleted) = %+v", got)
 		}
 	})
+	t.Run("relative wiki link", func(t *testing.T) {
+		g.Put(doc("sub/deep/r.md", "[[../Gee]] [[./Gee]]"))
+		g.Put(doc("sub/Gee.md", ""))
+		r, _ := g.Relations("sub/deep/r.md")
+		if diff := cmp.Diff([]string{"internal sub/Gee.md", "broken "}, statuses(r.Links)); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+		g.Put(doc("sub/deep/Gee.md", ""))
+		if got := g.LinksTo("sub/deep/Gee.md"); len(got) != 1 || got[0].From != "sub/deep/r.md" {
+			t.Errorf("LinksTo(sub/deep/Gee.md) once it exists = %+v", got)
+		}
+	})
 	t.Run("same name elsewhere takes over", func(t *testing.T) {
 		g.Put(doc("x/Cee.md", ""))
 		g.Put(doc("Cee.md", ""))

@@ -169,8 +169,10 @@ func hasMarkdownExt(p string) bool { return strings.EqualFold(path.Ext(p), ".md"
 //   - markdown, reference, image-embed and frontmatter-path targets are relative to from's directory
 //     (a leading "/" means the root); a target that climbs above the root is Broken. Then the path
 //     itself if it exists, else the path + ".md" when it does not already end in ".md", else Broken;
-//   - wiki, wiki-embed and frontmatter-wiki targets resolve by name as Obsidian does. A target with
-//     a ".." component is Broken. A target with '/' is first tried as a root-relative path (+".md");
+//   - wiki, wiki-embed and frontmatter-wiki targets resolve by name as Obsidian does. A target that
+//     starts with "./" or "../" is a path relative to from's directory, as Obsidian writes links
+//     under its "Relative path to file" format (see [LinkFormat]), and is Broken when nothing is
+//     there; any other target with a ".." component is Broken. A target with '/' is first tried as a root-relative path (+".md");
 //     otherwise the documents whose lower-cased base name (with or without ".md") or alias equals the
 //     target's base name are candidates, kept only if their path ends with the target when it has a
 //     '/'. Among several, the nearest to from wins: the longest shared directory prefix, then the
@@ -187,6 +189,8 @@ func Resolve(from string, l Link, names *Names, exists func(path string) bool) R
 		r.Status = StatusExternal
 	case target == "":
 		r.To, r.Status = from, StatusInternal
+	case wikiStyle(l) && relativeWiki(target):
+		r.To = resolvePath(path.Dir(from), target, exists)
 	case wikiStyle(l):
 		r.To = resolveName(from, target, names, exists)
 	default:
@@ -206,7 +210,13 @@ func (r Resolved) ByName() bool {
 		return false
 	}
 	t := strings.Trim(strings.TrimSpace(r.Target), "/")
-	return t != "" && r.To != t && r.To != t+".md"
+	return t != "" && !relativeWiki(t) && r.To != t && r.To != t+".md"
+}
+
+// relativeWiki reports whether the wiki target t is a path relative to its document's folder:
+// it starts with "./" or "../".
+func relativeWiki(t string) bool {
+	return strings.HasPrefix(t, "./") || strings.HasPrefix(t, "../")
 }
 
 // external reports whether l is a URL (any scheme) or a network path, which never leads to a
@@ -297,7 +307,7 @@ func linkKeys(from string, l Link) []string {
 	if l.Kind == KindAutolink || target == "" || isExternal(target) {
 		return nil
 	}
-	if wikiStyle(l) {
+	if wikiStyle(l) && !relativeWiki(target) {
 		keys := []string{"n:" + path.Base(strings.ToLower(strings.Trim(target, "/")))}
 		if p, ok := within(".", "/"+target); ok && strings.Contains(target, "/") {
 			keys = append(keys, "p:"+p, "p:"+p+".md")

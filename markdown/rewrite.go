@@ -50,6 +50,34 @@ type Move struct {
 	// it, and an embed shows the file rather than text, so neither gets one. If false, the link
 	// shows the new name, as Obsidian itself rewrites it.
 	KeepText bool
+	// Format is how a wiki link is written when the form it had no longer reaches its document:
+	// a link by name whose name another document will answer to (see Unique).
+	Format LinkFormat
+}
+
+// LinkFormat is how a vault writes the paths of the links it makes: Obsidian's "New link
+// format" setting (newLinkFormat in .obsidian/app.json).
+type LinkFormat string
+
+// The link formats. The zero value is [LinkShortest], Obsidian's default.
+const (
+	// LinkShortest names a note by name when no other note answers to it, else by its path
+	// from the root.
+	LinkShortest LinkFormat = "shortest"
+	// LinkRelative writes the path from the linking note's folder, starting "./" or "../".
+	LinkRelative LinkFormat = "relative"
+	// LinkAbsolute writes the path from the root.
+	LinkAbsolute LinkFormat = "absolute"
+)
+
+// ParseLinkFormat returns the format named s, and false (with [LinkShortest]) for any other
+// name.
+func ParseLinkFormat(s string) (LinkFormat, bool) {
+	switch f := LinkFormat(s); f {
+	case LinkShortest, LinkRelative, LinkAbsolute:
+		return f, true
+	}
+	return LinkShortest, false
 }
 
 // Dest returns where the document at p is after the move, and false when the move does not take it.
@@ -134,7 +162,9 @@ func rewritable(src []byte, l Link) bool {
 // the syntax are kept, except a link text that is the destination itself ([old.md](old.md)): it
 // shows the new destination, as it showed the old. Wiki links get the new base name without ".md"
 // when m.Unique says it is unique, else the root-relative path without ".md"; an explicit ".md" is
-// kept; m.KeepText says what they show.
+// kept; m.KeepText says what they show. A wiki link written with a path keeps a path: from the
+// root, or from its folder when it starts "./" or "../"; one written by name that no longer
+// finds its note by name gets the path m.Format says.
 func RewriteLinks(src []byte, d Doc, resolve func(Link) Resolved, m Move) (out []byte, rewrites []Rewrite, skipped int) {
 	var edits []edit
 	for _, l := range d.Links {
@@ -156,7 +186,7 @@ func RewriteLinks(src []byte, d Doc, resolve func(Link) Resolved, m Move) (out [
 		var e edit
 		var ok bool
 		if wikiStyle(l) {
-			e, ok = m.wikiEdit(src, l, r.To, to)
+			e, ok = m.wikiEdit(src, l, path.Dir(d.Path), r.To, to)
 		} else {
 			e, ok = pathEdit(src, l, path.Dir(d.Path), to, &m)
 		}
@@ -172,8 +202,9 @@ func RewriteLinks(src []byte, d Doc, resolve func(Link) Resolved, m Move) (out [
 // same documents from its new folder, and reach where they go those that m takes too (itself, or
 // its neighbours in a moved folder). src is its text, d its parse under its old path, and
 // resolveFromOld resolves d's links as they were. Relative markdown links to documents that stay
-// get the relative path from the new folder; root-relative ones, and wiki links (which resolve by
-// name), change only when their target moves, as in [RewriteLinks].
+// get the relative path from the new folder, and so do wiki links written relative ("../Note");
+// root-relative ones, and other wiki links (which resolve by name or from the root), change only
+// when their target moves, as in [RewriteLinks].
 func RelinkMoved(src []byte, d Doc, newPath string, resolveFromOld func(Link) Resolved, m Move) (out []byte, rewrites []Rewrite) {
 	var edits []edit
 	for _, l := range d.Links {
@@ -189,7 +220,9 @@ func RelinkMoved(src []byte, d Doc, newPath string, resolveFromOld func(Link) Re
 		var ok bool
 		switch {
 		case wikiStyle(l) && moves:
-			e, ok = m.wikiEdit(src, l, r.To, to)
+			e, ok = m.wikiEdit(src, l, path.Dir(newPath), r.To, to)
+		case wikiStyle(l) && relativeWiki(l.Target):
+			e, ok = m.wikiEdit(src, l, path.Dir(newPath), r.To, r.To)
 		case wikiStyle(l), strings.HasPrefix(l.Target, "/") && !moves:
 			continue
 		case moves:
@@ -204,14 +237,20 @@ func RelinkMoved(src []byte, d Doc, newPath string, resolveFromOld func(Link) Re
 	return applyEdits(src, edits)
 }
 
-// wikiEdit returns the edit that makes the wiki link l, to the document from, name it at to; false
-// when the name it has still finds it.
-func (m Move) wikiEdit(src []byte, l Link, from, to string) (edit, bool) {
+// wikiEdit returns the edit that makes the wiki link l, written in the folder dir, to the
+// document from, name it at to; false when the name it has still finds it.
+func (m Move) wikiEdit(src []byte, l Link, dir, from, to string) (edit, bool) {
 	// A link written with a path keeps a path, the new one: a vault that names notes by path
 	// keeps its style. One written by name keeps a name while the name alone finds the note.
 	byPath := strings.Contains(l.Target, "/")
 	name := to
-	if !byPath && m.Unique != nil && m.Unique(from, path.Base(to)) {
+	switch {
+	case relativeWiki(l.Target), !byPath && m.Format == LinkRelative && (m.Unique == nil || !m.Unique(from, path.Base(to))):
+		name = relPath(dir, to)
+		if !strings.HasPrefix(name, "../") {
+			name = "./" + name
+		}
+	case !byPath && m.Unique != nil && m.Unique(from, path.Base(to)):
 		name = path.Base(to)
 	}
 	if hasMarkdownExt(name) {

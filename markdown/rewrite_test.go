@@ -76,6 +76,56 @@ func TestRewriteLinks(t *testing.T) {
 	}
 }
 
+// TestRewriteLinkFormats checks the vault's link format where a move writes a path: a wiki link
+// written relative stays relative, and one by name whose name another note now answers to gets
+// the path the format says.
+func TestRewriteLinkFormats(t *testing.T) {
+	tree := []Doc{doc("notes/old.md", ""), doc("notes/Other.md", ""), doc("archive/Other.md", "")}
+	tests := []struct {
+		name, from, src, newPath, want string
+		format                         LinkFormat
+	}{
+		{"relative stays relative", "notes/a.md", "[[./old]] [[../notes/old#H|h]]", "archive/2024/old.md", "[[../archive/2024/old]] [[../archive/2024/old#H|h]]", LinkShortest},
+		{"relative to the same folder", "archive/a.md", "[[../notes/old]]", "archive/old.md", "[[./old]]", LinkAbsolute},
+		{"relative renamed keeps its text", "notes/a.md", "[[./old]]", "notes/Other.md", "[[./Other|./old]]", LinkShortest},
+		{"shortest falls back to the root path", "notes/a.md", "[[old]]", "archive/Other.md", "[[archive/Other|old]]", LinkShortest},
+		{"absolute falls back to the root path", "notes/a.md", "[[old]]", "archive/Other.md", "[[archive/Other|old]]", LinkAbsolute},
+		{"relative falls back to a relative path", "notes/a.md", "[[old]]", "archive/Other.md", "[[../archive/Other|old]]", LinkRelative},
+		{"a unique name stays a name", "notes/a.md", "[[old]]", "archive/Fresh.md", "[[Fresh|old]]", LinkRelative},
+		{"a root path stays a root path", "notes/a.md", "[[notes/old]]", "archive/old.md", "[[archive/old]]", LinkRelative},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewGraph()
+			for _, d := range tree {
+				g.Put(d)
+			}
+			d := doc(tt.from, tt.src)
+			g.Put(d)
+			unique := func(_, base string) bool { return base == "Fresh.md" || base == "old.md" }
+			m := Move{From: "notes/old.md", To: tt.newPath, Unique: unique, KeepText: true, Format: tt.format}
+			out, _, _ := RewriteLinks([]byte(tt.src), d, func(l Link) Resolved { return g.Resolve(d.Path, l) }, m)
+			if diff := cmp.Diff(tt.want, string(out)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("a moved note's relative links follow its folder", func(t *testing.T) {
+		g := NewGraph()
+		for _, p := range []string{"a/one.md", "b/two.md"} {
+			g.Put(doc(p, ""))
+		}
+		src := "[[./one]] [[../b/two]] [[one]]"
+		d := Parse("a/moved.md", []byte(src), time.Time{})
+		g.Put(d)
+		m := Move{From: "a/moved.md", To: "c/d/moved.md", Unique: func(_, _ string) bool { return true }, KeepText: true}
+		out, rw := RelinkMoved([]byte(src), d, "c/d/moved.md", func(l Link) Resolved { return g.Resolve("a/moved.md", l) }, m)
+		if want := "[[../../a/one]] [[../../b/two]] [[one]]"; string(out) != want || len(rw) != 2 {
+			t.Errorf("got %q (%d rewrites), want %q", out, len(rw), want)
+		}
+	})
+}
+
 // TestRewriteShows checks what a rewrite shows of each link: the whole link as written, its line,
 // and the same after the move.
 func TestRewriteShows(t *testing.T) {

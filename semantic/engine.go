@@ -995,27 +995,27 @@ func (e *Engine) under(name string) []string {
 
 // RewriteLinks returns src, the document at from, with its links into what moves takes (each a
 // document, or a folder and what is in it) changed to point at the same documents where they go,
-// and the rewrites it made; keepText says how a wiki link whose name changes reads (see
-// [markdown.Move]). It resolves links with the graph as it was before the move, so call it before
+// and the rewrites it made; keepText says how a wiki link whose name changes reads and format
+// how one whose form no longer reaches its note is written (see [markdown.Move]). It resolves links with the graph as it was before the move, so call it before
 // [Engine.Refresh].
-func (e *Engine) RewriteLinks(from string, src []byte, modTime time.Time, moves []markdown.Moved, keepText bool) ([]byte, []markdown.Rewrite) {
+func (e *Engine) RewriteLinks(from string, src []byte, modTime time.Time, moves []markdown.Moved, keepText bool, format markdown.LinkFormat) ([]byte, []markdown.Rewrite) {
 	d := markdown.Parse(from, src, modTime)
 	out, rw, _ := markdown.RewriteLinks(src, d, func(l markdown.Link) markdown.Resolved { return e.graph.Resolve(from, l) },
-		e.move(moves, keepText))
+		e.move(moves, keepText, format))
 	return out, rw
 }
 
 // RelinkMoved returns src, the document now at newPath and formerly at oldPath, which moves took
 // along, with its links changed so they reach the same documents from its new folder, and those
 // the move took where they went; and the rewrites it made.
-func (e *Engine) RelinkMoved(src []byte, modTime time.Time, oldPath, newPath string, moves []markdown.Moved, keepText bool) ([]byte, []markdown.Rewrite) {
+func (e *Engine) RelinkMoved(src []byte, modTime time.Time, oldPath, newPath string, moves []markdown.Moved, keepText bool, format markdown.LinkFormat) ([]byte, []markdown.Rewrite) {
 	d := markdown.Parse(oldPath, src, modTime)
 	return markdown.RelinkMoved(src, d, newPath, func(l markdown.Link) markdown.Resolved { return e.graph.Resolve(oldPath, l) },
-		e.move(moves, keepText))
+		e.move(moves, keepText, format))
 }
 
 // move describes a move of what moves takes, with the graph's names for wiki links.
-func (e *Engine) move(moves []markdown.Moved, keepText bool) markdown.Move {
-	return markdown.Move{From: moves[0].From, To: moves[0].To, Along: moves[1:], KeepText: keepText,
+func (e *Engine) move(moves []markdown.Moved, keepText bool, format markdown.LinkFormat) markdown.Move {
+	return markdown.Move{From: moves[0].From, To: moves[0].To, Along: moves[1:], KeepText: keepText, Format: format,
 		Unique: func(p, name string) bool { return e.graph.UniqueAfterMove(p)(name) }}
 }

@@ -210,7 +210,7 @@ func TestEngineMoveRewritesLinks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, rw := e.RewriteLinks(tt.from, fsys[tt.from].Data, t0, []markdown.Moved{{From: tt.old, To: tt.dest}}, tt.keepText)
+			out, rw := e.RewriteLinks(tt.from, fsys[tt.from].Data, t0, []markdown.Moved{{From: tt.old, To: tt.dest}}, tt.keepText, markdown.LinkShortest)
 			if diff := cmp.Diff(tt.want, string(out)); diff != "" {
 				t.Errorf("text (-want +got):\n%s", diff)
 			}

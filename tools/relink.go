@@ -3,8 +3,10 @@ package tools
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"sort"
 	"strings"
@@ -36,6 +38,7 @@ func (s *Server) relink(ctx context.Context, moves []markdown.Moved, dry, keepTe
 		return relinked{}, noIndex()
 	}
 	var out relinked
+	format := s.linkFormat(ctx)
 	seen := map[string]bool{}
 	note := func(p string, rw []markdown.Rewrite) {
 		if !seen[p] {
@@ -55,7 +58,7 @@ func (s *Server) relink(ctx context.Context, moves []markdown.Moved, dry, keepTe
 		if err != nil || !markdown.IsText(data) {
 			continue
 		}
-		text, rw := e.RewriteLinks(from, data, info.ModTime, moves, keepText)
+		text, rw := e.RewriteLinks(from, data, info.ModTime, moves, keepText, format)
 		if len(rw) == 0 {
 			continue
 		}
@@ -80,7 +83,7 @@ func (s *Server) relink(ctx context.Context, moves []markdown.Moved, dry, keepTe
 			if err != nil || !markdown.IsText(data) {
 				continue
 			}
-			text, rw := e.RelinkMoved(data, info.ModTime, p, now, moves, keepText)
+			text, rw := e.RelinkMoved(data, info.ModTime, p, now, moves, keepText, format)
 			if len(rw) == 0 {
 				continue
 			}
@@ -96,6 +99,43 @@ func (s *Server) relink(ctx context.Context, moves []markdown.Moved, dry, keepTe
 		}
 	}
 	return out, nil
+}
+
+// obsidianSettings is the file where Obsidian keeps a vault's settings, among them the format of
+// the links it writes, and maxSettingsSize the most of it read: Obsidian's own is a few hundred
+// bytes.
+const (
+	obsidianSettings = ".obsidian/app.json"
+	maxSettingsSize  = 64 << 10
+)
+
+// linkFormat returns the root's format for the links a move writes: Obsidian's newLinkFormat
+// from .obsidian/app.json when the root is a vault that sets one, else shortest, Obsidian's
+// default. A file that cannot be read or parsed, or names another format, is logged and read as
+// the default: a move does not fail for a setting.
+func (s *Server) linkFormat(ctx context.Context) markdown.LinkFormat {
+	data, _, err := s.cfg.Root.ReadFile(ctx, obsidianSettings, maxSettingsSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return markdown.LinkShortest
+	}
+	var settings struct {
+		NewLinkFormat *string `json:"newLinkFormat"`
+	}
+	if err == nil {
+		err = json.Unmarshal(data, &settings)
+	}
+	if err != nil {
+		s.cfg.Log.Printf("reading %s for the vault's link format: %v; links are written in the shortest form", obsidianSettings, err)
+		return markdown.LinkShortest
+	}
+	if settings.NewLinkFormat == nil {
+		return markdown.LinkShortest
+	}
+	f, ok := markdown.ParseLinkFormat(*settings.NewLinkFormat)
+	if !ok {
+		s.cfg.Log.Printf("%s: newLinkFormat %q is none of shortest, relative, absolute; links are written in the shortest form", obsidianSettings, *settings.NewLinkFormat)
+	}
+	return f
 }
 
 // report puts what relink did on a move's result, the rewrites capped at MaxRewrites.

@@ -417,3 +417,46 @@ func TestMoveWhileIndexing(t *testing.T) {
 		}
 	}
 }
+
+// TestMoveFollowsVaultLinkFormat checks that a move writes the paths Obsidian's newLinkFormat
+// asks for in .obsidian/app.json, where a link by name no longer finds its note by name, that a
+// relative wiki link stays relative, and that a missing or unreadable setting is the default.
+func TestMoveFollowsVaultLinkFormat(t *testing.T) {
+	tree := []string{
+		"inbox/plan-draft.md=# Draft\n",
+		"archive/sub/plan.md=# Older plan\n",
+		"inbox/today.md=see [[plan-draft]]\n",
+		"journal/day.md=see [[../inbox/plan-draft#Draft|the draft]]\n",
+	}
+	tests := []struct {
+		name, settings string
+		today          string
+	}{
+		{"relative", `{"newLinkFormat": "relative", "useMarkdownLinks": false}`, "see [[../archive/plan|plan-draft]]\n"},
+		{"absolute", `{"newLinkFormat": "absolute"}`, "see [[archive/plan|plan-draft]]\n"},
+		{"no setting", `{"promptDelete": false}`, "see [[archive/plan|plan-draft]]\n"},
+		{"unreadable setting", `{newLinkFormat: relative`, "see [[archive/plan|plan-draft]]\n"},
+		{"unknown format", `{"newLinkFormat": "nearest"}`, "see [[archive/plan|plan-draft]]\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newOptionEnv(t, optionTable{tree: append(tree, ".obsidian/app.json="+tt.settings), engine: true})
+			out := move(t, e, "inbox/plan-draft.md", "archive/plan.md", nil)
+			if out.Result["success"] != true {
+				t.Fatalf("move failed: %s", out.json())
+			}
+			if got := out.Tree["inbox/today.md"]; got != tt.today {
+				t.Errorf("inbox/today.md = %q, want %q", got, tt.today)
+			}
+			if got, want := out.Tree["journal/day.md"], "see [[../archive/plan#Draft|the draft]]\n"; got != want {
+				t.Errorf("journal/day.md = %q, want %q", got, want)
+			}
+			for _, p := range []string{"inbox/today.md", "journal/day.md"} {
+				rel := e.call(t, SearcherName, map[string]any{"purpose": "relationships", "target": map[string]any{"path": p}})
+				if b, ok := rel.Result["broken"].([]any); !ok || len(b) > 0 {
+					t.Errorf("%s: broken = %v after the move, want []", p, rel.Result["broken"])
+				}
+			}
+		})
+	}
+}

@@ -46,3 +46,47 @@ func TestMoveSeveralEndToEnd(t *testing.T) {
 		t.Errorf("linksChecked %v, linksLost %v: want a check that lost none", res["linksChecked"], res["linksLost"])
 	}
 }
+
+// TestMoveVaultLinkFormatEndToEnd moves two notes of a vault whose owner chose relative links
+// (.obsidian/app.json) through the binary: relative wiki links stay relative, those between the
+// moved notes stay as written, and a link by a name another note now answers to gets a path
+// relative to its note, as Obsidian would write it.
+func TestMoveVaultLinkFormatEndToEnd(t *testing.T) {
+	f := workspace(t)
+	files := map[string]string{
+		".obsidian/app.json":  `{"newLinkFormat": "relative", "alwaysUpdateLinks": true}`,
+		"inbox/plan.md":       "# Plan\nnext: [[../projects/roadmap]], notes: [[./plan-notes]]\n",
+		"inbox/plan-notes.md": "# Notes\nfor [[./plan#Plan|the plan]]\n",
+		"inbox/today.md":      "- [[plan]]\n",
+		"journal/day.md":      "- [[../inbox/plan|the plan]]\n",
+		"projects/roadmap.md": "# Roadmap\n",
+		"projects/plan.md":    "# Last year's plan\n",
+	}
+	for p, text := range files {
+		must(t, os.MkdirAll(filepath.Join(f.root, filepath.Dir(p)), 0o755))
+		must(t, os.WriteFile(filepath.Join(f.root, p), []byte(text), 0o644))
+	}
+	s := start(t, f, nil, "--allow-write")
+	waitIndexed(t, s)
+	res, isErr := s.call(writer, map[string]any{"purpose": "move",
+		"target":  map[string]any{"paths": []string{"inbox/plan.md", "inbox/plan-notes.md"}, "destination": "archive/2026"},
+		"options": map[string]any{"createPath": true, "preserveRelationships": true}})
+	if isErr {
+		t.Fatalf("move: %v", res)
+	}
+	want := map[string]string{
+		"archive/2026/plan.md":       "# Plan\nnext: [[../../projects/roadmap]], notes: [[./plan-notes]]\n",
+		"archive/2026/plan-notes.md": "# Notes\nfor [[./plan#Plan|the plan]]\n",
+		"inbox/today.md":             "- [[../archive/2026/plan|plan]]\n",
+		"journal/day.md":             "- [[../archive/2026/plan|the plan]]\n",
+	}
+	for p, text := range want {
+		got, err := os.ReadFile(filepath.Join(f.root, p))
+		if err != nil || string(got) != text {
+			t.Errorf("%s = %q (%v), want %q", p, got, err, text)
+		}
+	}
+	if lost, ok := res["linksLost"].([]any); !ok || len(lost) > 0 {
+		t.Errorf("linksLost %v: want a check that lost none", res["linksLost"])
+	}
+}
