@@ -263,7 +263,7 @@ func TestProgressCandidates(t *testing.T) {
 	for i := range 1500 {
 		paths = append(paths, fmt.Sprintf("gone/%04d.md", i)) // missing: skipped, yet counted
 	}
-	err = s.visitCandidates(context.Background(), ".", 0, paths, r, func(fsroot.Info) bool { return true })
+	err = s.visitCandidates(context.Background(), ".", 0, paths, r, nil, func(fsroot.Info) bool { return true })
 	mustOK(t, err)
 	r.finish()
 	if len(got) != 2 || got[1].Done != 1500 || got[1].Total != 1500 {

@@ -239,9 +239,9 @@ func (s *Server) mentions(ctx context.Context, moves []markdown.Moved) mentionsF
 	}
 	var err error
 	if paths, ok := s.mentionCandidates(ctx, needles); ok {
-		err = s.visitCandidates(ctx, ".", 0, paths, &reporter{}, visit)
+		err = s.visitCandidates(ctx, ".", 0, paths, &reporter{}, nil, visit)
 	} else {
-		err = s.walk(ctx, ".", 0, &reporter{}, visit)
+		err = s.walk(ctx, ".", 0, &reporter{}, nil, visit)
 	}
 	switch {
 	case found.cut != "":

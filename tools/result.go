@@ -134,7 +134,7 @@ type SearcherResult struct {
 	NextOffset    *int           `json:"nextOffset,omitempty" jsonschema:"when truncated: pass this as options.offset to get the next page"`
 	FilesSearched int            `json:"filesSearched,omitempty" jsonschema:"search_content: how many text files under target.path (within the criteria) the search covered; the index rules out, without reading them, the files that lack the query's words; absent when the page filled before the search ended"`
 	FilesExcluded int            `json:"filesExcluded,omitempty" jsonschema:"search_content with criteria: files below target.path that the criteria left out, unread (when the index narrowed the search, of the text files it holds); filesSearched plus filesExcluded is what lies below target.path; absent when the page filled before the search ended"`
-	TimedOut      bool           `json:"timedOut,omitempty" jsonschema:"true when the deadline stopped the walk early; narrow the path or the criteria"`
+	TimedOut      bool           `json:"timedOut,omitempty" jsonschema:"true when time ran out before the walk ended: files holds what it found; nextOffset goes on from where it stopped"`
 	Hidden        map[string]int `json:"hidden,omitempty" jsonschema:"list and search_content: entries the walk left out, by reason: ignored, cache, blocked, type, other"`
 	HiddenHint    string         `json:"hiddenHint,omitempty"`
 	// search_semantic

@@ -275,7 +275,7 @@ func (r *Roots) pages(ctx context.Context, c *call, roots []*Server, in intents.
 	}
 	res := pageResult(c, p, t)
 	if timedOut {
-		res.TimedOut, res.Truncated = true, true
+		res.TimedOut, res.Truncated, res.NextOffset = true, true, ptr(p.offset+len(p.files))
 	}
 	return res, nil
 }

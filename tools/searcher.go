@@ -81,7 +81,7 @@ func (s *Server) listFolder(ctx context.Context, c *call, in intents.Discover, n
 	if info.Type != fsroot.TypeDir {
 		return nil, fsroot.ErrNotDir
 	}
-	return s.walkFiles(ctx, c, in, name, func(f *filter, p *page, r *reporter) (tally, error) {
+	return s.walkFiles(ctx, c, in, name, func(ctx context.Context, f *filter, p *page, r *reporter) (tally, error) {
 		return tally{}, s.list(ctx, name, in.Depth(), in.Options.IncludeModified, f, p, r)
 	})
 }
@@ -91,7 +91,7 @@ func (s *Server) searchFiles(ctx context.Context, c *call, in intents.Discover, 
 	if infoErr != nil {
 		return nil, infoErr
 	}
-	return s.walkFiles(ctx, c, in, name, func(f *filter, p *page, r *reporter) (tally, error) {
+	return s.walkFiles(ctx, c, in, name, func(ctx context.Context, f *filter, p *page, r *reporter) (tally, error) {
 		m, err := newMatcher(in.Target.Query, in.Options)
 		if err != nil {
 			return tally{}, err
@@ -105,20 +105,33 @@ func (s *Server) searchFiles(ctx context.Context, c *call, in intents.Discover, 
 type tally struct{ searched, excluded int }
 
 // walkFiles answers a list or a search_content of name: walk fills one page of files through the
-// call's filter and reporter, and returns what it searched.
-func (s *Server) walkFiles(ctx context.Context, c *call, in intents.Discover, name string, walk func(f *filter, p *page, r *reporter) (tally, error)) (any, error) {
+// call's filter and reporter, within the walk's share of the call's time, and returns what it
+// searched. A walk that stops before its end (a full page, or out of time) is remembered, so that
+// the call for its nextOffset goes on from there (see [resumes]).
+func (s *Server) walkFiles(ctx context.Context, c *call, in intents.Discover, name string, walk func(ctx context.Context, f *filter, p *page, r *reporter) (tally, error)) (any, error) {
 	f, err := newFilter(in)
 	if err != nil {
 		return nil, err
 	}
 	p := newPage(in.Options)
+	key := resumeKey(name, in)
+	from, resumed := s.resumes.at(key, p.offset, s.cfg.Now())
+	if resumed {
+		p.total, p.cur.after = p.offset, from.after
+	}
 	r := s.newReporter(ctx, c)
 	r.noise = in.Options.IncludeIgnored
 	defer r.finish() // runs as discover returns, before the response is sent
 	var out SearcherResult
-	t, err := walk(f, p, r)
+	budget := walkBudget
+	if s.budget != nil {
+		budget = s.budget
+	}
+	wctx, cancel := budget(ctx)
+	defer cancel()
+	t, err := walk(wctx, f, p, r)
 	out.FilesSearched, out.FilesExcluded = t.searched, t.excluded
-	if errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 		out.TimedOut, err = true, nil
 	}
 	if err != nil {
@@ -133,22 +146,33 @@ func (s *Server) walkFiles(ctx context.Context, c *call, in intents.Discover, na
 	if p.more || out.TimedOut {
 		out.Truncated = true
 	}
+	if resumed && !r.narrowed {
+		out.FilesSearched += from.searched // the walk's files searched, over every call it took
+	}
+	if p.more || out.TimedOut {
+		out.NextOffset = ptr(p.offset + len(p.files))
+		if key != "" && p.cur.at != "" {
+			s.resumes.put(resume{key: key, offset: *out.NextOffset, after: p.cur.at, searched: out.FilesSearched, when: s.cfg.Now()})
+		}
+	}
 	if p.more {
 		// The search stopped when the page filled: it did not cover every file, so it gives no
 		// count of files searched (a walk's would be the few before the page filled, the
 		// index's every file, neither what the next page covers).
-		out.NextOffset, out.FilesSearched, out.FilesExcluded = ptr(p.offset+len(p.files)), 0, 0
+		out.FilesSearched, out.FilesExcluded = 0, 0
 	}
 	out.Metadata = c.meta()
 	return out, nil
 }
 
 // page collects one page of results: it skips offset entries, keeps max, and notes that more exist.
+// cur is where the walk that fills it starts and got to.
 type page struct {
 	offset, max int
 	files       []FileEntry
 	total       int
 	more        bool
+	cur         *cursor
 }
 
 func newPage(o intents.DiscoverOptions) *page {
@@ -156,7 +180,7 @@ func newPage(o intents.DiscoverOptions) *page {
 	if max <= 0 {
 		max = DefaultMaxResults
 	}
-	return &page{offset: o.Offset, max: max}
+	return &page{offset: o.Offset, max: max, cur: &cursor{}}
 }
 
 // add records one result; it reports false once the page is full and one more result proved that
@@ -176,16 +200,22 @@ func (p *page) add(e func() FileEntry) bool {
 
 // walk visits the entries below name that the policy lets the caller see, in path order, down to
 // depth levels ([intents.Discover.Depth]: 1 for the entries directly in name, 0 for the whole tree),
-// leaving out the noise ([Ignore]) unless r.noise. r counts every entry walked, and those left
-// out by reason.
-func (s *Server) walk(ctx context.Context, name string, depth int, r *reporter, visit func(fsroot.Info) bool) error {
+// leaving out the noise ([Ignore]) unless r.noise, and those cur has been past. r counts every
+// entry walked, and those left out by reason; cur (if not nil) records the last file visited.
+func (s *Server) walk(ctx context.Context, name string, depth int, r *reporter, cur *cursor, visit func(fsroot.Info) bool) error {
 	noise := s.walksNoise(name, r)
-	return s.cfg.Root.Walk(ctx, name, depth, func(info fsroot.Info, err error) error {
+	err := s.cfg.Root.Walk(ctx, name, depth, func(info fsroot.Info, err error) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if err != nil {
 			return nil // an unreadable directory is left out, as the user could not list it either
+		}
+		if dir := info.Type == fsroot.TypeDir; cur.before(info.Path, dir) {
+			if dir {
+				return fs.SkipDir
+			}
+			return nil
 		}
 		r.step()
 		why := ""
@@ -204,8 +234,13 @@ func (s *Server) walk(ctx context.Context, name string, depth int, r *reporter, 
 		if !visit(info) {
 			return fs.SkipAll
 		}
+		cur.done(ctx, info.Path)
 		return nil
 	})
+	if err == nil {
+		err = ctx.Err() // the last file may have been cut short
+	}
+	return err
 }
 
 // walksNoise reports whether a walk of name takes in what is noise ([Ignore]): when the call asked
@@ -215,7 +250,7 @@ func (s *Server) walksNoise(name string, r *reporter) bool {
 }
 
 func (s *Server) list(ctx context.Context, name string, depth int, modified bool, f *filter, p *page, r *reporter) error {
-	return s.walk(ctx, name, depth, r, func(info fsroot.Info) bool {
+	return s.walk(ctx, name, depth, r, p.cur, func(info fsroot.Info) bool {
 		if !f.keep(info) {
 			return true
 		}
@@ -435,6 +470,9 @@ func (s *Server) searchContent(ctx context.Context, name string, depth int, o in
 			t.excluded++
 			return true
 		}
+		if s.beforeSearch != nil {
+			s.beforeSearch(info.Path)
+		}
 		data, _, err := s.cfg.Root.ReadFile(ctx, info.Path, s.cfg.MaxFileSize)
 		if err != nil || !markdown.IsText(data) {
 			return true // unreadable, special, too large or binary: not searchable text
@@ -469,11 +507,11 @@ func (s *Server) searchContent(ctx context.Context, name string, depth int, o in
 	}
 	if paths, ok := s.candidates(ctx, m); ok && !s.walksNoise(name, r) { // the index holds no noise
 		r.narrowed = true
-		err := s.visitCandidates(ctx, name, depth, paths, r, visit)
+		err := s.visitCandidates(ctx, name, depth, paths, r, p.cur, visit)
 		t.searched, t.excluded = s.covered(name, depth, f)
 		return t, err
 	}
-	err := s.walk(ctx, name, depth, r, visit)
+	err := s.walk(ctx, name, depth, r, p.cur, visit)
 	return t, err
 }
 
@@ -512,8 +550,9 @@ func (s *Server) candidates(ctx context.Context, m *matcher) ([]string, bool) {
 
 // visitCandidates visits the candidate files below name in the order a walk would (depth first,
 // names sorted), within depth levels as [Server.walk] counts them, judged by the policy as a walk
-// judges them. r counts every candidate, out of all of them.
-func (s *Server) visitCandidates(ctx context.Context, name string, depth int, paths []string, r *reporter, visit func(fsroot.Info) bool) error {
+// judges them, leaving out those cur has been past. r counts every candidate, out of all of
+// them; cur (if not nil) records the last file visited.
+func (s *Server) visitCandidates(ctx context.Context, name string, depth int, paths []string, r *reporter, cur *cursor, visit func(fsroot.Info) bool) error {
 	sort.Slice(paths, func(i, j int) bool { return walkOrder(paths[i], paths[j]) })
 	r.setTotal(len(paths), "candidate files")
 	for _, p := range paths {
@@ -532,11 +571,15 @@ func (s *Server) visitCandidates(ctx context.Context, name string, depth int, pa
 		if s.cfg.Ignore.Hidden(p, false) != "" {
 			continue // ignored since the index took it in
 		}
+		if cur.before(p, false) {
+			continue
+		}
 		if !visit(info) {
 			return nil
 		}
+		cur.done(ctx, p)
 	}
-	return nil
+	return ctx.Err() // the last file may have been cut short
 }
 
 // below returns p relative to the folder name, and whether p lies below it.

@@ -88,6 +88,12 @@ type Server struct {
 	// mentionBudget bounds the search for mentions before a move (MentionBudget); tests set it so
 	// that a slow machine meets the byte and file bounds, not the clock.
 	mentionBudget time.Duration
+	// resumes remembers where recent lists and searches stopped, for their next page.
+	resumes resumes
+	// budget, if set, replaces walkBudget, and beforeSearch, if set, runs before search_content
+	// reads each file: tests end a walk's time at a file of their choosing, not by the clock.
+	budget       func(context.Context) (context.Context, context.CancelFunc)
+	beforeSearch func(name string)
 }
 
 // New returns a Server for cfg, filling its zero fields with their defaults.
@@ -227,8 +233,11 @@ func (s *Server) adapt(tool string, h handlerFunc) server.ToolHandlerFunc {
 		case res := <-done:
 			return res, nil
 		case <-ctx.Done():
-			st := Status{Code: CodeTimeout, Error: fmt.Sprintf("the call ran past its deadline of %v and was abandoned (a write may still complete): "+
-				"try a smaller path or narrower criteria, and check the file before retrying a write", s.cfg.Timeout)}
+			st := Status{Code: CodeTimeout, Error: fmt.Sprintf("the call ran past its deadline of %v and was abandoned: try a smaller path or narrower criteria", s.cfg.Timeout)}
+			if tool == WriterName {
+				st.Error = fmt.Sprintf("the call ran past its deadline of %v and was abandoned (a write may still complete): "+
+					"check the file before retrying", s.cfg.Timeout)
+			}
 			return shape(errorResult(tool, st, c.meta()), true), nil
 		}
 	}
