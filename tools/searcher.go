@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"regexp/syntax"
 	"sort"
 	"strings"
 	"time"
@@ -269,7 +270,7 @@ func (s *Server) fileContains(ctx context.Context, info fsroot.Info, needle stri
 	if err != nil || !markdown.IsText(data) {
 		return false
 	}
-	return strings.Contains(strings.ToLower(string(data)), needle)
+	return containsLower(string(data), needle)
 }
 
 // entry is one entry of a listing: its path, type and, for a file, size; its modification time only
@@ -422,8 +423,11 @@ func expandBraces(pattern string) ([]string, error) {
 }
 
 // matcher finds the query in a line: a literal, case-insensitive unless asked, or an RE2 regex.
+// A matcher says which lines a search_content matches: those holding needle (ignoring case if
+// fold), or those re matches, which hold all of lits.
 type matcher struct {
 	re     *regexp.Regexp
+	lits   []literal
 	needle string
 	fold   bool
 }
@@ -447,17 +451,55 @@ func newMatcher(query string, o intents.DiscoverOptions) (*matcher, error) {
 	if err != nil {
 		return nil, &callError{code: CodeInvalidArgument, field: "target.query", msg: "target.query is not a valid RE2 regular expression (" + err.Error() + "): fix it, or leave options.regex off to search for the literal text"}
 	}
-	return &matcher{re: re}, nil
+	m := &matcher{re: re}
+	if parsed, err := syntax.Parse(src, syntax.Perl); err == nil {
+		m.lits = requiredLiterals(parsed.Simplify())
+	}
+	return m, nil
 }
 
+// match reports whether line matches.
 func (m *matcher) match(line string) bool {
 	if m.re != nil {
-		return m.re.MatchString(line)
+		return m.holds(line) && m.re.MatchString(line)
 	}
 	if m.fold {
-		return strings.Contains(strings.ToLower(line), m.needle)
+		return containsLower(line, m.needle)
 	}
 	return strings.Contains(line, m.needle)
+}
+
+// holds reports whether text holds every literal a match of the expression must contain: a file
+// or line without them has no match, and is passed over without running the expression.
+func (m *matcher) holds(text string) bool {
+	for _, l := range m.lits {
+		if !l.in(text) {
+			return false
+		}
+	}
+	return true
+}
+
+// mayMatch reports whether a line of text may match: false rules the whole file out.
+func (m *matcher) mayMatch(text string) bool {
+	if m.re != nil {
+		return m.holds(text)
+	}
+	return m.match(text)
+}
+
+// containsLower reports whether strings.ToLower(s) contains needle, already lower-cased, without
+// lower-casing s when needle is ASCII: then only two letters beyond ASCII lower-case to ASCII
+// (the Kelvin sign to k, the dotted capital I to i and a dot), and s is lower-cased only when it
+// holds one.
+func containsLower(s, needle string) bool {
+	if !ascii(needle) {
+		return strings.Contains(strings.ToLower(s), needle)
+	}
+	if indexFoldASCII(s, needle) >= 0 {
+		return true
+	}
+	return (strings.Contains(s, "\u212a") || strings.Contains(s, "\u0130")) && strings.Contains(strings.ToLower(s), needle)
 }
 
 func (s *Server) searchContent(ctx context.Context, name string, depth int, o intents.DiscoverOptions, f *filter, m *matcher, p *page, r *reporter) (tally, error) {
@@ -479,7 +521,7 @@ func (s *Server) searchContent(ctx context.Context, name string, depth int, o in
 		}
 		t.searched++
 		text := string(data)
-		if f.content != "" && !strings.Contains(strings.ToLower(text), f.content) {
+		if f.content != "" && !containsLower(text, f.content) || !m.mayMatch(text) {
 			return true
 		}
 		matches, count := findMatches(splitLines(text), m, o.ContextLines)
@@ -533,15 +575,26 @@ func (s *Server) covered(name string, depth int, f *filter) (kept, left int) {
 	return kept, left
 }
 
-// candidates asks the index which files may hold a literal query. ok is false when the index cannot
-// narrow the search (no index, still building, a regular expression, a literal not made of whole
-// ASCII words): then every file is scanned. Either way the files are read and matched the same way,
+// candidates asks the index which files may hold a literal query, or the literals a regular
+// expression's matches must contain. ok is false when the index cannot narrow the search (no
+// index, still building, an expression without such literals, literals too short or not ASCII):
+// then every file is scanned. Either way the files are read and matched the same way,
 // so the results are the same.
 func (s *Server) candidates(ctx context.Context, m *matcher) ([]string, bool) {
-	if s.cfg.Engine == nil || m.re != nil {
+	if s.cfg.Engine == nil || m.re != nil && len(m.lits) == 0 {
 		return nil, false
 	}
-	paths, ok, err := s.cfg.Engine.Candidates(ctx, m.needle)
+	needle := m.needle
+	if m.re != nil {
+		// Every match holds every literal: the files that hold them all, as words or inside
+		// words, are the candidates (Candidates ignores case, which only widens them).
+		var runs []string
+		for _, l := range m.lits {
+			runs = append(runs, l.s)
+		}
+		needle = strings.Join(runs, " ")
+	}
+	paths, ok, err := s.cfg.Engine.Candidates(ctx, needle)
 	if err != nil || !ok {
 		return nil, false
 	}
