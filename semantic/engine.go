@@ -124,8 +124,10 @@ type Engine struct {
 	hardLinks, unreadable, notText atomic.Int64
 	complete                       atomic.Bool
 	phase                          atomic.Pointer[Phase]
-	// readFrom is when the build began reading files (Unix nanoseconds), for [Progress.Left].
-	readFrom atomic.Int64
+	// readFrom is when the build began reading files (Unix nanoseconds), and work and worked the
+	// work of the files it reads and of those read so far (see fileWork), for [Progress.Left].
+	readFrom     atomic.Int64
+	work, worked atomic.Int64
 	// pending lists the files the build has still to index, for searches during the build.
 	pending atomic.Pointer[pendingFiles]
 	// unheld lists, while the build walks the tree, the files it found that the index does not
@@ -222,9 +224,10 @@ func (e *Engine) Status() Progress {
 		p.Phase = PhaseComplete
 	}
 	if p.Phase == PhaseIndexing {
-		// The pace of the files read so far, the reused ones left out.
-		if n, d := p.Done-p.Reused, time.Since(time.Unix(0, e.readFrom.Load())); n > 0 && d > 0 {
-			p.Left = time.Duration(float64(d) / float64(n) * float64(p.Total-p.Done))
+		// The pace of the work done so far, the reused files left out: by bytes and files, so
+		// that a tree of small pages then one of big sources is not read as if all were pages.
+		if w, d := e.worked.Load(), time.Since(time.Unix(0, e.readFrom.Load())); w > 0 && d > 0 {
+			p.Left = time.Duration(float64(d) / float64(w) * float64(e.work.Load()-w))
 		}
 	}
 	return p
@@ -374,13 +377,15 @@ func (e *Engine) Build(ctx context.Context) error {
 	files := w.files
 	// What is left of stamps once every file found is struck off is what the index holds of
 	// files that are gone: a cold build keeps no set of the paths it saw.
-	var todo []string // files to read, in walk order
+	var todo []string  // files to read, in walk order
+	work := []int64{0} // work[i]: the work of todo[:i]
 	for _, f := range files {
 		if old, ok := stamps[f.path]; ok && loaded[f.path] && old.Size == f.stamp.Size && old.ModTime.Equal(f.stamp.ModTime) {
 			delete(stamps, f.path) // unchanged since it was indexed
 			continue
 		}
 		todo = append(todo, f.path)
+		work = append(work, work[len(work)-1]+fileWork(f.stamp.Size))
 	}
 	base := int64(len(files) - len(todo))
 	files, loaded = nil, nil
@@ -388,9 +393,12 @@ func (e *Engine) Build(ctx context.Context) error {
 	e.reused.Store(base)
 	e.pending.Store(&pendingFiles{files: todo, base: base})
 	e.unheld.Store(nil) // pending lists its files and the changed ones: a cold build's whole tree
+	e.work.Store(work[len(work)-1])
+	e.worked.Store(0)
 	e.readFrom.Store(time.Now().UnixNano())
 	e.setPhase(PhaseIndexing)
 	if err := e.readAndPut(ctx, todo, func(n int) {
+		e.worked.Store(work[n])
 		e.done.Store(base + int64(n))
 		if e.opts.Progress != nil {
 			e.opts.Progress(e.Status())
@@ -409,6 +417,15 @@ func (e *Engine) Build(ctx context.Context) error {
 	// wait for it.
 	return e.index().LoadWords()
 }
+
+// fileWork is what reading and indexing a file of size bytes costs, in bytes of text: its bytes
+// and perFileWork for opening, parsing and storing it. By two cold builds (README's scale
+// table), tldr's 38,405 files of 17 MB took 21 s and the Linux sources' 78,611 files of 1.24 GB
+// 625 s: about 0.33 ms a file and 0.48 s a MB, a file costing as much as some 700 bytes.
+func fileWork(size int64) int64 { return size + perFileWork }
+
+// perFileWork is the work of a file besides its bytes (see fileWork).
+const perFileWork = 700
 
 // readAndPut reads and parses names, puts each document in the graph (calling found for it) and
 // indexes them in batches of at most buildBatch files and about maxBatchBytes of text. Files are
