@@ -60,20 +60,26 @@ func TestRewriteLinks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := NewGraph()
-			for _, d := range tree {
-				g.Put(d)
-			}
-			d := doc(tt.from, tt.src)
-			g.Put(d)
-			unique := func(_, base string) bool { return base == "Fresh.md" || base == "old.md" }
-			m := Move{From: "notes/old.md", To: tt.newPath, Unique: unique, KeepText: !tt.target}
-			out, rw, skipped := RewriteLinks([]byte(tt.src), d, func(l Link) Resolved { return g.Resolve(d.Path, l) }, m)
+			m := Move{From: "notes/old.md", To: tt.newPath, KeepText: !tt.target}
+			out, rw, skipped := rewriteIn(tree, tt.from, tt.src, m)
 			if diff := cmp.Diff(tt.want, string(out)); diff != "" || len(rw) != tt.changed || skipped != tt.skipped {
 				t.Errorf("changed %d skipped %d, want %d %d; (-want +got):\n%s", len(rw), skipped, tt.changed, tt.skipped, diff)
 			}
 		})
 	}
+}
+
+// rewriteIn rewrites, for the move m, the links of src, the document at from in a graph of tree,
+// where the names Fresh.md and old.md are unique.
+func rewriteIn(tree []Doc, from, src string, m Move) ([]byte, []Rewrite, int) {
+	g := NewGraph()
+	for _, d := range tree {
+		g.Put(d)
+	}
+	d := doc(from, src)
+	g.Put(d)
+	m.Unique = func(_, base string) bool { return base == "Fresh.md" || base == "old.md" }
+	return RewriteLinks([]byte(src), d, func(l Link) Resolved { return g.Resolve(d.Path, l) }, m)
 }
 
 // TestRewriteLinkFormats checks the vault's link format where a move writes a path: a wiki link
@@ -96,15 +102,8 @@ func TestRewriteLinkFormats(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := NewGraph()
-			for _, d := range tree {
-				g.Put(d)
-			}
-			d := doc(tt.from, tt.src)
-			g.Put(d)
-			unique := func(_, base string) bool { return base == "Fresh.md" || base == "old.md" }
-			m := Move{From: "notes/old.md", To: tt.newPath, Unique: unique, KeepText: true, Format: tt.format}
-			out, _, _ := RewriteLinks([]byte(tt.src), d, func(l Link) Resolved { return g.Resolve(d.Path, l) }, m)
+			m := Move{From: "notes/old.md", To: tt.newPath, KeepText: true, Format: tt.format}
+			out, _, _ := rewriteIn(tree, tt.from, tt.src, m)
 			if diff := cmp.Diff(tt.want, string(out)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}

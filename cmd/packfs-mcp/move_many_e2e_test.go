@@ -16,10 +16,7 @@ func TestMoveSeveralEndToEnd(t *testing.T) {
 		"inbox/triage.md":        "# Triage\nback to [[inbox/roots-listing#Repro|the roots repro]]\n",
 		"inbox/index.md":         "- [[inbox/roots-listing]]\n- [[inbox/roots-listing#Repro|the roots repro]]\n- [[triage]]\n",
 	}
-	for p, text := range files {
-		must(t, os.MkdirAll(filepath.Join(f.root, filepath.Dir(p)), 0o755))
-		must(t, os.WriteFile(filepath.Join(f.root, p), []byte(text), 0o644))
-	}
+	writeFiles(t, f.root, files)
 	s := start(t, f, nil, "--allow-write")
 	waitIndexed(t, s)
 	res, isErr := s.call(writer, map[string]any{"purpose": "move",
@@ -33,12 +30,7 @@ func TestMoveSeveralEndToEnd(t *testing.T) {
 		"archive/triage.md":        "# Triage\nback to [[archive/roots-listing#Repro|the roots repro]]\n",
 		"inbox/index.md":           "- [[archive/roots-listing]]\n- [[archive/roots-listing#Repro|the roots repro]]\n- [[triage]]\n",
 	}
-	for p, text := range want {
-		got, err := os.ReadFile(filepath.Join(f.root, p))
-		if err != nil || string(got) != text {
-			t.Errorf("%s = %q (%v), want %q", p, got, err, text)
-		}
-	}
+	checkFiles(t, f.root, want)
 	if moved, _ := res["moved"].([]any); len(moved) != 2 {
 		t.Errorf("moved = %v, want both notes", res["moved"])
 	}
@@ -62,10 +54,7 @@ func TestMoveVaultLinkFormatEndToEnd(t *testing.T) {
 		"projects/roadmap.md": "# Roadmap\n",
 		"projects/plan.md":    "# Last year's plan\n",
 	}
-	for p, text := range files {
-		must(t, os.MkdirAll(filepath.Join(f.root, filepath.Dir(p)), 0o755))
-		must(t, os.WriteFile(filepath.Join(f.root, p), []byte(text), 0o644))
-	}
+	writeFiles(t, f.root, files)
 	s := start(t, f, nil, "--allow-write")
 	waitIndexed(t, s)
 	res, isErr := s.call(writer, map[string]any{"purpose": "move",
@@ -80,13 +69,28 @@ func TestMoveVaultLinkFormatEndToEnd(t *testing.T) {
 		"inbox/today.md":             "- [[../archive/2026/plan|plan]]\n",
 		"journal/day.md":             "- [[../archive/2026/plan|the plan]]\n",
 	}
+	checkFiles(t, f.root, want)
+	if lost, ok := res["linksLost"].([]any); !ok || len(lost) > 0 {
+		t.Errorf("linksLost %v: want a check that lost none", res["linksLost"])
+	}
+}
+
+// writeFiles writes files (slash path to text) below root, making their folders.
+func writeFiles(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for p, text := range files {
+		must(t, os.MkdirAll(filepath.Join(root, filepath.Dir(p)), 0o755))
+		must(t, os.WriteFile(filepath.Join(root, p), []byte(text), 0o644))
+	}
+}
+
+// checkFiles checks that each file of want (slash path to text) below root holds its text.
+func checkFiles(t *testing.T, root string, want map[string]string) {
+	t.Helper()
 	for p, text := range want {
-		got, err := os.ReadFile(filepath.Join(f.root, p))
+		got, err := os.ReadFile(filepath.Join(root, p))
 		if err != nil || string(got) != text {
 			t.Errorf("%s = %q (%v), want %q", p, got, err, text)
 		}
-	}
-	if lost, ok := res["linksLost"].([]any); !ok || len(lost) > 0 {
-		t.Errorf("linksLost %v: want a check that lost none", res["linksLost"])
 	}
 }
