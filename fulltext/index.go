@@ -747,6 +747,15 @@ func (ix *Index) Stamps() (map[string]Stamp, error) {
 	return m, nil
 }
 
+// Stamp returns the size and modification time the document at p had when indexed, and false
+// when the index does not hold it.
+func (ix *Index) Stamp(p string) (Stamp, bool) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	d, ok := ix.docs[p]
+	return d.stamp, ok
+}
+
 // Holds reports whether the index holds the document at p.
 func (ix *Index) Holds(p string) bool {
 	ix.mu.Lock()

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"maps"
 	"math"
+	"path"
 	"runtime"
 	"slices"
 	"sort"
@@ -981,6 +982,117 @@ func (e *Engine) Reconcile(ctx context.Context) (changed int, err error) {
 		return 0, err
 	}
 	return len(docs) + len(gone), e.drop(gone...)
+}
+
+// Changed brings in step the paths other programs changed, as a [fsroot.Watcher] reports them:
+// a file whose size or modification time differs from what the index holds is read again, one
+// gone (or no longer indexable) is removed, and a folder is reconciled as [Engine.Reconcile]
+// reconciles the root, its files gone since removed. It waits for a build under way, and does
+// nothing before the first build is complete.
+func (e *Engine) Changed(ctx context.Context, paths []string) (changed int, err error) {
+	e.buildMu.Lock()
+	defer e.buildMu.Unlock()
+	ix := e.index()
+	if ix == nil || !e.complete.Load() {
+		return 0, nil
+	}
+	var docs []markdown.Doc
+	var gone []string
+	lists := folderLists{fsys: e.opts.FS, of: map[string][]fs.DirEntry{}}
+	for _, p := range paths {
+		files, isDir, err := e.look(ctx, p, lists.entry)
+		if err != nil {
+			return 0, err
+		}
+		seen := make(map[string]bool, len(files))
+		for _, f := range files {
+			seen[f.path] = true
+			if old, ok := ix.Stamp(f.path); ok && old.Size == f.stamp.Size && old.ModTime.Equal(f.stamp.ModTime) {
+				continue
+			}
+			if d, err := e.read(f.path); err == nil {
+				e.graph.Put(d.Outline())
+				docs = append(docs, d)
+			} else {
+				gone = append(gone, f.path)
+			}
+		}
+		held := []string{p}
+		if isDir || len(files) == 0 {
+			held = ix.Under(p)
+		}
+		for _, h := range held {
+			if !seen[h] && ix.Has(h) {
+				gone = append(gone, h)
+			}
+		}
+	}
+	if err := e.put(docs...); err != nil {
+		return 0, err
+	}
+	return len(docs) + len(gone), e.drop(gone...)
+}
+
+// look returns the indexable files at p: p itself when it is one, the files below it when it is
+// a folder the policy lets in (and isDir), none when it is gone, neither, or below a folder the
+// policy keeps out.
+func (e *Engine) look(ctx context.Context, p string, entry func(string) (fs.DirEntry, error)) (files []file, isDir bool, err error) {
+	for dir := path.Dir(p); dir != "."; dir = path.Dir(dir) {
+		if !e.opts.Allow(dir, true) {
+			return nil, false, nil // below a folder the walk does not enter
+		}
+	}
+	d, err := entry(p)
+	if err != nil {
+		return nil, false, nil // gone, or not reachable through the root: nothing to index there
+	}
+	if d.IsDir() {
+		if p != "." && !e.opts.Allow(p, true) {
+			return nil, true, nil
+		}
+		files, err := e.walk(ctx, p, false)
+		return files, true, err
+	}
+	if ok, _ := e.admit(p, d); !ok {
+		return nil, false, nil
+	}
+	info, err := d.Info()
+	if err != nil || info.Size() > e.opts.MaxFileBytes {
+		return nil, false, nil
+	}
+	return []file{{p, fulltext.Stamp{Size: info.Size(), ModTime: info.ModTime()}}}, false, nil
+}
+
+// folderLists reads folders once for a batch of paths, to tell what each path is as its folder
+// lists it: without following a symbolic link, as a walk sees it.
+type folderLists struct {
+	fsys fs.FS
+	of   map[string][]fs.DirEntry
+}
+
+// entry returns the directory entry of p.
+func (l folderLists) entry(p string) (fs.DirEntry, error) {
+	if p == "." {
+		info, err := fs.Stat(l.fsys, p)
+		if err != nil {
+			return nil, err
+		}
+		return fs.FileInfoToDirEntry(info), nil
+	}
+	dir := path.Dir(p)
+	entries, ok := l.of[dir]
+	if !ok {
+		var err error
+		if entries, err = fs.ReadDir(l.fsys, dir); err != nil {
+			return nil, err
+		}
+		l.of[dir] = entries
+	}
+	i, found := slices.BinarySearchFunc(entries, path.Base(p), func(d fs.DirEntry, name string) int { return strings.Compare(d.Name(), name) })
+	if !found {
+		return nil, fs.ErrNotExist
+	}
+	return entries[i], nil
 }
 
 // LinksInto returns the links to name, or to any document below it when it is a folder.

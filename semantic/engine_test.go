@@ -183,6 +183,57 @@ func TestEngineReconcile(t *testing.T) {
 	}
 }
 
+// TestEngineChanged checks that the paths a watcher reports are brought in step, each alone: a
+// file edited, one added, one deleted, a folder added with its files, a folder deleted, and a file
+// in a refused folder left out; a path that did not change costs no read.
+func TestEngineChanged(t *testing.T) {
+	tests := []struct {
+		name    string
+		change  func(fsys fstest.MapFS)
+		paths   []string
+		changed int
+		found   map[string]int // query word: hits wanted
+	}{
+		{"edited", func(fsys fstest.MapFS) {
+			fsys["alpha.md"] = &fstest.MapFile{Data: []byte("# Alpha\nAntelopes now.\n"), ModTime: t0.Add(time.Hour)}
+		}, []string{"alpha.md"}, 1, map[string]int{"antelopes": 1, "aardvarks": 0}},
+		{"added", func(fsys fstest.MapFS) {
+			fsys["delta.md"] = &fstest.MapFile{Data: []byte("# Delta\nDingoes howl.\n"), ModTime: t0}
+		}, []string{"delta.md"}, 1, map[string]int{"dingoes": 1}},
+		{"deleted", func(fsys fstest.MapFS) { delete(fsys, "notes.txt") }, []string{"notes.txt"}, 1, map[string]int{"capybaras": 0}},
+		{"folder added", func(fsys fstest.MapFS) {
+			fsys["zoo/a.md"] = &fstest.MapFile{Data: []byte("zebras\n"), ModTime: t0}
+			fsys["zoo/deep/b.md"] = &fstest.MapFile{Data: []byte("zebras too\n"), ModTime: t0}
+		}, []string{"zoo"}, 2, map[string]int{"zebras": 2}},
+		{"folder deleted", func(fsys fstest.MapFS) { delete(fsys, "sub/beta.md") }, []string{"sub"}, 1, map[string]int{"badgers": 0}},
+		{"refused folder", func(fsys fstest.MapFS) {
+			fsys["blocked/new.md"] = &fstest.MapFile{Data: []byte("wolverines\n"), ModTime: t0}
+		}, []string{"blocked/new.md", "blocked"}, 0, map[string]int{"wolverines": 0}},
+		{"unchanged", func(fstest.MapFS) {}, []string{"index.md", "sub"}, 0, map[string]int{"badgers": 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fsys := vault()
+			e := openEngine(t, fsys, "")
+			defer e.Close()
+			tt.change(fsys)
+			reads := e.reads.Load()
+			n, err := e.Changed(context.Background(), tt.paths)
+			if err != nil || n != tt.changed {
+				t.Fatalf("Changed(%v) = %d, %v; want %d", tt.paths, n, err, tt.changed)
+			}
+			if tt.changed == 0 && e.reads.Load() != reads {
+				t.Errorf("nothing changed, but %d files were read", e.reads.Load()-reads)
+			}
+			for q, want := range tt.found {
+				if got := find(t, e, q); len(got) != want {
+					t.Errorf("%s: %v, want %d hits", q, got, want)
+				}
+			}
+		})
+	}
+}
+
 func TestEngineMoveRewritesLinks(t *testing.T) {
 	fsys := vault()
 	e := openEngine(t, fsys, "")

@@ -2,9 +2,11 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -302,12 +304,22 @@ func notIndexed(st semantic.Progress) string {
 }
 
 // defaultReconcile is how often the index picks up changes made by other programs when
-// [SemanticConfig.ReconcileMs] is zero: soon enough that a search finds an edit made in an editor a
-// moment ago, rarely enough that the walk it takes costs little.
+// [SemanticConfig.ReconcileMs] is zero and the system's file events cannot be used: soon enough
+// that a search finds an edit made in an editor a moment ago, rarely enough that the walk it takes
+// costs little.
 const defaultReconcile = 10 * time.Second
 
+// Where file events stand in for walks, a walk still runs now and then, for what events miss (a
+// network file system, a folder renamed under a watch): every safetyWalk, or more rarely on a tree
+// whose walk is long, so that it takes at most walkShare of the time.
+const (
+	safetyWalk = 10 * time.Minute
+	walkShare  = 100
+)
+
 // indexInBackground builds m's index, logging progress to stderr every few seconds, then keeps it
-// in step with changes made by other programs by reconciling every interval, until ctx ends.
+// in step with changes made by other programs until ctx ends: from the system's file events where
+// they can be used, else by reconciling every interval.
 func (a *app) indexInBackground(ctx context.Context, m *mount) {
 	if m.engine == nil {
 		return
@@ -319,6 +331,10 @@ func (a *app) indexInBackground(ctx context.Context, m *mount) {
 	every := time.Duration(a.cfg.Semantic.ReconcileMs) * time.Millisecond
 	if every <= 0 {
 		every = defaultReconcile
+		if w, err := m.watch(ctx); err == nil {
+			m.follow(ctx, w)
+			return
+		}
 	}
 	tick := time.NewTicker(every)
 	defer tick.Stop()
@@ -327,12 +343,70 @@ func (a *app) indexInBackground(ctx context.Context, m *mount) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			if n, err := m.engine.Reconcile(ctx); err != nil && ctx.Err() == nil {
-				m.warn.Printf("reconciling the search index: %v", err)
+			m.reconcile(ctx)
+		}
+	}
+}
+
+// watch starts watching m's folders for changes, and says on stderr how changes made by other
+// programs are picked up.
+func (m *mount) watch(ctx context.Context) (*fsroot.Watcher, error) {
+	allow := tools.Indexed(m.policy, m.root, m.ignore)
+	w, err := m.root.Watch(ctx, func(dir string) bool { return !allow(dir, true) })
+	switch {
+	case err == nil:
+		m.log.Printf("search index: following changes by other programs through file events (%d folders watched)", w.Folders())
+	case errors.Is(err, fsroot.ErrWatchUnsupported):
+	case errors.Is(err, fsroot.ErrWatchLimit):
+		m.log.Printf("search index: the tree has more folders than the system lets one program watch (on Linux, raise fs.inotify.max_user_watches); changes by other programs are picked up by a walk every %v", defaultReconcile)
+	default:
+		m.warn.Printf("search index: file events unavailable (%v); changes by other programs are picked up by a walk every %v", err, defaultReconcile)
+	}
+	return w, err
+}
+
+// follow keeps the index in step from w's batches, with a walk first (for changes made while the
+// index was built, before the watch began) and now and then after (see safetyWalk), until ctx
+// ends or w does.
+func (m *mount) follow(ctx context.Context, w *fsroot.Watcher) {
+	defer w.Close()
+	walk := func() time.Duration {
+		start := time.Now()
+		m.reconcile(ctx)
+		return max(safetyWalk, walkShare*time.Since(start))
+	}
+	next := time.NewTimer(walk())
+	defer next.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-next.C:
+			next.Reset(walk())
+		case paths, ok := <-w.Changes():
+			if !ok {
+				return
+			}
+			if slices.Contains(paths, fsroot.All) {
+				m.log.Printf("search index: file events were lost; walking the tree")
+				m.reconcile(ctx)
+				continue
+			}
+			if n, err := m.engine.Changed(ctx, paths); err != nil && ctx.Err() == nil {
+				m.warn.Printf("updating the search index from file events: %v", err)
 			} else if n > 0 {
 				m.log.Printf("search index: %d files changed outside the tools", n)
 			}
 		}
+	}
+}
+
+// reconcile walks the tree once to bring the index in step with it.
+func (m *mount) reconcile(ctx context.Context) {
+	if n, err := m.engine.Reconcile(ctx); err != nil && ctx.Err() == nil {
+		m.warn.Printf("reconciling the search index: %v", err)
+	} else if n > 0 {
+		m.log.Printf("search index: %d files changed outside the tools", n)
 	}
 }
 
