@@ -98,7 +98,8 @@ func scaleRun(b *testing.B, tree, bin, root string, files int, bytes int64, quer
 	t0 := time.Now()
 	s := startBin(b, bin, root, args...)
 	anon := sampleAnon(s.cmd.Process.Pid)
-	waitCompleteFor(b, s, time.Hour)
+	file := firstText(b, root)
+	during := waitReading(b, s, time.Hour, file)
 	build := time.Since(t0)
 	buildCPU, _ := cpuSeconds(s.cmd.Process.Pid)
 	coldPeak, _ := peakMB(s.cmd.Process.Pid)
@@ -108,6 +109,18 @@ func scaleRun(b *testing.B, tree, bin, root string, files int, bytes int64, quer
 	b.ReportMetric(float64(bytes)/(1<<20)/build.Seconds(), "build-MB/s")
 	b.ReportMetric(buildCPU, "build-cpu-s")
 
+	var idle []time.Duration
+	time.Sleep(3 * time.Second) // the index's last merge and write after the build
+	for range max(100, len(during)) {
+		idle = append(idle, readTime(b, s, file))
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(during) > 0 {
+		b.ReportMetric(pct(during, 0.50), "read-build-p50-ms")
+		b.ReportMetric(pct(during, 0.95), "read-build-p95-ms")
+	}
+	b.ReportMetric(pct(idle, 0.50), "read-idle-p50-ms")
+	b.ReportMetric(pct(idle, 0.95), "read-idle-p95-ms")
 	sem, content := searchTimes(b, s, queries, literals)
 	b.ReportMetric(pct(sem, 0.50), "semantic-p50-ms")
 	b.ReportMetric(pct(sem, 0.95), "semantic-p95-ms")
@@ -243,15 +256,55 @@ func startBin(b *testing.B, bin, root string, args ...string) *rawServer {
 // waitCompleteFor is waitComplete with a longer deadline, for trees that take minutes to build.
 func waitCompleteFor(b *testing.B, s *rawServer, limit time.Duration) {
 	b.Helper()
+	waitReading(b, s, limit, "")
+}
+
+// waitReading waits, as waitCompleteFor, for the index to be complete and, when file is not "",
+// reads 10 lines of it every 20 ms meanwhile, as an agent would during the build: it returns how
+// long each read took.
+func waitReading(b *testing.B, s *rawServer, limit time.Duration, file string) []time.Duration {
+	b.Helper()
+	var reads []time.Duration
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
 		reply := s.roundTrip(b, toolCall(2, searcher, map[string]any{"purpose": "search_semantic", "target": map[string]any{"path": ".", "query": "x"}}))
 		if strings.Contains(reply, `\"indexComplete\":true`) {
-			return
+			return reads
 		}
-		time.Sleep(100 * time.Millisecond)
+		for next := time.Now().Add(100 * time.Millisecond); time.Now().Before(next); time.Sleep(20 * time.Millisecond) {
+			if file != "" {
+				reads = append(reads, readTime(b, s, file))
+			}
+		}
 	}
 	b.Fatal("the index never completed")
+	return nil
+}
+
+// readTime returns how long a read of the first 10 lines of file took, through s.
+func readTime(b *testing.B, s *rawServer, file string) time.Duration {
+	t0 := time.Now()
+	reply := s.roundTrip(b, toolCall(3, reader, map[string]any{"purpose": "read", "target": map[string]any{"path": file}, "preferences": map[string]any{"limit": 10}}))
+	if !strings.Contains(reply, `\"success\":true`) {
+		b.Fatalf("read %s: %s", file, reply)
+	}
+	return time.Since(t0)
+}
+
+// firstText returns the first markdown file below root, in walk order.
+func firstText(b *testing.B, root string) string {
+	var first string
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+			first, _ = filepath.Rel(root, p)
+			return fs.SkipAll
+		}
+		return nil
+	})
+	if first == "" {
+		b.Fatalf("no markdown file below %s", root)
+	}
+	return filepath.ToSlash(first)
 }
 
 // linuxQueries are questions a developer asks of a kernel tree.
