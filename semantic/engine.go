@@ -945,43 +945,15 @@ func (e *Engine) Covered(name string, keep func(p string, st fulltext.Stamp) boo
 }
 
 // Reconcile brings the index in step with changes made by other programs: it walks the root and
-// reads again only the files whose size or modification time changed. It is cheap enough to run
-// every few seconds (a walk of stats), and does nothing while a build runs.
+// reads again only the files whose size or modification time changed, as [Engine.Changed] does
+// for the root. It is cheap enough to run every few seconds (a walk of stats), and does nothing
+// while a build runs.
 func (e *Engine) Reconcile(ctx context.Context) (changed int, err error) {
 	if !e.buildMu.TryLock() {
 		return 0, nil
 	}
 	defer e.buildMu.Unlock()
-	if !e.complete.Load() {
-		return 0, nil
-	}
-	files, err := e.walk(ctx, ".", false)
-	if err != nil {
-		return 0, err
-	}
-	stamps := e.snapshot()
-	seen := make(map[string]bool, len(files))
-	var docs []markdown.Doc
-	for _, f := range files {
-		seen[f.path] = true
-		if old, ok := stamps[f.path]; ok && old.Size == f.stamp.Size && old.ModTime.Equal(f.stamp.ModTime) {
-			continue
-		}
-		if d, err := e.read(f.path); err == nil {
-			e.graph.Put(d.Outline())
-			docs = append(docs, d)
-		}
-	}
-	var gone []string
-	for p := range stamps {
-		if !seen[p] {
-			gone = append(gone, p)
-		}
-	}
-	if err := e.put(docs...); err != nil {
-		return 0, err
-	}
-	return len(docs) + len(gone), e.drop(gone...)
+	return e.inStep(ctx, []string{"."})
 }
 
 // Changed brings in step the paths other programs changed, as a [fsroot.Watcher] reports them:
@@ -992,6 +964,11 @@ func (e *Engine) Reconcile(ctx context.Context) (changed int, err error) {
 func (e *Engine) Changed(ctx context.Context, paths []string) (changed int, err error) {
 	e.buildMu.Lock()
 	defer e.buildMu.Unlock()
+	return e.inStep(ctx, paths)
+}
+
+// inStep brings paths in step, as Changed says, with buildMu held.
+func (e *Engine) inStep(ctx context.Context, paths []string) (changed int, err error) {
 	ix := e.index()
 	if ix == nil || !e.complete.Load() {
 		return 0, nil
@@ -1013,8 +990,8 @@ func (e *Engine) Changed(ctx context.Context, paths []string) (changed int, err 
 			if d, err := e.read(f.path); err == nil {
 				e.graph.Put(d.Outline())
 				docs = append(docs, d)
-			} else {
-				gone = append(gone, f.path)
+			} else if ix.Has(f.path) {
+				gone = append(gone, f.path) // no longer text, or no longer readable
 			}
 		}
 		held := []string{p}

@@ -94,7 +94,9 @@ func (l literal) in(s string) bool {
 
 // indexFoldASCII returns the index of the first instance of lit, an ASCII string, in s, ignoring
 // ASCII case, or -1. It looks for lit's first byte in both cases with strings.IndexByte, which
-// runs far faster than a byte loop, and compares the rest there.
+// runs far faster than a byte loop, and compares there with strings.EqualFold (which, on a piece
+// of s as long as lit, folds no further than ASCII: a letter beyond ASCII that folds to one is
+// longer).
 func indexFoldASCII(s, lit string) int {
 	if lit == "" {
 		return 0
@@ -115,7 +117,7 @@ func indexFoldASCII(s, lit string) int {
 		if i+len(lit) > len(s) {
 			return -1
 		}
-		if equalFoldASCII(s[i:i+len(lit)], lit) {
+		if strings.EqualFold(s[i:i+len(lit)], lit) {
 			return i
 		}
 		if i == pl {
@@ -127,16 +129,7 @@ func indexFoldASCII(s, lit string) int {
 	}
 }
 
-// equalFoldASCII reports whether a and b, of the same length, are equal ignoring ASCII case.
-func equalFoldASCII(a, b string) bool {
-	for i := 0; i < len(a); i++ {
-		if lower(a[i]) != lower(b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
+// lower and upper are c in lower and upper case, when it is an ASCII letter.
 func lower(c byte) byte {
 	if 'A' <= c && c <= 'Z' {
 		return c + 'a' - 'A'

@@ -144,14 +144,11 @@ func (s *Server) walkFiles(ctx context.Context, c *call, in intents.Discover, na
 	if r.narrowed && !r.noise && s.cfg.Ignore.Seen() {
 		out.HiddenHint = "the index holds no ignored or cache files: set options.includeIgnored to search them too"
 	}
-	if p.more || out.TimedOut {
-		out.Truncated = true
-	}
 	if resumed && !r.narrowed {
 		out.FilesSearched += from.searched // the walk's files searched, over every call it took
 	}
 	if p.more || out.TimedOut {
-		out.NextOffset = ptr(p.offset + len(p.files))
+		out.Truncated, out.NextOffset = true, ptr(p.offset+len(p.files))
 		if key != "" && p.cur.at != "" {
 			s.resumes.put(resume{key: key, offset: *out.NextOffset, after: p.cur.at, searched: out.FilesSearched, when: s.cfg.Now()})
 		}
@@ -422,9 +419,8 @@ func expandBraces(pattern string) ([]string, error) {
 	return out, nil
 }
 
-// matcher finds the query in a line: a literal, case-insensitive unless asked, or an RE2 regex.
 // A matcher says which lines a search_content matches: those holding needle (ignoring case if
-// fold), or those re matches, which hold all of lits.
+// fold), or those re, an RE2 expression, matches, which hold all of lits.
 type matcher struct {
 	re     *regexp.Regexp
 	lits   []literal
@@ -614,7 +610,7 @@ func (s *Server) visitCandidates(ctx context.Context, name string, depth int, pa
 		}
 		r.step()
 		rel, ok := below(p, name)
-		if !ok || !withinDepth(rel, depth) {
+		if !ok || !withinDepth(rel, depth) || cur.before(p, false) {
 			continue
 		}
 		info, err := s.cfg.Root.Lstat(p)
@@ -623,9 +619,6 @@ func (s *Server) visitCandidates(ctx context.Context, name string, depth int, pa
 		}
 		if s.cfg.Ignore.Hidden(p, false) != "" {
 			continue // ignored since the index took it in
-		}
-		if cur.before(p, false) {
-			continue
 		}
 		if !visit(info) {
 			return nil

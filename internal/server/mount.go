@@ -392,19 +392,22 @@ func (m *mount) follow(ctx context.Context, w *fsroot.Watcher) {
 				m.reconcile(ctx)
 				continue
 			}
-			if n, err := m.engine.Changed(ctx, paths); err != nil && ctx.Err() == nil {
-				m.warn.Printf("updating the search index from file events: %v", err)
-			} else if n > 0 {
-				m.log.Printf("search index: %d files changed outside the tools", n)
-			}
+			n, err := m.engine.Changed(ctx, paths)
+			m.logChanges(ctx, "updating the search index from file events", n, err)
 		}
 	}
 }
 
 // reconcile walks the tree once to bring the index in step with it.
 func (m *mount) reconcile(ctx context.Context) {
-	if n, err := m.engine.Reconcile(ctx); err != nil && ctx.Err() == nil {
-		m.warn.Printf("reconciling the search index: %v", err)
+	n, err := m.engine.Reconcile(ctx)
+	m.logChanges(ctx, "reconciling the search index", n, err)
+}
+
+// logChanges says on stderr how many files other programs changed, or why doing failed.
+func (m *mount) logChanges(ctx context.Context, doing string, n int, err error) {
+	if err != nil && ctx.Err() == nil {
+		m.warn.Printf("%s: %v", doing, err)
 	} else if n > 0 {
 		m.log.Printf("search index: %d files changed outside the tools", n)
 	}
