@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -86,6 +87,9 @@ func TestSearchStopsWithWhatItFound(t *testing.T) {
 			}
 			if out.Result["timedOut"] != true || out.Result["truncated"] != true || out.Result["nextOffset"] != 4.0 {
 				t.Errorf("out of time: want timedOut, truncated and nextOffset 4: %s", out.json())
+			}
+			if msg, _ := out.Result["message"].(string); !engine && !strings.Contains(msg, "after 4 files searched") || !strings.Contains(msg, "options.offset 4") {
+				t.Errorf("out of time: the message does not say how far it got and how to go on: %q", msg)
 			}
 			stopAt = ""
 			out = search(map[string]any{"offset": 4})

@@ -153,6 +153,13 @@ func (s *Server) walkFiles(ctx context.Context, c *call, in intents.Discover, na
 			s.resumes.put(resume{key: key, offset: *out.NextOffset, after: p.cur.at, searched: out.FilesSearched, when: s.cfg.Now()})
 		}
 	}
+	if out.TimedOut {
+		far := fmt.Sprintf(" after %d files searched", out.FilesSearched)
+		if r.narrowed { // the index's count is of every file it covers, not of those read in time
+			far, out.FilesSearched, out.FilesExcluded = "", 0, 0
+		}
+		out.Message = fmt.Sprintf("stopped at the call's time limit%s: pass options.offset %d to go on from where it stopped, or narrow target.path", far, *out.NextOffset)
+	}
 	if p.more {
 		// The search stopped when the page filled: it did not cover every file, so it gives no
 		// count of files searched (a walk's would be the few before the page filled, the
