@@ -35,7 +35,7 @@ import (
 
 // IndexFormat is stored beside the index; a different value on open rebuilds the index from
 // scratch. Bump it whenever the mapping or the unit layout changes.
-const IndexFormat = 11
+const IndexFormat = 12
 
 // Defaults for [IndexOptions].
 // Stamp identifies a file's version for reconciling the index with the files.
@@ -80,25 +80,23 @@ const indexLockWait = "500ms"
 // with its stamp and the words used by [Index.Candidates], plus one unit record per chunk of a
 // section (id "path#n").
 const (
-	fieldKind     = "kind"     // "meta" on meta records
-	fieldStamp    = "stamp"    // meta: "size:unixnano:units", stored only
-	fieldOutline  = "outline"  // meta: the document without its sections' text (see markdown.EncodeOutline), stored only
-	fieldWords    = "words"    // meta: all the document's text, lower-cased, never stemmed
-	fieldPath     = "path"     // both, stored only
-	fieldDir      = "dir"      // unit: the ancestor folders the folder filter matches as terms, one a line (see folderTerms)
-	fieldFolder   = "folder"   // unit: the document's folder with a final slash ("a/b/"), for the filter below them
-	fieldExt      = "ext"      // unit: lower-case extension with dot
-	fieldTitle    = "title"    // unit
-	fieldHeading  = "heading"  // unit: the section's heading
-	fieldBody     = "body"     // unit: the chunk's text, stored only (fieldText searches it)
-	fieldTags     = "tags"     // unit: the document's tags, lower-cased, one a line (at most MaxTagCopies over its units)
-	fieldAliases  = "aliases"  // unit
-	fieldNames    = "names"    // unit: the keys of the document's names, one a line (see NameKeys)
-	fieldText     = "text"     // unit: title, aliases, heading path and body, searched as one
-	fieldLead     = "lead"     // unit: the document's first paragraph, which usually says what it is about
-	fieldLine     = "line"     // unit: first line of the chunk, stored only
-	fieldModified = "modified" // unit
-	fieldSize     = "size"     // unit
+	fieldKind    = "kind"    // "meta" on meta records
+	fieldStamp   = "stamp"   // meta: "size:unixnano:units", stored only
+	fieldOutline = "outline" // meta: the document without its sections' text (see markdown.EncodeOutline), stored only
+	fieldWords   = "words"   // meta: all the document's text, lower-cased, never stemmed
+	fieldPath    = "path"    // both, stored only
+	fieldDir     = "dir"     // unit: the ancestor folders the folder filter matches as terms, one a line (see folderTerms)
+	fieldFolder  = "folder"  // unit: the document's folder with a final slash ("a/b/"), for the filter below them
+	fieldExt     = "ext"     // unit: lower-case extension with dot
+	fieldTitle   = "title"   // unit
+	fieldHeading = "heading" // unit: the section's heading
+	fieldBody    = "body"    // unit: the chunk's text, stored only (fieldText searches it)
+	fieldTags    = "tags"    // unit: the document's tags, lower-cased, one a line (at most MaxTagCopies over its units)
+	fieldAliases = "aliases" // unit
+	fieldNames   = "names"   // unit: the keys of the document's names, one a line (see NameKeys)
+	fieldText    = "text"    // unit: title, aliases, heading path and body, searched as one
+	fieldLead    = "lead"    // unit: the document's first paragraph, which usually says what it is about
+	fieldLine    = "line"    // unit: first line of the chunk, stored only
 
 	kindMeta = "meta"
 	metaID   = "meta"
@@ -148,7 +146,11 @@ type Index struct {
 	overlap int
 	ranking Ranking
 
+	// mu serialises the writers (PutBatch, Delete, Close), which read docs freely while they hold
+	// it; docsMu guards docs for the readers, who take it alone, so that a search's checks never
+	// wait for a batch bleve is analysing.
 	mu     sync.Mutex
+	docsMu sync.RWMutex
 	docs   map[string]docState // by path
 	closed bool
 
@@ -388,10 +390,6 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	words := text(false)
 	words.Analyzer = literalAnalyzer
 	words.SkipFreqNorm = true
-	date := mapping.NewDateTimeFieldMapping()
-	date.Store = false
-	date.IncludeInAll = false
-	date.DocValues = false
 	// Stored only: what results show or a restart reads back, never searched. Indexing them
 	// too cost a third of the build's analysis (the body is searched through fieldText).
 	storedKw := kw(true)
@@ -407,25 +405,23 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 
 	dm := mapping.NewDocumentStaticMapping()
 	for name, f := range map[string]*mapping.FieldMapping{
-		fieldKind:     kw(false),
-		fieldStamp:    storedKw,
-		fieldOutline:  storedKw,
-		fieldWords:    words,
-		fieldPath:     storedKw,
-		fieldDir:      lines,
-		fieldFolder:   kw(false),
-		fieldExt:      kw(false),
-		fieldTitle:    text(true),
-		fieldHeading:  text(true),
-		fieldBody:     storedText,
-		fieldTags:     lines,
-		fieldAliases:  text(false),
-		fieldNames:    lines,
-		fieldText:     text(false),
-		fieldLead:     text(false),
-		fieldLine:     storedNum,
-		fieldModified: date,
-		fieldSize:     num(false),
+		fieldKind:    kw(false),
+		fieldStamp:   storedKw,
+		fieldOutline: storedKw,
+		fieldWords:   words,
+		fieldPath:    storedKw,
+		fieldDir:     lines,
+		fieldFolder:  kw(false),
+		fieldExt:     kw(false),
+		fieldTitle:   text(true),
+		fieldHeading: text(true),
+		fieldBody:    storedText,
+		fieldTags:    lines,
+		fieldAliases: text(false),
+		fieldNames:   lines,
+		fieldText:    text(false),
+		fieldLead:    text(false),
+		fieldLine:    storedNum,
 	} {
 		dm.AddFieldMappingsAt(name, f)
 	}
@@ -608,9 +604,11 @@ func (ix *Index) PutBatch(docs []markdown.Doc) error {
 	if len(docs) <= maxIncrementalDocs {
 		ix.wordList.advance(from, ix.dfs.generation(), ix.batchWords(texts))
 	}
+	ix.docsMu.Lock()
 	for p, st := range next {
 		ix.docs[p] = st
 	}
+	ix.docsMu.Unlock()
 	return nil
 }
 
@@ -729,17 +727,19 @@ func (ix *Index) Delete(paths ...string) error {
 		return fmt.Errorf("index: delete: %w", err)
 	}
 	ix.wordList.advance(from, ix.dfs.generation(), nil)
+	ix.docsMu.Lock()
 	for _, p := range paths {
 		delete(ix.docs, p)
 	}
+	ix.docsMu.Unlock()
 	return nil
 }
 
 // Stamps returns the stamp of every indexed document by path, for reconciling the index with
 // the files after a restart.
 func (ix *Index) Stamps() (map[string]Stamp, error) {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
+	ix.docsMu.RLock()
+	defer ix.docsMu.RUnlock()
 	m := make(map[string]Stamp, len(ix.docs))
 	for p, st := range ix.docs {
 		m[p] = st.stamp
@@ -750,24 +750,24 @@ func (ix *Index) Stamps() (map[string]Stamp, error) {
 // Stamp returns the size and modification time the document at p had when indexed, and false
 // when the index does not hold it.
 func (ix *Index) Stamp(p string) (Stamp, bool) {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
+	ix.docsMu.RLock()
+	defer ix.docsMu.RUnlock()
 	d, ok := ix.docs[p]
 	return d.stamp, ok
 }
 
 // Holds reports whether the index holds the document at p.
 func (ix *Index) Holds(p string) bool {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
+	ix.docsMu.RLock()
+	defer ix.docsMu.RUnlock()
 	_, ok := ix.docs[p]
 	return ok
 }
 
 // Under returns the paths of the indexed documents at or below name ("." for all), unsorted.
 func (ix *Index) Under(name string) []string {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
+	ix.docsMu.RLock()
+	defer ix.docsMu.RUnlock()
 	var out []string
 	for p := range ix.docs {
 		if p == name || strings.HasPrefix(p, name+"/") || name == "." {
@@ -780,8 +780,8 @@ func (ix *Index) Under(name string) []string {
 // CountUnder counts the indexed documents at or below name (every one for ".") that keep
 // accepts, given their path and stamp.
 func (ix *Index) CountUnder(name string, keep func(p string, st Stamp) bool) int {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
+	ix.docsMu.RLock()
+	defer ix.docsMu.RUnlock()
 	n := 0
 	for p, st := range ix.docs {
 		if (name == "." || p == name || strings.HasPrefix(p, name+"/")) && keep(p, st.stamp) {
@@ -793,16 +793,16 @@ func (ix *Index) CountUnder(name string, keep func(p string, st Stamp) bool) int
 
 // Has reports whether the document at p is indexed.
 func (ix *Index) Has(p string) bool {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
+	ix.docsMu.RLock()
+	defer ix.docsMu.RUnlock()
 	_, ok := ix.docs[p]
 	return ok
 }
 
 // Count returns the number of indexed documents (not units).
 func (ix *Index) Count() (int, error) {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
+	ix.docsMu.RLock()
+	defer ix.docsMu.RUnlock()
 	return len(ix.docs), nil
 }
 
@@ -906,15 +906,13 @@ func (ix *Index) units(d markdown.Doc) []map[string]any {
 		heading := clip(p.s.Heading, share)
 		for _, c := range p.chunks {
 			u := map[string]any{
-				fieldPath:     d.Path,
-				fieldExt:      ext,
-				fieldTitle:    title,
-				fieldHeading:  heading,
-				fieldBody:     c.text,
-				fieldText:     title + "\n" + aliases + "\n" + hp + c.text,
-				fieldLine:     float64(p.s.Line + c.line),
-				fieldModified: d.ModTime,
-				fieldSize:     float64(d.Size),
+				fieldPath:    d.Path,
+				fieldExt:     ext,
+				fieldTitle:   title,
+				fieldHeading: heading,
+				fieldBody:    c.text,
+				fieldText:    title + "\n" + aliases + "\n" + hp + c.text,
+				fieldLine:    float64(p.s.Line + c.line),
 			}
 			if folder != "" {
 				u[fieldDir], u[fieldFolder] = dirs, folder

@@ -87,13 +87,7 @@ func (sq *ScanQuery) Admits(name string, info fs.FileInfo) bool {
 	if len(q.Extensions) > 0 && !slices.Contains(q.Extensions, strings.ToLower(path.Ext(name))) {
 		return false
 	}
-	if q.After != nil && info.ModTime().Before(*q.After) || q.Before != nil && !info.ModTime().Before(*q.Before) {
-		return false
-	}
-	if q.MinSize != nil && info.Size() < *q.MinSize || q.MaxSize != nil && info.Size() > *q.MaxSize {
-		return false
-	}
-	return true
+	return q.admits(Stamp{Size: info.Size(), ModTime: info.ModTime()})
 }
 
 // hasTags reports whether have holds every tag of want, case-insensitively.

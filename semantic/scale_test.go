@@ -2,6 +2,7 @@ package semantic
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -54,10 +55,12 @@ func BenchmarkBuildTree(b *testing.B) {
 			}
 		}()
 		t0 := time.Now()
+		stopProfile := cpuProfile(b, "PACKFS_BUILD_CPUPROFILE")
 		if err := e.Build(context.Background()); err != nil {
 			b.Fatal(err)
 		}
 		el := time.Since(t0)
+		stopProfile()
 		close(stop)
 		st := e.Status()
 		b.ReportMetric(float64(st.Total)/el.Seconds(), "files/s")
@@ -75,7 +78,27 @@ func BenchmarkBuildTree(b *testing.B) {
 		runtime.ReadMemStats(&ms)
 		b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "live-heap-after-MB")
 		e.Close()
+		b.ReportMetric(float64(dirBytes(b, dir))/(1<<20), "index-disk-MB")
 	}
+}
+
+// dirBytes is the bytes of the regular files under dir.
+func dirBytes(b *testing.B, dir string) int64 {
+	var n int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		info, err := d.Info()
+		if err == nil {
+			n += info.Size()
+		}
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return n
 }
 
 func maxU(a, b uint64) uint64 {
@@ -233,6 +256,7 @@ func BenchmarkRestartTree(b *testing.B) {
 		runtime.ReadMemStats(&ms)
 		b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "live-heap-after-MB")
 		e.Close()
+		b.ReportMetric(float64(dirBytes(b, dir))/(1<<20), "index-disk-MB")
 	}
 	slices.Sort(took)
 	b.ReportMetric(took[len(took)/2].Seconds(), "restart-s")
