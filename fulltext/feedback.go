@@ -3,7 +3,6 @@ package fulltext
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -44,9 +43,9 @@ const (
 // the best of all, weighted as one index of all would weigh them, and gives the expansion their
 // share of the weight it would have: an index whose best documents are not among the best of all
 // draws on none and is not expanded, rather than drifting toward its own near misses.
-func (ix *Index) feedback(ctx context.Context, r index.IndexReader, gen uint64, q Query, phrasings []string, terms []query.Query, lists [][]ranked, filter query.Query, want int) ([][]ranked, error) {
+func (ix *Index) feedback(ctx context.Context, r index.IndexReader, gen uint64, q Query, phrasings []string, terms []query.Query, lists [][]ranked, filter query.Query, want int, src *shown) ([][]ranked, error) {
 	docs, mass := feedbackOn(lists[0], q.Lead)
-	exp, err := ix.expansion(ctx, r, gen, q.Stats, phrasings[0], docs, mass)
+	exp, err := ix.expansion(ctx, r, gen, q.Stats, phrasings[0], docs, mass, src)
 	if err != nil || exp == nil {
 		return lists, err
 	}
@@ -102,19 +101,11 @@ func feedbackOn(list []ranked, lead []float64) ([]ranked, float64) {
 // expansion returns the disjunction of the feedbackTerms most informative terms of the best
 // units of docs, each weighing its score, their weights summing to mass times feedbackWeight of
 // the original terms', or nil when there are none.
-func (ix *Index) expansion(ctx context.Context, r index.IndexReader, gen uint64, global StatsFunc, text string, docs []ranked, mass float64) (query.Query, error) {
+func (ix *Index) expansion(ctx context.Context, r index.IndexReader, gen uint64, global StatsFunc, text string, docs []ranked, mass float64, src *shown) (query.Query, error) {
 	list := docs
 	n := len(list)
 	if n == 0 {
 		return nil, nil
-	}
-	ids := make([]string, n)
-	for i := range n {
-		ids[i] = list[i].unit
-	}
-	stored, err := ix.stored(ctx, ids, fieldTitle, fieldHeading, fieldBody)
-	if err != nil {
-		return nil, fmt.Errorf("search: feedback: %w", err)
 	}
 	skip := map[string]bool{}
 	for _, t := range termsOf(textAnalyzer, text) {
@@ -128,18 +119,16 @@ func (ix *Index) expansion(ctx context.Context, r index.IndexReader, gen uint64,
 	for _, r := range list[:n] {
 		score[r.unit] = r.score
 	}
-	for _, id := range ids {
-		fields, ok := stored[id]
+	for _, d := range list {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		id := d.unit
+		title, p, ok := src.unit(id)
 		if !ok {
 			continue
 		}
-		var b strings.Builder
-		for _, f := range []string{fieldTitle, fieldHeading, fieldBody} {
-			s, _ := fields[f].(string)
-			b.WriteString(s)
-			b.WriteByte('\n')
-		}
-		toks := analyze(textAnalyzer, b.String())
+		toks := analyze(textAnalyzer, title+"\n"+p.heading+"\n"+p.text+"\n")
 		if len(toks) == 0 {
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -35,7 +36,7 @@ import (
 
 // IndexFormat is stored beside the index; a different value on open rebuilds the index from
 // scratch. Bump it whenever the mapping or the unit layout changes.
-const IndexFormat = 12
+const IndexFormat = 13
 
 // Defaults for [IndexOptions].
 // Stamp identifies a file's version for reconciling the index with the files.
@@ -77,26 +78,24 @@ var ErrIndexBusy = errors.New("index is in use by another process")
 const indexLockWait = "500ms"
 
 // Field names of the indexed records. A document is stored as one meta record (id "path#meta")
-// with its stamp and the words used by [Index.Candidates], plus one unit record per chunk of a
-// section (id "path#n").
+// with its stamp, its outline and the words used by [Index.Candidates], plus one unit record per
+// chunk of a section (id "path#n"), which stores nothing.
 const (
 	fieldKind    = "kind"    // "meta" on meta records
 	fieldStamp   = "stamp"   // meta: "size:unixnano:units", stored only
 	fieldOutline = "outline" // meta: the document without its sections' text (see markdown.EncodeOutline), stored only
 	fieldWords   = "words"   // meta: all the document's text, lower-cased, never stemmed
-	fieldPath    = "path"    // both, stored only
+	fieldPath    = "path"    // meta: stored only
 	fieldDir     = "dir"     // unit: the ancestor folders the folder filter matches as terms, one a line (see folderTerms)
 	fieldFolder  = "folder"  // unit: the document's folder with a final slash ("a/b/"), for the filter below them
 	fieldExt     = "ext"     // unit: lower-case extension with dot
 	fieldTitle   = "title"   // unit
 	fieldHeading = "heading" // unit: the section's heading
-	fieldBody    = "body"    // unit: the chunk's text, stored only (fieldText searches it)
 	fieldTags    = "tags"    // unit: the document's tags, lower-cased, one a line (at most MaxTagCopies over its units)
 	fieldAliases = "aliases" // unit
 	fieldNames   = "names"   // unit: the keys of the document's names, one a line (see NameKeys)
 	fieldText    = "text"    // unit: title, aliases, heading path and body, searched as one
 	fieldLead    = "lead"    // unit: the document's first paragraph, which usually says what it is about
-	fieldLine    = "line"    // unit: first line of the chunk, stored only
 
 	kindMeta = "meta"
 	metaID   = "meta"
@@ -131,6 +130,9 @@ type IndexOptions struct {
 	OverlapSize int
 	// Ranking holds the ranker's weights. If nil, [DefaultRanking].
 	Ranking *Ranking
+	// Source gives the documents' text, which the index does not store. If nil, the index keeps
+	// a copy of every document it is given, in memory (tests, tools of a few documents).
+	Source Source
 }
 
 // docState is what the index remembers of one document in memory.
@@ -151,7 +153,9 @@ type Index struct {
 	// wait for a batch bleve is analysing.
 	mu     sync.Mutex
 	docsMu sync.RWMutex
-	docs   map[string]docState // by path
+	docs   map[string]docState     // by path
+	copies map[string]markdown.Doc // by path, the documents given, when there is no source
+	source Source
 	closed bool
 
 	// dfs caches the document frequencies searches weigh their terms with.
@@ -175,7 +179,10 @@ type Index struct {
 // non-empty directory that is not an index.
 func OpenIndex(opts IndexOptions) (*Index, error) {
 	ix := &Index{chunk: opts.ChunkSize, overlap: opts.OverlapSize, docs: map[string]docState{},
-		unwritten: make(chan struct{}, maxUnwritten)}
+		source: opts.Source, unwritten: make(chan struct{}, maxUnwritten)}
+	if ix.source == nil {
+		ix.copies = map[string]markdown.Doc{}
+	}
 	if ix.chunk == 0 {
 		ix.chunk = DefaultChunkSize
 	}
@@ -362,10 +369,10 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		return nil, fmt.Errorf("index: mapping: %w", err)
 	}
 
-	text := func(store bool) *mapping.FieldMapping {
+	text := func() *mapping.FieldMapping {
 		f := mapping.NewTextFieldMapping()
 		f.Analyzer = textAnalyzer
-		f.Store = store
+		f.Store = false
 		f.IncludeTermVectors = false
 		f.IncludeInAll = false
 		f.DocValues = false
@@ -380,24 +387,13 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		f.DocValues = false
 		return f
 	}
-	num := func(store bool) *mapping.FieldMapping {
-		f := mapping.NewNumericFieldMapping()
-		f.Store = store
-		f.IncludeInAll = false
-		f.DocValues = false
-		return f
-	}
-	words := text(false)
+	words := text()
 	words.Analyzer = literalAnalyzer
 	words.SkipFreqNorm = true
-	// Stored only: what results show or a restart reads back, never searched. Indexing them
-	// too cost a third of the build's analysis (the body is searched through fieldText).
+	// Stored only, on the meta records: what a restart reads back, never searched. Units store
+	// nothing: their text is the file's, read again for the few a search shows (see source.go).
 	storedKw := kw(true)
 	storedKw.Index = false
-	storedText := text(true)
-	storedText.Index = false
-	storedNum := num(true)
-	storedNum.Index = false
 	// The tags, the name keys and the folders, one a line, each a term as the keyword analyzer would make it
 	// (see linesTokenizer).
 	lines := kw(false)
@@ -413,15 +409,13 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		fieldDir:     lines,
 		fieldFolder:  kw(false),
 		fieldExt:     kw(false),
-		fieldTitle:   text(true),
-		fieldHeading: text(true),
-		fieldBody:    storedText,
+		fieldTitle:   text(),
+		fieldHeading: text(),
 		fieldTags:    lines,
-		fieldAliases: text(false),
+		fieldAliases: text(),
 		fieldNames:   lines,
-		fieldText:    text(false),
-		fieldLead:    text(false),
-		fieldLine:    storedNum,
+		fieldText:    text(),
+		fieldLead:    text(),
 	} {
 		dm.AddFieldMappingsAt(name, f)
 	}
@@ -568,6 +562,10 @@ func (ix *Index) PutBatch(docs []markdown.Doc) error {
 	defer ix.mu.Unlock()
 	b := bindex.NewBatch()
 	next := make(map[string]docState, len(docs))
+	var given map[string]markdown.Doc // the copies, when there is no source
+	if ix.copies != nil {
+		given = make(map[string]markdown.Doc, len(docs))
+	}
 	var texts []string // of the words fields, for the word list of a small batch
 	for _, d := range docs {
 		old, ok := next[d.Path]
@@ -594,6 +592,9 @@ func (ix *Index) PutBatch(docs []markdown.Doc) error {
 			return fmt.Errorf("index: %s: %w", d.Path, err)
 		}
 		next[d.Path] = st
+		if given != nil {
+			given[d.Path] = d
+		}
 	}
 	from := ix.dfs.generation()
 	handed := held
@@ -608,6 +609,7 @@ func (ix *Index) PutBatch(docs []markdown.Doc) error {
 	for p, st := range next {
 		ix.docs[p] = st
 	}
+	maps.Copy(ix.copies, given)
 	ix.docsMu.Unlock()
 	return nil
 }
@@ -730,6 +732,7 @@ func (ix *Index) Delete(paths ...string) error {
 	ix.docsMu.Lock()
 	for _, p := range paths {
 		delete(ix.docs, p)
+		delete(ix.copies, p)
 	}
 	ix.docsMu.Unlock()
 	return nil
@@ -859,13 +862,65 @@ func (ix *Index) Outlines(fn func(markdown.Doc)) error {
 }
 
 // units splits d into unit records: one per section, or more when a section is longer than
-// the chunk size. A document without sections still gets one unit, so its title is found. Every
-// unit repeats the document's context (its title, aliases and name keys, and the section's
-// heading and the headings above it), each part cut to the unit's share of [MaxContextCopyBytes].
+// the chunk size (see [Index.layout]). A unit stores nothing: what a hit shows of it is made again
+// from the document when it is shown (see source.go).
 func (ix *Index) units(d markdown.Doc) []map[string]any {
 	ext := strings.ToLower(path.Ext(d.Path))
 	dirs, folder := folderTerms(d.Path), folderKey(d.Path)
 	lead := leadOf(d)
+	l := ix.layout(d)
+	out := make([]map[string]any, 0, len(l.parts))
+	for _, p := range l.parts {
+		u := map[string]any{
+			fieldExt:     ext,
+			fieldTitle:   l.title,
+			fieldHeading: p.heading,
+			fieldText:    l.title + "\n" + l.aliases + "\n" + p.headings + p.text,
+		}
+		if folder != "" {
+			u[fieldDir], u[fieldFolder] = dirs, folder
+		}
+		if l.aliases != "" {
+			u[fieldAliases] = l.aliases
+		}
+		if lead != "" {
+			u[fieldLead] = lead
+		}
+		if l.names != "" {
+			u[fieldNames] = l.names
+		}
+		out = append(out, u)
+	}
+	if tags := unitTags(d, len(out)); tags != "" {
+		for _, u := range out {
+			u[fieldTags] = tags
+		}
+	}
+	return out
+}
+
+// layout is how a document is cut into units: the context every unit repeats and each unit's
+// own part.
+type layout struct {
+	title   string // the document's title, cut to the unit's share
+	aliases string // the aliases kept, one a line
+	names   string // the name keys, one a line
+	parts   []part
+}
+
+// part is one unit's own: its section's heading, the headings above it and its chunk of text.
+type part struct {
+	heading  string // the section's heading, cut to the unit's share
+	headings string // the heading path (see headingPath)
+	text     string // the chunk
+	line     int    // the chunk's first line in the file
+}
+
+// layout cuts d into its units' parts: one per section, or more when a section is longer than
+// the chunk size. A document without sections still gets one unit, so its title is found. Every
+// unit repeats the document's context (its title, aliases and name keys, and the section's
+// heading and the headings above it), each part cut to the unit's share of [MaxContextCopyBytes].
+func (ix *Index) layout(d markdown.Doc) layout {
 	sections := d.Sections
 	if len(sections) == 0 {
 		sections = []markdown.Section{{Line: 1}}
@@ -896,45 +951,18 @@ func (ix *Index) units(d markdown.Doc) []map[string]any {
 	}
 
 	share := contextShare(d.Size, n)
-	title := clip(d.Title, share)
+	l := layout{title: clip(d.Title, share), parts: make([]part, 0, n)}
 	kept := keptAliases(d.Aliases, share)
-	aliases := strings.Join(kept, "\n")
-	names := strings.Join(nameKeys(title, d.Path, kept), "\n")
-	out := make([]map[string]any, 0, n)
+	l.aliases = strings.Join(kept, "\n")
+	l.names = strings.Join(nameKeys(l.title, d.Path, kept), "\n")
 	for _, p := range pieces {
 		hp := headingPath(p.path, share)
 		heading := clip(p.s.Heading, share)
 		for _, c := range p.chunks {
-			u := map[string]any{
-				fieldPath:    d.Path,
-				fieldExt:     ext,
-				fieldTitle:   title,
-				fieldHeading: heading,
-				fieldBody:    c.text,
-				fieldText:    title + "\n" + aliases + "\n" + hp + c.text,
-				fieldLine:    float64(p.s.Line + c.line),
-			}
-			if folder != "" {
-				u[fieldDir], u[fieldFolder] = dirs, folder
-			}
-			if aliases != "" {
-				u[fieldAliases] = aliases
-			}
-			if lead != "" {
-				u[fieldLead] = lead
-			}
-			if names != "" {
-				u[fieldNames] = names
-			}
-			out = append(out, u)
+			l.parts = append(l.parts, part{heading: heading, headings: hp, text: c.text, line: p.s.Line + c.line})
 		}
 	}
-	if tags := unitTags(d, len(out)); tags != "" {
-		for _, u := range out {
-			u[fieldTags] = tags
-		}
-	}
-	return out
+	return l
 }
 
 // MaxContextCopyBytes is how many bytes of each part of a document's context its units may carry

@@ -246,14 +246,15 @@ func TestUnits(t *testing.T) {
 	}
 	type unit struct {
 		Heading, Headings string
-		Line              float64
+		Line              int
 	}
 	var got []unit
-	for _, u := range ix.units(d) {
+	parts := ix.layout(d).parts
+	for i, u := range ix.units(d) {
 		// The heading path is searched as part of the combined text, after title and aliases.
 		headings, _ := strings.CutPrefix(u[fieldText].(string), "T\nx\n")
-		headings = strings.TrimSuffix(headings, u[fieldBody].(string))
-		got = append(got, unit{u[fieldHeading].(string), headings, u[fieldLine].(float64)})
+		headings = strings.TrimSuffix(headings, parts[i].text)
+		got = append(got, unit{u[fieldHeading].(string), headings, parts[i].line})
 		if diff := cmp.Diff("a\na/b", u[fieldDir]); diff != "" {
 			t.Errorf("dir (-want +got):\n%s", diff)
 		}
@@ -418,7 +419,9 @@ func TestIndexLongContext(t *testing.T) {
 	if len(d.Aliases) < 5_000 || len(d.Title) < 2_000 {
 		t.Fatalf("the note has %d aliases and a title of %d bytes", len(d.Aliases), len(d.Title))
 	}
-	for _, u := range units[len(units)-2:] {
+	parts := ix.layout(d).parts
+	for i, u := range units[len(units)-2:] {
+		body := parts[len(units)-2+i].text
 		title, aliases, heading := u[fieldTitle].(string), u[fieldAliases].(string), u[fieldHeading].(string)
 		text := u[fieldText].(string)
 		if len(title) > share || !strings.HasPrefix(long, title) || title == "" || title == d.Title {
@@ -432,7 +435,7 @@ func TestIndexLongContext(t *testing.T) {
 		}
 		// The heading path: the section's own heading, then what is left of the share for the
 		// headings above it.
-		hp := strings.TrimSuffix(strings.TrimPrefix(text, title+"\n"+aliases+"\n"), u[fieldBody].(string))
+		hp := strings.TrimSuffix(strings.TrimPrefix(text, title+"\n"+aliases+"\n"), body)
 		if len(hp) > share || !strings.HasSuffix(hp, "\n"+heading+"\n") || !strings.HasPrefix(long, hp[:strings.IndexByte(hp, '\n')]) {
 			t.Errorf("heading path %q under %q, want a start of the heading above and the section's own in at most %d bytes", hp, heading, share)
 		}

@@ -230,6 +230,7 @@ func (ix *Index) SearchChecked(ctx context.Context, q Query, keep func(path stri
 	q.Keep = ix.keeper(q)
 	filter := ix.filter(q)
 	fuzzy := false
+	src := ix.shown() // the documents feedback learns from and the hits show, read once
 	// One snapshot for every pass; the generation of the statistics cache is read before it.
 	gen := ix.dfs.generation()
 	r, err := ix.reader()
@@ -249,7 +250,7 @@ func (ix *Index) SearchChecked(ctx context.Context, q Query, keep func(path stri
 	}
 	lists, total, err := ix.runAll(ctx, r, terms, filter, q.Keep, want, q.Threshold, names)
 	if err == nil && total > 0 {
-		lists, err = ix.feedback(ctx, r, gen, q, phrasings, terms, lists, filter, want)
+		lists, err = ix.feedback(ctx, r, gen, q, phrasings, terms, lists, filter, want, src)
 	}
 	if err == nil && total > 0 {
 		for i, n := range names {
@@ -295,7 +296,7 @@ func (ix *Index) SearchChecked(ctx context.Context, q Query, keep func(path stri
 		}
 		fused = kept
 	}
-	if found.Hits, err = ix.hits(ctx, fused, phrasings, fuzzy); err != nil {
+	if found.Hits, err = ix.hits(ctx, fused, phrasings, fuzzy, src); err != nil {
 		return Found{}, err
 	}
 	found.Total = total
@@ -850,18 +851,10 @@ func (ix *Index) filter(q Query) query.Query {
 	return query.NewConjunctionQuery(must)
 }
 
-// hits loads the stored fields of the best unit of each ranked document and makes the hits.
-func (ix *Index) hits(ctx context.Context, fused []ranked, phrasings []string, fuzzy bool) ([]Hit, error) {
+// hits makes the hits of the ranked documents from the best unit of each, as its document is now.
+func (ix *Index) hits(ctx context.Context, fused []ranked, phrasings []string, fuzzy bool, src *shown) ([]Hit, error) {
 	if len(fused) == 0 {
 		return nil, nil
-	}
-	ids := make([]string, len(fused))
-	for i, r := range fused {
-		ids[i] = r.unit
-	}
-	fields, err := ix.stored(ctx, ids, fieldTitle, fieldHeading, fieldBody, fieldLine)
-	if err != nil {
-		return nil, fmt.Errorf("search: load hits: %w", err)
 	}
 	terms := map[string]bool{}
 	for _, p := range phrasings {
@@ -871,58 +864,18 @@ func (ix *Index) hits(ctx context.Context, fused []ranked, phrasings []string, f
 	}
 	out := make([]Hit, 0, len(fused))
 	for _, r := range fused {
-		f := fields[r.unit]
-		str := func(name string) string { s, _ := f[name].(string); return s }
-		line, _ := f[fieldLine].(float64)
-		out = append(out, Hit{
-			Path:    r.path,
-			Title:   str(fieldTitle),
-			Score:   r.score,
-			Heading: str(fieldHeading),
-			Line:    int(line),
-			Snippet: ix.snippet(str(fieldBody), terms, fuzzy),
-		})
-	}
-	return out, nil
-}
-
-// stored returns the stored fields named of the records ids, by id; a record gone is left out.
-// Text fields come back as strings and numeric ones as float64s, as bleve's search results give
-// them.
-func (ix *Index) stored(ctx context.Context, ids []string, fields ...string) (map[string]map[string]any, error) {
-	r, err := ix.reader()
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	out := make(map[string]map[string]any, len(ids))
-	for _, id := range ids {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		doc, err := r.Document(id)
-		if err != nil {
-			return nil, err
-		}
-		if doc == nil {
-			continue
-		}
-		got := make(map[string]any, len(fields))
-		doc.VisitFields(func(f index.Field) {
-			name := f.Name()
-			if !slices.Contains(fields, name) {
-				return
-			}
-			switch v := f.(type) {
-			case index.NumericField:
-				if n, err := v.Number(); err == nil {
-					got[name] = n
-				}
-			case index.TextField:
-				got[name] = v.Text()
-			}
+		title, p, _ := src.unit(r.unit)
+		out = append(out, Hit{
+			Path:    r.path,
+			Title:   title,
+			Score:   r.score,
+			Heading: p.heading,
+			Line:    p.line,
+			Snippet: ix.snippet(p.text, terms, fuzzy),
 		})
-		out[id] = got
 	}
 	return out, nil
 }

@@ -179,6 +179,7 @@ func (e *Engine) open() error {
 	e.opening.Store(&done)
 	defer close(done)
 	opts := e.opts.Index
+	opts.Source = e.source
 	ix, err := fulltext.OpenIndex(opts)
 	if errors.Is(err, fulltext.ErrIndexBusy) && e.opts.Busy != nil {
 		e.opts.Busy()
@@ -520,6 +521,16 @@ const maxParseWorkers = 4
 // read (gone, special, a hard link, unreadable), or errNotText (too large or binary).
 func (e *Engine) read(name string) (markdown.Doc, error) {
 	e.reads.Add(1)
+	d, err := e.parse(name)
+	if err != nil {
+		return markdown.Doc{}, err
+	}
+	e.mark(name, d.Frontmatter)
+	return d, nil
+}
+
+// parse reads and parses one text file.
+func (e *Engine) parse(name string) (markdown.Doc, error) {
 	src, info, err := e.readText(name, nil)
 	if err != nil {
 		return markdown.Doc{}, err
@@ -527,8 +538,16 @@ func (e *Engine) read(name string) (markdown.Doc, error) {
 	d := markdown.Parse(name, src, info.ModTime())
 	d.Size = int64(len(src))
 	d.Frontmatter = hasFrontmatter(src)
-	e.mark(name, d.Frontmatter)
 	return d, nil
+}
+
+// source gives the index the document at name as it is now, for what a search shows of it (see
+// [fulltext.Source]): parsed as the build parses it, and refused when the policy no longer allows it.
+func (e *Engine) source(name string) (markdown.Doc, error) {
+	if !e.opts.Allow(name, false) {
+		return markdown.Doc{}, fs.ErrPermission
+	}
+	return e.parse(name)
 }
 
 // errNotText reports a file that is not text, or is larger than the engine reads.

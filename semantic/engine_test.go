@@ -88,6 +88,34 @@ func TestEngineBuildAndSearch(t *testing.T) {
 	}
 }
 
+// TestEngineHitsShowTheFile checks that what a hit shows (title, heading, line, snippet), which
+// the index does not store, is read from the file as it is now, on a reopened index too.
+func TestEngineHitsShowTheFile(t *testing.T) {
+	dir := t.TempDir()
+	fsys := vault()
+	openEngine(t, fsys, dir).Close()
+	e := openEngine(t, fsys, dir)
+	defer e.Close()
+	hit := func() fulltext.Hit {
+		t.Helper()
+		res, err := e.Search(context.Background(), fulltext.Query{Text: "badgers"}, false)
+		if err != nil || len(res.Hits) == 0 {
+			t.Fatalf("search = %+v, %v; want a hit", res, err)
+		}
+		return res.Hits[0]
+	}
+	want := fulltext.Hit{Path: "sub/beta.md", Title: "Beta", Score: 1, Heading: "Beta", Line: 1,
+		Snippet: "# Beta **Badgers** dig setts. Back to [[index]]."}
+	if diff := cmp.Diff(want, hit()); diff != "" {
+		t.Errorf("hit (-want +got):\n%s", diff)
+	}
+	// Changed behind the index's back (no event, no reconcile): the hit shows the file's text.
+	fsys["sub/beta.md"] = &fstest.MapFile{Data: []byte("# Beta\nBadgers sleep by day.\n"), ModTime: t0}
+	if got := hit().Snippet; got != "# Beta **Badgers** sleep by day." {
+		t.Errorf("snippet after a change = %q, want the file's new text", got)
+	}
+}
+
 // TestEngineRelationsTellURLs checks that a document's relationships list its URLs, which the
 // graph does not keep, read from the file as it is now.
 func TestEngineRelationsTellURLs(t *testing.T) {
