@@ -385,3 +385,39 @@ func paths(hits []fulltext.Hit) []string {
 	}
 	return out
 }
+
+// countingReader counts the reads made of it.
+type countingReader struct {
+	r     *strings.Reader
+	reads int
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	c.reads++
+	return c.r.Read(b)
+}
+
+// TestReadSized checks that a file is read to the size its stat gave, in one read when it has
+// not changed: to that size when it grew since, to its end when it shrank.
+func TestReadSized(t *testing.T) {
+	tests := []struct {
+		name, text string
+		size       int64
+		want       string
+		reads      int
+	}{
+		{"as stated", "hello", 5, "hello", 1},
+		{"empty", "", 0, "", 0},
+		{"grew since the stat", "hello world", 5, "hello", 1},
+		{"shrank since the stat", "hi", 5, "hi", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &countingReader{r: strings.NewReader(tt.text)}
+			got, err := readSized(r, tt.size)
+			if err != nil || string(got) != tt.want || r.reads != tt.reads {
+				t.Errorf("readSized = %q, %v in %d reads; want %q in %d", got, err, r.reads, tt.want, tt.reads)
+			}
+		})
+	}
+}
