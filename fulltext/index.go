@@ -135,11 +135,21 @@ type IndexOptions struct {
 	Source Source
 }
 
-// docState is what the index remembers of one document in memory.
+// docState is what the index remembers of one document in memory. It holds no pointer (a
+// time.Time holds one), so that the collector need not look into the values of a map of hundreds
+// of thousands.
 type docState struct {
-	stamp Stamp
-	units int
+	size, modTime int64 // bytes; Unix nanoseconds, as the stamp persists it
+	units         int
 }
+
+// stateOf is the docState of a document of stamp st cut into units.
+func stateOf(st Stamp, units int) docState {
+	return docState{size: st.Size, modTime: st.ModTime.UnixNano(), units: units}
+}
+
+// stamp is the Stamp of d.
+func (d docState) stamp() Stamp { return Stamp{Size: d.size, ModTime: time.Unix(0, d.modTime)} }
 
 // Index is a full-text index of sections of documents. It is safe for concurrent use.
 type Index struct {
@@ -512,7 +522,7 @@ func (ix *Index) eachMeta(outlines bool, fn func(path, stamp, outline string)) e
 }
 
 func formatStamp(st docState) string {
-	return fmt.Sprintf("%d:%d:%d", st.stamp.Size, st.stamp.ModTime.UnixNano(), st.units)
+	return fmt.Sprintf("%d:%d:%d", st.size, st.modTime, st.units)
 }
 
 func parseStamp(s string) (docState, bool) {
@@ -526,7 +536,7 @@ func parseStamp(s string) (docState, bool) {
 	if err1 != nil || err2 != nil || err3 != nil {
 		return docState{}, false
 	}
-	return docState{stamp: Stamp{Size: size, ModTime: time.Unix(0, nanos)}, units: units}, true
+	return docState{size: size, modTime: nanos, units: units}, true
 }
 
 // Close flushes and closes the index. Closing it again does nothing.
@@ -583,7 +593,7 @@ func (ix *Index) PutBatch(docs []markdown.Doc) error {
 				return fmt.Errorf("index: %s: %w", d.Path, err)
 			}
 		}
-		st := docState{stamp: Stamp{Size: d.Size, ModTime: d.ModTime}, units: len(units)}
+		st := stateOf(Stamp{Size: d.Size, ModTime: d.ModTime}, len(units))
 		m := ix.meta(d, st)
 		if len(docs) <= maxIncrementalDocs {
 			texts = append(texts, m[fieldWords].(string))
@@ -745,7 +755,7 @@ func (ix *Index) Stamps() (map[string]Stamp, error) {
 	defer ix.docsMu.RUnlock()
 	m := make(map[string]Stamp, len(ix.docs))
 	for p, st := range ix.docs {
-		m[p] = st.stamp
+		m[p] = st.stamp()
 	}
 	return m, nil
 }
@@ -756,7 +766,10 @@ func (ix *Index) Stamp(p string) (Stamp, bool) {
 	ix.docsMu.RLock()
 	defer ix.docsMu.RUnlock()
 	d, ok := ix.docs[p]
-	return d.stamp, ok
+	if !ok {
+		return Stamp{}, false
+	}
+	return d.stamp(), true
 }
 
 // Holds reports whether the index holds the document at p.
@@ -787,7 +800,7 @@ func (ix *Index) CountUnder(name string, keep func(p string, st Stamp) bool) int
 	defer ix.docsMu.RUnlock()
 	n := 0
 	for p, st := range ix.docs {
-		if (name == "." || p == name || strings.HasPrefix(p, name+"/")) && keep(p, st.stamp) {
+		if (name == "." || p == name || strings.HasPrefix(p, name+"/")) && keep(p, st.stamp()) {
 			n++
 		}
 	}
