@@ -102,9 +102,7 @@ func feedbackOn(list []ranked, lead []float64) ([]ranked, float64) {
 // units of docs, each weighing its score, their weights summing to mass times feedbackWeight of
 // the original terms', or nil when there are none.
 func (ix *Index) expansion(ctx context.Context, r index.IndexReader, gen uint64, global StatsFunc, text string, docs []ranked, mass float64, src *shown) (query.Query, error) {
-	list := docs
-	n := len(list)
-	if n == 0 {
+	if len(docs) == 0 {
 		return nil, nil
 	}
 	skip := map[string]bool{}
@@ -115,16 +113,11 @@ func (ix *Index) expansion(ctx context.Context, r index.IndexReader, gen uint64,
 	// weight sums, over the feedback units, the share of the unit's terms that are t times the
 	// unit's normalised score.
 	weight := map[string]float64{}
-	score := map[string]float64{}
-	for _, r := range list[:n] {
-		score[r.unit] = r.score
-	}
-	for _, d := range list {
+	for _, d := range docs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		id := d.unit
-		title, p, ok := src.unit(id)
+		title, p, ok := src.unit(d.unit)
 		if !ok {
 			continue
 		}
@@ -138,7 +131,7 @@ func (ix *Index) expansion(ctx context.Context, r index.IndexReader, gen uint64,
 			if skip[t] || question[t] || len(t) < 2 || strings.Trim(t, "0123456789") == "" {
 				continue
 			}
-			weight[t] += score[id] / float64(len(toks))
+			weight[t] += d.score / float64(len(toks))
 		}
 	}
 	cands := make([]string, 0, len(weight))

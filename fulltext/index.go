@@ -38,12 +38,14 @@ import (
 // scratch. Bump it whenever the mapping or the unit layout changes.
 const IndexFormat = 13
 
-// Defaults for [IndexOptions].
 // Stamp identifies a file's version for reconciling the index with the files.
 type Stamp struct {
 	Size    int64
 	ModTime time.Time
 }
+
+// Equal reports whether s and o name the same version of a file: the same size and modification time.
+func (s Stamp) Equal(o Stamp) bool { return s.Size == o.Size && s.ModTime.Equal(o.ModTime) }
 
 const (
 	// DefaultChunkSize keeps a unit around a screenful of text, so BM25 length normalisation
@@ -805,14 +807,6 @@ func (ix *Index) CountUnder(name string, keep func(p string, st Stamp) bool) int
 		}
 	}
 	return n
-}
-
-// Has reports whether the document at p is indexed.
-func (ix *Index) Has(p string) bool {
-	ix.docsMu.RLock()
-	defer ix.docsMu.RUnlock()
-	_, ok := ix.docs[p]
-	return ok
 }
 
 // Count returns the number of indexed documents (not units).

@@ -362,7 +362,7 @@ func (e *Engine) Build(ctx context.Context) error {
 	// restart reads only the files that changed.
 	loaded := make(map[string]bool, len(stamps))
 	err := e.index().Outlines(func(d markdown.Doc) {
-		if st, ok := stamps[d.Path]; ok && st.Size == d.Size && st.ModTime.Equal(d.ModTime) {
+		if st, ok := stamps[d.Path]; ok && st.Equal(fulltext.Stamp{Size: d.Size, ModTime: d.ModTime}) {
 			loaded[d.Path] = true
 			e.graph.Put(d)
 			e.mark(d.Path, d.Frontmatter)
@@ -382,7 +382,7 @@ func (e *Engine) Build(ctx context.Context) error {
 	var todo []string  // files to read, in walk order
 	work := []int64{0} // work[i]: the work of todo[:i]
 	for _, f := range files {
-		if old, ok := stamps[f.path]; ok && loaded[f.path] && old.Size == f.stamp.Size && old.ModTime.Equal(f.stamp.ModTime) {
+		if old, ok := stamps[f.path]; ok && loaded[f.path] && old.Equal(f.stamp) {
 			delete(stamps, f.path) // unchanged since it was indexed
 			continue
 		}
@@ -967,7 +967,7 @@ func (e *Engine) Covered(name string, keep func(p string, st fulltext.Stamp) boo
 	}
 	e.mu.Unlock()
 	for _, p := range always {
-		if ix.Has(p) {
+		if ix.Holds(p) {
 			continue // counted above
 		}
 		if info, err := fs.Stat(e.opts.FS, p); err == nil && keep(p, fulltext.Stamp{Size: info.Size(), ModTime: info.ModTime()}) {
@@ -1017,13 +1017,13 @@ func (e *Engine) inStep(ctx context.Context, paths []string) (changed int, err e
 		seen := make(map[string]bool, len(files))
 		for _, f := range files {
 			seen[f.path] = true
-			if old, ok := ix.Stamp(f.path); ok && old.Size == f.stamp.Size && old.ModTime.Equal(f.stamp.ModTime) {
+			if old, ok := ix.Stamp(f.path); ok && old.Equal(f.stamp) {
 				continue
 			}
 			if d, err := e.read(f.path); err == nil {
 				e.graph.Put(d.Outline())
 				docs = append(docs, d)
-			} else if ix.Has(f.path) {
+			} else if ix.Holds(f.path) {
 				gone = append(gone, f.path) // no longer text, or no longer readable
 			}
 		}
@@ -1032,7 +1032,7 @@ func (e *Engine) inStep(ctx context.Context, paths []string) (changed int, err e
 			held = ix.Under(p)
 		}
 		for _, h := range held {
-			if !seen[h] && ix.Has(h) {
+			if !seen[h] && ix.Holds(h) {
 				gone = append(gone, h)
 			}
 		}

@@ -356,7 +356,7 @@ func (m *mount) watch(ctx context.Context) (*fsroot.Watcher, error) {
 	switch {
 	case err == nil:
 		m.log.Printf("search index: following changes by other programs through file events (%d folders watched)", w.Folders())
-	case errors.Is(err, fsroot.ErrWatchUnsupported):
+	case ctx.Err() != nil, errors.Is(err, fsroot.ErrWatchUnsupported): // shutting down, or walks as before
 	case errors.Is(err, fsroot.ErrWatchLimit):
 		m.log.Printf("search index: the tree has more folders than the system lets one program watch (on Linux, raise fs.inotify.max_user_watches); changes by other programs are picked up by a walk every %v", defaultReconcile)
 	default:
