@@ -16,12 +16,26 @@ import (
 // sockets and devices give [ErrNotRegular]. Names follow [fs.ValidPath];
 // errors are [*fs.PathError] values with root-relative names. It does not
 // bound file sizes: wrap it, or check Stat, before reading everything.
-func (r *Root) FS() fs.FS { return rootFS{r} }
+func (r *Root) FS() fs.FS { return rootFS{r: r} }
 
-type rootFS struct{ r *Root }
+// JudgedFS is [Root.FS] for a caller with a policy: Open hands judge the
+// name it was given, the path that name reached through symbolic links
+// inside the root, and whether a directory is there, and opens nothing
+// judge refuses. The open then goes through that same lookup, so a name
+// judged by what it reached cannot read something else (a file swapped
+// for a link to a refused one is refused, or not followed). judge's error
+// is the [*fs.PathError]'s Err.
+func (r *Root) JudgedFS(judge func(name, reached string, isDir bool) error) fs.FS {
+	return rootFS{r: r, judge: judge}
+}
 
-// Open implements [fs.FS]: one [Root.Lookup] of name, then an open of
-// what it reached in the directory where the lookup ended.
+type rootFS struct {
+	r     *Root
+	judge func(name, reached string, isDir bool) error // nil: everything
+}
+
+// Open implements [fs.FS]: one [Root.Lookup] of name, judged (JudgedFS),
+// then an open of what it reached in the directory where the lookup ended.
 func (fsys rootFS) Open(name string) (fs.File, error) {
 	r := fsys.r
 	e, err := r.lookup(name)
@@ -29,6 +43,11 @@ func (fsys rootFS) Open(name string) (fs.File, error) {
 		return nil, r.pathErr("open", name, err)
 	}
 	defer e.Close()
+	if fsys.judge != nil && e.exists {
+		if err := fsys.judge(name, e.path, e.info.Type == TypeDir); err != nil {
+			return nil, r.pathErr("open", name, err)
+		}
+	}
 	if e.exists && e.info.Type == TypeDir {
 		fd, err := e.openDir()
 		if err != nil {

@@ -13,16 +13,17 @@ import (
 
 // editFile is one file of an edit: the edits that apply to it, and what they make of it.
 type editFile struct {
-	name    string // root-relative, as the policy cleaned the first path that named it
-	field   string // the field that named it: edits[i].path, or "" for target.path
-	version string // the version the caller gave for it, or "" for none
-	vfield  string // the field that gave its version, or would have
-	at      []int  // its edits, as indexes into the call's, in order
-	old     []byte // what it held when read
-	text    string // what its edits make of old
-	n       int    // how many replacements they made
-	backup  string // the name of its backup, if one was kept
-	written string // its version once written
+	name    string        // root-relative, as the policy cleaned the first path that named it
+	entry   *fsroot.Entry // what name reached, judged: the file is read and written through it
+	field   string        // the field that named it: edits[i].path, or "" for target.path
+	version string        // the version the caller gave for it, or "" for none
+	vfield  string        // the field that gave its version, or would have
+	at      []int         // its edits, as indexes into the call's, in order
+	old     []byte        // what it held when read
+	text    string        // what its edits make of old
+	n       int           // how many replacements they made
+	backup  string        // the name of its backup, if one was kept
+	written string        // its version once written
 }
 
 // its yields f's edits with their indexes in the call's edits.
@@ -42,6 +43,7 @@ func (f *editFile) its(edits []intents.Edit) iter.Seq2[int, intents.Edit] {
 // write fails, the files written before it are put back.
 func (s *Server) edit(ctx context.Context, c *call, name string, in intents.Update, out *WriterResult) error {
 	files, err := s.editFiles(c, name, in)
+	defer closeEdited(files)
 	if err != nil {
 		return err
 	}
@@ -76,43 +78,41 @@ func (s *Server) edit(ctx context.Context, c *call, name string, in intents.Upda
 // policy as target.path is, and checks the versions given. target.path's file (name) comes
 // first, if an edit applies to it, then the others in the order of their first edit. Two paths
 // that reach one file (b.md and a/../b.md, or a link and the file it leads to) are one file.
+// Each file is looked up once, and its entry judged ([Server.entry]): the caller reads and writes
+// it through that entry, and closes the files (closeEdited) whatever the error.
 func (s *Server) editFiles(c *call, name string, in intents.Update) ([]*editFile, error) {
-	target := &editFile{name: name, version: in.Target.Version, vfield: "target.version"}
-	real, err := s.cfg.Root.Resolve(name)
+	entry, err := s.entry(name)
 	if err != nil {
 		return nil, err
 	}
-	files, byReal := []*editFile{target}, map[string]*editFile{real: target}
+	target := &editFile{name: name, entry: entry, version: in.Target.Version, vfield: "target.version"}
+	files, byReal := []*editFile{target}, map[string]*editFile{entry.Path(): target}
 	for i, e := range in.Edits {
 		f := target
 		if e.Path != "" {
 			field := fmt.Sprintf("edits[%d].path", i)
-			n, err := s.resolvePath(e.Path, kindFile)
-			if err == nil && n == "." {
-				err = fsroot.ErrIsRoot
-			}
-			if err == nil {
-				real, err = s.cfg.Root.Resolve(n)
-			}
+			n, entry, err := s.editEntry(e.Path)
 			if err != nil {
-				return nil, &fileError{err: err, name: n, field: field}
+				return files, &fileError{err: err, name: n, field: field}
 			}
-			if f = byReal[real]; f == nil {
-				f = &editFile{name: n, field: field, vfield: fmt.Sprintf("edits[%d].version", i)}
-				files, byReal[real] = append(files, f), f
+			if f = byReal[entry.Path()]; f != nil {
+				entry.Close()
+			} else {
+				f = &editFile{name: n, entry: entry, field: field, vfield: fmt.Sprintf("edits[%d].version", i)}
+				files, byReal[entry.Path()] = append(files, f), f
 			}
 		}
 		if e.Version != "" {
 			field := fmt.Sprintf("edits[%d].version", i)
 			v, err := parseVersion(field, e.Version)
 			if err != nil {
-				return nil, err
+				return files, err
 			}
 			switch {
 			case f.version == "":
 				f.version, f.vfield = v, field
 			case f.version != v:
-				return nil, &callError{code: CodeInvalidArgument, field: field, msg: fmt.Sprintf(
+				return files, &callError{code: CodeInvalidArgument, field: field, msg: fmt.Sprintf(
 					"%s (%s) and %s (%s) are two versions of %q, which has one: send the version its last read returned, once", field, v, f.vfield, f.version, s.show(f.name))}
 			}
 		}
@@ -120,26 +120,48 @@ func (s *Server) editFiles(c *call, name string, in intents.Update) ([]*editFile
 	}
 	if len(target.at) == 0 {
 		if in.Target.Version != "" {
-			return nil, &callError{code: CodeInvalidArgument, field: "target.version", msg: fmt.Sprintf(
+			return files, &callError{code: CodeInvalidArgument, field: "target.version", msg: fmt.Sprintf(
 				"target.version is the version of %q, which no edit applies to (each names another file in path): leave target.version out, and give each file's version in its edits' version", s.show(name))}
 		}
+		target.entry.Close()
 		files = files[1:]
 	}
 	if len(files) > intents.MaxEditFiles {
-		return nil, &callError{code: CodeInvalidArgument, field: "edits", msg: fmt.Sprintf(
+		return files, &callError{code: CodeInvalidArgument, field: "edits", msg: fmt.Sprintf(
 			"the edits apply to %d files, and one call edits at most %d: split them into several calls", len(files), intents.MaxEditFiles)}
 	}
 	for range len(files) - 1 { // the call itself paid for one file
 		if err := s.charge(c, false); err != nil {
-			return nil, err
+			return files, err
 		}
 	}
 	return files, nil
 }
 
+// editEntry cleans raw, an edit's path, and looks it up once for the edit ([Server.entry]):
+// the cleaned name, and the entry the caller closes.
+func (s *Server) editEntry(raw string) (string, *fsroot.Entry, error) {
+	name, err := s.cfg.Policy.Clean(raw)
+	if err != nil {
+		return name, nil, err
+	}
+	if name == "." {
+		return name, nil, fsroot.ErrIsRoot
+	}
+	e, err := s.entry(name)
+	return name, e, err
+}
+
+// closeEdited closes the entries of files.
+func closeEdited(files []*editFile) {
+	for _, f := range files {
+		f.entry.Close()
+	}
+}
+
 // editText reads f, checks its version and applies its edits in memory.
 func (s *Server) editText(ctx context.Context, f *editFile, edits []intents.Edit) error {
-	old, _, err := s.cfg.Root.ReadFile(ctx, f.name, s.cfg.MaxFileSize)
+	old, _, err := f.entry.ReadFile(ctx, s.cfg.MaxFileSize)
 	if err != nil {
 		return err
 	}
@@ -175,7 +197,7 @@ func (s *Server) writeEdited(ctx context.Context, files []*editFile, o intents.U
 		if s.beforeWrite != nil {
 			s.beforeWrite(f.name)
 		}
-		v, err := s.cfg.Root.WriteFileIf(ctx, f.name, []byte(f.text), fsroot.Version(f.old), s.cfg.MaxFileSize)
+		v, err := f.entry.WriteFileIf(ctx, []byte(f.text), fsroot.Version(f.old), s.cfg.MaxFileSize)
 		if err != nil {
 			err = s.fileFailed(ctx, f, err)
 			if i > 0 {
@@ -196,7 +218,7 @@ func (s *Server) restore(ctx context.Context, written []*editFile, err error) er
 	ctx = context.WithoutCancel(ctx)
 	rb := &rolledBack{err: err}
 	for _, f := range written {
-		if _, rerr := s.cfg.Root.WriteFileIf(ctx, f.name, f.old, f.written, s.cfg.MaxFileSize); rerr != nil {
+		if _, rerr := f.entry.WriteFileIf(ctx, f.old, f.written, s.cfg.MaxFileSize); rerr != nil {
 			s.cfg.ErrorLog.Printf("edit: %q stays changed: putting it back after a failed write: %v", f.name, rerr)
 			rb.changed = append(rb.changed, f.name)
 		} else {

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"path"
@@ -118,6 +119,18 @@ func (s *Server) entry(name string) (*fsroot.Entry, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// readJudged reads the file name, a name the policy cleaned (one a walk, the index or the graph
+// gave), through one lookup judged by what it reached, as [Server.entry] judges it: a name that
+// leads to a blocked file by now is refused, never read.
+func (s *Server) readJudged(ctx context.Context, name string, max int64) ([]byte, fsroot.Info, error) {
+	e, err := s.entry(name)
+	if err != nil {
+		return nil, fsroot.Info{}, err
+	}
+	defer e.Close()
+	return e.ReadFile(ctx, max)
 }
 
 // linkEntry looks up name, a name the policy cleaned, for a removal or a move: the entry it names

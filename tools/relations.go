@@ -221,7 +221,7 @@ func (s *Server) addSources(ctx context.Context, entries []BacklinkEntry, links 
 	for i := range entries[:n] {
 		if b := links[i]; b.From != from {
 			from, lines = b.From, nil
-			if src, _, err := s.cfg.Root.ReadFile(ctx, b.From, s.cfg.MaxFileSize); err == nil {
+			if src, _, err := s.readJudged(ctx, b.From, s.cfg.MaxFileSize); err == nil {
 				lines = strings.Split(string(src), "\n")
 			}
 		}

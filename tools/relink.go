@@ -54,23 +54,15 @@ func (s *Server) relink(ctx context.Context, moves []markdown.Moved, dry, keepTe
 		sort.SliceStable(out.rewrites, func(i, j int) bool { return out.rewrites[i].Path < out.rewrites[j].Path })
 	}()
 	for _, from := range s.linkedFromAny(moves) {
-		data, info, err := s.cfg.Root.ReadFile(ctx, from, s.cfg.MaxFileSize)
-		if err != nil || !markdown.IsText(data) {
-			continue
+		rw, err := s.rewriteLinks(ctx, from, dry, func(data []byte, mod time.Time) ([]byte, []markdown.Rewrite) {
+			return e.RewriteLinks(from, data, mod, moves, keepText, format)
+		})
+		if err != nil {
+			return out, err
 		}
-		text, rw := e.RewriteLinks(from, data, info.ModTime, moves, keepText, format)
-		if len(rw) == 0 {
-			continue
+		if len(rw) > 0 {
+			note(from, rw)
 		}
-		if !dry {
-			if _, err := s.cfg.Root.WriteFileIf(ctx, from, text, fsroot.Version(data), s.cfg.MaxFileSize); err != nil {
-				if errors.Is(err, fsroot.ErrConflict) {
-					continue // changed by another program since the read: its links are checked after
-				}
-				return out, err
-			}
-		}
-		note(from, rw)
 	}
 	for _, m := range moves {
 		for _, p := range e.Documents(m.From) {
@@ -79,26 +71,45 @@ func (s *Server) relink(ctx context.Context, moves []markdown.Moved, dry, keepTe
 			if dry {
 				at = p
 			}
-			data, info, err := s.cfg.Root.ReadFile(ctx, at, s.cfg.MaxFileSize)
-			if err != nil || !markdown.IsText(data) {
-				continue
+			rw, err := s.rewriteLinks(ctx, at, dry, func(data []byte, mod time.Time) ([]byte, []markdown.Rewrite) {
+				return e.RelinkMoved(data, mod, p, now, moves, keepText, format)
+			})
+			if err != nil {
+				return out, err
 			}
-			text, rw := e.RelinkMoved(data, info.ModTime, p, now, moves, keepText, format)
-			if len(rw) == 0 {
-				continue
+			if len(rw) > 0 {
+				note(now, rw)
 			}
-			if !dry {
-				if _, err := s.cfg.Root.WriteFileIf(ctx, now, text, fsroot.Version(data), s.cfg.MaxFileSize); err != nil {
-					if errors.Is(err, fsroot.ErrConflict) {
-						continue
-					}
-					return out, err
-				}
-			}
-			note(now, rw)
 		}
 	}
 	return out, nil
+}
+
+// rewriteLinks reads the text file name through one judged lookup ([Server.entry]) and, unless
+// dry, writes what relinking it gives back through that same entry, if the file is still as it
+// was read. It returns the rewrites (none for a file it cannot read as text, and none for one
+// another program changed since the read: its links are checked after the move).
+func (s *Server) rewriteLinks(ctx context.Context, name string, dry bool, relink func([]byte, time.Time) ([]byte, []markdown.Rewrite)) ([]markdown.Rewrite, error) {
+	f, err := s.entry(name)
+	if err != nil {
+		return nil, nil
+	}
+	defer f.Close()
+	data, info, err := f.ReadFile(ctx, s.cfg.MaxFileSize)
+	if err != nil || !markdown.IsText(data) {
+		return nil, nil
+	}
+	text, rw := relink(data, info.ModTime)
+	if len(rw) == 0 || dry {
+		return rw, nil
+	}
+	if _, err := f.WriteFileIf(ctx, text, fsroot.Version(data), s.cfg.MaxFileSize); err != nil {
+		if errors.Is(err, fsroot.ErrConflict) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return rw, nil
 }
 
 // obsidianSettings is the file where Obsidian keeps a vault's settings, among them the format of
@@ -114,7 +125,7 @@ const (
 // default. A file that cannot be read or parsed, or names another format, is logged and read as
 // the default: a move does not fail for a setting.
 func (s *Server) linkFormat(ctx context.Context) markdown.LinkFormat {
-	data, _, err := s.cfg.Root.ReadFile(ctx, obsidianSettings, maxSettingsSize)
+	data, _, err := s.readJudged(ctx, obsidianSettings, maxSettingsSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return markdown.LinkShortest
 	}
@@ -282,7 +293,7 @@ func (s *Server) mentionCandidates(ctx context.Context, needles []string) ([]str
 // text, which it sees at the first piece holding a NUL byte for most binary files, or cannot be
 // read; errBudget when the file is text longer than budget bytes.
 func (s *Server) readText(ctx context.Context, p string, budget int64) ([]byte, int64, error) {
-	e, err := s.cfg.Root.Lookup(p)
+	e, err := s.entry(p)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -270,7 +270,7 @@ func (s *Server) fileContains(ctx context.Context, info fsroot.Info, needle stri
 	if info.Type != fsroot.TypeFile {
 		return false
 	}
-	data, _, err := s.cfg.Root.ReadFile(ctx, info.Path, s.cfg.MaxFileSize)
+	data, _, err := s.readJudged(ctx, info.Path, s.cfg.MaxFileSize)
 	if err != nil || !markdown.IsText(data) {
 		return false
 	}
@@ -518,7 +518,7 @@ func (s *Server) searchContent(ctx context.Context, name string, depth int, o in
 		if s.beforeSearch != nil {
 			s.beforeSearch(info.Path)
 		}
-		data, _, err := s.cfg.Root.ReadFile(ctx, info.Path, s.cfg.MaxFileSize)
+		data, _, err := s.readJudged(ctx, info.Path, s.cfg.MaxFileSize)
 		if err != nil || !markdown.IsText(data) {
 			return true // unreadable, special, too large or binary: not searchable text
 		}

@@ -47,7 +47,7 @@ func (s *Server) searchSemantic(ctx context.Context, c *call, in intents.Discove
 	for _, h := range hits {
 		fe := FileEntry{Path: h.Path, Title: shownTitle(h.Path, h.Title), Score: round2(h.Score), Heading: h.Heading, Line: h.Line, Snippet: h.Snippet}
 		if in.Options.IncludeContent {
-			if data, _, err := s.cfg.Root.ReadFile(ctx, h.Path, s.cfg.MaxFileSize); err == nil && markdown.IsText(data) {
+			if data, _, err := s.readJudged(ctx, h.Path, s.cfg.MaxFileSize); err == nil && markdown.IsText(data) {
 				c := capString(string(data), MaxIncludedBytes)
 				fe.Content = &c
 			}

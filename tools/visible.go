@@ -2,6 +2,7 @@ package tools
 
 import (
 	"errors"
+	"io/fs"
 
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/security"
@@ -60,6 +61,19 @@ func hiddenReason(err error) string {
 		return HiddenType
 	}
 	return HiddenOther
+}
+
+// IndexFS is root as the index reads it: each name opened is judged by what it reached through
+// symbolic links inside the root, as a tool's read is (see [fsroot.Root.JudgedFS]), so a note
+// swapped for a link to a blocked file is neither indexed nor shown in a hit. [Indexed] judges the
+// names themselves, before the index opens them.
+func IndexFS(policy *security.Policy, root *fsroot.Root) fs.FS {
+	return root.JudgedFS(func(name, reached string, isDir bool) error {
+		if reached == name {
+			return nil // judged by its name already
+		}
+		return policy.CheckName(reached, isDir)
+	})
 }
 
 // Indexed returns what the index of root holds: the entries the tools can see ([Visible]) that

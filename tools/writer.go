@@ -166,7 +166,7 @@ func (s *Server) withCurrent(ctx context.Context, name string, err error) error 
 	if !errors.As(err, &ce) {
 		return err
 	}
-	now, _, rerr := s.cfg.Root.ReadFile(ctx, name, MaxConflictContent)
+	now, _, rerr := s.readJudged(ctx, name, MaxConflictContent)
 	if rerr != nil || !markdown.IsText(now) {
 		return err
 	}
@@ -479,7 +479,7 @@ func (s *Server) moveAll(ctx context.Context, moves []moving, in intents.Update,
 	if version != "" {
 		// Before anything changes, the folders options.createPath makes included; RenameIf
 		// checks again right before the rename.
-		old, _, err := s.cfg.Root.ReadFile(ctx, pairs[0].From, s.cfg.MaxFileSize)
+		old, _, err := s.readJudged(ctx, pairs[0].From, s.cfg.MaxFileSize)
 		if err != nil {
 			return err
 		}

@@ -126,7 +126,7 @@ func (m *mount) openEngine(cfg SemanticConfig, configured string, others []strin
 		Busy: func() {
 			m.warn.Printf("the search index in %s is in use by another packfs-mcp on this root: this one keeps its own in memory", place.Dir)
 		},
-		FS:    m.root.FS(),
+		FS:    tools.IndexFS(m.policy, m.root),
 		Allow: tools.Indexed(m.policy, m.root, m.ignore),
 		Index: fulltext.IndexOptions{
 			Dir:         dir,
