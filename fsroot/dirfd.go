@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path"
 	"syscall"
 	"time"
 )
@@ -115,8 +116,13 @@ func statInfo(p, name string, st *sysStat) Info {
 
 // removeAllFD removes the entry name of dir and, if it is a directory,
 // everything below it, entry by entry through directory handles, never
-// following a link: a link to a directory is removed itself.
-func removeAllFD(dir handle, name string) error {
+// following a link: a link to a directory is removed itself. rel is the
+// entry's root-relative path; spare, if not nil, is asked about every
+// entry below it (by its root-relative path, and whether it is a
+// directory), and an entry it spares is left in place: the removal then
+// fails with [ErrNotEmpty] at the first one, leaving it and the folders
+// that hold it.
+func removeAllFD(dir handle, name, rel string, spare func(rel string, isDir bool) bool) error {
 	st, err := lstatFD(dir, name)
 	if err != nil {
 		return err
@@ -139,7 +145,14 @@ func removeAllFD(dir handle, name string) error {
 		if err != nil {
 			break
 		}
-		err = control(f, func(h handle) error { return removeAllFD(h, n) })
+		below := path.Join(rel, n)
+		if spare != nil {
+			if nst, serr := lstatFD(sub, n); serr == nil && spare(below, nst.mode.IsDir()) {
+				err = ErrNotEmpty
+				break
+			}
+		}
+		err = control(f, func(h handle) error { return removeAllFD(h, n, below, spare) })
 		if errors.Is(err, fs.ErrNotExist) {
 			err = nil // removed meanwhile
 		}

@@ -287,7 +287,7 @@ func (r *Root) CleanTemp(ctx context.Context) (int, error) {
 		}
 		e, err := r.lookupLink(info.Path)
 		if err == nil {
-			err = e.remove(false)
+			err = e.remove(false, nil)
 			e.Close()
 		}
 		if err != nil {

@@ -478,15 +478,16 @@ func (r *Root) Remove(name string, recursive bool) error {
 	return e.Remove(recursive)
 }
 
-// remove removes the entry from the directory the lookup ended in.
-func (e *Entry) remove(recursive bool) error {
+// remove removes the entry from the directory the lookup ended in;
+// recursively, what spare spares stays (see removeAllFD).
+func (e *Entry) remove(recursive bool, spare func(string, bool) bool) error {
 	if !e.exists {
 		return fs.ErrNotExist
 	}
 	isDir := e.info.Type == TypeDir
 	return e.at(func(dir handle, elem string) error {
 		if isDir && recursive {
-			return removeAllFD(dir, elem)
+			return removeAllFD(dir, elem, e.path, spare)
 		}
 		return removeFD(dir, elem, isDir)
 	})
@@ -527,7 +528,22 @@ func (r *Root) LookupLink(name string) (*Entry, error) {
 // directory the lookup ended in: a link itself from an Entry of
 // [Root.LookupLink], what it led to from one of [Root.Lookup].
 func (e *Entry) Remove(recursive bool) error {
-	if err := e.remove(recursive); err != nil {
+	if err := e.remove(recursive, nil); err != nil {
+		return e.r.pathErr("remove", e.name, err)
+	}
+	return nil
+}
+
+// RemoveAll removes the directory the Entry found and everything in it,
+// as [Entry.Remove] with recursive does, but for the entries spare names:
+// it is asked about each entry below the directory, by its root-relative
+// path ([Entry.Path] joined with the names below it) and whether it is a
+// directory, before that entry is touched. The first entry it spares
+// stops the removal with [ErrNotEmpty], leaving that entry and the
+// folders that hold it (the entries removed before it stay removed:
+// judge the tree before, and let spare catch what appeared since).
+func (e *Entry) RemoveAll(spare func(path string, isDir bool) bool) error {
+	if err := e.remove(true, spare); err != nil {
 		return e.r.pathErr("remove", e.name, err)
 	}
 	return nil

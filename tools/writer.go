@@ -324,9 +324,12 @@ func (s *Server) remove(ctx context.Context, name, version string, o intents.Upd
 		}
 	}
 	linked := s.linkedFrom(name)
-	if version != "" {
+	switch {
+	case version != "":
 		err = e.RemoveIf(ctx, version, s.cfg.MaxFileSize)
-	} else {
+	case o.Recursive && info.Type == fsroot.TypeDir:
+		err = s.removeFolder(ctx, e, s.show(name))
+	default:
 		err = e.Remove(o.Recursive)
 	}
 	if err != nil {
@@ -334,6 +337,52 @@ func (s *Server) remove(ctx context.Context, name, version string, o intents.Upd
 	}
 	out.Deleted, out.LinkedFrom = true, linked
 	return nil
+}
+
+// removeFolder removes the folder e found and everything in it, unless it holds entries the
+// policy blocks: no call can see them, so none deletes them. It counts them first and refuses
+// before removing anything; one that appears during the removal stops it where it is.
+func (s *Server) removeFolder(ctx context.Context, e *fsroot.Entry, shown string) error {
+	n := 0
+	err := s.cfg.Root.Walk(ctx, e.Path(), 0, func(info fsroot.Info, err error) error {
+		if err != nil || info.Path == e.Path() || !s.blocked(info.Path, info.Type == fsroot.TypeDir) {
+			return nil
+		}
+		n++
+		return fs.SkipDir // a blocked folder counts once
+	})
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		return blockedInside(shown, n, false)
+	}
+	if err := e.RemoveAll(s.blocked); errors.Is(err, fsroot.ErrNotEmpty) {
+		return blockedInside(shown, 1, true)
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
+
+// blocked reports whether the policy blocks the entry at p by a component of its name (.git,
+// .env, credential stores), not by its extension: a file is judged as a folder is, whatever isDir.
+func (s *Server) blocked(p string, isDir bool) bool {
+	return errors.Is(s.cfg.Policy.CheckName(p, true), security.ErrBlocked)
+}
+
+// blockedInside is the refusal of a recursive delete of the folder shown that holds n entries the
+// policy blocks; late says one appeared while the folder was being deleted, which stopped there.
+func blockedInside(shown string, n int, late bool) error {
+	what := fmt.Sprintf("%d entries", n)
+	if n == 1 {
+		what = "an entry"
+	}
+	done := "nothing was deleted"
+	if late {
+		done = "it appeared during the delete, which stopped there: list the folder to see what is left"
+	}
+	return newError(CodeNotEmpty, "%q holds %s that the policy blocks (version control, dependencies, secrets or credentials), which no call can see or delete, so %s. Move the folder whole (purpose \"move\"), or delete what you can see in it one by one; the operator can take a name off the blocked list (--unblock NAME)", shown, what, done)
 }
 
 // linkedFrom lists the documents outside name (a file, or a folder and everything in it) that link
