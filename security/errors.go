@@ -22,6 +22,8 @@ var (
 	// ErrInvalidPath means a path is malformed: bad characters, a Windows
 	// form, too long, or a name the filesystem layer must never see.
 	ErrInvalidPath = errors.New("invalid path")
+	// ErrAutoRun means a write would put a file where it runs by itself ([AutoRuns]).
+	ErrAutoRun = errors.New("path runs by itself")
 	// ErrRateLimited means a request was refused by the [Limiter].
 	ErrRateLimited = errors.New("rate limit exceeded")
 )
@@ -44,6 +46,7 @@ const (
 	RuleTrailingDotOrSpace = "trailing-dot-or-space"
 	RuleEmpty              = "empty"
 	RuleWindowsName        = "windows-name"
+	RuleAutoRun            = "auto-run"
 )
 
 const (
@@ -75,7 +78,8 @@ type PathError struct {
 	// Allowed are a few of the extensions the policy allows, for a refused
 	// extension's message (the first its configuration lists).
 	Allowed []string
-	// reason says, for RuleWindowsName, what Windows makes of the name.
+	// reason says, for RuleWindowsName, what Windows makes of the name, and for RuleAutoRun what
+	// runs it.
 	reason string
 }
 
@@ -128,6 +132,8 @@ func (e *PathError) Error() string {
 		return p + ` has a name ending in a dot or space ("` + e.Detail + `"): remove the trailing dot or space`
 	case RuleWindowsName:
 		return p + ` has the name "` + e.Detail + `", which Windows does not treat as a plain file name (` + e.reason + `): use another name`
+	case RuleAutoRun:
+		return autoRunMessage(p, e.Detail, e.reason)
 	case RuleEmpty:
 		return `path is empty: give a path relative to the root, such as "notes/todo.md", or "." for the root`
 	}

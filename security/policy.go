@@ -149,6 +149,7 @@ type Policy struct {
 	blocks   patternSet          // the blocked patterns
 	off      []string            // the default patterns not blocked, as DefaultBlockedPaths spells them
 	caches   patternSet          // DefaultCachePaths
+	autoRuns autoRuns            // AutoRuns, less those unblocked
 	windows  bool                // PolicyConfig.WindowsNames
 }
 
@@ -217,6 +218,13 @@ func NewPolicy(cfg PolicyConfig) (*Policy, error) {
 
 	blocked, err := p.defaults(cfg)
 	if err != nil {
+		return nil, err
+	}
+	off := map[string]bool{}
+	for _, o := range p.off {
+		off[fold(o)] = true
+	}
+	if p.autoRuns, err = newAutoRuns(off); err != nil {
 		return nil, err
 	}
 	if p.blocks, err = newPatternSet("blocked pattern", append(append(blocked, cfg.BlockedPaths...), TempFilePattern)); err != nil {
@@ -371,7 +379,7 @@ func (p *Policy) Summary() string {
 	if p.anyExt {
 		exts = "any extension"
 	}
-	out := fmt.Sprintf("%s, %d file names, %d blocked patterns", exts, len(p.names), len(p.blocks.patterns))
+	out := fmt.Sprintf("%s, %d file names, %d blocked patterns, %d auto-run places write-protected", exts, len(p.names), len(p.blocks.patterns), p.autoRuns.count)
 	if len(p.off) > 0 {
 		out += " (defaults NOT blocked: " + strings.Join(p.off, " ") + ")"
 	}
@@ -416,6 +424,9 @@ func (p *Policy) defaults(cfg PolicyConfig) ([]string, error) {
 	defaults := DefaultBlockedPaths()
 	if cfg.NoDefaultBlocked {
 		p.off = slices.DeleteFunc(defaults, func(d string) bool { return d == TempFilePattern })
+		for _, r := range AutoRuns() {
+			p.off = append(p.off, r.Pattern)
+		}
 		return nil, nil
 	}
 	off := map[string]bool{}
@@ -424,9 +435,9 @@ func (p *Policy) defaults(cfg PolicyConfig) ([]string, error) {
 		if u == fold(TempFilePattern) {
 			return nil, fmt.Errorf("the pattern %q cannot be unblocked: it hides half-written files", u)
 		}
-		if !slices.ContainsFunc(defaults, func(d string) bool { return fold(d) == u }) {
+		if !slices.ContainsFunc(defaults, func(d string) bool { return fold(d) == u }) && !isAutoRun(u) {
 			listed := slices.DeleteFunc(slices.Clone(defaults), func(d string) bool { return d == TempFilePattern })
-			return nil, fmt.Errorf("unblock %q: not a default blocked pattern (they are %s); a pattern you added is removed by leaving it out", u, strings.Join(listed, " "))
+			return nil, fmt.Errorf("unblock %q: not a default blocked pattern (they are %s) nor an auto-run place (packfs-mcp doctor lists them); a pattern you added is removed by leaving it out", u, strings.Join(listed, " "))
 		}
 		off[u] = true
 	}
@@ -438,7 +449,17 @@ func (p *Policy) defaults(cfg PolicyConfig) ([]string, error) {
 			keep = append(keep, d)
 		}
 	}
+	for _, r := range AutoRuns() {
+		if off[fold(r.Pattern)] {
+			p.off = append(p.off, r.Pattern)
+		}
+	}
 	return keep, nil
+}
+
+// isAutoRun reports whether the folded u is a pattern of [AutoRuns].
+func isAutoRun(u string) bool {
+	return slices.ContainsFunc(AutoRuns(), func(r AutoRun) bool { return fold(r.Pattern) == u })
 }
 
 // DefaultsOff returns the default blocked patterns this policy does not

@@ -213,7 +213,7 @@ func TestPolicyLists(t *testing.T) {
 	if diff := cmp.Diff([]string{"*.pem", ".git", security.TempFilePattern, "drafts"}, p.BlockedPaths()); diff != "" {
 		t.Errorf("BlockedPaths() mismatch (-want +got):\n%s", diff)
 	}
-	if got, want := p.Summary(), "2 extensions, 1 file names, 4 blocked patterns (defaults NOT blocked: .git .hg "; !strings.HasPrefix(got, want) {
+	if got, want := p.Summary(), "2 extensions, 1 file names, 4 blocked patterns, 0 auto-run places write-protected (defaults NOT blocked: .git .hg "; !strings.HasPrefix(got, want) {
 		t.Errorf("Summary() = %q, want it to start with %q", got, want)
 	}
 	added, err := security.NewPolicy(security.PolicyConfig{BlockedPaths: []string{"Drafts"}, Unblock: []string{"*.PEM"}})

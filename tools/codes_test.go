@@ -40,7 +40,7 @@ func TestCodeTable(t *testing.T) {
 		}
 	}
 	want := []string{CodePermissionDenied, CodeOutsideRoot, CodeBlocked, CodeExtension, CodeRateLimited,
-		CodeHardLink, CodeRoot, CodeAccess, CodeUnauthenticated, CodeOriginNotAllowed}
+		CodeHardLink, CodeRoot, CodeAccess, CodeUnauthenticated, CodeOriginNotAllowed, CodeAutoRun}
 	if !slices.Equal(denials, want) {
 		t.Errorf("denials %v, want %v", denials, want)
 	}

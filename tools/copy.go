@@ -86,6 +86,9 @@ func (s *Server) copyDestination(raw string, isDir bool) (name, real string, err
 	if err == nil && (name == "." || real == ".") {
 		err = fsroot.ErrIsRoot
 	}
+	if err == nil {
+		err = s.writable(name, real)
+	}
 	if err != nil {
 		return name, real, &fileError{err: err, name: name, field: "target.destination"}
 	}
@@ -256,6 +259,9 @@ func (s *Server) planCopy(ctx context.Context, from *Server, name, src, dest str
 		rel, _ := below(info.Path, src)
 		e := copyEntry{src: info.Path, dest: path.Join(dest, rel), dir: info.Type == fsroot.TypeDir, size: info.Size}
 		if err := s.cfg.Policy.CheckName(e.dest, e.dir); err != nil {
+			return &fileError{err: err, name: e.dest, field: "target.destination"}
+		}
+		if err := s.cfg.Policy.CheckWrite(e.dest); err != nil {
 			return &fileError{err: err, name: e.dest, field: "target.destination"}
 		}
 		if !e.dir && e.size > s.cfg.MaxFileSize {

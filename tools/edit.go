@@ -81,7 +81,7 @@ func (s *Server) edit(ctx context.Context, c *call, name string, in intents.Upda
 // Each file is looked up once, and its entry judged ([Server.entry]): the caller reads and writes
 // it through that entry, and closes the files (closeEdited) whatever the error.
 func (s *Server) editFiles(c *call, name string, in intents.Update) ([]*editFile, error) {
-	entry, err := s.entry(name)
+	entry, err := s.writeEntry(name)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +148,7 @@ func (s *Server) editEntry(raw string) (string, *fsroot.Entry, error) {
 	if name == "." {
 		return name, nil, fsroot.ErrIsRoot
 	}
-	e, err := s.entry(name)
+	e, err := s.writeEntry(name)
 	return name, e, err
 }
 

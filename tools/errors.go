@@ -23,6 +23,7 @@ const (
 	CodeOutsideRoot      = "PATH_OUTSIDE_ROOT"
 	CodeBlocked          = "PATH_BLOCKED"
 	CodeExtension        = "EXTENSION_NOT_ALLOWED"
+	CodeAutoRun          = "AUTO_RUN_PROTECTED" // a write where what is written runs by itself
 	CodeRateLimited      = "RATE_LIMITED"
 	CodeNotFound         = "NOT_FOUND"
 	CodeExists           = "ALREADY_EXISTS"
@@ -69,6 +70,7 @@ var codes = []struct {
 	{CodeEditNotFound, false}, {CodeNotText, false}, {CodeNotAvailable, false}, {CodeConflict, false},
 	{CodeInUse, false}, {CodeInternal, false}, {CodeUnknownTool, false}, {CodeInvalidRequest, false},
 	{CodeProtocol, false}, {CodeUnauthenticated, true}, {CodeOriginNotAllowed, true},
+	{CodeAutoRun, true},
 }
 
 // Codes returns every stable code, in the table's order.
@@ -256,6 +258,8 @@ func pathCode(sentinel error) string {
 		return CodeBlocked
 	case errors.Is(sentinel, security.ErrExtension):
 		return CodeExtension
+	case errors.Is(sentinel, security.ErrAutoRun):
+		return CodeAutoRun
 	default:
 		return CodeInvalidPath
 	}

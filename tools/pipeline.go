@@ -121,6 +121,32 @@ func (s *Server) entry(name string) (*fsroot.Entry, error) {
 	return e, nil
 }
 
+// writeEntry is [Server.entry] for a write that creates or replaces the file name: the entry is
+// also judged writable ([Server.writable]) by its name and the path it reached.
+func (s *Server) writeEntry(name string) (*fsroot.Entry, error) {
+	e, err := s.entry(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.writable(name, e.Path()); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// writable judges a name that a write creates or replaces, and real, the path it reaches through
+// links: neither may lie where what is written runs by itself ([security.Policy.CheckWrite]).
+func (s *Server) writable(name, real string) error {
+	if err := s.cfg.Policy.CheckWrite(name); err != nil {
+		return err
+	}
+	if real != name {
+		return s.cfg.Policy.CheckWrite(real)
+	}
+	return nil
+}
+
 // readJudged reads the file name, a name the policy cleaned (one a walk, the index or the graph
 // gave), through one lookup judged by what it reached, as [Server.entry] judges it: a name that
 // leads to a blocked file by now is refused, never read.

@@ -85,12 +85,12 @@ func (s *Server) relink(ctx context.Context, moves []markdown.Moved, dry, keepTe
 	return out, nil
 }
 
-// rewriteLinks reads the text file name through one judged lookup ([Server.entry]) and, unless
+// rewriteLinks reads the text file name through one judged lookup ([Server.writeEntry]) and, unless
 // dry, writes what relinking it gives back through that same entry, if the file is still as it
 // was read. It returns the rewrites (none for a file it cannot read as text, and none for one
 // another program changed since the read: its links are checked after the move).
 func (s *Server) rewriteLinks(ctx context.Context, name string, dry bool, relink func([]byte, time.Time) ([]byte, []markdown.Rewrite)) ([]markdown.Rewrite, error) {
-	f, err := s.entry(name)
+	f, err := s.writeEntry(name)
 	if err != nil {
 		return nil, nil
 	}

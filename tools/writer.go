@@ -129,10 +129,13 @@ func (s *Server) makeParents(name string, o intents.UpdateOptions) error {
 }
 
 func (s *Server) create(ctx context.Context, name, content string, o intents.UpdateOptions, out *WriterResult) error {
+	if err := s.cfg.Policy.CheckWrite(name); err != nil {
+		return err // before any folder is made for it
+	}
 	if err := s.makeParents(name, o); err != nil {
 		return err
 	}
-	e, err := s.entry(name)
+	e, err := s.writeEntry(name)
 	if err != nil {
 		return err
 	}
@@ -208,7 +211,7 @@ func noFolderVersion(name, purpose string, isDir bool, version string) error {
 }
 
 func (s *Server) replace(ctx context.Context, name, content, version string, o intents.UpdateOptions, out *WriterResult) error {
-	e, err := s.entry(name)
+	e, err := s.writeEntry(name)
 	if err != nil {
 		return err
 	}
@@ -235,7 +238,7 @@ func (s *Server) replace(ctx context.Context, name, content, version string, o i
 }
 
 func (s *Server) appendTo(ctx context.Context, name, content, version string, o intents.UpdateOptions, out *WriterResult) error {
-	e, err := s.entry(name)
+	e, err := s.writeEntry(name)
 	if err != nil {
 		return err
 	}
@@ -256,7 +259,7 @@ func (s *Server) appendTo(ctx context.Context, name, content, version string, o 
 		// Made meanwhile by a call that locked it before its folder existed, under the key of
 		// the folder above: append to what it wrote.
 		e.Close()
-		if e, err = s.entry(name); err != nil {
+		if e, err = s.writeEntry(name); err != nil {
 			return err
 		}
 		old, _, err = e.ReadFile(ctx, s.cfg.MaxFileSize)
@@ -436,6 +439,36 @@ func (s *Server) move(ctx context.Context, name string, in intents.Update, out *
 	return s.moveAll(ctx, []moving{{markdown.Moved{From: name, To: dest}, isDir}}, in, out)
 }
 
+// moveWritable judges where m puts what it moves: its destination, as its parents' links reach
+// it, and, for a folder moved where a place that runs what is written goes on below (a folder
+// moved to .config may hold fish/config.fish), every entry at its new path.
+func (s *Server) moveWritable(ctx context.Context, m moving) error {
+	refuse := func(err error, name string) error {
+		return &fileError{err: err, name: name, field: "target.destination"}
+	}
+	real := m.To
+	if e, err := s.cfg.Root.LookupLink(m.To); err == nil {
+		real = e.Path()
+		e.Close()
+	}
+	if err := s.writable(m.To, real); err != nil {
+		return refuse(err, m.To)
+	}
+	if !m.dir || !s.cfg.Policy.HoldsAutoRun(real) {
+		return nil
+	}
+	return s.cfg.Root.Walk(ctx, m.From, 0, func(info fsroot.Info, err error) error {
+		if err != nil || info.Path == m.From {
+			return nil
+		}
+		to := path.Join(real, strings.TrimPrefix(info.Path, m.From+"/"))
+		if err := s.cfg.Policy.CheckWrite(to); err != nil {
+			return refuse(err, to)
+		}
+		return nil
+	})
+}
+
 // isFolder reports whether name is a folder, or a link to one.
 func (s *Server) isFolder(name string) (bool, error) {
 	info, err := s.cfg.Root.Lstat(name)
@@ -513,6 +546,11 @@ func (s *Server) moveAll(ctx context.Context, moves []moving, in intents.Update,
 		pairs[i] = m.Moved
 	}
 	version := in.Target.Version
+	for _, m := range moves {
+		if err := s.moveWritable(ctx, m); err != nil {
+			return err
+		}
+	}
 	if in.Options.PreserveRelationships {
 		if err := s.linksKnown(); err != nil {
 			return err

@@ -98,6 +98,7 @@ func (a *app) describe(w io.Writer) {
 	row("names", "%s (allowed whatever their extension)", strings.Join(a.policy.AllowedNames(), " "))
 	row("blocked", "%s", strings.Join(a.policy.BlockedPaths(), " "))
 	row("caches", "%s (left out of listings, searches and the index unless options.includeIgnored)", strings.Join(a.policy.CachePaths(), " "))
+	row("auto-run", "%d places where a write is refused because what is written runs by itself (--unblock PLACE allows one): %s", a.policy.AutoRunCount(), autoRuns(a.policy))
 	if off := a.policy.DefaultsOff(); len(off) > 0 {
 		row("NOT blocked", "%s (defaults taken off by unblock or noDefaultBlocked)", strings.Join(off, " "))
 	}
@@ -333,4 +334,25 @@ func report(w io.Writer, checks []check) bool {
 		fmt.Fprintf(w, "  %s  %s\n", mark, c.text)
 	}
 	return passed
+}
+
+// autoRuns lists the auto-run places policy protects, each with what runs it, as doctor shows
+// them: "bin (~/bin, on PATH ...); ...". A place matched at any depth says so.
+func autoRuns(policy *security.Policy) string {
+	off := map[string]bool{}
+	for _, o := range policy.DefaultsOff() {
+		off[o] = true
+	}
+	var out []string
+	for _, r := range security.AutoRuns() {
+		if off[r.Pattern] {
+			continue
+		}
+		where := ""
+		if r.Anywhere {
+			where = ", in any folder"
+		}
+		out = append(out, fmt.Sprintf("%s (%s%s)", r.Pattern, r.Runs, where))
+	}
+	return strings.Join(out, "; ")
 }
