@@ -72,6 +72,27 @@ func (r *Root) Lock(ctx context.Context, names ...string) (unlock func(), err er
 	for _, name := range names {
 		keys = append(keys, r.lockKey(name))
 	}
+	return r.lockKeys(ctx, keys)
+}
+
+// LockEntries is [Root.Lock] of the files the entries found (or would
+// create), keyed from the folder handles their lookups hold, without
+// resolving their names again: the lock is of what the caller judged. An
+// entry whose folder is not there yet is keyed as Lock keys its path.
+func (r *Root) LockEntries(ctx context.Context, entries ...*Entry) (unlock func(), err error) {
+	keys := make([]lockKey, 0, len(entries))
+	for _, e := range entries {
+		k, ok := e.lockKey()
+		if !ok {
+			k = r.lockKey(e.path)
+		}
+		keys = append(keys, k)
+	}
+	return r.lockKeys(ctx, keys)
+}
+
+// lockKeys takes the locks of keys, in one order for every caller.
+func (r *Root) lockKeys(ctx context.Context, keys []lockKey) (unlock func(), err error) {
 	// One order for every caller, in this process and the others that
 	// share the lock folder: by slot, then by key.
 	slices.SortFunc(keys, func(a, b lockKey) int { return cmp.Or(cmp.Compare(a.slot(), b.slot()), a.compare(b)) })
@@ -150,11 +171,13 @@ func (r *Root) lockKey(name string) lockKey {
 	}
 }
 
-// lockKey is the key of the file e found, from the folder handle the
-// lookup holds, without resolving the name again; ok is false when e found
-// nothing, or is a folder reached through "..", with no handle of its own.
+// lockKey is the key of the file e found, or would create in the folder
+// it ended in, from the folder handle the lookup holds, without resolving
+// the name again; ok is false when e ended before the folder that would
+// hold it (missing folders below), or is a folder reached through "..",
+// with no handle of its own.
 func (e *Entry) lockKey() (k lockKey, ok bool) {
-	if !e.exists || e.elem == "" {
+	if e.closed || e.elem == "" || len(e.rest) > 0 {
 		return k, false
 	}
 	var st sysStat

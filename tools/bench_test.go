@@ -63,3 +63,44 @@ func mustOKB(b *testing.B, err error) {
 		b.Fatal(err)
 	}
 }
+
+// BenchmarkEditCall measures an edit's round trip in process, as BenchmarkReadCall does a read's:
+// one exact-match edit of a 4 KiB file at depth 1 and 8, each call putting back what the one
+// before changed, so the file stays 4 KiB. It reports the process's CPU time per call too.
+func BenchmarkEditCall(b *testing.B) {
+	dir := b.TempDir()
+	content := strings.Repeat("0123456789abcde\n", 255) + "word-a\n"
+	deep := "a/b/c/d/e/f/g/4k.md"
+	for _, p := range []string{"4k.md", deep} {
+		mustOKB(b, os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755))
+		mustOKB(b, os.WriteFile(filepath.Join(dir, p), []byte(content), 0o644))
+	}
+	root, err := fsroot.Open(dir, fsroot.Options{})
+	mustOKB(b, err)
+	b.Cleanup(func() { root.Close() })
+	policy, err := security.NewPolicy(security.PolicyConfig{RootDir: root.Dir(), RootResolved: root.ResolvedDir()})
+	mustOKB(b, err)
+	m := server.NewMCPServer("bench", "1", server.WithToolCapabilities(false))
+	New(Config{Root: root, Policy: policy, Permissions: security.AllPermissions(),
+		Limiter: security.NewLimiter(security.LimitConfig{MaxRequests: 1 << 30})}).Register(m)
+	ctx := m.WithContext(context.Background(), &progressSession{ch: make(chan mcp.JSONRPCNotification, 1)})
+	for _, bc := range []struct{ name, path string }{{"depth1", "4k.md"}, {"depth8", deep}} {
+		b.Run(bc.name, func(b *testing.B) {
+			edit := func(from, to string) json.RawMessage {
+				return json.RawMessage(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"` + WriterName +
+					`","arguments":{"purpose":"edit","target":{"path":"` + bc.path + `"},"edits":[{"oldText":"` + from + `","newText":"` + to + `"}]}}}`)
+			}
+			reqs := []json.RawMessage{edit("word-a", "word-b"), edit("word-b", "word-a")}
+			cpu0 := cpuTime(b)
+			i := 0
+			for b.Loop() {
+				out, err := json.Marshal(m.HandleMessage(ctx, reqs[i%2]))
+				if err != nil || !strings.Contains(string(out), `\"success\":true`) {
+					b.Fatalf("%s: %s %v", bc.name, out, err)
+				}
+				i++
+			}
+			b.ReportMetric(float64((cpuTime(b)-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+		})
+	}
+}

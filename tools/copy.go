@@ -422,7 +422,7 @@ func (s *Server) undoCopy(err error, made, replaced []string) error {
 	}
 	u := &copyUndone{err: err, replaced: replaced}
 	for i := len(made) - 1; i >= 0; i-- {
-		if rerr := s.cfg.Root.Remove(made[i], false); rerr != nil && !isNotExist(rerr) {
+		if rerr := s.removeMade(made[i]); rerr != nil && !isNotExist(rerr) {
 			s.cfg.Log.Printf("removing %q after a failed copy: %v", made[i], rerr)
 			u.left = append(u.left, made[i])
 			continue
@@ -464,4 +464,15 @@ func quotedCapped(names []string) string {
 		return quoted(names)
 	}
 	return fmt.Sprintf("%s and %d more", quoted(names[:MaxCopyListed]), len(names)-MaxCopyListed)
+}
+
+// removeMade removes name, a file or empty folder a failed copy made, through one lookup judged
+// as a delete's ([Server.linkEntry]).
+func (s *Server) removeMade(name string) error {
+	e, _, err := s.linkEntry(name)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	return e.Remove(false)
 }

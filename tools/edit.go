@@ -48,13 +48,13 @@ func (s *Server) edit(ctx context.Context, c *call, name string, in intents.Upda
 		return err
 	}
 	if !in.Options.DryRun {
-		names := make([]string, len(files))
+		entries := make([]*fsroot.Entry, len(files))
 		for i, f := range files {
-			names[i] = f.name
+			entries[i] = f.entry
 		}
 		// Held from the reads to the last write: parallel edits of one file apply one after
 		// another, each to the text the one before left.
-		unlock, err := s.cfg.Root.Lock(ctx, names...)
+		unlock, err := s.cfg.Root.LockEntries(ctx, entries...)
 		if err != nil {
 			return err
 		}

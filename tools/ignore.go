@@ -173,13 +173,30 @@ func (ig *Ignore) dir(dir string) *ignoreDir {
 			domain = strings.Split(dir, "/")
 		}
 		for _, f := range ignoreFiles {
-			if data, _, err := ig.root.ReadFile(context.Background(), path.Join(dir, f), maxIgnoreFile); err == nil {
+			if data, err := ig.read(path.Join(dir, f)); err == nil {
 				d.all = append(slices.Clip(d.all), parseIgnore(string(data), domain)...)
 			}
 		}
 	}
 	ig.dirs[dir] = d
 	return d
+}
+
+// read reads the ignore file name through one lookup, judged by the policy by the path it
+// reached: an ignore file swapped for a link to a blocked file is not read.
+func (ig *Ignore) read(name string) ([]byte, error) {
+	e, err := ig.root.Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	defer e.Close()
+	if e.Path() != name {
+		if err := ig.policy.CheckName(e.Path(), false); err != nil {
+			return nil, err
+		}
+	}
+	data, _, err := e.ReadFile(context.Background(), maxIgnoreFile)
+	return data, err
 }
 
 // stamp identifies the state of dir's ignore files: their sizes and modification times.

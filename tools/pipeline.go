@@ -52,6 +52,9 @@ const (
 	kindFile kind = iota
 	kindDir
 	kindAny // judged as a directory or a file by what is there
+	// kindLookup is judged as a file by its name alone: the handler looks it up once and judges
+	// what that lookup reached (Server.writeEntry), so the name is not resolved twice.
+	kindLookup
 )
 
 // resolvePath runs the path policy on a caller's path: it cleans it into a root-relative name, then
@@ -59,6 +62,13 @@ const (
 // cleaned name (the one the caller used, which the filesystem layer resolves again, safely). A caller
 // that reads what the name reaches uses lookup instead, which resolves it once.
 func (s *Server) resolvePath(raw string, k kind) (string, error) {
+	if k == kindLookup {
+		name, err := s.cfg.Policy.Clean(raw)
+		if err == nil {
+			err = s.cfg.Policy.CheckName(name, false)
+		}
+		return name, err
+	}
 	if k == kindAny {
 		name, e, err := s.lookup(raw)
 		if e != nil {

@@ -114,7 +114,7 @@ var purposes = []Purpose{
 			return s.remove(ctx, w.name, w.in.Target.Version, w.in.Options, w.out)
 		}},
 	{Name: "edit", Tool: WriterName, Permission: security.PermWrite, Cost: security.CostMedium,
-		write: func(s *Server, ctx context.Context, w *writeCall) error { return s.edit(ctx, w.c, w.name, w.in, w.out) }},
+		target: kindLookup, write: func(s *Server, ctx context.Context, w *writeCall) error { return s.edit(ctx, w.c, w.name, w.in, w.out) }},
 	{Name: "move", Tool: WriterName, Permission: security.PermWrite, Cost: security.CostMedium, NeedsIndex: true,
 		target: kindAny, write: func(s *Server, ctx context.Context, w *writeCall) error { return s.move(ctx, w.name, w.in, w.out) }},
 	// copy needs write alone, as move does: it makes no content readable that read permission

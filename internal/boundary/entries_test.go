@@ -1,0 +1,101 @@
+package boundary
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// byName are fsroot's readers and writers that take a name and resolve it themselves. The tools
+// judge a name by what its lookup reached, so they read and write through that lookup's Entry
+// (Server.entry, writeEntry, readJudged, linkEntry): a by-name call would resolve the name again,
+// and act on whatever it leads to by then.
+var byName = []string{
+	"ReadFile", "WriteFile", "WriteFileIf", "AppendFile", "AppendFileIf", "CreateFile",
+	"Remove", "RemoveIf", "Rename", "RenameIf",
+}
+
+// rootCalls returns the calls in file of byName's methods on a value named root or Root (the
+// tools' s.cfg.Root, ig.root, root): "Root.ReadFile" and the like, with their lines.
+func rootCalls(fset *token.FileSet, file *ast.File) []string {
+	var out []string
+	ast.Inspect(file, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok || !slices.Contains(byName, sel.Sel.Name) {
+			return true
+		}
+		var last string
+		switch x := sel.X.(type) {
+		case *ast.Ident:
+			last = x.Name
+		case *ast.SelectorExpr:
+			last = x.Sel.Name
+		}
+		if strings.EqualFold(last, "root") {
+			out = append(out, fset.Position(call.Pos()).String()+": "+last+"."+sel.Sel.Name)
+		}
+		return true
+	})
+	return out
+}
+
+// TestToolsActOnEntries fails when a file of tools calls one of fsroot's by-name readers or
+// writers on its root: every purpose acts on what the policy judged.
+func TestToolsActOnEntries(t *testing.T) {
+	dir := filepath.Join("..", "..", "tools")
+	files, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, f := range files {
+		if !strings.HasSuffix(f.Name(), ".go") || strings.HasSuffix(f.Name(), "_test.go") {
+			continue
+		}
+		fset := token.NewFileSet()
+		file, err := parser.ParseFile(fset, filepath.Join(dir, f.Name()), nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked++
+		for _, c := range rootCalls(fset, file) {
+			t.Errorf("%s resolves a name again: look it up once and act through the Entry (tools' Server.entry, readJudged, linkEntry)", c)
+		}
+	}
+	if checked < 10 {
+		t.Fatalf("checked %d files of tools: the rule is not looking", checked)
+	}
+}
+
+// TestRootCallsCatches checks that rootCalls finds a by-name call however the root is reached,
+// and passes the calls through an Entry.
+func TestRootCallsCatches(t *testing.T) {
+	src := `package tools
+func f() {
+	s.cfg.Root.ReadFile(ctx, name, 0)
+	ig.root.WriteFileIf(ctx, name, nil, "", 0)
+	root.Remove(name, false)
+	e.ReadFile(ctx, 0)
+	s.cfg.Root.Lookup(name)
+	e.WriteFileIf(ctx, nil, "", 0)
+}`
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, "x.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := rootCalls(fset, file)
+	want := []string{"x.go:3:2: Root.ReadFile", "x.go:4:2: root.WriteFileIf", "x.go:5:2: root.Remove"}
+	if !slices.Equal(got, want) {
+		t.Errorf("rootCalls = %q, want %q", got, want)
+	}
+}
