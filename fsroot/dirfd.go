@@ -24,7 +24,7 @@ import (
 //
 // Every system's file provides: the type handle (a descriptor, or a
 // HANDLE) and noHandle; closeHandle; openDirFD, openFileFD, lstatFD,
-// readlinkFD and fstatFD; createFD, appendFD, lockFileFD, renameFD,
+// lstatNameFD, storedName, readlinkFD and fstatFD; createFD, appendFD, lockFileFD, renameFD,
 // renameatNoReplace, linkFD, removeFD, mkdirFD and syncFD; control (the
 // handle of an *os.File); fdReader; tryFlock and errLocked; and the open
 // flags readFlags and dirFlags.

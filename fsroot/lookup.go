@@ -326,8 +326,10 @@ func (e *Entry) resolve() error {
 		}
 		var st sysStat
 		err := d.do(func(dir handle) error {
-			var err error
-			st, err = lstatFD(dir, p.elem)
+			s, stored, err := lstatNameFD(dir, p.elem)
+			if err == nil {
+				st, p.elem = s, stored // named as the volume stores it, as enter does
+			}
 			return err
 		})
 		if errors.Is(err, fs.ErrNotExist) {
@@ -480,6 +482,12 @@ func (d *dirStack) enter(name string) error {
 		return err
 	})
 	if err != nil {
+		return err
+	}
+	// The path names the folder as the volume stores it, never by an alias, so that what the
+	// caller judges by Entry.Path is the folder's own name.
+	if name, err = storedName(fd, name); err != nil {
+		closeHandle(fd)
 		return err
 	}
 	d.names = append(d.names, name)

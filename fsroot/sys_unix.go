@@ -280,3 +280,14 @@ func mkdirFD(dirfd handle, name string, perm fs.FileMode) error {
 
 // syncFD flushes the open file or directory fd, best effort.
 func syncFD(fd handle) { unix.Fsync(fd) }
+
+// storedName returns the name the volume stores for the entry h, opened as name: name itself.
+// These systems know no aliases of a name but its case and Unicode forms on a case-insensitive
+// volume (APFS), which the policy folds.
+func storedName(_ handle, name string) (string, error) { return name, nil }
+
+// lstatNameFD is lstatFD that also returns the name the volume stores (storedName).
+func lstatNameFD(dir handle, name string) (sysStat, string, error) {
+	st, err := lstatFD(dir, name)
+	return st, name, err
+}

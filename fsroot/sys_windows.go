@@ -22,9 +22,11 @@ import (
 // FILE_OPEN_REPARSE_POINT, so a symbolic link, a junction or any other
 // name-surrogate reparse point is opened as itself and never followed;
 // fsroot then judges what it opened. The NT layer does no Win32 name
-// rewriting (trailing dots and spaces, device names, 8.3 short names and
-// drive or UNC prefixes mean nothing to it); names Win32 would rewrite
-// are refused before any call by [checkName].
+// rewriting (trailing dots and spaces, device names and drive or UNC
+// prefixes mean nothing to it); names Win32 would rewrite are refused
+// before any call by [checkName]. 8.3 short names are the volume's own
+// aliases, which NtCreateFile resolves: a lookup names each component it
+// reached by its stored long name (storedName), so the caller judges that.
 
 // handle is an open HANDLE.
 type handle = windows.Handle
@@ -553,3 +555,64 @@ const errnoInUse = syscall.Errno(windows.ERROR_SHARING_VIOLATION)
 // errnoInvalid is what a Windows call answers for an argument it refuses,
 // such as a folder moved into itself.
 const errnoInvalid = syscall.Errno(windows.ERROR_INVALID_PARAMETER)
+
+// The flags of GetFinalPathNameByHandle: the path with every component's long name, and without
+// the volume's name, or with its NT device name where a volume has no other.
+const (
+	fileNameNormalized = 0x0
+	volumeNameNT       = 0x2
+	volumeNameNone     = 0x4
+)
+
+// storedName returns the name the volume stores for the entry h, which was opened as name: its
+// long name, when name is an 8.3 short name standing for it (PROGRA~1 for Program Files, or the
+// alias Wine or Samba forms, _DOC~2XZ for .docker), so the policy judges the name that lists
+// show. Only a name of the 8.3 shape can be an alias; any other is returned as it is, unasked.
+func storedName(h handle, name string) (string, error) {
+	if !shortShape(name) {
+		return name, nil
+	}
+	buf := make([]uint16, 512)
+	for _, flags := range []uint32{fileNameNormalized | volumeNameNone, fileNameNormalized | volumeNameNT} {
+		for {
+			n, err := windows.GetFinalPathNameByHandle(h, &buf[0], uint32(len(buf)), flags)
+			if err != nil {
+				break
+			}
+			if int(n) >= len(buf) {
+				buf = make([]uint16, n+1)
+				continue
+			}
+			p := windows.UTF16ToString(buf[:n])
+			if base := p[strings.LastIndexAny(p, `\/`)+1:]; base != "" {
+				return base, nil
+			}
+			break
+		}
+	}
+	// The volume cannot say: refuse rather than judge an alias by its own name.
+	return "", ErrInvalid
+}
+
+// shortShape reports whether name has the shape of an 8.3 name, which every short name has: at
+// most eight characters, then at most a dot and three more, none of them a space or a second
+// dot, and not starting with a dot.
+func shortShape(name string) bool {
+	stem, ext, _ := strings.Cut(name, ".")
+	return stem != "" && len(stem) <= 8 && len(ext) <= 3 && !strings.ContainsAny(ext, ". ") && !strings.Contains(stem, " ")
+}
+
+// lstatNameFD is lstatFD that also returns the name the volume stores for the entry (storedName).
+func lstatNameFD(dir handle, name string) (sysStat, string, error) {
+	h, err := ntOpen(dir, name, windows.FILE_READ_ATTRIBUTES, 0)
+	if err != nil {
+		return sysStat{}, "", err
+	}
+	defer closeHandle(h)
+	st, err := fstatFD(h)
+	if err != nil {
+		return sysStat{}, "", err
+	}
+	stored, err := storedName(h, name)
+	return st, stored, err
+}
