@@ -43,6 +43,22 @@ func (r *Root) CopyFile(ctx context.Context, src *Entry, name string, overwrite 
 	if name == "." {
 		return "", 0, r.pathErr("copy", name, ErrIsRoot)
 	}
+	dst, err := r.lookupLink(name)
+	if err != nil {
+		return "", 0, r.pathErr("copy", name, err)
+	}
+	defer dst.Close()
+	return dst.CopyFrom(ctx, src, overwrite, max)
+}
+
+// CopyFrom is [Root.CopyFile] into the Entry (of [Root.LookupLink]), in
+// the directory its lookup ended in: the copy lands where the caller
+// judged, even if a folder on the way was swapped for a link since.
+func (dst *Entry) CopyFrom(ctx context.Context, src *Entry, overwrite bool, max int64) (string, int64, error) {
+	r, name := dst.r, dst.name
+	if dst.path == "." {
+		return "", 0, r.pathErr("copy", name, ErrIsRoot)
+	}
 	if max <= 0 {
 		max = DefaultMaxFileSize
 	}
@@ -57,11 +73,6 @@ func (r *Root) CopyFile(ctx context.Context, src *Entry, name string, overwrite 
 	if info.Size > max {
 		return "", 0, src.r.pathErr("read", src.name, ErrTooLarge)
 	}
-	dst, err := r.lookupLink(name)
-	if err != nil {
-		return "", 0, r.pathErr("copy", name, err)
-	}
-	defer dst.Close()
 	switch {
 	case dst.exists && !overwrite:
 		return "", 0, r.pathErr("copy", name, fs.ErrExist)
@@ -167,15 +178,22 @@ func (r *Root) Mkdir(name string) error {
 		return r.pathErr("mkdir", name, fs.ErrExist)
 	}
 	e, err := r.lookupLink(name)
-	if err == nil {
-		err = fs.ErrExist
-		if !e.exists {
-			err = e.at(func(dir handle, elem string) error { return mkdirFD(dir, elem, dirPerm) })
-		}
-		e.Close()
+	if err != nil {
+		return r.pathErr("mkdir", name, err)
+	}
+	defer e.Close()
+	return e.Mkdir()
+}
+
+// Mkdir makes the one directory the Entry (of [Root.LookupLink]) names,
+// in the directory the lookup ended in, as [Root.Mkdir] does.
+func (e *Entry) Mkdir() error {
+	err := fs.ErrExist
+	if !e.exists && e.path != "." {
+		err = e.at(func(dir handle, elem string) error { return mkdirFD(dir, elem, dirPerm) })
 	}
 	if err != nil {
-		return r.pathErr("mkdir", name, err) // EEXIST matches fs.ErrExist
+		return e.r.pathErr("mkdir", e.name, err) // EEXIST matches fs.ErrExist
 	}
 	return nil
 }

@@ -412,18 +412,36 @@ func (r *Root) MkdirAll(name string) error {
 		return nil
 	}
 	e, err := r.lookup(name)
-	if err == nil {
-		err = e.mkdirAll()
-		e.Close()
+	if err != nil {
+		return r.pathErr("mkdir", name, r.mkdirCause(err))
 	}
-	if err == nil {
-		return nil
-	}
+	defer e.Close()
+	return e.MkdirAll()
+}
+
+// mkdirCause is err, a failure of MkdirAll, as its callers test it: a
+// non-directory in the way matches both [ErrNotDir] and [fs.ErrExist].
+func (r *Root) mkdirCause(err error) error {
 	err = r.cause(err)
 	if errors.Is(err, syscall.EEXIST) || errors.Is(err, ErrNotDir) {
 		err = withCause(ErrNotDir, fs.ErrExist, err)
 	}
-	return r.pathErr("mkdir", name, err)
+	return err
+}
+
+// MkdirAll creates the directory the Entry (of [Root.Lookup]) names and
+// any missing parents, as [Root.MkdirAll] does, from the directory the
+// lookup ended in: what is made lies below what the caller judged, even
+// if a folder on the way was swapped for a link since. Errors as for
+// Root.MkdirAll.
+func (e *Entry) MkdirAll() error {
+	if e.path == "." {
+		return nil
+	}
+	if err := e.mkdirAll(); err != nil {
+		return e.r.pathErr("mkdir", e.name, e.r.mkdirCause(err))
+	}
+	return nil
 }
 
 // mkdirAll creates the directories the Entry names that are missing, one

@@ -82,6 +82,13 @@ func (e *raceEnv) checkBlockedIntact() {
 			t.Errorf("ESCAPE: %s = %q (%v), want it untouched", name, data, err)
 		}
 	}
+	if entries, err := os.ReadDir(filepath.Join(e.root, ".git")); err != nil || len(entries) != 1 {
+		var names []string
+		for _, d := range entries {
+			names = append(names, d.Name())
+		}
+		t.Errorf("ESCAPE: .git holds %v (%v), want x.md alone", names, err)
+	}
 	filepath.WalkDir(e.root, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() && (d.Name() == ".git") {
 			return filepath.SkipDir
@@ -137,6 +144,12 @@ func blockedCalls(marker string) map[string]struct {
 		"update": {WriterName, writeArgs("update", "note.md", "# Note\n\nThe inside needle, see [b](b.md).\n", false)},
 		"append": {WriterName, writeArgs("append", "d/x.md", "", false)},
 		"copy":   {WriterName, toolArgs("copy", "note.md", map[string]any{"target": map[string]any{"path": "note.md", "destination": "copy.md"}, "options": map[string]any{"overwrite": true}})},
+		"copy-into-d": {WriterName, toolArgs("copy", "b.md", map[string]any{"target": map[string]any{"path": "b.md", "destination": "d/copied.md"},
+			"options": map[string]any{"overwrite": true}})},
+		"create-in-d": {WriterName, writeArgs("create", "d/new.md", "new\n", false)},
+		"mkdir-in-d":  {WriterName, toolArgs("mkdir", "d/sub", nil)},
+		"move-into-d": {WriterName, toolArgs("move", "b.md", map[string]any{"target": map[string]any{"path": "b.md", "destination": "d/moved.md"}})},
+		"move-out-d":  {WriterName, toolArgs("move", "d/moved.md", map[string]any{"target": map[string]any{"path": "d/moved.md", "destination": "b.md"}})},
 	}
 }
 
@@ -147,12 +160,12 @@ func listedAny(out map[string]any) bool {
 	return len(files) > 0
 }
 
-// TestRaceBlockedFlip flips note.md between its text and a link to .env, and d between a folder
-// and a link to .git, while every purpose that reads or writes calls the tools: no answer holds
+// TestRaceBlockedFlip flips note.md between its text and a link to .env, and exchanges d, a
+// folder, with a link to .git, while every purpose that reads or writes calls the tools: no answer holds
 // the secret, no list names a file by it, no write reaches a blocked file, and each purpose ran
 // during the flips.
 func TestRaceBlockedFlip(t *testing.T) {
-	e := newBlockedEnv(t, blockedTree...)
+	e := newBlockedEnv(t, append(blockedTree, ".swap-d => .git")...)
 	note, d := filepath.Join(e.root, "note.md"), filepath.Join(e.root, "d")
 	text := strings.TrimPrefix(blockedTree[0], "note.md=")
 	var listed atomic.Int64
@@ -161,17 +174,9 @@ func TestRaceBlockedFlip(t *testing.T) {
 			mustOK(t, replaceWith(note, filepath.Join(e.root, ".swap-note"), i%2 == 0, ".env", text))
 			e.changed()
 		},
-		"flip-d": func(i int) {
-			// d is the folder, kept at .keep-d meanwhile, or a link to .git, in turn (and for a
-			// moment nothing, which the policy judges as a file without an extension).
-			keep := filepath.Join(e.root, ".keep-d")
-			if i%2 == 0 {
-				mustOK(t, os.Rename(d, keep))
-				mustOK(t, os.Symlink(".git", d))
-			} else {
-				mustOK(t, os.Remove(d))
-				mustOK(t, os.Rename(keep, d))
-			}
+		"flip-d": func(int) {
+			// d and .swap-d, a link to .git, trade places at once: d is the folder or the link.
+			mustOK(t, exchange(d, filepath.Join(e.root, ".swap-d")))
 			e.changed()
 		},
 	}

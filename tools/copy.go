@@ -143,11 +143,16 @@ func (s *Server) copyFile(ctx context.Context, from *Server, name string, src *f
 	if err != nil {
 		return s.undoCopy(err, made, nil)
 	}
-	unlock, err := s.cfg.Root.Lock(ctx, dest)
+	dst, err := s.destEntry(dest, false)
+	if err != nil {
+		return s.undoCopy(&fileError{err: err, name: dest, field: "target.destination"}, made, nil)
+	}
+	defer dst.Close()
+	unlock, err := s.cfg.Root.LockEntries(ctx, dst)
 	if err != nil {
 		return s.undoCopy(err, made, nil)
 	}
-	v, n, err := s.cfg.Root.CopyFile(ctx, src, dest, o.Overwrite, s.cfg.MaxFileSize)
+	v, n, err := dst.CopyFrom(ctx, src, o.Overwrite, s.cfg.MaxFileSize)
 	unlock()
 	if err != nil {
 		return s.undoCopy(s.copyFailed(from, err, name, dest), made, nil)
@@ -193,7 +198,7 @@ func (s *Server) copyDir(ctx context.Context, from *Server, name, src, dest stri
 			continue
 		}
 		if e.dir {
-			err = s.cfg.Root.Mkdir(e.dest)
+			err = s.makeDir(e.dest)
 		} else {
 			var n int64
 			n, err = s.copyOne(ctx, from, e, false)
@@ -346,11 +351,16 @@ func (s *Server) copyOne(ctx context.Context, from *Server, e copyEntry, overwri
 		return 0, &callError{code: CodeConflict, field: "target.path", msg: fmt.Sprintf(
 			"%q changed while the folder was being copied (a folder on its way became a link): copy again", from.show(e.src))}
 	}
-	unlock, err := s.cfg.Root.Lock(ctx, e.dest)
+	dst, err := s.destEntry(e.dest, false)
+	if err != nil {
+		return 0, &fileError{err: err, name: e.dest, field: "target.destination"}
+	}
+	defer dst.Close()
+	unlock, err := s.cfg.Root.LockEntries(ctx, dst)
 	if err != nil {
 		return 0, err
 	}
-	_, n, err := s.cfg.Root.CopyFile(ctx, src, e.dest, overwrite, s.cfg.MaxFileSize)
+	_, n, err := dst.CopyFrom(ctx, src, overwrite, s.cfg.MaxFileSize)
 	unlock()
 	if err != nil {
 		return 0, s.copyFailed(from, err, e.src, e.dest)
@@ -405,12 +415,22 @@ func (s *Server) missingParents(dest string, createPath bool) ([]string, error) 
 func (s *Server) makeDirs(dirs []string) ([]string, error) {
 	var made []string
 	for _, d := range dirs {
-		if err := s.cfg.Root.Mkdir(d); err != nil {
+		if err := s.makeDir(d); err != nil {
 			return made, &fileError{err: err, name: d, field: "target.destination"}
 		}
 		made = append(made, d)
 	}
 	return made, nil
+}
+
+// makeDir makes the one folder name through its judged lookup ([Server.destEntry]).
+func (s *Server) makeDir(name string) error {
+	e, err := s.destEntry(name, true)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	return e.Mkdir()
 }
 
 // undoCopy removes what a failed copy made (files and folders, made in that order, removed in the

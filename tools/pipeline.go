@@ -145,6 +145,41 @@ func (s *Server) writeEntry(name string) (*fsroot.Entry, error) {
 	return e, nil
 }
 
+// destEntry looks up name, a name the policy cleaned that a copy makes or replaces (a file, or a
+// folder when isDir), without following a final link (a copy replaces a link, never writes
+// through it): the entry, judged by the path it reached and writable, which the caller writes
+// through and closes.
+func (s *Server) destEntry(name string, isDir bool) (*fsroot.Entry, error) {
+	e, err := s.cfg.Root.LookupLink(name)
+	if err != nil {
+		return nil, s.policyFirst(name, isDir, err)
+	}
+	if err := s.judge(name, e.Path(), isDir); err != nil {
+		e.Close()
+		return nil, err
+	}
+	if err := s.writable(name, e.Path()); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// dirEntry looks up name, a folder the policy cleaned that a write makes (mkdir, createPath),
+// following links inside the root: the entry, judged as a folder by the path it reached, which the
+// caller makes the folder through (Entry.MkdirAll) and closes.
+func (s *Server) dirEntry(name string) (*fsroot.Entry, error) {
+	e, err := s.cfg.Root.Lookup(name)
+	if err != nil {
+		return nil, s.policyFirst(name, true, err)
+	}
+	if err := s.judge(name, e.Path(), true); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
 // writable judges a name that a write creates or replaces, and real, the path it reaches through
 // links: neither may lie where what is written runs by itself ([security.Policy.CheckWrite]).
 func (s *Server) writable(name, real string) error {

@@ -125,7 +125,12 @@ func (s *Server) makeParents(name string, o intents.UpdateOptions) error {
 	if err := s.checkParents(name); err != nil {
 		return err
 	}
-	return s.cfg.Root.MkdirAll(dir)
+	e, err := s.dirEntry(dir)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	return e.MkdirAll()
 }
 
 func (s *Server) create(ctx context.Context, name, content string, o intents.UpdateOptions, out *WriterResult) error {
@@ -706,13 +711,16 @@ func existsAt(dest string) error {
 }
 
 func (s *Server) mkdir(name string, out *WriterResult) error {
-	if _, err := s.cfg.Root.Stat(name); err == nil {
-		return s.cfg.Root.MkdirAll(name) // exists: MkdirAll says whether it is a directory
-	}
-	if err := s.cfg.Root.MkdirAll(name); err != nil {
+	e, err := s.dirEntry(name)
+	if err != nil {
 		return err
 	}
-	out.Created = true
+	defer e.Close()
+	_, missing := e.Info()
+	if err := e.MkdirAll(); err != nil { // if it exists, says whether it is a directory
+		return err
+	}
+	out.Created = missing != nil
 	return nil
 }
 
@@ -762,6 +770,9 @@ func (s *Server) rename(ctx context.Context, name, dest string, isDir, overwrite
 	}
 	defer dst.Close()
 	if err := s.judge(dest, dst.Path(), isDir); err != nil {
+		return s.destErr(err)
+	}
+	if err := s.writable(dest, dst.Path()); err != nil {
 		return s.destErr(err)
 	}
 	return src.RenameIf(ctx, dst, overwrite, version, s.cfg.MaxFileSize)

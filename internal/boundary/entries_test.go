@@ -17,7 +17,7 @@ import (
 // and act on whatever it leads to by then.
 var byName = []string{
 	"ReadFile", "WriteFile", "WriteFileIf", "AppendFile", "AppendFileIf", "CreateFile",
-	"Remove", "RemoveIf", "Rename", "RenameIf",
+	"Remove", "RemoveIf", "Rename", "RenameIf", "Mkdir", "MkdirAll", "CopyFile",
 }
 
 // rootCalls returns the calls in file of byName's methods on a value named root or Root (the
