@@ -143,7 +143,7 @@ func (s *Server) copyFile(ctx context.Context, from *Server, name string, src *f
 	if err != nil {
 		return s.undoCopy(err, made, nil)
 	}
-	dst, err := s.destEntry(dest, false)
+	dst, err := s.open(dest, useCopyTo)
 	if err != nil {
 		return s.undoCopy(&fileError{err: err, name: dest, field: "target.destination"}, made, nil)
 	}
@@ -351,7 +351,7 @@ func (s *Server) copyOne(ctx context.Context, from *Server, e copyEntry, overwri
 		return 0, &callError{code: CodeConflict, field: "target.path", msg: fmt.Sprintf(
 			"%q changed while the folder was being copied (a folder on its way became a link): copy again", from.show(e.src))}
 	}
-	dst, err := s.destEntry(e.dest, false)
+	dst, err := s.open(e.dest, useCopyTo)
 	if err != nil {
 		return 0, &fileError{err: err, name: e.dest, field: "target.destination"}
 	}
@@ -423,9 +423,9 @@ func (s *Server) makeDirs(dirs []string) ([]string, error) {
 	return made, nil
 }
 
-// makeDir makes the one folder name through its judged lookup ([Server.destEntry]).
+// makeDir makes the one folder name through its judged lookup ([Server.open], useCopyDir).
 func (s *Server) makeDir(name string) error {
-	e, err := s.destEntry(name, true)
+	e, err := s.open(name, useCopyDir)
 	if err != nil {
 		return err
 	}
@@ -487,9 +487,9 @@ func quotedCapped(names []string) string {
 }
 
 // removeMade removes name, a file or empty folder a failed copy made, through one lookup judged
-// as a delete's ([Server.linkEntry]).
+// as a delete's ([Server.open], useRemove).
 func (s *Server) removeMade(name string) error {
-	e, _, err := s.linkEntry(name)
+	e, err := s.open(name, useRemove)
 	if err != nil {
 		return err
 	}

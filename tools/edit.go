@@ -78,10 +78,10 @@ func (s *Server) edit(ctx context.Context, c *call, name string, in intents.Upda
 // policy as target.path is, and checks the versions given. target.path's file (name) comes
 // first, if an edit applies to it, then the others in the order of their first edit. Two paths
 // that reach one file (b.md and a/../b.md, or a link and the file it leads to) are one file.
-// Each file is looked up once, and its entry judged ([Server.entry]): the caller reads and writes
+// Each file is looked up once, and its entry judged ([Server.open], useWrite): the caller reads and writes
 // it through that entry, and closes the files (closeEdited) whatever the error.
 func (s *Server) editFiles(c *call, name string, in intents.Update) ([]*editFile, error) {
-	entry, err := s.writeEntry(name)
+	entry, err := s.open(name, useWrite)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +138,7 @@ func (s *Server) editFiles(c *call, name string, in intents.Update) ([]*editFile
 	return files, nil
 }
 
-// editEntry cleans raw, an edit's path, and looks it up once for the edit ([Server.entry]):
+// editEntry cleans raw, an edit's path, and looks it up once for the edit ([Server.open]):
 // the cleaned name, and the entry the caller closes.
 func (s *Server) editEntry(raw string) (string, *fsroot.Entry, error) {
 	name, err := s.cfg.Policy.Clean(raw)
@@ -148,7 +148,7 @@ func (s *Server) editEntry(raw string) (string, *fsroot.Entry, error) {
 	if name == "." {
 		return name, nil, fsroot.ErrIsRoot
 	}
-	e, err := s.writeEntry(name)
+	e, err := s.open(name, useWrite)
 	return name, e, err
 }
 

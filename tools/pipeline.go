@@ -53,14 +53,14 @@ const (
 	kindDir
 	kindAny // judged as a directory or a file by what is there
 	// kindLookup is judged as a file by its name alone: the handler looks it up once and judges
-	// what that lookup reached (Server.writeEntry), so the name is not resolved twice.
+	// what that lookup reached (Server.open), so the name is not resolved twice.
 	kindLookup
 )
 
-// resolvePath runs the path policy on a caller's path: it cleans it into a root-relative name, then
-// judges both the name and what it reaches through symbolic links inside the root. It returns the
-// cleaned name (the one the caller used, which the filesystem layer resolves again, safely). A caller
-// that reads what the name reaches uses lookup instead, which resolves it once.
+// resolvePath runs the path policy on a caller's path: it cleans it into a root-relative name,
+// then, unless k is kindLookup, judges what the name reaches through one [Server.open] (as a file,
+// a folder, or what is there) and lets go of it. It returns the cleaned name, which the handler
+// opens for what it does.
 func (s *Server) resolvePath(raw string, k kind) (string, error) {
 	if k == kindLookup {
 		name, err := s.cfg.Policy.Clean(raw)
@@ -69,111 +69,88 @@ func (s *Server) resolvePath(raw string, k kind) (string, error) {
 		}
 		return name, err
 	}
-	if k == kindAny {
-		name, e, err := s.lookup(raw)
-		if e != nil {
-			e.Close()
-		}
-		return name, err
+	u := map[kind]use{kindFile: useRead, kindDir: useMkdir, kindAny: useAny}[k]
+	name, e, err := s.openRaw(raw, u)
+	if e != nil {
+		e.Close()
 	}
-	name, _, err := s.resolveReal(raw, k == kindDir)
 	return name, err
 }
 
-// resolveReal runs the path policy on a path a write creates or replaces, judged as a directory
-// when isDir, and returns the cleaned name and the path it reaches through links inside the root.
+// resolveReal runs the path policy on a path a copy writes, judged as a folder when isDir, and
+// returns the cleaned name and the path it reaches through links inside the root.
 func (s *Server) resolveReal(raw string, isDir bool) (name, real string, err error) {
-	name, err = s.cfg.Policy.Clean(raw)
-	if err != nil {
-		return "", "", err
+	u := useRead
+	if isDir {
+		u = useMkdir
 	}
-	real, err = s.cfg.Root.Resolve(name)
+	name, e, err := s.openRaw(raw, u)
 	if err != nil {
-		return name, "", s.policyFirst(name, isDir, err)
+		return name, "", err
 	}
-	return name, real, s.judge(name, real, isDir)
+	defer e.Close()
+	return name, e.Path(), nil
 }
 
-// lookup runs the path policy on a caller's path as resolvePath does for kindAny, and returns the
-// cleaned name and the entry it reached: the name is looked up once, following symbolic links inside
-// the root, and judged (with the path it reached) as a directory if a directory is there, else as a
-// file. The caller closes the entry and reads through it, so what it reads is what was judged, not
-// whatever the name leads to by then.
+// lookup cleans a caller's path and opens it for whatever is there ([Server.open], useAny): the
+// cleaned name and the entry, which the caller reads through and closes.
 func (s *Server) lookup(raw string) (string, *fsroot.Entry, error) {
+	return s.openRaw(raw, useAny)
+}
+
+// openRaw cleans a caller's path into a root-relative name and opens it for u.
+func (s *Server) openRaw(raw string, u use) (string, *fsroot.Entry, error) {
 	name, err := s.cfg.Policy.Clean(raw)
 	if err != nil {
 		return "", nil, err
 	}
-	e, err := s.cfg.Root.Lookup(name)
-	if err != nil {
-		return name, nil, s.policyFirst(name, false, err)
-	}
-	info, err := e.Info()
-	if err := s.judge(name, e.Path(), err == nil && info.Type == fsroot.TypeDir); err != nil {
-		e.Close()
-		return name, nil, err
-	}
-	return name, e, nil
+	e, err := s.open(name, u)
+	return name, e, err
 }
 
-// entry looks up name, a name the policy cleaned, for a write of a file: the entry it reaches,
-// judged as a file by the path it reached (and by its own name), which the caller writes through
-// and closes. What is written is then what was judged, whatever the name leads to by then.
-func (s *Server) entry(name string) (*fsroot.Entry, error) {
-	e, err := s.cfg.Root.Lookup(name)
-	if err != nil {
-		return nil, s.policyFirst(name, false, err)
-	}
-	if err := s.judge(name, e.Path(), false); err != nil {
-		e.Close()
-		return nil, err
-	}
-	return e, nil
-}
+// use is what a call does with a name it looks up: it says whether the lookup follows a final
+// link, and how the policy judges what it reached.
+type use int
 
-// writeEntry is [Server.entry] for a write that creates or replaces the file name: the entry is
-// also judged writable ([Server.writable]) by its name and the path it reached.
-func (s *Server) writeEntry(name string) (*fsroot.Entry, error) {
-	e, err := s.entry(name)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.writable(name, e.Path()); err != nil {
-		e.Close()
-		return nil, err
-	}
-	return e, nil
-}
+const (
+	useAny     use = iota // read or list what is there: judged as a folder or a file by what it is
+	useRead               // read a file (a caller's, or one a walk, the index or the graph named)
+	useWrite              // create or replace a file: judged as a file, and writable
+	useMkdir              // make a folder (mkdir, createPath): judged as a folder
+	useCopyTo             // a copy's file: a final link not followed (replaced, never written through); writable
+	useCopyDir            // a copy's folder: likewise, judged as a folder
+	useRemove             // delete, or move away: a final link not followed; a folder or a link judged as a folder
+)
 
-// destEntry looks up name, a name the policy cleaned that a copy makes or replaces (a file, or a
-// folder when isDir), without following a final link (a copy replaces a link, never writes
-// through it): the entry, judged by the path it reached and writable, which the caller writes
-// through and closes.
-func (s *Server) destEntry(name string, isDir bool) (*fsroot.Entry, error) {
-	e, err := s.cfg.Root.LookupLink(name)
+// open looks name, a name the policy cleaned, up once for u, and judges by its name and by the
+// path the lookup reached through links inside the root what u does there. Every purpose acts
+// through the Entry it returns (reads, writes, folders made, copies, removals, renames), which
+// the caller closes: what is acted on is what was judged, whatever the name leads to by then.
+func (s *Server) open(name string, u use) (*fsroot.Entry, error) {
+	find := s.cfg.Root.Lookup
+	if u == useCopyTo || u == useCopyDir || u == useRemove {
+		find = s.cfg.Root.LookupLink
+	}
+	asDir := u == useMkdir || u == useCopyDir
+	e, err := find(name)
 	if err != nil {
-		return nil, s.policyFirst(name, isDir, err)
+		return nil, s.policyFirst(name, asDir, err)
 	}
-	if err := s.judge(name, e.Path(), isDir); err != nil {
-		e.Close()
-		return nil, err
+	info, statErr := e.Info()
+	switch u {
+	case useAny:
+		asDir = statErr == nil && info.Type == fsroot.TypeDir
+	case useRemove:
+		err = statErr
+		asDir = info.Type != fsroot.TypeFile
 	}
-	if err := s.writable(name, e.Path()); err != nil {
-		e.Close()
-		return nil, err
+	if err == nil {
+		err = s.judge(name, e.Path(), asDir)
 	}
-	return e, nil
-}
-
-// dirEntry looks up name, a folder the policy cleaned that a write makes (mkdir, createPath),
-// following links inside the root: the entry, judged as a folder by the path it reached, which the
-// caller makes the folder through (Entry.MkdirAll) and closes.
-func (s *Server) dirEntry(name string) (*fsroot.Entry, error) {
-	e, err := s.cfg.Root.Lookup(name)
+	if err == nil && (u == useWrite || u == useCopyTo || u == useCopyDir) {
+		err = s.writable(name, e.Path())
+	}
 	if err != nil {
-		return nil, s.policyFirst(name, true, err)
-	}
-	if err := s.judge(name, e.Path(), true); err != nil {
 		e.Close()
 		return nil, err
 	}
@@ -193,35 +170,15 @@ func (s *Server) writable(name, real string) error {
 }
 
 // readJudged reads the file name, a name the policy cleaned (one a walk, the index or the graph
-// gave), through one lookup judged by what it reached, as [Server.entry] judges it: a name that
-// leads to a blocked file by now is refused, never read.
+// gave), through one lookup judged by what it reached ([Server.open], useRead): a name that leads
+// to a blocked file by now is refused, never read.
 func (s *Server) readJudged(ctx context.Context, name string, max int64) ([]byte, fsroot.Info, error) {
-	e, err := s.entry(name)
+	e, err := s.open(name, useRead)
 	if err != nil {
 		return nil, fsroot.Info{}, err
 	}
 	defer e.Close()
 	return e.ReadFile(ctx, max)
-}
-
-// linkEntry looks up name, a name the policy cleaned, for a removal or a move: the entry it names
-// (a final link itself, not followed), judged by the path it reached, which the caller acts on and
-// closes. A folder, or a link (whose name was judged with what it reaches by the lookup of the
-// name that followed it), is judged as a folder, by its blocked components alone.
-func (s *Server) linkEntry(name string) (*fsroot.Entry, fsroot.Info, error) {
-	e, err := s.cfg.Root.LookupLink(name)
-	if err != nil {
-		return nil, fsroot.Info{}, s.policyFirst(name, false, err)
-	}
-	info, err := e.Info()
-	if err == nil {
-		err = s.judge(name, e.Path(), info.Type != fsroot.TypeFile)
-	}
-	if err != nil {
-		e.Close()
-		return nil, fsroot.Info{}, err
-	}
-	return e, info, nil
 }
 
 // policyFirst returns the policy's refusal of name, if it has one, in place of err, the filesystem

@@ -85,12 +85,12 @@ func (s *Server) relink(ctx context.Context, moves []markdown.Moved, dry, keepTe
 	return out, nil
 }
 
-// rewriteLinks reads the text file name through one judged lookup ([Server.writeEntry]) and, unless
+// rewriteLinks reads the text file name through one judged lookup ([Server.open], useWrite) and, unless
 // dry, writes what relinking it gives back through that same entry, if the file is still as it
 // was read. It returns the rewrites (none for a file it cannot read as text, and none for one
 // another program changed since the read: its links are checked after the move).
 func (s *Server) rewriteLinks(ctx context.Context, name string, dry bool, relink func([]byte, time.Time) ([]byte, []markdown.Rewrite)) ([]markdown.Rewrite, error) {
-	f, err := s.writeEntry(name)
+	f, err := s.open(name, useWrite)
 	if err != nil {
 		return nil, nil
 	}
@@ -293,7 +293,7 @@ func (s *Server) mentionCandidates(ctx context.Context, needles []string) ([]str
 // text, which it sees at the first piece holding a NUL byte for most binary files, or cannot be
 // read; errBudget when the file is text longer than budget bytes.
 func (s *Server) readText(ctx context.Context, p string, budget int64) ([]byte, int64, error) {
-	e, err := s.entry(p)
+	e, err := s.open(p, useRead)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -125,7 +125,7 @@ func (s *Server) makeParents(name string, o intents.UpdateOptions) error {
 	if err := s.checkParents(name); err != nil {
 		return err
 	}
-	e, err := s.dirEntry(dir)
+	e, err := s.open(dir, useMkdir)
 	if err != nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func (s *Server) create(ctx context.Context, name, content string, o intents.Upd
 	if err := s.makeParents(name, o); err != nil {
 		return err
 	}
-	e, err := s.writeEntry(name)
+	e, err := s.open(name, useWrite)
 	if err != nil {
 		return err
 	}
@@ -216,7 +216,7 @@ func noFolderVersion(name, purpose string, isDir bool, version string) error {
 }
 
 func (s *Server) replace(ctx context.Context, name, content, version string, o intents.UpdateOptions, out *WriterResult) error {
-	e, err := s.writeEntry(name)
+	e, err := s.open(name, useWrite)
 	if err != nil {
 		return err
 	}
@@ -243,7 +243,7 @@ func (s *Server) replace(ctx context.Context, name, content, version string, o i
 }
 
 func (s *Server) appendTo(ctx context.Context, name, content, version string, o intents.UpdateOptions, out *WriterResult) error {
-	e, err := s.writeEntry(name)
+	e, err := s.open(name, useWrite)
 	if err != nil {
 		return err
 	}
@@ -264,7 +264,7 @@ func (s *Server) appendTo(ctx context.Context, name, content, version string, o 
 		// Made meanwhile by a call that locked it before its folder existed, under the key of
 		// the folder above: append to what it wrote.
 		e.Close()
-		if e, err = s.writeEntry(name); err != nil {
+		if e, err = s.open(name, useWrite); err != nil {
 			return err
 		}
 		old, _, err = e.ReadFile(ctx, s.cfg.MaxFileSize)
@@ -300,11 +300,12 @@ func (s *Server) appendTo(ctx context.Context, name, content, version string, o 
 const MaxAppendDiff = 4 << 10
 
 func (s *Server) remove(ctx context.Context, name, version string, o intents.UpdateOptions, out *WriterResult) error {
-	e, info, err := s.linkEntry(name)
+	e, err := s.open(name, useRemove)
 	if err != nil {
 		return err
 	}
 	defer e.Close()
+	info, _ := e.Info() // open(useRemove) found something
 	isDir := info.Type == fsroot.TypeDir
 	if info.Type == fsroot.TypeSymlink && version != "" {
 		st, err := s.cfg.Root.Stat(name)
@@ -711,7 +712,7 @@ func existsAt(dest string) error {
 }
 
 func (s *Server) mkdir(name string, out *WriterResult) error {
-	e, err := s.dirEntry(name)
+	e, err := s.open(name, useMkdir)
 	if err != nil {
 		return err
 	}
@@ -759,7 +760,7 @@ func (s *Server) withField(err error, field string) error {
 // rename moves name to dest, each looked up once (a final link not followed) and judged by the
 // path it reached (dest as a folder when isDir), and moves the entries those lookups found.
 func (s *Server) rename(ctx context.Context, name, dest string, isDir, overwrite bool, version string) error {
-	src, _, err := s.linkEntry(name)
+	src, err := s.open(name, useRemove)
 	if err != nil {
 		return err
 	}

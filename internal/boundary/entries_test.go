@@ -13,11 +13,11 @@ import (
 
 // byName are fsroot's readers and writers that take a name and resolve it themselves. The tools
 // judge a name by what its lookup reached, so they read and write through that lookup's Entry
-// (Server.entry, writeEntry, readJudged, linkEntry): a by-name call would resolve the name again,
-// and act on whatever it leads to by then.
+// (Server.open): a by-name call would resolve the name again, and act on whatever it leads to by
+// then.
 var byName = []string{
 	"ReadFile", "WriteFile", "WriteFileIf", "AppendFile", "AppendFileIf", "CreateFile",
-	"Remove", "RemoveIf", "Rename", "RenameIf", "Mkdir", "MkdirAll", "CopyFile",
+	"Remove", "RemoveIf", "Rename", "RenameIf", "Mkdir", "MkdirAll", "CopyFile", "Resolve",
 }
 
 // rootCalls returns the calls in file of byName's methods on a value named root or Root (the
@@ -68,7 +68,7 @@ func TestToolsActOnEntries(t *testing.T) {
 		}
 		checked++
 		for _, c := range rootCalls(fset, file) {
-			t.Errorf("%s resolves a name again: look it up once and act through the Entry (tools' Server.entry, readJudged, linkEntry)", c)
+			t.Errorf("%s resolves a name again: look it up once and act through the Entry (tools' Server.open)", c)
 		}
 	}
 	if checked < 10 {
