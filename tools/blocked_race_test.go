@@ -51,7 +51,7 @@ func newBlockedEnv(t *testing.T, entries ...string) *raceEnv {
 	t.Cleanup(func() { root.Close() })
 	policy, err := security.NewPolicy(security.PolicyConfig{RootDir: root.Dir(), RootResolved: root.ResolvedDir()})
 	mustOK(t, err)
-	ig := NewIgnore(root, policy, nil)
+	ig := NewIgnore(root, policy, IgnoreConfig{})
 	engine := semantic.New(semantic.Options{FS: IndexFS(policy, root), Allow: Indexed(policy, root, ig)})
 	mustOK(t, engine.Build(context.Background()))
 	t.Cleanup(func() { engine.Close() })

@@ -26,9 +26,41 @@ const (
 	HiddenOther   = "other"   // a link leading out of the root or to nothing, a special file, a hard link
 )
 
-// ignoreFiles are the files whose patterns apply to the folder that holds them and below, as git,
-// ripgrep and fd read them.
-var ignoreFiles = []string{".gitignore", ".ignore", ".git/info/exclude"}
+// ignoreFiles are the files whose patterns apply to the folder that holds them and below, in the
+// order their patterns count (the last that matches decides): git's (.git/info/exclude, then
+// .gitignore) only inside a git work tree, as git, ripgrep and fd read them; .ignore and .rgignore
+// everywhere, as ripgrep reads them.
+var ignoreFiles = []struct {
+	name string
+	git  bool
+}{{".git/info/exclude", true}, {".gitignore", true}, {".ignore", false}, {".rgignore", false}}
+
+// globalSource names git's global excludes file where an answer says which rule hid something.
+const globalSource = "git's global excludes file"
+
+// ignoreRule is one line of an ignore file: its pattern, and where it was written, so that an
+// answer can say what left a folder out.
+type ignoreRule struct {
+	pattern gitignore.Pattern
+	source  string // the root-relative file, or globalSource
+	line    int
+	text    string
+}
+
+// String says where the rule was written: `.gitignore line 159 "/*"`.
+func (r *ignoreRule) String() string {
+	return fmt.Sprintf("%s line %d %q", r.source, r.line, r.text)
+}
+
+// IgnoreConfig is what the runtime knows of a root's ignore rules that the root cannot show.
+type IgnoreConfig struct {
+	// Global are the lines of the user's global excludes file (git's core.excludesFile), applied
+	// inside git work trees, or nil.
+	Global []string
+	// InRepository says that the root lies inside a git work tree whose top is above it (a served
+	// subfolder of a repository): git's rules apply from the root down.
+	InRepository bool
+}
 
 // ignoreRecheck is how long a folder's ignore files are trusted before they are looked at again:
 // a walk of a big tree stats each folder's files about once, and an edit to a .gitignore counts
@@ -51,7 +83,8 @@ const maxIgnoreDepth = 32
 type Ignore struct {
 	root   *fsroot.Root
 	policy *security.Policy
-	global []gitignore.Pattern
+	global []string
+	above  bool // IgnoreConfig.InRepository
 	now    func() time.Time
 
 	mu   sync.Mutex
@@ -62,22 +95,24 @@ type Ignore struct {
 
 // ignoreDir is what one folder's ignore files say, and whether the folder itself is ignored.
 type ignoreDir struct {
-	// all are the patterns that apply in this folder: the global ones, then those of the folders
+	// all are the rules that apply in this folder: the global ones, then those of the folders
 	// above and its own, in git's order (the last that matches decides); shared with the folder
 	// above when it has no ignore file of its own.
-	all     []gitignore.Pattern
-	stamp   string // the ignore files' sizes and times when read
+	all []ignoreRule
+	// git says the folder lies in a git work tree: a folder above it or itself holds .git, or
+	// the root lies in one (IgnoreConfig.InRepository).
+	git     bool
+	stamp   string // the ignore files' and .git's sizes and times when read
 	checked time.Time
-	hidden  string // why the folder itself is left out, "" if it is not; set once known
-	known   bool   // hidden is set
+	hidden  string      // why the folder itself is left out, "" if it is not; set once known
+	rule    *ignoreRule // the rule that left it (or the folder above it that hid it) out
+	known   bool        // hidden is set
 }
 
-// NewIgnore returns the Ignore of root under policy; global are the lines of the user's global
-// excludes file (git's core.excludesFile), applied from the root down, or nil.
-func NewIgnore(root *fsroot.Root, policy *security.Policy, global []string) *Ignore {
-	ig := &Ignore{root: root, policy: policy, now: time.Now, dirs: map[string]*ignoreDir{}}
-	ig.global = parseIgnore(strings.Join(global, "\n"), nil)
-	return ig
+// NewIgnore returns the Ignore of root under policy, with what cfg says of the rules the root
+// cannot show.
+func NewIgnore(root *fsroot.Root, policy *security.Policy, cfg IgnoreConfig) *Ignore {
+	return &Ignore{root: root, policy: policy, global: cfg.Global, above: cfg.InRepository, now: time.Now, dirs: map[string]*ignoreDir{}}
 }
 
 // Hidden returns why the entry name (root-relative; isDir for a folder) is noise: [HiddenCache],
@@ -103,12 +138,34 @@ func (ig *Ignore) hidden(name string, isDir bool) string {
 	}
 	ig.mu.Lock()
 	defer ig.mu.Unlock()
-	// matches looks at the ignore files of every folder above name first, so a verdict on a
+	// match looks at the ignore files of every folder above name first, so a verdict on a
 	// folder drawn from files changed since is dropped before dirHidden reads it.
-	if ig.matches(name, isDir) || ig.dirHidden(path.Dir(name)) != "" {
+	if ig.match(name, isDir) != nil || ig.dirHidden(path.Dir(name)) != "" {
 		return HiddenIgnored
 	}
 	return ""
+}
+
+// Why says what makes the entry name noise, for an answer: the ignore rule and where it is written
+// (`.gitignore line 159 "/*"`, the rule of the folder above that hid it), or the cache it lies
+// in; "" when it is not noise.
+func (ig *Ignore) Why(name string, isDir bool) string {
+	if name == "." || name == "" {
+		return ""
+	}
+	if c := ig.policy.Cache(name); c != "" {
+		return fmt.Sprintf("a cache (%s)", c)
+	}
+	ig.mu.Lock()
+	defer ig.mu.Unlock()
+	r := ig.match(name, isDir)
+	if r == nil && ig.dirHidden(path.Dir(name)) != "" {
+		r = ig.dir(path.Dir(name)).rule
+	}
+	if r == nil {
+		return ""
+	}
+	return r.String()
 }
 
 // dirHidden returns why the folder dir is noise, "" if it is not, from the folders above it. The
@@ -119,8 +176,9 @@ func (ig *Ignore) dirHidden(dir string) string {
 	}
 	d := ig.dir(dir)
 	if !d.known {
-		d.hidden = ig.dirHidden(path.Dir(dir))
-		if d.hidden == "" && ig.matches(dir, true) {
+		if d.hidden = ig.dirHidden(path.Dir(dir)); d.hidden != "" {
+			d.rule = ig.dir(path.Dir(dir)).rule
+		} else if d.rule = ig.match(dir, true); d.rule != nil {
 			d.hidden = HiddenIgnored
 		}
 		d.known = true
@@ -128,10 +186,10 @@ func (ig *Ignore) dirHidden(dir string) string {
 	return d.hidden
 }
 
-// matches reports whether the patterns of the folders above name ignore it. It looks at those
+// match returns the rule of the folders above name that ignores it, or nil. It looks at those
 // folders from the root down, so that a change to one is found before the folders below it are
 // trusted. The caller holds ig.mu.
-func (ig *Ignore) matches(name string, isDir bool) bool {
+func (ig *Ignore) match(name string, isDir bool) *ignoreRule {
 	elems := strings.Split(name, "/")
 	var d *ignoreDir
 	end := -1 // name[:end] is the folder of the level
@@ -143,7 +201,15 @@ func (ig *Ignore) matches(name string, isDir bool) bool {
 		}
 		d = ig.dir(dir)
 	}
-	return len(d.all) > 0 && gitignore.NewMatcher(d.all).Match(elems, isDir)
+	for i := len(d.all) - 1; i >= 0; i-- { // the last rule that matches decides
+		switch d.all[i].pattern.Match(elems, isDir) {
+		case gitignore.Exclude:
+			return &d.all[i]
+		case gitignore.Include:
+			return nil
+		}
+	}
+	return nil
 }
 
 // dir returns what the ignore files of dir and of the folders above it say, read the first time
@@ -162,9 +228,10 @@ func (ig *Ignore) dir(dir string) *ignoreDir {
 		}
 		clear(ig.dirs)
 	}
-	d := &ignoreDir{checked: now, all: ig.global}
+	d := &ignoreDir{checked: now}
 	if dir != "." {
-		d.all = ig.dir(path.Dir(dir)).all
+		up := ig.dir(path.Dir(dir))
+		d.all, d.git = up.all, up.git
 	}
 	if !tooDeep(dir) {
 		d.stamp = ig.stamp(dir)
@@ -172,14 +239,31 @@ func (ig *Ignore) dir(dir string) *ignoreDir {
 		if dir != "." {
 			domain = strings.Split(dir, "/")
 		}
+		if !d.git && (dir == "." && ig.above || ig.hasGit(dir)) {
+			// The top of a work tree (or the root, inside one): git's global excludes apply
+			// from here down.
+			d.git = true
+			d.all = append(slices.Clip(d.all), parseIgnore(strings.Join(ig.global, "\n"), domain, globalSource)...)
+		}
 		for _, f := range ignoreFiles {
-			if data, err := ig.read(path.Join(dir, f)); err == nil {
-				d.all = append(slices.Clip(d.all), parseIgnore(string(data), domain)...)
+			if f.git && !d.git {
+				continue
+			}
+			name := path.Join(dir, f.name)
+			if data, err := ig.read(name); err == nil {
+				d.all = append(slices.Clip(d.all), parseIgnore(string(data), domain, name)...)
 			}
 		}
 	}
 	ig.dirs[dir] = d
 	return d
+}
+
+// hasGit reports whether the folder dir holds .git, a folder or (in a worktree or a submodule) a
+// file: it is the top of a git work tree.
+func (ig *Ignore) hasGit(dir string) bool {
+	_, err := ig.root.Lstat(path.Join(dir, ".git"))
+	return err == nil
 }
 
 // read reads the ignore file name through one lookup, judged by the policy by the path it
@@ -199,27 +283,33 @@ func (ig *Ignore) read(name string) ([]byte, error) {
 	return data, err
 }
 
-// stamp identifies the state of dir's ignore files: their sizes and modification times.
+// stamp identifies the state of dir's ignore files and of its .git: their sizes and modification
+// times, and whether .git is there.
 func (ig *Ignore) stamp(dir string) string {
 	var b strings.Builder
 	for _, f := range ignoreFiles {
-		if info, err := ig.root.Stat(path.Join(dir, f)); err == nil {
+		if info, err := ig.root.Stat(path.Join(dir, f.name)); err == nil {
 			fmt.Fprintf(&b, "%d %d", info.ModTime.UnixNano(), info.Size)
 		}
 		b.WriteByte('|')
 	}
+	if ig.hasGit(dir) {
+		b.WriteString("git")
+	}
 	return b.String()
 }
 
-// parseIgnore parses the lines of an ignore file whose folder is domain.
-func parseIgnore(text string, domain []string) []gitignore.Pattern {
-	var out []gitignore.Pattern
+// parseIgnore parses the lines of an ignore file, source, whose folder is domain.
+func parseIgnore(text string, domain []string, source string) []ignoreRule {
+	var out []ignoreRule
+	n := 0
 	for line := range strings.SplitSeq(text, "\n") {
+		n++
 		line = strings.TrimSuffix(line, "\r")
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		out = append(out, gitignore.ParsePattern(line, domain))
+		out = append(out, ignoreRule{pattern: gitignore.ParsePattern(line, domain), source: source, line: n, text: line})
 	}
 	return out
 }

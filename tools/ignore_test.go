@@ -20,7 +20,7 @@ func newIgnore(t *testing.T, global []string, tree ...string) (string, *Ignore) 
 	t.Cleanup(func() { root.Close() })
 	policy, err := security.NewPolicy(security.PolicyConfig{})
 	mustOK(t, err)
-	return dir, NewIgnore(root, policy, global)
+	return dir, NewIgnore(root, policy, IgnoreConfig{Global: global, InRepository: true})
 }
 
 func TestIgnoreHidden(t *testing.T) {
@@ -99,5 +99,107 @@ func TestIgnoreDeep(t *testing.T) {
 	}
 	if got := ig.Hidden(deep+"y.tmp.md", false); got != HiddenIgnored {
 		t.Errorf("the root's .gitignore does not apply below the depth bound: %q", got)
+	}
+}
+
+// TestIgnoreGitOnlyInWorkTrees checks that git's ignore files and global excludes apply only
+// inside a git work tree (a .git folder or file at a folder, or the root inside a repository),
+// as git, ripgrep and fd apply them, while .ignore and .rgignore apply everywhere: a source tree
+// shipped with its .gitignore but no .git (Debian's kernel sources end theirs with "/*") shows
+// its files.
+func TestIgnoreGitOnlyInWorkTrees(t *testing.T) {
+	tree := []string{
+		".gitignore=*.o\n/*\n!/debian/\n",
+		".ignore=*.tmp\n",
+		".rgignore=*.bak\n",
+		"kernel/sched.c=x", "kernel/sched.o=x", "debian/rules=x", "a.tmp=x", "a.bak=x", "notes.swp=x",
+		"repo/.git/HEAD=ref\n", "repo/.gitignore=build/\n", "repo/build/out.md=x", "repo/x.swp=x",
+		"repo/.git/info/exclude=local.md\n", "repo/local.md=x",
+		"wt/.git=gitdir: ../repo/.git/worktrees/wt\n", "wt/.gitignore=dist/\n", "wt/dist/x.md=x",
+	}
+	tests := []struct {
+		name   string
+		isDir  bool
+		inRepo bool // the root lies in a work tree above it
+		want   string
+		why    string
+	}{
+		{"kernel", true, false, "", ""},
+		{"kernel/sched.c", false, false, "", ""},
+		{"kernel/sched.o", false, false, "", ""},
+		{"a.tmp", false, false, HiddenIgnored, `.ignore line 1 "*.tmp"`},
+		{"a.bak", false, false, HiddenIgnored, `.rgignore line 1 "*.bak"`},
+		{"notes.swp", false, false, "", ""},
+		{"repo/build", true, false, HiddenIgnored, `repo/.gitignore line 1 "build/"`},
+		{"repo/build/out.md", false, false, HiddenIgnored, `repo/.gitignore line 1 "build/"`},
+		{"repo/local.md", false, false, HiddenIgnored, `repo/.git/info/exclude line 1 "local.md"`},
+		{"repo/x.swp", false, false, HiddenIgnored, globalSource + ` line 1 "*.swp"`},
+		{"wt/dist/x.md", false, false, HiddenIgnored, `wt/.gitignore line 1 "dist/"`},
+		{"kernel", true, true, HiddenIgnored, `.gitignore line 2 "/*"`},
+		{"kernel/sched.c", false, true, HiddenIgnored, `.gitignore line 2 "/*"`},
+		{"debian/rules", false, true, "", ""},
+		{"go/pkg/mod/x.go", false, false, HiddenCache, "a cache (go/pkg/mod)"},
+	}
+	for _, inRepo := range []bool{false, true} {
+		dir := tempDir(t)
+		makeTree(t, dir, dir, tree...)
+		root, err := fsroot.Open(dir, fsroot.Options{})
+		mustOK(t, err)
+		defer root.Close()
+		policy, err := security.NewPolicy(security.PolicyConfig{})
+		mustOK(t, err)
+		ig := NewIgnore(root, policy, IgnoreConfig{Global: []string{"*.swp"}, InRepository: inRepo})
+		for _, tt := range tests {
+			if tt.inRepo != inRepo && tt.name != "go/pkg/mod/x.go" {
+				continue
+			}
+			if got := ig.Hidden(tt.name, tt.isDir); got != tt.want {
+				t.Errorf("in a repository %v: Hidden(%q) = %q, want %q", inRepo, tt.name, got, tt.want)
+			}
+			if got := ig.Why(tt.name, tt.isDir); got != tt.why {
+				t.Errorf("in a repository %v: Why(%q) = %q, want %q", inRepo, tt.name, got, tt.why)
+			}
+		}
+	}
+}
+
+// TestIgnoreGitInit checks that a git init in a served tree counts once its folder is looked at
+// again: its .gitignore then applies.
+func TestIgnoreGitInit(t *testing.T) {
+	dir := tempDir(t)
+	makeTree(t, dir, dir, ".gitignore=build/\n", "build/x.md=x")
+	root, err := fsroot.Open(dir, fsroot.Options{})
+	mustOK(t, err)
+	defer root.Close()
+	policy, err := security.NewPolicy(security.PolicyConfig{})
+	mustOK(t, err)
+	ig := NewIgnore(root, policy, IgnoreConfig{})
+	now := time.Now()
+	ig.now = func() time.Time { return now }
+	if got := ig.Hidden("build/x.md", false); got != "" {
+		t.Fatalf("before git init: %q, want shown", got)
+	}
+	mustOK(t, os.MkdirAll(filepath.Join(dir, ".git"), 0o755))
+	now = now.Add(ignoreRecheck)
+	if got := ig.Hidden("build/x.md", false); got != HiddenIgnored {
+		t.Errorf("after git init: %q, want ignored", got)
+	}
+}
+
+// TestHintNamesTheRule checks that an answer whose every candidate the ignore rules left out says
+// so first, names the rule and the file and line it is written on, and says how to include them.
+func TestHintNamesTheRule(t *testing.T) {
+	env := newPolicyEnv(t, security.PolicyConfig{}, ".git/HEAD=ref\n", ".gitignore=# top\n/*\n!/debian/\n", "kernel/sched.c=int x;\n", "README=kernel\n")
+	for _, args := range []map[string]any{
+		{"purpose": "list", "target": map[string]any{"path": "."}, "options": map[string]any{"recursive": true}},
+		{"purpose": "search_content", "target": map[string]any{"path": ".", "query": "int"}},
+	} {
+		got := env.call(t, SearcherName, args).Result
+		hint, _ := got["hiddenHint"].(string)
+		for _, want := range []string{"nothing found", `.gitignore line 2 "/*"`, "options.includeIgnored"} {
+			if !strings.Contains(hint, want) {
+				t.Errorf("%s: hint %q lacks %q (%v)", args["purpose"], hint, want, got)
+			}
+		}
 	}
 }

@@ -389,6 +389,7 @@ func searcherOptions() optionTable {
 			"docs/sub.md=# Sub\nneedle beta\n",
 			"docs/deep/deeper.md=# Deeper\nneedle gamma\n",
 			".gitignore=build/\n",
+			".git/HEAD=ref: main\n",
 			"build/out.md=# Out\nneedle built\n",
 		},
 		engine: true,

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -64,6 +65,9 @@ type reporter struct {
 	// what a walk left out, by reason (HiddenBlocked, ...), for the answer.
 	noise  bool
 	hidden map[string]int
+	// rules says, for up to maxHintRules of the entries left out as noise, what left them out
+	// ([Ignore.Why]), each once, for the answer's hint.
+	rules []string
 	// narrowed says the index's candidates, not a walk, chose the files searched.
 	narrowed bool
 }
@@ -74,6 +78,19 @@ func (r *reporter) hide(why string) {
 		r.hidden = map[string]int{}
 	}
 	r.hidden[why]++
+}
+
+// maxHintRules is how many of the rules that left entries out a hint names.
+const maxHintRules = 3
+
+// wantsRule reports whether the hint has room for another rule.
+func (r *reporter) wantsRule() bool { return len(r.rules) < maxHintRules }
+
+// rule records what left an entry out as noise, once.
+func (r *reporter) rule(what string) {
+	if what != "" && r.wantsRule() && !slices.Contains(r.rules, what) {
+		r.rules = append(r.rules, what)
+	}
 }
 
 // newReporter returns the reporter for call c. Notifications go to the client only when it sent a

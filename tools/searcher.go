@@ -140,7 +140,7 @@ func (s *Server) walkFiles(ctx context.Context, c *call, in intents.Discover, na
 	}
 	out.Status = Status{Success: true}
 	out.Files, out.TotalFound = p.files, ptr(p.total)
-	out.Hidden, out.HiddenHint = r.hidden, hiddenHint(r.hidden)
+	out.Hidden, out.HiddenHint = r.hidden, hiddenHint(r.hidden, r.rules, len(p.files) == 0 && p.total == 0)
 	if r.narrowed && !r.noise && s.cfg.Ignore.Seen() {
 		out.HiddenHint = "the index holds no ignored or cache files: set options.includeIgnored to search them too"
 	}
@@ -231,6 +231,9 @@ func (s *Server) walk(ctx context.Context, name string, depth int, r *reporter, 
 		}
 		if why != "" {
 			r.hide(why)
+			if (why == HiddenIgnored || why == HiddenCache) && r.wantsRule() {
+				r.rule(s.cfg.Ignore.Why(info.Path, info.Type == fsroot.TypeDir))
+			}
 			if info.Type == fsroot.TypeDir {
 				return fs.SkipDir
 			}
@@ -720,9 +723,11 @@ func isNotExist(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, fsroot.ErrNotDir)
 }
 
-// hiddenHint says in one line what hidden counts left out, and how to see what can be seen; ""
-// when nothing was left out.
-func hiddenHint(hidden map[string]int) string {
+// hiddenHint says in one line what hidden counts left out, what left the noise out (rules, from
+// Ignore.Why), and how to see what can be seen; "" when nothing was left out. empty says the
+// answer holds nothing: the hint then says so first, so that a model does not read "0 found" as
+// the tree's answer.
+func hiddenHint(hidden map[string]int, rules []string, empty bool) string {
 	if len(hidden) == 0 {
 		return ""
 	}
@@ -733,8 +738,14 @@ func hiddenHint(hidden map[string]int) string {
 		}
 	}
 	hint := "left out: " + strings.Join(parts, ", ")
+	if len(rules) > 0 {
+		hint += " (by " + strings.Join(rules, "; ") + ")"
+	}
 	if hidden[HiddenIgnored]+hidden[HiddenCache] > 0 {
-		hint += "; set options.includeIgnored to see the ignored and cache entries"
+		hint += "; set options.includeIgnored to true to see the ignored and cache entries"
+		if empty {
+			hint = "nothing found in what was looked at, and some of the tree was " + hint
+		}
 	}
 	return hint
 }

@@ -114,7 +114,7 @@ func New(cfg Config) *Server {
 		cfg.Now = time.Now
 	}
 	if cfg.Ignore == nil && cfg.Root != nil && cfg.Policy != nil {
-		cfg.Ignore = NewIgnore(cfg.Root, cfg.Policy, nil)
+		cfg.Ignore = NewIgnore(cfg.Root, cfg.Policy, IgnoreConfig{})
 	}
 	return &Server{cfg: cfg, mentionBudget: MentionBudget}
 }

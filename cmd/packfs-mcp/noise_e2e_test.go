@@ -9,7 +9,8 @@ import (
 )
 
 // TestHomeNoise serves a home folder with a repository whose .gitignore ignores its build
-// output and logs, a Go module cache and a cache folder, with the default flags, through the
+// output and logs, a source tree with a .gitignore but no .git, a Go module cache and a cache
+// folder, with the default flags, through the
 // binary: listings and searches leave the ignored and cached files out and count them in hidden,
 // the index holds none of them, options.includeIgnored brings them back, and a read of one by
 // its path still reads it.
@@ -17,6 +18,7 @@ func TestHomeNoise(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "home")
 	for name, content := range map[string]string{
 		"notes/ferns.md":                           "# Ferns\nwater the ferns weekly\n",
+		"code/app/.git/HEAD":                       "ref: refs/heads/main\n",
 		"code/app/.gitignore":                      "target/\n*.log\n",
 		"code/app/main.go":                         "package main // ferns helper\n",
 		"code/app/target/debug/out.md":             "# Build\nferns build output\n",
@@ -24,7 +26,9 @@ func TestHomeNoise(t *testing.T) {
 		"go/pkg/mod/example.com/lib@v1.0.0/lib.go": "package lib // ferns library\n",
 		".cache/tool/page.md":                      "# Cached\nferns cached page\n",
 		".config/git/ignore":                       "scratch-*\n",
-		"notes/scratch-1.md":                       "ferns scratch\n",
+		"code/app/scratch-1.md":                    "ferns scratch\n",
+		"sources/.gitignore":                       "/*\n!/debian/\n",
+		"sources/kernel/sched.c":                   "/* ferns scheduler */\n",
 	} {
 		p := filepath.Join(home, filepath.FromSlash(name))
 		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
@@ -35,8 +39,10 @@ func TestHomeNoise(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(strings.Fields(rows["index"])[0]) })
 	s := startOn(t, &fixture{dir: home, root: home}, env)
 	waitIndexed(t, s)
-	shown := []string{"code/app/main.go", "notes/ferns.md"}
-	noise := []string{"code/app/target/debug/out.md", "code/app/run.log", "go/pkg/mod/example.com/lib@v1.0.0/lib.go", ".cache/tool/page.md", "notes/scratch-1.md"}
+	// sources is not a repository: its .gitignore (Debian's kernel sources end theirs with "/*")
+	// hides nothing, as git, ripgrep and fd leave it alone there.
+	shown := []string{"code/app/main.go", "notes/ferns.md", "sources/kernel/sched.c"}
+	noise := []string{"code/app/target/debug/out.md", "code/app/run.log", "go/pkg/mod/example.com/lib@v1.0.0/lib.go", ".cache/tool/page.md", "code/app/scratch-1.md"}
 
 	list := func(opts map[string]any) map[string]any {
 		o := map[string]any{"recursive": true, "maxResults": 1000}

@@ -81,3 +81,21 @@ func readHostFile(p string) []byte {
 	}
 	return data
 }
+
+// inRepository reports whether the host folder dir lies inside a git work tree whose top is above
+// it: a folder above dir holds .git (a folder, or a file for a worktree or a submodule). Each
+// folder above is looked at through a root of its own, once, at start.
+func inRepository(dir string) bool {
+	for up := filepath.Dir(dir); up != dir; dir, up = up, filepath.Dir(up) {
+		r, err := fsroot.Open(up, fsroot.Options{})
+		if err != nil {
+			continue
+		}
+		_, err = r.Lstat(".git")
+		r.Close()
+		if err == nil {
+			return true
+		}
+	}
+	return false
+}

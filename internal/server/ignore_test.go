@@ -37,3 +37,18 @@ func TestReadGlobalIgnore(t *testing.T) {
 		t.Errorf("with core.excludesFile: %q, want that file's lines", got)
 	}
 }
+
+// TestInRepository checks that a root inside a git work tree whose top is above it is known as
+// such (its .git a folder, or a file as in a worktree), and one outside any is not.
+func TestInRepository(t *testing.T) {
+	base := t.TempDir()
+	for _, d := range []string{"repo/.git", "repo/sub/deep", "wt/inner", "plain/sub"} {
+		must(t, os.MkdirAll(filepath.Join(base, filepath.FromSlash(d)), 0o755))
+	}
+	must(t, os.WriteFile(filepath.Join(base, "wt", ".git"), []byte("gitdir: ../repo/.git/worktrees/wt\n"), 0o644))
+	for dir, want := range map[string]bool{"repo/sub/deep": true, "repo/sub": true, "wt/inner": true, "plain/sub": false} {
+		if got := inRepository(filepath.Join(base, filepath.FromSlash(dir))); got != want {
+			t.Errorf("inRepository(%s) = %v, want %v", dir, got, want)
+		}
+	}
+}

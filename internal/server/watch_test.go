@@ -29,7 +29,7 @@ func TestWatchQuietWhenShuttingDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	m := &mount{root: root, policy: policy, ignore: tools.NewIgnore(root, policy, nil),
+	m := &mount{root: root, policy: policy, ignore: tools.NewIgnore(root, policy, tools.IgnoreConfig{}),
 		log: log.New(&out, "", 0), warn: log.New(&out, "", 0)}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
