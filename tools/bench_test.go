@@ -21,25 +21,10 @@ import (
 // wall time it reports the process's CPU time per call (cpu-ns/op), steadier on a shared machine.
 // Profile it with -cpuprofile to see where a read's time goes without pipes and another process.
 func BenchmarkReadCall(b *testing.B) {
-	dir := b.TempDir()
-	content := strings.Repeat("0123456789abcde\n", 256)
-	deep := "a/b/c/d/e/f/g/4k.md"
-	for _, p := range []string{"4k.md", deep} {
-		mustOKB(b, os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755))
-		mustOKB(b, os.WriteFile(filepath.Join(dir, p), []byte(content), 0o644))
-	}
-	root, err := fsroot.Open(dir, fsroot.Options{})
-	mustOKB(b, err)
-	b.Cleanup(func() { root.Close() })
-	policy, err := security.NewPolicy(security.PolicyConfig{RootDir: root.Dir(), RootResolved: root.ResolvedDir()})
-	mustOKB(b, err)
-	m := server.NewMCPServer("bench", "1", server.WithToolCapabilities(false))
-	New(Config{Root: root, Policy: policy, Permissions: security.AllPermissions(),
-		Limiter: security.NewLimiter(security.LimitConfig{MaxRequests: 1 << 30})}).Register(m)
-	ctx := m.WithContext(context.Background(), &progressSession{ch: make(chan mcp.JSONRPCNotification, 1)})
+	m, ctx := benchServer(b, strings.Repeat("0123456789abcde\n", 256))
 	for _, bc := range []struct{ name, purpose, path string }{
 		{"read/depth1", "read", "4k.md"},
-		{"read/depth8", "read", deep},
+		{"read/depth8", "read", benchDeep},
 		{"metadata/depth1", "metadata", "4k.md"},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
@@ -57,21 +42,15 @@ func BenchmarkReadCall(b *testing.B) {
 	}
 }
 
-func mustOKB(b *testing.B, err error) {
-	b.Helper()
-	if err != nil {
-		b.Fatal(err)
-	}
-}
+// benchDeep is the file of depth 8 that benchServer writes, beside 4k.md.
+const benchDeep = "a/b/c/d/e/f/g/4k.md"
 
-// BenchmarkEditCall measures an edit's round trip in process, as BenchmarkReadCall does a read's:
-// one exact-match edit of a 4 KiB file at depth 1 and 8, each call putting back what the one
-// before changed, so the file stays 4 KiB. It reports the process's CPU time per call too.
-func BenchmarkEditCall(b *testing.B) {
+// benchServer serves a folder holding 4k.md and benchDeep, each holding content, through an MCP
+// server with the tools registered and every permission, and returns it with the context its calls
+// are handled in.
+func benchServer(b *testing.B, content string) (*server.MCPServer, context.Context) {
 	dir := b.TempDir()
-	content := strings.Repeat("0123456789abcde\n", 255) + "word-a\n"
-	deep := "a/b/c/d/e/f/g/4k.md"
-	for _, p := range []string{"4k.md", deep} {
+	for _, p := range []string{"4k.md", benchDeep} {
 		mustOKB(b, os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755))
 		mustOKB(b, os.WriteFile(filepath.Join(dir, p), []byte(content), 0o644))
 	}
@@ -83,8 +62,22 @@ func BenchmarkEditCall(b *testing.B) {
 	m := server.NewMCPServer("bench", "1", server.WithToolCapabilities(false))
 	New(Config{Root: root, Policy: policy, Permissions: security.AllPermissions(),
 		Limiter: security.NewLimiter(security.LimitConfig{MaxRequests: 1 << 30})}).Register(m)
-	ctx := m.WithContext(context.Background(), &progressSession{ch: make(chan mcp.JSONRPCNotification, 1)})
-	for _, bc := range []struct{ name, path string }{{"depth1", "4k.md"}, {"depth8", deep}} {
+	return m, m.WithContext(context.Background(), &progressSession{ch: make(chan mcp.JSONRPCNotification, 1)})
+}
+
+func mustOKB(b *testing.B, err error) {
+	b.Helper()
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkEditCall measures an edit's round trip in process, as BenchmarkReadCall does a read's:
+// one exact-match edit of a 4 KiB file at depth 1 and 8, each call putting back what the one
+// before changed, so the file stays 4 KiB. It reports the process's CPU time per call too.
+func BenchmarkEditCall(b *testing.B) {
+	m, ctx := benchServer(b, strings.Repeat("0123456789abcde\n", 255)+"word-a\n")
+	for _, bc := range []struct{ name, path string }{{"depth1", "4k.md"}, {"depth8", benchDeep}} {
 		b.Run(bc.name, func(b *testing.B) {
 			edit := func(from, to string) json.RawMessage {
 				return json.RawMessage(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"` + WriterName +

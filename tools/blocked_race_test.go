@@ -4,17 +4,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
-	"log"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/server"
-
-	"github.com/packfs/packfs-mcp/fsroot"
-	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/semantic"
 )
 
@@ -46,28 +41,12 @@ func newBlockedEnv(t *testing.T, entries ...string) *raceEnv {
 	makeTree(t, e.root, e.base, append([]string{".env=" + secret, ".git/x.md=" + secret}, entries...)...)
 	e.before = snapshotOutside(t, e.base)
 
-	root, err := fsroot.Open(e.root, fsroot.Options{})
-	mustOK(t, err)
-	t.Cleanup(func() { root.Close() })
-	policy, err := security.NewPolicy(security.PolicyConfig{RootDir: root.Dir(), RootResolved: root.ResolvedDir()})
-	mustOK(t, err)
+	root, policy := e.open()
 	ig := NewIgnore(root, policy, IgnoreConfig{})
 	engine := semantic.New(semantic.Options{FS: IndexFS(policy, root), Allow: Indexed(policy, root, ig)})
 	mustOK(t, engine.Build(context.Background()))
 	t.Cleanup(func() { engine.Close() })
-	s := New(Config{
-		Root:        root,
-		Policy:      policy,
-		Ignore:      ig,
-		Engine:      engine,
-		Limiter:     security.NewLimiter(security.LimitConfig{MaxRequests: 1 << 30}),
-		Permissions: security.AllPermissions(),
-		Log:         log.New(lockedWriter{&e.mu, &e.logs}, "", 0),
-	})
-	e.handlers = map[string]server.ToolHandlerFunc{}
-	for _, st := range s.Tools() {
-		e.handlers[st.Tool.Name] = st.Handler
-	}
+	e.serve(Config{Root: root, Policy: policy, Ignore: ig, Engine: engine})
 	return e
 }
 

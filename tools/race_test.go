@@ -123,23 +123,31 @@ func newRaceEnv(t *testing.T, rootEntries ...string) *raceEnv {
 	makeTree(t, e.root, e.base, rootEntries...)
 	e.before = snapshotOutside(t, e.base)
 
+	root, policy := e.open()
+	e.serve(Config{Root: root, Policy: policy})
+	return e
+}
+
+// open opens the race's root, and its default policy.
+func (e *raceEnv) open() (*fsroot.Root, *security.Policy) {
 	root, err := fsroot.Open(e.root, fsroot.Options{})
-	mustOK(t, err)
-	t.Cleanup(func() { root.Close() })
+	mustOK(e.t, err)
+	e.t.Cleanup(func() { root.Close() })
 	policy, err := security.NewPolicy(security.PolicyConfig{RootDir: root.Dir(), RootResolved: root.ResolvedDir()})
-	mustOK(t, err)
-	s := New(Config{
-		Root:        root,
-		Policy:      policy,
-		Limiter:     security.NewLimiter(security.LimitConfig{MaxRequests: 1 << 30}),
-		Permissions: security.AllPermissions(),
-		Log:         log.New(lockedWriter{&e.mu, &e.logs}, "", 0),
-	})
+	mustOK(e.t, err)
+	return root, policy
+}
+
+// serve makes the race's handlers: a Server of cfg with every permission, a rate limit that is
+// effectively off, and its log kept for verify.
+func (e *raceEnv) serve(cfg Config) {
+	cfg.Limiter = security.NewLimiter(security.LimitConfig{MaxRequests: 1 << 30})
+	cfg.Permissions = security.AllPermissions()
+	cfg.Log = log.New(lockedWriter{&e.mu, &e.logs}, "", 0)
 	e.handlers = map[string]server.ToolHandlerFunc{}
-	for _, st := range s.Tools() {
+	for _, st := range New(cfg).Tools() {
 		e.handlers[st.Tool.Name] = st.Handler
 	}
-	return e
 }
 
 // makeTree creates entries under dir: "d/" is a directory, "f=text" a file holding text, and

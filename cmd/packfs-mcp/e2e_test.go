@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -44,16 +46,76 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv("GOCACHE", strings.TrimSpace(string(gocache)))
+	// The folder must exist: a server leaves out a cache folder whose parent does not, and
+	// falls back to the user's /var/tmp/packfs-mcp-UID.
+	userState := stateFolders()
 	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	if err := os.Mkdir(filepath.Join(dir, "cache"), 0o700); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	build := exec.Command("go", "build", "-o", binPath, ".")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building the binary:", err)
 		os.Exit(1)
 	}
+	before := stateEntries(userState)
 	code := m.Run()
+	if left := newEntries(before, stateEntries(userState)); len(left) > 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: the tests left %d indexes or backup folders in the user's state folders, e.g. %s: a test that serves a root must give its server a state folder of its own (XDG_CACHE_HOME, --index-dir) or remove what it made\n", len(left), left[0])
+		code = 1
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// cacheEnv is the environment of a server whose user's home, and cache folder, are in the test's
+// folder dir: HOME and XDG_CACHE_HOME, the cache folder made (a server leaves out a cache folder
+// that does not exist, for the user's /var/tmp/packfs-mcp-UID).
+func cacheEnv(dir string) []string {
+	cache := filepath.Join(dir, "cache")
+	if err := os.MkdirAll(cache, 0o700); err != nil {
+		panic(err)
+	}
+	return []string{"HOME=" + dir, "XDG_CACHE_HOME=" + cache}
+}
+
+// stateFolders are the folders where a server run by this user keeps its indexes and backups when
+// the test gives it none: the user's cache folder and the shared temporary folders.
+func stateFolders() []string {
+	user := "packfs-mcp-" + strconv.Itoa(os.Geteuid())
+	out := []string{filepath.Join("/var/tmp", user), filepath.Join(os.TempDir(), user)}
+	if cache, err := os.UserCacheDir(); err == nil {
+		out = append(out, filepath.Join(cache, "packfs-mcp"))
+	}
+	return out
+}
+
+// stateEntries lists the indexes and backup folders in the folders of stateFolders.
+func stateEntries(folders []string) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range folders {
+		for _, kind := range []string{"index", "backups"} {
+			entries, _ := os.ReadDir(filepath.Join(f, kind))
+			for _, e := range entries {
+				out[filepath.Join(f, kind, e.Name())] = true
+			}
+		}
+	}
+	return out
+}
+
+// newEntries returns the entries of after that before lacks, sorted.
+func newEntries(before, after map[string]bool) []string {
+	var out []string
+	for p := range after {
+		if !before[p] {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // fixture is a temporary directory holding the served root and, beside it, an outside tree that the
@@ -183,7 +245,7 @@ var eras = []struct {
 
 func start(t *testing.T, f *fixture, opts []client.ClientOption, args ...string) *session {
 	t.Helper()
-	env := []string{"HOME=" + f.dir, "XDG_CACHE_HOME=" + filepath.Join(f.dir, "cache")}
+	env := cacheEnv(f.dir)
 	return startWith(t, f, env, opts, append([]string{"--backup-dir", filepath.Join(f.dir, "backups")}, args...)...)
 }
 

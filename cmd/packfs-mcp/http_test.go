@@ -60,7 +60,7 @@ func httpEnv(f *fixture, extra ...string) []string {
 			env = append(env, kv)
 		}
 	}
-	return append(env, append([]string{"HOME=" + f.dir, "XDG_CACHE_HOME=" + filepath.Join(f.dir, "cache")}, extra...)...)
+	return append(env, append(cacheEnv(f.dir), extra...)...)
 }
 
 var listeningRE = regexp.MustCompile(`listening on http://(\S+)/mcp`)

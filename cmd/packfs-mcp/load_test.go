@@ -114,7 +114,7 @@ func startPipe(tb testing.TB, root string, args ...string) *pipeClient {
 	home := tb.TempDir()
 	args = append([]string{"serve", "--root", root, "--backup-dir", filepath.Join(home, "backups")}, args...)
 	cmd := exec.Command(binPath, args...)
-	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CACHE_HOME="+filepath.Join(home, "cache"))
+	cmd.Env = append(os.Environ(), cacheEnv(home)...)
 	c := &pipeClient{
 		tb: tb, cmd: cmd,
 		sent:         map[int]time.Time{},

@@ -175,7 +175,7 @@ func TestBlockedPathsAdd(t *testing.T) {
 	}
 	// The start-up line names a default taken off.
 	serve := exec.Command(binPath, "serve", "--root", f.root, "--no-index", "--unblock", "node_modules")
-	serve.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(f.dir, "cache"))
+	serve.Env = append(os.Environ(), cacheEnv(f.dir)[1])
 	serve.Stdin = strings.NewReader("")
 	banner, _ := serve.CombinedOutput()
 	if !strings.Contains(string(banner), "(defaults NOT blocked: node_modules)") {

@@ -106,7 +106,7 @@ func TestSeveralRoots(t *testing.T) {
 		start func(t *testing.T, f *fixture, args []string) *session
 	}{
 		{"stdio", func(t *testing.T, f *fixture, args []string) *session {
-			env := []string{"HOME=" + f.dir, "XDG_CACHE_HOME=" + filepath.Join(f.dir, "cache")}
+			env := cacheEnv(f.dir)
 			return startTransport(t, f, transport.NewStdio(binPath, env, append([]string{"serve"}, args...)...), nil)
 		}},
 		{"http", func(t *testing.T, f *fixture, args []string) *session {
@@ -250,7 +250,7 @@ func (r *rootsClient) received() string {
 func startRoots(t *testing.T, f *fixture, opts []client.ClientOption, args ...string) *rootsClient {
 	t.Helper()
 	r := &rootsClient{stderr: &logBuffer{}}
-	env := []string{"HOME=" + f.dir, "XDG_CACHE_HOME=" + filepath.Join(f.dir, "cache")}
+	env := cacheEnv(f.dir)
 	tr := transport.NewStdioWithOptions(binPath, env, append([]string{"serve", "--backup-dir", filepath.Join(f.dir, "backups")}, args...),
 		transport.WithCommandStderrWriter(r.stderr))
 	c := client.NewClient(tr, opts...)

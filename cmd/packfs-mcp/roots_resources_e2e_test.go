@@ -87,7 +87,7 @@ func TestSeveralRootsResources(t *testing.T) {
 			want = append(want, "a/x.md", "b/sub/z.txt", "b/y.md")
 			f := rootsFixture(t, files)
 			b := filepath.Join(f.dir, "b")
-			env := []string{"HOME=" + f.dir, "XDG_CACHE_HOME=" + filepath.Join(f.dir, "cache")}
+			env := cacheEnv(f.dir)
 			s := startTransport(t, f, transport.NewStdio(binPath, env, "serve", "--root", "a="+f.root, "--root", "b="+b, "--no-index"), era.opts)
 			if s.c.GetServerCapabilities().Resources == nil {
 				t.Fatal("a server of two roots does not declare resources")
