@@ -47,6 +47,7 @@ const (
 	RuleEmpty              = "empty"
 	RuleWindowsName        = "windows-name"
 	RuleAutoRun            = "auto-run"
+	RuleSecretContent      = "secret-content"
 )
 
 const (
@@ -134,6 +135,8 @@ func (e *PathError) Error() string {
 		return p + ` has the name "` + e.Detail + `", which Windows does not treat as a plain file name (` + e.reason + `): use another name`
 	case RuleAutoRun:
 		return autoRunMessage(p, e.Detail, e.reason)
+	case RuleSecretContent:
+		return p + ` holds a private key ("` + e.Detail + `"), which is refused whatever the file's name: keys stay out of every answer`
 	case RuleEmpty:
 		return `path is empty: give a path relative to the root, such as "notes/todo.md", or "." for the root`
 	}

@@ -44,6 +44,9 @@ type Options struct {
 	FS fs.FS
 	// Allow reports whether the name policy lets the tools reach name. If nil, everything is allowed.
 	Allow func(name string, isDir bool) bool
+	// Refuse, if set, reports whether a file's content is refused whatever its name (a private
+	// key): such a file is neither indexed nor shown in a hit.
+	Refuse func(content []byte) bool
 	// Index configures the full-text index.
 	Index fulltext.IndexOptions
 	// MaxFileBytes is the largest file indexed. If zero, DefaultMaxIndexBytes.
@@ -589,6 +592,9 @@ func (e *Engine) readText(name string, keep func(fs.FileInfo) bool) ([]byte, fs.
 	}
 	if !markdown.IsText(src) {
 		return nil, nil, errNotText
+	}
+	if e.opts.Refuse != nil && e.opts.Refuse(src) {
+		return nil, nil, fs.ErrPermission // counted as unreadable
 	}
 	return src, info, nil
 }

@@ -162,6 +162,9 @@ func closeEdited(files []*editFile) {
 // editText reads f, checks its version and applies its edits in memory.
 func (s *Server) editText(ctx context.Context, f *editFile, edits []intents.Edit) error {
 	old, _, err := f.entry.ReadFile(ctx, s.cfg.MaxFileSize)
+	if err == nil {
+		err = noKey(f.name, old)
+	}
 	if err != nil {
 		return err
 	}

@@ -169,6 +169,15 @@ func (s *Server) writable(name, real string) error {
 	return nil
 }
 
+// noKey refuses data, the content of the file name, when it begins with a private key
+// ([security.PrivateKey]): a key is refused like a blocked name, whatever the file is called.
+func noKey(name string, data []byte) error {
+	if kind := security.PrivateKey(data); kind != "" {
+		return security.KeyRefusal(name, kind)
+	}
+	return nil
+}
+
 // readJudged reads the file name, a name the policy cleaned (one a walk, the index or the graph
 // gave), through one lookup judged by what it reached ([Server.open], useRead): a name that leads
 // to a blocked file by now is refused, never read.
@@ -178,7 +187,14 @@ func (s *Server) readJudged(ctx context.Context, name string, max int64) ([]byte
 		return nil, fsroot.Info{}, err
 	}
 	defer e.Close()
-	return e.ReadFile(ctx, max)
+	data, info, err := e.ReadFile(ctx, max)
+	if err == nil {
+		err = noKey(name, data)
+	}
+	if err != nil {
+		return nil, fsroot.Info{}, err
+	}
+	return data, info, nil
 }
 
 // policyFirst returns the policy's refusal of name, if it has one, in place of err, the filesystem

@@ -144,6 +144,9 @@ func (s *Server) readEntry(ctx context.Context, name string, e *fsroot.Entry, in
 		max = p
 	}
 	data, info, err := e.ReadFile(ctx, max)
+	if err == nil {
+		err = noKey(name, data)
+	}
 	if err != nil {
 		return FileContent{}, err
 	}

@@ -96,7 +96,7 @@ func (s *Server) rewriteLinks(ctx context.Context, name string, dry bool, relink
 	}
 	defer f.Close()
 	data, info, err := f.ReadFile(ctx, s.cfg.MaxFileSize)
-	if err != nil || !markdown.IsText(data) {
+	if err != nil || !markdown.IsText(data) || noKey(name, data) != nil {
 		return nil, nil
 	}
 	text, rw := relink(data, info.ModTime)

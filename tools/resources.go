@@ -354,6 +354,9 @@ func (s *Server) readAt(ctx context.Context, c *call, uri, raw string) ([]mcp.Re
 		return nil, err
 	}
 	data, _, err := e.ReadFile(ctx, s.cfg.MaxFileSize)
+	if err == nil {
+		err = noKey(name, data)
+	}
 	if errors.Is(err, fsroot.ErrTooLarge) {
 		return nil, newError(CodeTooLarge, "%q is larger than the size limit of %s: read it in parts with %s (preferences.offset and preferences.limit)", s.show(name), humanBytes(s.cfg.MaxFileSize), ReaderName)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/packfs/packfs-mcp/fulltext"
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/markdown"
+	"github.com/packfs/packfs-mcp/security"
 )
 
 // Search and listing limits: every answer is bounded, and says when it is.
@@ -522,6 +523,10 @@ func (s *Server) searchContent(ctx context.Context, name string, depth int, o in
 			s.beforeSearch(info.Path)
 		}
 		data, _, err := s.readJudged(ctx, info.Path, s.cfg.MaxFileSize)
+		if errors.Is(err, security.ErrBlocked) {
+			r.hide(HiddenBlocked) // a private key under an innocent name, or a name leading to a blocked file
+			return true
+		}
 		if err != nil || !markdown.IsText(data) {
 			return true // unreadable, special, too large or binary: not searchable text
 		}

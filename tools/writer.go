@@ -222,6 +222,9 @@ func (s *Server) replace(ctx context.Context, name, content, version string, o i
 	}
 	defer e.Close()
 	old, _, err := e.ReadFile(ctx, s.cfg.MaxFileSize)
+	if err == nil {
+		err = noKey(name, old)
+	}
 	if err != nil {
 		if isNotExist(err) {
 			return newError(CodeNotFound, "%q does not exist: use purpose \"create\" to make a new file", s.show(name))
@@ -268,6 +271,9 @@ func (s *Server) appendTo(ctx context.Context, name, content, version string, o 
 			return err
 		}
 		old, _, err = e.ReadFile(ctx, s.cfg.MaxFileSize)
+	}
+	if err == nil {
+		err = noKey(name, old)
 	}
 	if err != nil {
 		return err

@@ -126,8 +126,9 @@ func (m *mount) openEngine(cfg SemanticConfig, configured string, others []strin
 		Busy: func() {
 			m.warn.Printf("the search index in %s is in use by another packfs-mcp on this root: this one keeps its own in memory", place.Dir)
 		},
-		FS:    tools.IndexFS(m.policy, m.root),
-		Allow: tools.Indexed(m.policy, m.root, m.ignore),
+		FS:     tools.IndexFS(m.policy, m.root),
+		Allow:  tools.Indexed(m.policy, m.root, m.ignore),
+		Refuse: func(content []byte) bool { return security.PrivateKey(content) != "" },
 		Index: fulltext.IndexOptions{
 			Dir:         dir,
 			ChunkSize:   cfg.ChunkSize,
