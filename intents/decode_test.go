@@ -116,6 +116,8 @@ func TestDecodeAccess(t *testing.T) {
 		{name: "missing purpose", in: `{"target":{"path":"a.md"}}`, field: "purpose", rule: "required", msg: "one of: read, metadata, exists"},
 		{name: "unknown purpose", in: `{"purpose":"write","target":{"path":"a.md"}}`,
 			field: "purpose", rule: "oneof", msg: `purpose must be one of: read, metadata, exists (got "write")`},
+		{name: "mistyped purpose", in: `{"purpose":"raed","target":{"path":"a.md"}}`,
+			field: "purpose", rule: "oneof", msg: `purpose must be one of: read, metadata, exists (got "raed"): did you mean "read"?`},
 		{name: "missing target", in: `{"purpose":"read"}`, field: "target.path", rule: "required"},
 		{name: "empty target", in: `{"purpose":"read","target":{}}`, field: "target.path", rule: "required"},
 		{name: "path and paths", in: `{"purpose":"read","target":{"path":"a.md","paths":["b.md"]}}`, field: "target.paths", rule: "conflict"},

@@ -107,8 +107,13 @@ func fromValidator(root reflect.Type, fe validator.FieldError) *FieldError {
 			e.Message += ": send one of: " + strings.Join(values, ", ")
 		}
 	case "oneof":
-		e.Message = fmt.Sprintf("%s must be one of: %s (got %s)",
-			field, strings.Join(strings.Fields(fe.Param()), ", "), brief(fe.Value()))
+		values := strings.Fields(fe.Param())
+		e.Message = fmt.Sprintf("%s must be one of: %s (got %s)", field, strings.Join(values, ", "), brief(fe.Value()))
+		if got, ok := fe.Value().(string); ok {
+			if near := Nearest(got, values); near != "" {
+				e.Message += fmt.Sprintf(": did you mean %q?", near)
+			}
+		}
 	case "max", "lte":
 		e.Message = fmt.Sprintf("%s must %s at most %s", field, verb(fe), bound(fe))
 	case "min", "gte":

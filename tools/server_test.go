@@ -47,6 +47,10 @@ func TestFailureCodes(t *testing.T) {
 			t.Errorf("failure(%v) = %s, want %s", tt.err, got, tt.code)
 		}
 	}
+	home := failure(&fs.PathError{Op: "open", Path: "~/notes.md", Err: fs.ErrNotExist}, "~/notes.md", New(Config{}).show)
+	if home.Code != CodeNotFound || !strings.Contains(home.Error, "paths are relative to the root") {
+		t.Errorf("a path from ~ that does not exist: %+v, want NOT_FOUND saying paths are relative to the root", home)
+	}
 }
 
 // TestHungCallTimesOut injects a handler that never returns: the call ends with TIMEOUT at its

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/internal/server"
 	"gopkg.in/yaml.v3"
 )
@@ -85,7 +86,7 @@ func checkNode(n *yaml.Node, t reflect.Type, name string) error {
 					return fmt.Errorf("line %d: unknown setting %s (%s)", key.Line, full, hint)
 				}
 				msg := fmt.Sprintf("line %d: unknown setting %s", key.Line, full)
-				if near := nearest(key.Value, keysOf(fields)); near != "" {
+				if near := intents.Nearest(key.Value, keysOf(fields)); near != "" {
 					msg += ": did you mean " + strings.TrimPrefix(name+"."+near, ".") + "?"
 				} else {
 					msg += " (known here: " + strings.Join(keysOf(fields), ", ") + ")"

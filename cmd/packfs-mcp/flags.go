@@ -10,6 +10,7 @@ import (
 
 	"github.com/packfs/packfs-mcp/audit"
 	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/internal/server"
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/tools"
@@ -321,64 +322,51 @@ func parseArgs(fs *flag.FlagSet, args []string) error {
 		return nil
 	}
 	msg := err.Error()
+	if bad := badValue(fs, msg); bad != "" {
+		msg = bad
+	}
 	if name, ok := strings.CutPrefix(msg, undefinedFlag); ok {
 		var names []string
 		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-		if near := nearest(strings.TrimLeft(name, "-"), names); near != "" {
+		if near := intents.Nearest(strings.TrimLeft(name, "-"), names); near != "" {
 			msg += ": did you mean --" + near + "?"
 		}
 	}
 	return fmt.Errorf("%s (packfs-mcp %s --help lists the flags)", msg, fs.Name())
 }
 
+// badValue rewrites the flag package's error for a value a flag could not parse ("invalid value
+// "10MB" for flag -max-file-size: parse error") to say what the flag takes; "" for another error.
+func badValue(fs *flag.FlagSet, msg string) string {
+	rest, ok := strings.CutPrefix(msg, "invalid value ")
+	value, name, found := strings.Cut(rest, " for flag -")
+	if !ok || !found {
+		return ""
+	}
+	name, _, _ = strings.Cut(name, ":")
+	f := fs.Lookup(name)
+	if f == nil {
+		return ""
+	}
+	_, usage := flag.UnquoteUsage(f)
+	takes := "a value of its kind"
+	if g, ok := f.Value.(flag.Getter); ok {
+		switch g.Get().(type) {
+		case int, int64, uint, uint64:
+			takes = "a whole number, without a unit"
+		case time.Duration:
+			takes = "a number with its unit: 30s, 1m30s, 2h"
+		case float64:
+			takes = "a number"
+		case bool:
+			takes = "true or false"
+		}
+	}
+	return fmt.Sprintf("invalid value %s for --%s (%s): give %s", value, name, usage, takes)
+}
+
 // undefinedFlag begins the flag package's error for a flag the set does not define; the name follows.
 const undefinedFlag = "flag provided but not defined: -"
-
-// nearest returns the candidate closest to word, a likely meant name for a mistyped one: within a
-// few edits (a third of the word, at least two), or the only candidate that contains word or that
-// word contains. It returns "" when none is close.
-func nearest(word string, candidates []string) string {
-	best, bestD := "", -1
-	for _, c := range candidates {
-		if d := editDistance(word, c); bestD < 0 || d < bestD {
-			best, bestD = c, d
-		}
-	}
-	if bestD >= 0 && bestD <= max(2, len(word)/3) {
-		return best
-	}
-	var contains []string
-	for _, c := range candidates {
-		if len(word) >= 4 && (strings.Contains(c, word) || strings.Contains(word, c)) {
-			contains = append(contains, c)
-		}
-	}
-	if len(contains) == 1 {
-		return contains[0]
-	}
-	return ""
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
 
 func splitList(s string) []string {
 	var out []string

@@ -15,6 +15,7 @@ import (
 
 	"github.com/packfs/packfs-mcp/audit"
 	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/internal/server"
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/tools"
@@ -91,7 +92,8 @@ func TestFlagsMistyped(t *testing.T) {
 		{"doctor", []string{"doctor", "--rot", root}, "did you mean --root?"},
 		{"tools", []string{"tools", "--fromat", "openai"}, "did you mean --format?"},
 		{"tools has no root", []string{"tools", "--root", root}, "flag provided but not defined: -root (packfs-mcp tools --help lists the flags)"},
-		{"bad value", []string{"serve", "--root", root, "--timeout", "soon"}, `invalid value "soon" for flag -timeout`},
+		{"bad duration", []string{"serve", "--root", root, "--timeout", "30"}, `invalid value "30" for --timeout (deadline of each tool call, a DURATION such as 1m30s): give a number with its unit: 30s, 1m30s, 2h`},
+		{"bad size", []string{"serve", "--root", root, "--max-file-size", "10MB"}, `invalid value "10MB" for --max-file-size (largest file read or written, in BYTES): give a whole number, without a unit`},
 		{"command", []string{"serv", "--root", root}, `unknown command "serv": did you mean serve?`},
 		{"far command", []string{"frobnicate"}, `unknown command "frobnicate" (packfs-mcp --help lists the commands)`},
 	}
@@ -125,8 +127,8 @@ func TestFlagsNearest(t *testing.T) {
 		{"x", ""},            // too short to guess
 	}
 	for _, tt := range tests {
-		if got := nearest(tt.word, flags); got != tt.want {
-			t.Errorf("nearest(%q) = %q, want %q", tt.word, got, tt.want)
+		if got := intents.Nearest(tt.word, flags); got != tt.want {
+			t.Errorf("intents.Nearest(%q) = %q, want %q", tt.word, got, tt.want)
 		}
 	}
 }

@@ -30,6 +30,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/internal/server"
 )
 
@@ -100,7 +101,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	}
 	hint := ""
-	if near := nearest(cmd, commands); near != "" {
+	if near := intents.Nearest(cmd, commands); near != "" {
 		hint = ": did you mean " + near + "?"
 	}
 	fmt.Fprintf(stderr, "packfs-mcp: unknown command %q%s (packfs-mcp --help lists the commands)\n", cmd, hint)
