@@ -35,6 +35,9 @@ type PolicyConfig struct {
 	// ".md" or "md" and matched case-insensitively; "*" allows any
 	// extension. If nil, defaults to [DefaultAllowedExtensions].
 	AllowedExtensions []string
+	// AddExtensions are opened besides AllowedExtensions (or the defaults, when it is nil),
+	// written as AllowedExtensions are: the way to add a type without restating the list.
+	AddExtensions []string
 	// AllowedNames are whole base names allowed whatever their extension,
 	// mainly extensionless files such as "Makefile" or ".gitignore",
 	// matched case-insensitively. If nil, defaults to [DefaultAllowedNames].
@@ -188,6 +191,7 @@ func NewPolicy(cfg PolicyConfig) (*Policy, error) {
 	if exts == nil {
 		exts = DefaultAllowedExtensions()
 	}
+	exts = append(slices.Clip(exts), cfg.AddExtensions...)
 	for _, e := range exts {
 		e = fold(strings.TrimSpace(e))
 		if e == anyExtension {

@@ -335,3 +335,38 @@ func TestCache(t *testing.T) {
 		}
 	}
 }
+
+// TestAddExtensions checks that AddExtensions adds to the defaults, or to AllowedExtensions when
+// that is set, and takes nothing away.
+func TestAddExtensions(t *testing.T) {
+	tests := []struct {
+		name      string
+		cfg       security.PolicyConfig
+		allowed   []string
+		forbidden []string
+	}{
+		{"to the defaults", security.PolicyConfig{AddExtensions: []string{".txtar", "tmpl"}}, []string{"a.txtar", "b.TMPL", "c.md", "d.pdf"}, []string{"e.exe"}},
+		{"to a strict list", security.PolicyConfig{AllowedExtensions: []string{".md"}, AddExtensions: []string{".txtar"}}, []string{"a.txtar", "c.md"}, []string{"d.pdf", "f.txt"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := security.NewPolicy(tt.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range tt.allowed {
+				if err := p.CheckName(n, false); err != nil {
+					t.Errorf("CheckName(%s) = %v, want allowed", n, err)
+				}
+			}
+			for _, n := range tt.forbidden {
+				if err := p.CheckName(n, false); !errors.Is(err, security.ErrExtension) {
+					t.Errorf("CheckName(%s) = %v, want an extension refusal", n, err)
+				}
+			}
+		})
+	}
+	if _, err := security.NewPolicy(security.PolicyConfig{AddExtensions: []string{"a/b"}}); err == nil {
+		t.Error("an added extension with a slash is accepted")
+	}
+}

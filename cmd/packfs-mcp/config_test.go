@@ -35,6 +35,8 @@ func TestParseServe(t *testing.T) {
 		{name: "flags", args: []string{"--root", "/r", "--allow-write", "--max-file-size", "5"},
 			want: server.Config{RootPath: "/r", Permissions: []string{"read", "search", "list", "write"}, Security: server.SecurityConfig{MaxFileSize: 5}}},
 		{name: "positional root", args: []string{"/r"}, want: server.Config{RootPath: "/r"}},
+		{name: "added extensions", args: []string{"--root", "/r", "--add-extensions", ".txtar, .tmpl"},
+			want: server.Config{RootPath: "/r", Security: server.SecurityConfig{AddExtensions: []string{".txtar", ".tmpl"}}}},
 		{name: "json file", args: []string{"--config", jsonFile}, want: server.Config{RootPath: "/srv/notes", Permissions: []string{"read"},
 			Security: server.SecurityConfig{MaxFileSize: 1024, AllowedExtensions: []string{".md"}, BlockedPaths: []string{"drafts"},
 				RateLimiting: server.RateLimitConfig{MaxRequests: 10, WindowMs: 1000}}, Semantic: server.SemanticConfig{ChunkSize: 800}}},

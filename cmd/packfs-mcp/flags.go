@@ -25,6 +25,7 @@ type serverFlags struct {
 	permissionFlags
 	maxSize    *int64
 	exts       *string
+	addExts    *string
 	blocked    *string
 	unblock    *string
 	noDefaults *bool
@@ -53,7 +54,8 @@ func newServerFlags(name string, stdout io.Writer) *serverFlags {
 		configFile:      fs.String("config", "", "a JSON or YAML config `FILE` with PackFS setting names (rootPath, permissions, security.*, semantic.*)"),
 		permissionFlags: addPermissionFlags(fs),
 		maxSize:         fs.Int64("max-file-size", fsroot.DefaultMaxFileSize, "largest file read or written, in `BYTES`"),
-		exts:            fs.String("allowed-extensions", "", "comma-separated `EXTENSIONS` that may be opened, such as .md,.txt; * allows any (default: common text, document, data and source types)"),
+		exts:            fs.String("allowed-extensions", "", "comma-separated `EXTENSIONS` that may be opened, such as .md,.txt, in place of the defaults; * allows any (default: common text, document, data and source types)"),
+		addExts:         fs.String("add-extensions", "", "comma-separated `EXTENSIONS` opened besides the allowed ones (the defaults, or --allowed-extensions), such as .txtar,.tmpl"),
 		blocked:         fs.String("blocked-paths", "", "comma-separated `PATTERNS` of path components never reached, such as Downloads,*.bak, blocked besides the defaults (version control, dependencies, secrets and keys: doctor lists them)"),
 		unblock:         fs.String("unblock", "", "comma-separated default blocked `PATTERNS` to reach after all, such as node_modules (the start-up line and doctor name them)"),
 		noDefaults:      fs.Bool("no-default-blocked", false, "block none of the default patterns (secrets and keys included), only --blocked-paths"),
@@ -157,6 +159,9 @@ func (f *serverFlags) config() (server.Config, error) {
 	}
 	if set["allowed-extensions"] {
 		c.Security.AllowedExtensions = splitList(*f.exts)
+	}
+	if set["add-extensions"] {
+		c.Security.AddExtensions = splitList(*f.addExts)
 	}
 	if set["blocked-paths"] {
 		c.Security.BlockedPaths = splitList(*f.blocked)

@@ -186,3 +186,20 @@ func TestBlockedPathsAdd(t *testing.T) {
 		t.Errorf("doctor --unblock drafts: exit %d, %s", code, stderr.String())
 	}
 }
+
+// TestAddExtensionsEndToEnd checks, through the binary, that --add-extensions opens a type besides
+// the defaults, which stay open, while without it the type is refused.
+func TestAddExtensionsEndToEnd(t *testing.T) {
+	f := newFixture(t)
+	must(t, os.WriteFile(filepath.Join(f.root, "case.txtar"), []byte("-- a.go --\npackage a\n"), 0o644))
+	plain := start(t, f, nil, "--no-index")
+	if res, _ := plain.call(reader, access("read", "case.txtar")); res["code"] != "EXTENSION_NOT_ALLOWED" {
+		t.Errorf("read case.txtar by default: %v, want EXTENSION_NOT_ALLOWED", res)
+	}
+	added := start(t, f, nil, "--no-index", "--add-extensions", ".txtar")
+	for _, p := range []string{"case.txtar", "notes/a.md"} {
+		if res, _ := added.call(reader, access("read", p)); res["success"] != true {
+			t.Errorf("read %s with --add-extensions .txtar: %v", p, res)
+		}
+	}
+}

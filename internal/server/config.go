@@ -81,8 +81,10 @@ type SecurityConfig struct {
 	MaxFileSize int64 `json:"maxFileSize,omitempty" yaml:"maxFileSize" validate:"min=0,max=1073741824"`
 	// MaxRequestBytes caps a message a client sends, a line on stdio or a request body over HTTP.
 	// If zero, [DefaultMaxRequestBytes].
-	MaxRequestBytes   int64    `json:"maxRequestBytes,omitempty" yaml:"maxRequestBytes" validate:"min=0,max=1073741824"`
+	MaxRequestBytes int64 `json:"maxRequestBytes,omitempty" yaml:"maxRequestBytes" validate:"min=0,max=1073741824"`
+	// AllowedExtensions replaces the default list; AddExtensions adds to it (or to the defaults).
 	AllowedExtensions []string `json:"allowedExtensions,omitempty" yaml:"allowedExtensions" validate:"omitempty,dive,min=1,max=32"`
+	AddExtensions     []string `json:"addExtensions,omitempty" yaml:"addExtensions" validate:"omitempty,dive,min=1,max=32"`
 	// BlockedPaths are blocked besides the defaults; Unblock and NoDefaultBlocked take defaults off.
 	BlockedPaths     []string        `json:"blockedPaths,omitempty" yaml:"blockedPaths" validate:"omitempty,dive,min=1,max=255"`
 	Unblock          []string        `json:"unblock,omitempty" yaml:"unblock" validate:"omitempty,dive,min=1,max=255"`

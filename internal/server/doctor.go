@@ -94,7 +94,7 @@ func (a *app) describe(w io.Writer) {
 		names = append(names, "(disabled: "+strings.Join(a.cfg.DisabledTools, ", ")+")")
 	}
 	row("tools", "%s", strings.Join(names, ", "))
-	row("extensions", "%s", strings.Join(a.policy.AllowedExtensions(), " "))
+	row("extensions", "%s (%s)", strings.Join(a.policy.AllowedExtensions(), " "), extensionsSource(a.cfg.Security))
 	row("names", "%s (allowed whatever their extension)", strings.Join(a.policy.AllowedNames(), " "))
 	row("blocked", "%s", strings.Join(a.policy.BlockedPaths(), " "))
 	row("caches", "%s (left out of listings, searches and the index unless options.includeIgnored)", strings.Join(a.policy.CachePaths(), " "))
@@ -355,4 +355,17 @@ func autoRuns(policy *security.Policy) string {
 		out = append(out, fmt.Sprintf("%s (%s%s)", r.Pattern, r.Runs, where))
 	}
 	return strings.Join(out, "; ")
+}
+
+// extensionsSource says where the list of extensions comes from, for doctor: the defaults, the
+// operator's strict list, and what was added to either.
+func extensionsSource(c SecurityConfig) string {
+	out := "the defaults"
+	if c.AllowedExtensions != nil {
+		out = "only allowedExtensions, in place of the defaults"
+	}
+	if len(c.AddExtensions) > 0 {
+		out += ", and added: " + strings.Join(c.AddExtensions, " ")
+	}
+	return out
 }

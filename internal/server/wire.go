@@ -150,6 +150,7 @@ func build(cfg Config, logger *log.Logger) (*app, error) {
 func (a *app) newPolicy(r *fsroot.Root) (*security.Policy, error) {
 	pc := security.PolicyConfig{
 		AllowedExtensions: a.cfg.Security.AllowedExtensions,
+		AddExtensions:     a.cfg.Security.AddExtensions,
 		BlockedPaths:      a.cfg.Security.BlockedPaths,
 		Unblock:           a.cfg.Security.Unblock,
 		NoDefaultBlocked:  a.cfg.Security.NoDefaultBlocked,
