@@ -53,6 +53,8 @@ func TestParseServe(t *testing.T) {
 			wantErr: "the message bound is security.maxRequestBytes now"},
 		{name: "unknown yaml setting", args: []string{"--config", writeFile(t, "u.yml", "rootPath: /r\nsecurity:\n  maxFileSise: 3\n")}, wantErr: "line 3: unknown setting security.maxFileSise: did you mean security.maxFileSize?"},
 		{name: "two roots", args: []string{"/a", "/b"}, wantErr: "unexpected argument"},
+		{name: "overlap past the chunk", args: []string{"--config", writeFile(t, "o.json", `{"rootPath": "/r", "semantic": {"chunkSize": 100}}`)},
+			wantErr: "setting semantic.overlapSize (200) must be smaller than semantic.chunkSize (100)"},
 		{name: "read-only wins over allow-write", args: []string{"--root", "/r", "--allow-write", "--read-only", "--disable-tool", "packfs-file-searcher"},
 			want: server.Config{RootPath: "/r", Permissions: []string{"read", "search", "list", "write"}, ReadOnly: true, DisabledTools: []string{"packfs-file-searcher"}}},
 		{name: "unknown tool", args: []string{"--root", "/r", "--disable-tool", "packfs-file-reader,reader"},

@@ -1,10 +1,12 @@
 package server
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"time"
 
+	"github.com/packfs/packfs-mcp/fulltext"
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/tools"
 )
@@ -127,6 +129,9 @@ func (c Config) Validate() error {
 	}
 	if err != nil {
 		return fmt.Errorf("setting %s", fe.Message)
+	}
+	if chunk, overlap := cmp.Or(c.Semantic.ChunkSize, fulltext.DefaultChunkSize), cmp.Or(c.Semantic.OverlapSize, fulltext.DefaultOverlapSize); overlap >= chunk {
+		return fmt.Errorf("setting semantic.overlapSize (%d) must be smaller than semantic.chunkSize (%d): consecutive chunks share the overlap, so it cannot fill one; with these the index cannot be built and ranked search is off", overlap, chunk)
 	}
 	if len(c.ClientRootsWithin) > 0 && c.RequireRoot() == nil {
 		return errors.New("--client-roots-within (clientRootsWithin) bounds the folders clients offer as MCP roots, " +
