@@ -36,6 +36,15 @@ func TestHomeNoise(t *testing.T) {
 	}
 	env := append(homeEnv(home), "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
 	rows := doctorRows(t, env, "--root", home)
+	seen := ""
+	for _, v := range rows {
+		if strings.Contains(v, "files seen") {
+			seen = v
+		}
+	}
+	if !strings.Contains(seen, "in listings, searches and the index (5 ignored or in caches") {
+		t.Errorf("doctor's count does not say what listings and the index see: %q", seen)
+	}
 	t.Cleanup(func() { os.RemoveAll(strings.Fields(rows["index"])[0]) })
 	s := startOn(t, &fixture{dir: home, root: home}, env)
 	waitIndexed(t, s)

@@ -259,8 +259,9 @@ func hiddenAs(err error) string {
 func (m *mount) checkVisible() check {
 	ctx, cancel := context.WithTimeout(context.Background(), doctorWalkBudget)
 	defer cancel()
-	var files, visible, entries int
+	var files, visible, noise, entries int
 	hidden := map[string]string{} // reason -> example path
+	noisy := ""                   // an example of noise, with what makes it so
 	err := m.root.Walk(ctx, ".", -1, func(info fsroot.Info, err error) error {
 		if err != nil || info.Path == "." {
 			return nil
@@ -283,6 +284,12 @@ func (m *mount) checkVisible() check {
 		}
 		if !isDir {
 			visible++
+			if m.ignore.Hidden(info.Path, false) != "" { // listings and the index leave it out
+				noise++
+				if noisy == "" {
+					noisy = info.Path + ", by " + m.ignore.Why(info.Path, false)
+				}
+			}
 		}
 		return nil
 	})
@@ -293,6 +300,9 @@ func (m *mount) checkVisible() check {
 		return check{false, fmt.Sprintf("walking the root failed: %v", err)}
 	}
 	text := fmt.Sprintf("%d files seen%s: %d open to the tools", files, partial, visible)
+	if noise > 0 {
+		text += fmt.Sprintf(", %d of them in listings, searches and the index (%d ignored or in caches, such as %s: options.includeIgnored reaches them)", visible-noise, noise, noisy)
+	}
 	for _, h := range hiddenReasons {
 		reason := h.reason
 		if ex, ok := hidden[reason]; ok {
