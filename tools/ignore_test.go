@@ -1,14 +1,19 @@
 package tools
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/semantic"
 )
 
 func newIgnore(t *testing.T, global []string, tree ...string) (string, *Ignore) {
@@ -201,5 +206,48 @@ func TestHintNamesTheRule(t *testing.T) {
 				t.Errorf("%s: hint %q lacks %q (%v)", args["purpose"], hint, want, got)
 			}
 		}
+	}
+}
+
+// TestEmptyIndexSaysWhy checks that a ranked search that finds nothing says how many files the
+// index holds, and when it holds none, that ignored files are left out and how to search them.
+func TestEmptyIndexSaysWhy(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		tree []string
+		want string
+	}{
+		{"all ignored", []string{".git/HEAD=ref\n", ".gitignore=/*\n", "k/sched.c=kernel scheduler\n"}, "the index holds no file"},
+		{"held, not found", []string{"a.md=# A\nferns\n", "b.md=# B\nmoss\n"}, "among the 2 files the index holds"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := tempDir(t)
+			makeTree(t, dir, dir, tt.tree...)
+			root, err := fsroot.Open(dir, fsroot.Options{})
+			mustOK(t, err)
+			defer root.Close()
+			policy, err := security.NewPolicy(security.PolicyConfig{RootDir: root.Dir(), RootResolved: root.ResolvedDir()})
+			mustOK(t, err)
+			ig := NewIgnore(root, policy, IgnoreConfig{})
+			engine := semantic.New(semantic.Options{FS: IndexFS(policy, root), Allow: Indexed(policy, root, ig)})
+			mustOK(t, engine.Build(context.Background()))
+			defer engine.Close()
+			s := New(Config{Root: root, Policy: policy, Ignore: ig, Engine: engine, Permissions: security.AllPermissions(),
+				Limiter: security.NewLimiter(security.LimitConfig{MaxRequests: 1 << 30})})
+			var req mcp.CallToolRequest
+			req.Params.Name = SearcherName
+			req.Params.Arguments = map[string]any{"purpose": "search_semantic", "target": map[string]any{"path": ".", "query": "kernel"}}
+			var got map[string]any
+			for _, st := range s.Tools() {
+				if st.Tool.Name == SearcherName {
+					res, err := st.Handler(context.Background(), req)
+					mustOK(t, err)
+					mustOK(t, json.Unmarshal(structured(t, res), &got))
+				}
+			}
+			if msg, _ := got["message"].(string); !strings.Contains(msg, tt.want) {
+				t.Errorf("message %q lacks %q (%v)", msg, tt.want, got)
+			}
+		})
 	}
 }

@@ -144,7 +144,7 @@ type SearcherResult struct {
 	IndexedFiles  *int           `json:"indexedFiles,omitempty" jsonschema:"while the index is incomplete: files indexed so far"`
 	TotalFiles    *int           `json:"totalFiles,omitempty" jsonschema:"while the index is incomplete: files to index (absent while they are still being counted)"`
 	ScannedFiles  *int           `json:"scannedFiles,omitempty" jsonschema:"search_semantic while the index is incomplete: files not yet indexed that this search read directly (ranked roughly)"`
-	Message       string         `json:"message,omitempty" jsonschema:"while the index is incomplete, or when time ran out: what this answer covers, and what to call next"`
+	Message       string         `json:"message,omitempty" jsonschema:"while the index is incomplete, when time ran out or nothing was found: what this answer covers, and what to call next"`
 	// relationships
 	Outline []HeadingEntry `json:"outline,omitempty" jsonschema:"relationships of one document: its headings"`
 	DocumentLinks
