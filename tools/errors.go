@@ -298,7 +298,7 @@ func fsFailure(err error, name string) (code, msg string) {
 	case errors.Is(err, fsroot.ErrInUse):
 		return CodeInUse, fmt.Sprintf("%s is open in another program that keeps others from changing it, so nothing was changed: close it there, or wait, and retry", q)
 	case errors.Is(err, fsroot.ErrNotDir):
-		return CodeNotDir, fmt.Sprintf("%s (or one of its parents) is not a directory", q)
+		return CodeNotDir, fmt.Sprintf("%s (or one of its parents) is not a directory: a file stands where a folder is needed; list the folder above with packfs-file-searcher (purpose \"list\") to see what is there", q)
 	case errors.Is(err, fs.ErrNotExist) && strings.HasPrefix(name, "~"):
 		return CodeNotFound, fmt.Sprintf("%s does not exist: paths are relative to the root, where ~ is an ordinary character, not a home folder: give the path from the root, such as \"notes/todo.md\"", q)
 	case errors.Is(err, fs.ErrNotExist):
