@@ -117,15 +117,18 @@ func statInfo(p, name string, st *sysStat) Info {
 // removeAllFD removes the entry name of dir and, if it is a directory,
 // everything below it, entry by entry through directory handles, never
 // following a link: a link to a directory is removed itself. rel is the
-// entry's root-relative path; spare, if not nil, is asked about every
-// entry below it (by its root-relative path, and whether it is a
-// directory), and an entry it spares is left in place: the removal then
-// fails with [ErrNotEmpty] at the first one, leaving it and the folders
-// that hold it.
+// entry's root-relative path; spare, if not nil, is asked about it and
+// every entry below it (by root-relative path, and whether it is a
+// directory) once it is stat'ed, and an entry it spares is left in place:
+// the removal then fails with [ErrNotEmpty] at the first one, leaving it
+// and the folders that hold it.
 func removeAllFD(dir handle, name, rel string, spare func(rel string, isDir bool) bool) error {
 	st, err := lstatFD(dir, name)
 	if err != nil {
 		return err
+	}
+	if spare != nil && spare(rel, st.mode.IsDir()) {
+		return ErrNotEmpty
 	}
 	if !st.mode.IsDir() {
 		return removeFD(dir, name, false)
@@ -145,14 +148,7 @@ func removeAllFD(dir handle, name, rel string, spare func(rel string, isDir bool
 		if err != nil {
 			break
 		}
-		below := path.Join(rel, n)
-		if spare != nil {
-			if nst, serr := lstatFD(sub, n); serr == nil && spare(below, nst.mode.IsDir()) {
-				err = ErrNotEmpty
-				break
-			}
-		}
-		err = control(f, func(h handle) error { return removeAllFD(h, n, below, spare) })
+		err = control(f, func(h handle) error { return removeAllFD(h, n, path.Join(rel, n), spare) })
 		if errors.Is(err, fs.ErrNotExist) {
 			err = nil // removed meanwhile
 		}

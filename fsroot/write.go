@@ -561,7 +561,8 @@ func (e *Entry) Remove(recursive bool) error {
 // folders that hold it (the entries removed before it stay removed:
 // judge the tree before, and let spare catch what appeared since).
 func (e *Entry) RemoveAll(spare func(path string, isDir bool) bool) error {
-	if err := e.remove(true, spare); err != nil {
+	below := func(p string, isDir bool) bool { return p != e.path && spare(p, isDir) } // the folder itself was judged
+	if err := e.remove(true, below); err != nil {
 		return e.r.pathErr("remove", e.name, err)
 	}
 	return nil

@@ -143,7 +143,7 @@ func (s *Server) copyFile(ctx context.Context, from *Server, name string, src *f
 	if err != nil {
 		return s.undoCopy(err, made, nil)
 	}
-	dst, err := s.open(dest, useCopyTo)
+	dst, err := s.open(dest, useReplace)
 	if err != nil {
 		return s.undoCopy(&fileError{err: err, name: dest, field: "target.destination"}, made, nil)
 	}
@@ -351,7 +351,7 @@ func (s *Server) copyOne(ctx context.Context, from *Server, e copyEntry, overwri
 		return 0, &callError{code: CodeConflict, field: "target.path", msg: fmt.Sprintf(
 			"%q changed while the folder was being copied (a folder on its way became a link): copy again", from.show(e.src))}
 	}
-	dst, err := s.open(e.dest, useCopyTo)
+	dst, err := s.open(e.dest, useReplace)
 	if err != nil {
 		return 0, &fileError{err: err, name: e.dest, field: "target.destination"}
 	}
@@ -423,9 +423,9 @@ func (s *Server) makeDirs(dirs []string) ([]string, error) {
 	return made, nil
 }
 
-// makeDir makes the one folder name through its judged lookup ([Server.open], useCopyDir).
+// makeDir makes the one folder name through its judged lookup ([Server.open], useReplaceDir).
 func (s *Server) makeDir(name string) error {
-	e, err := s.open(name, useCopyDir)
+	e, err := s.open(name, useReplaceDir)
 	if err != nil {
 		return err
 	}

@@ -57,6 +57,17 @@ const (
 	kindLookup
 )
 
+// use is how a name of kind k is opened to be judged.
+func (k kind) use() use {
+	switch k {
+	case kindDir:
+		return useMkdir
+	case kindAny:
+		return useAny
+	}
+	return useRead
+}
+
 // resolvePath runs the path policy on a caller's path: it cleans it into a root-relative name,
 // then, unless k is kindLookup, judges what the name reaches through one [Server.open] (as a file,
 // a folder, or what is there) and lets go of it. It returns the cleaned name, which the handler
@@ -69,8 +80,7 @@ func (s *Server) resolvePath(raw string, k kind) (string, error) {
 		}
 		return name, err
 	}
-	u := map[kind]use{kindFile: useRead, kindDir: useMkdir, kindAny: useAny}[k]
-	name, e, err := s.openRaw(raw, u)
+	name, e, err := s.openRaw(raw, k.use())
 	if e != nil {
 		e.Close()
 	}
@@ -113,13 +123,13 @@ func (s *Server) openRaw(raw string, u use) (string, *fsroot.Entry, error) {
 type use int
 
 const (
-	useAny     use = iota // read or list what is there: judged as a folder or a file by what it is
-	useRead               // read a file (a caller's, or one a walk, the index or the graph named)
-	useWrite              // create or replace a file: judged as a file, and writable
-	useMkdir              // make a folder (mkdir, createPath): judged as a folder
-	useCopyTo             // a copy's file: a final link not followed (replaced, never written through); writable
-	useCopyDir            // a copy's folder: likewise, judged as a folder
-	useRemove             // delete, or move away: a final link not followed; a folder or a link judged as a folder
+	useAny        use = iota // read or list what is there: judged as a folder or a file by what it is
+	useRead                  // read a file (a caller's, or one a walk, the index or the graph named)
+	useWrite                 // create or replace a file: judged as a file, and writable
+	useMkdir                 // make a folder (mkdir, createPath): judged as a folder
+	useReplace               // a copy's or a move's file: a final link not followed (replaced, never written through); writable
+	useReplaceDir            // a copy's or a move's folder: likewise, judged as a folder
+	useRemove                // delete, or move away: a final link not followed; a folder or a link judged as a folder
 )
 
 // open looks name, a name the policy cleaned, up once for u, and judges by its name and by the
@@ -128,10 +138,10 @@ const (
 // the caller closes: what is acted on is what was judged, whatever the name leads to by then.
 func (s *Server) open(name string, u use) (*fsroot.Entry, error) {
 	find := s.cfg.Root.Lookup
-	if u == useCopyTo || u == useCopyDir || u == useRemove {
+	if u == useReplace || u == useReplaceDir || u == useRemove {
 		find = s.cfg.Root.LookupLink
 	}
-	asDir := u == useMkdir || u == useCopyDir
+	asDir := u == useMkdir || u == useReplaceDir
 	e, err := find(name)
 	if err != nil {
 		return nil, s.policyFirst(name, asDir, err)
@@ -147,7 +157,7 @@ func (s *Server) open(name string, u use) (*fsroot.Entry, error) {
 	if err == nil {
 		err = s.judge(name, e.Path(), asDir)
 	}
-	if err == nil && (u == useWrite || u == useCopyTo || u == useCopyDir) {
+	if err == nil && (u == useWrite || u == useReplace || u == useReplaceDir) {
 		err = s.writable(name, e.Path())
 	}
 	if err != nil {

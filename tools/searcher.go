@@ -141,7 +141,7 @@ func (s *Server) walkFiles(ctx context.Context, c *call, in intents.Discover, na
 	}
 	out.Status = Status{Success: true}
 	out.Files, out.TotalFound = p.files, ptr(p.total)
-	out.Hidden, out.HiddenHint = r.hidden, hiddenHint(r.hidden, r.rules, len(p.files) == 0 && p.total == 0)
+	out.Hidden, out.HiddenHint = r.hidden, hiddenHint(r.hidden, r.rules, p.total == 0)
 	if r.narrowed && !r.noise && s.cfg.Ignore.Seen() {
 		out.HiddenHint = "the index holds no ignored or cache files: set options.includeIgnored to search them too"
 	}

@@ -56,7 +56,7 @@ func (s *Server) searchSemantic(ctx context.Context, c *call, in intents.Discove
 	}
 	falling(out.Files)
 	if len(out.Files) == 0 && in.Options.Offset == 0 && res.Coverage.Complete && out.Message == "" {
-		out.Message = s.emptyIndexMessage(e.Status())
+		out.Message = s.emptyIndexMessage(len(e.Documents(name)))
 	}
 	if next := in.Options.Offset + len(out.Files); next < res.Total && len(out.Files) == want {
 		out.Truncated, out.NextOffset = true, ptr(next)
@@ -235,16 +235,19 @@ func (s *Server) refresh(ctx context.Context, paths ...string) {
 }
 
 // emptyIndexMessage says, for a ranked search that found nothing on a complete index, how many
-// files the index holds and, when it holds none, why: a model must not read "nothing found" as
-// the tree's answer when the index never held the tree.
-func (s *Server) emptyIndexMessage(st semantic.Progress) string {
-	held := max(0, st.Total-st.NotText-st.Unreadable-st.HardLinks)
+// files the index holds where it looked (held) and, when it holds none, why: a model must not read
+// "nothing found" as the tree's answer when the index never held the tree.
+func (s *Server) emptyIndexMessage(held int) string {
 	noise := ""
 	if s.cfg.Ignore != nil && s.cfg.Ignore.Seen() {
 		noise = "; ignored files (.gitignore, .ignore) and caches are left out of it: search_content with options.includeIgnored searches them"
 	}
 	if held == 0 {
-		return "nothing found: the index holds no file, as nothing below the root is a text file it may hold" + noise
+		return "nothing found: the index holds no file here, as nothing below target.path is a text file it may hold" + noise
 	}
-	return fmt.Sprintf("nothing found among the %d files the index holds%s", held, noise)
+	files := fmt.Sprintf("the %d files", held)
+	if held == 1 {
+		files = "the 1 file"
+	}
+	return fmt.Sprintf("nothing found among %s the index holds%s", files, noise)
 }

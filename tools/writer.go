@@ -771,17 +771,18 @@ func (s *Server) rename(ctx context.Context, name, dest string, isDir, overwrite
 		return err
 	}
 	defer src.Close()
-	dst, err := s.cfg.Root.LookupLink(dest)
+	u := useReplace
+	if isDir {
+		u = useReplaceDir
+	}
+	dst, err := s.open(dest, u)
 	if err != nil {
+		if _, judged := errors.AsType[*security.PathError](err); judged {
+			return s.destErr(err) // the policy's: name the field
+		}
 		return err
 	}
 	defer dst.Close()
-	if err := s.judge(dest, dst.Path(), isDir); err != nil {
-		return s.destErr(err)
-	}
-	if err := s.writable(dest, dst.Path()); err != nil {
-		return s.destErr(err)
-	}
 	return src.RenameIf(ctx, dst, overwrite, version, s.cfg.MaxFileSize)
 }
 
