@@ -178,6 +178,23 @@ func (e *Entry) Scan(ctx context.Context, limit int64, fn func(piece []byte) err
 	}
 }
 
+// Head reads at most n bytes from the start of the regular file the Entry reached, opened as
+// [Entry.ReadFile] opens it, whatever the file's size: what a caller sniffs to tell text from
+// binary. It returns fewer bytes only at the end of the file.
+func (e *Entry) Head(n int) ([]byte, error) {
+	fd, _, err := e.open()
+	if err != nil {
+		return nil, e.r.pathErr("read", e.name, err)
+	}
+	defer closeHandle(fd)
+	buf := make([]byte, n)
+	got, err := io.ReadFull(fdReader(fd), buf)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, e.r.pathErr("read", e.name, err)
+	}
+	return buf[:got], nil
+}
+
 // open opens the regular file the Entry reached for reading and returns
 // its descriptor, which the caller closes, and the handle's Info. It
 // judges what the lookup saw first, so a device or a FIFO is never

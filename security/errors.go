@@ -48,6 +48,7 @@ const (
 	RuleWindowsName        = "windows-name"
 	RuleAutoRun            = "auto-run"
 	RuleSecretContent      = "secret-content"
+	RuleNotText            = "not-text"
 )
 
 const (
@@ -135,6 +136,8 @@ func (e *PathError) Error() string {
 		return p + ` has the name "` + e.Detail + `", which Windows does not treat as a plain file name (` + e.reason + `): use another name`
 	case RuleAutoRun:
 		return autoRunMessage(p, e.Detail, e.reason)
+	case RuleNotText:
+		return p + ` is of a type this server opens only as text, and its content is not text (a NUL byte or invalid UTF-8 in its first bytes): it can be listed, not read`
 	case RuleSecretContent:
 		return p + ` holds a private key ("` + e.Detail + `"), which is refused whatever the file's name: keys stay out of every answer`
 	case RuleEmpty:

@@ -154,6 +154,9 @@ type Policy struct {
 	caches   patternSet          // DefaultCachePaths
 	autoRuns autoRuns            // AutoRuns, less those unblocked
 	windows  bool                // PolicyConfig.WindowsNames
+	// byContent opens files of types not on the list when their content is text ([OpensIfText]):
+	// only under the default list, so a strict list never widens.
+	byContent bool
 }
 
 // NewPolicy validates cfg and returns a Policy. It fails if a root is not
@@ -163,9 +166,10 @@ type Policy struct {
 // the error names the offending value.
 func NewPolicy(cfg PolicyConfig) (*Policy, error) {
 	p := &Policy{
-		exts:    make(map[string]struct{}),
-		names:   make(map[string]struct{}),
-		windows: cfg.WindowsNames,
+		exts:      make(map[string]struct{}),
+		names:     make(map[string]struct{}),
+		windows:   cfg.WindowsNames,
+		byContent: cfg.AllowedExtensions == nil,
 	}
 	if cfg.RootResolved == "" {
 		cfg.RootResolved = cfg.RootDir

@@ -9,6 +9,7 @@ import (
 
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/intents"
+	"github.com/packfs/packfs-mcp/security"
 )
 
 // Copy limits. A folder copy is planned whole, and refused whole, before it writes anything.
@@ -230,7 +231,8 @@ func (s *Server) copyDir(ctx context.Context, from *Server, name, src, dest stri
 }
 
 // planCopy walks the folder src (which name named) and plans its copy to dest: what the listing
-// shows is copied, but links (listed in skipped); what it hides is counted and never named. It
+// shows is copied, but links and files of a type the tools cannot create (listed in skipped); what
+// it hides is counted and never named. It
 // refuses, before anything is written, a folder of more than MaxCopyEntries entries, a file larger
 // than the server's limit, a folder it cannot read, a destination the policy refuses, and what is
 // in the way at the destination (see copyTarget).
@@ -263,7 +265,10 @@ func (s *Server) planCopy(ctx context.Context, from *Server, name, src, dest str
 		}
 		rel, _ := below(info.Path, src)
 		e := copyEntry{src: info.Path, dest: path.Join(dest, rel), dir: info.Type == fsroot.TypeDir, size: info.Size}
-		if err := s.cfg.Policy.CheckName(e.dest, e.dir); err != nil {
+		if err := s.cfg.Policy.CheckName(e.dest, e.dir); errors.Is(err, security.ErrExtension) {
+			p.skip(info.Path, "a type the tools cannot create") // listings name it, with what they do with it
+			return nil
+		} else if err != nil {
 			return &fileError{err: err, name: e.dest, field: "target.destination"}
 		}
 		if err := s.cfg.Policy.CheckWrite(e.dest); err != nil {

@@ -211,10 +211,11 @@ func TestCopy(t *testing.T) {
 			setup: func(t *testing.T, root string) {
 				hardLink(t, filepath.Join(root, "dir/hard.md"), filepath.Join(root, "hard2.md"))
 			},
-			args:   copyArgs("dir", "copy", map[string]any{"recursive": true}),
-			added:  map[string]string{"copy": "/", "copy/one.md": "644 one\n", "copy/sub": "/", "copy/sub/two.md": "644 two two\n", "copy/sub/deep": "/", "copy/sub/deep/three.txt": "644 three\n"},
-			want:   map[string]any{"success": true, "filesCopied": 3.0, "hiddenEntries": 4.0, "skipped": nil},
-			absent: []string{".env", ".git", "tool.exe", "hard.md", "secret"}},
+			args:  copyArgs("dir", "copy", map[string]any{"recursive": true}),
+			added: map[string]string{"copy": "/", "copy/one.md": "644 one\n", "copy/sub": "/", "copy/sub/two.md": "644 two two\n", "copy/sub/deep": "/", "copy/sub/deep/three.txt": "644 three\n"},
+			want: map[string]any{"success": true, "filesCopied": 3.0, "hiddenEntries": 3.0, "skipped": []any{
+				map[string]any{"path": "dir/tool.exe", "reason": "a type the tools cannot create"}}},
+			absent: []string{".env", ".git", "hard.md", "secret"}},
 		{name: "folder with special files", setup: func(t *testing.T, root string) {
 			mkfifo(t, filepath.Join(root, "dir/fifo.md"))
 			listen(t, filepath.Join(root, "dir/sub/sock.md"))

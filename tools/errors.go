@@ -233,6 +233,9 @@ func failure(err error, name string, show func(string) string) Status {
 			shown.Path = show(pe.Path)
 		}
 		st.Code, st.Error = pathCode(pe.Err), shown.Error()
+		if pe.Rule == security.RuleNotText {
+			st.Code = CodeNotText // of a type that opens by content, and not text
+		}
 		if root, _, _ := strings.Cut(shown.Path, "/"); st.Code == CodeOutsideRoot && shown.Path != pe.Path {
 			// One of several roots: "the root" and a path relative to it would not say which.
 			st.Error = fmt.Sprintf("path %q climbs out of root %q: a path starts with a root's name and stays inside that root; list \".\" to see the roots", shown.Path, root)

@@ -20,7 +20,6 @@ import (
 // [hiddenReason]), as answers count them in hidden.
 const (
 	HiddenBlocked = "blocked" // a protected name: version control, dependencies, secrets
-	HiddenType    = "type"    // an extension the server does not open
 	HiddenIgnored = "ignored" // .gitignore, .ignore, .git/info/exclude or the global excludes file
 	HiddenCache   = "cache"   // a dependency or build cache (security.DefaultCachePaths)
 	HiddenOther   = "other"   // a link leading out of the root or to nothing, a special file, a hard link

@@ -78,6 +78,9 @@ func (s *Server) resolvePath(raw string, k kind) (string, error) {
 		if err == nil {
 			err = s.cfg.Policy.CheckName(name, false)
 		}
+		if errors.Is(err, security.ErrExtension) && s.cfg.Policy.Opens(name) == security.OpensIfText {
+			err = nil // the handler's lookup judges the content (Server.byContent)
+		}
 		return name, err
 	}
 	name, e, err := s.openRaw(raw, k.use())
@@ -155,7 +158,10 @@ func (s *Server) open(name string, u use) (*fsroot.Entry, error) {
 		asDir = info.Type != fsroot.TypeFile
 	}
 	if err == nil {
-		err = s.judge(name, e.Path(), asDir)
+		var byContent bool
+		if byContent, err = s.judge(name, e.Path(), asDir); byContent {
+			err = s.byContent(u, name, e, info, statErr, err)
+		}
 	}
 	if err == nil && (u == useWrite || u == useReplace || u == useReplaceDir) {
 		err = s.writable(name, e.Path())
@@ -221,13 +227,55 @@ func (s *Server) policyFirst(name string, isDir bool, err error) error {
 }
 
 // judge runs the name policy on a cleaned name and on real, the path it reaches through symbolic
-// links, so a link is judged by its own name and by what it reaches.
-func (s *Server) judge(name, real string, isDir bool) error {
-	if err := s.cfg.Policy.CheckName(name, isDir); err != nil {
+// links, so a link is judged by its own name and by what it reaches. When the only refusal is of
+// a file's type and both names open by content ([security.OpensIfText]), byContent is true and err
+// is that refusal, which the file's content may lift ([Server.byContent]).
+func (s *Server) judge(name, real string, isDir bool) (byContent bool, err error) {
+	names := []string{name, real}
+	if real == name {
+		names = names[:1]
+	}
+	var refusal, closed error // a type refusal content may lift; one it may not
+	for _, n := range names {
+		err := s.cfg.Policy.CheckName(n, isDir)
+		switch {
+		case !errors.Is(err, security.ErrExtension):
+			if err != nil {
+				return false, err // blocked, or invalid: whatever the other name is
+			}
+		case s.cfg.Policy.Opens(n) == security.OpensIfText:
+			refusal = err
+		default:
+			closed = err
+		}
+	}
+	if closed != nil {
+		return false, closed
+	}
+	return refusal != nil, refusal
+}
+
+// contentSniffLen is how much of a file of a type not on the list decides whether it opens as
+// text: git judges a file binary by its first 8,000 bytes.
+const contentSniffLen = 8 << 10
+
+// byContent lifts refusal, a file type's, for a use that reads, writes or removes an existing
+// regular file e whose first bytes are text: such a file is read and edited like any text file,
+// while a name that is not there cannot be created, and a copy or a move cannot make one. A file
+// whose content is not text is refused with [security.NotText].
+func (s *Server) byContent(u use, name string, e *fsroot.Entry, info fsroot.Info, statErr error, refusal error) error {
+	switch {
+	case u == useMkdir || u == useReplace || u == useReplaceDir:
+		return refusal
+	case statErr != nil || info.Type != fsroot.TypeFile:
+		return refusal
+	}
+	head, err := e.Head(contentSniffLen)
+	if err != nil {
 		return err
 	}
-	if real != name {
-		return s.cfg.Policy.CheckName(real, isDir)
+	if !headIsText(head, len(head) == contentSniffLen) {
+		return security.NotText(name)
 	}
 	return nil
 }
@@ -261,5 +309,6 @@ func (s *Server) visible(info fsroot.Info) bool {
 // listed reports whether a listing that takes no options (resources/list) shows info: visible,
 // and not noise ([Ignore]).
 func (s *Server) listed(info fsroot.Info) bool {
-	return s.visible(info) && s.cfg.Ignore.Hidden(info.Path, info.Type == fsroot.TypeDir) == ""
+	return s.visible(info) && opens(s.cfg.Policy, info) != security.OpensNot.String() &&
+		s.cfg.Ignore.Hidden(info.Path, info.Type == fsroot.TypeDir) == ""
 }

@@ -218,22 +218,13 @@ func window(out *FileContent, data []byte, p intents.AccessPreferences, budget i
 func (s *Server) exists(c *call, in intents.Access) (any, error) {
 	name, err := s.resolvePath(in.Target.Path, kindAny)
 	c.path = name
-	hidden := errors.Is(err, security.ErrExtension)
-	if err != nil && !hidden {
-		return nil, err
+	if err != nil && !errors.Is(err, security.ErrExtension) {
+		return nil, err // a file of a type the tools do not open is named, as listings name it
 	}
 	if err := s.charge(c, false); err != nil {
 		return nil, err
 	}
 	out := ReaderResult{Status: Status{Success: true}, Exists: ptr(false)}
-	if hidden {
-		// No folder is there, and a file by this name is one the tools never show (a listing
-		// leaves it out): to them nothing is there. The answer is the same whether or not such a
-		// file exists, so it tells no more than a listing does; a missing "Archive" is simply
-		// missing.
-		out.Metadata = c.meta()
-		return out, nil
-	}
 	if info, err := s.cfg.Root.Lstat(name); err == nil {
 		out.Exists = ptr(true)
 		out.Type = string(info.Type)

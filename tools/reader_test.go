@@ -154,11 +154,11 @@ func TestReadMany(t *testing.T) {
 }
 
 // TestExists checks that exists answers for what the tools can see: a name that reaches nothing is
-// missing whatever its extension (a folder moved away has none), and a file the extension rule
-// hides, as a listing hides it, is missing too, so that the answer does not tell whether it is
-// there. The rules every path obeys still refuse a blocked name.
+// missing whatever its extension (a folder moved away has none), and a file of a type the tools
+// do not open is there, as a listing names it. The rules every path obeys still refuse a blocked
+// name, and a link of a closed type that leads to a blocked file.
 func TestExists(t *testing.T) {
-	e := newOptionEnv(t, optionTable{tree: []string{"notes/a.md=# A\n", "blob=data\n", "tool.exe=MZ\n"}})
+	e := newOptionEnv(t, optionTable{tree: []string{"notes/a.md=# A\n", "blob=data\n", "tool.exe=MZ\n", ".env=T=1\n", "env.zip => .env"}})
 	tests := []struct {
 		path   string
 		exists any // true, false, or nil when refused
@@ -169,9 +169,10 @@ func TestExists(t *testing.T) {
 		{path: "Archive", exists: false}, // a folder moved away, or never made
 		{path: "notes/Archive/old", exists: false},
 		{path: "gone.md", exists: false},
-		{path: "blob", exists: false},      // there, hidden: the same answer as Archive's
-		{path: "tool.exe", exists: false},  // there, hidden
-		{path: "other.exe", exists: false}, // not there: the same answer
+		{path: "blob", exists: true},     // opened when its content is text
+		{path: "tool.exe", exists: true}, // named, never opened
+		{path: "other.exe", exists: false},
+		{path: "env.zip", code: CodeBlocked},
 		{path: ".ssh/id_rsa", code: CodeBlocked},
 		{path: ".env", code: CodeBlocked},
 	}

@@ -79,6 +79,7 @@ type Match struct {
 type FileEntry struct {
 	Path string `json:"path" validate:"required" jsonschema:"root-relative path"`
 	FileAttrs
+	Opens      string  `json:"opens,omitempty" jsonschema:"list: what the tools do with a file they do not open as text: binary (read answers its media type, base64 on request), if text (read and edited when its content is text; not created), no (named only: archives, programs, media, office files, dotfiles)"`
 	Matches    []Match `json:"matches,omitempty" jsonschema:"search_content: the matching lines"`
 	MatchCount int     `json:"matchCount,omitempty" jsonschema:"search_content: how many lines matched in this file (matches may hold fewer)"`
 	Content    *string `json:"content,omitempty" jsonschema:"with options.includeContent: the file's text, capped"`
@@ -135,7 +136,7 @@ type SearcherResult struct {
 	FilesSearched int            `json:"filesSearched,omitempty" jsonschema:"search_content: how many text files under target.path (within the criteria) the search covered; the index rules out, without reading them, the files that lack the query's words; absent when the page filled before the search ended"`
 	FilesExcluded int            `json:"filesExcluded,omitempty" jsonschema:"search_content with criteria: files below target.path that the criteria left out, unread (when the index narrowed the search, of the text files it holds); filesSearched plus filesExcluded is what lies below target.path; absent when the page filled before the search ended"`
 	TimedOut      bool           `json:"timedOut,omitempty" jsonschema:"true when time ran out before the walk ended: files holds what it found; nextOffset goes on from where it stopped"`
-	Hidden        map[string]int `json:"hidden,omitempty" jsonschema:"list and search_content: entries the walk left out, by reason: ignored, cache, blocked, type, other"`
+	Hidden        map[string]int `json:"hidden,omitempty" jsonschema:"list and search_content: entries the walk left out, by reason: ignored, cache, blocked, other"`
 	HiddenHint    string         `json:"hiddenHint,omitempty"`
 	// search_semantic
 	Related       []RelatedEntry `json:"related,omitempty" jsonschema:"search_semantic with options.followRelationships: documents one link away from the hits; relationships: documents related through frontmatter or links"`

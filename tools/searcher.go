@@ -266,7 +266,11 @@ func (s *Server) list(ctx context.Context, name string, depth int, modified bool
 		if f.content != "" && !s.fileContains(ctx, info, f.content) {
 			return true
 		}
-		return p.add(func() FileEntry { return entry(info, modified) })
+		return p.add(func() FileEntry {
+			e := entry(info, modified)
+			e.Opens = opens(s.cfg.Policy, info)
+			return e
+		})
 	})
 }
 
@@ -737,7 +741,7 @@ func hiddenHint(hidden map[string]int, rules []string, empty bool) string {
 		return ""
 	}
 	var parts []string
-	for _, why := range []string{HiddenIgnored, HiddenCache, HiddenBlocked, HiddenType, HiddenOther} {
+	for _, why := range []string{HiddenIgnored, HiddenCache, HiddenBlocked, HiddenOther} {
 		if n := hidden[why]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, why))
 		}

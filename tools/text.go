@@ -6,12 +6,29 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/packfs/packfs-mcp/markdown"
 )
 
 // sniffLen is how much of a file decides whether it is text: what http.DetectContentType reads.
 const sniffLen = 512
+
+// headIsText reports whether head, the first bytes of a file, is text ([markdown.IsText]); cut
+// says head may end inside a character, which is then not judged.
+func headIsText(head []byte, cut bool) bool {
+	if cut {
+		for i := 1; i < utf8.UTFMax && i <= len(head); i++ {
+			if utf8.RuneStart(head[len(head)-i]) {
+				if !utf8.FullRune(head[len(head)-i:]) {
+					head = head[:len(head)-i]
+				}
+				break
+			}
+		}
+	}
+	return markdown.IsText(head)
+}
 
 // textScan judges a file's content piece by piece, as it arrives from [fsroot.Entry.Scan], the way
 // [markdown.IsText], splitLines and mediaType judge it whole, while holding only the first sniffLen

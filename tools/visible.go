@@ -11,8 +11,9 @@ import (
 // Visible is the one rule for what the tools can see of an entry found by a walk of root: what a
 // listing shows, what the index holds (the engine is given it) and what doctor counts. It returns
 // nil when the entry is visible, else why not:
-//   - a name the policy refuses: its [security.ErrBlocked] or [security.ErrExtension] error, so a
-//     listing never reveals a secret's name;
+//   - a name the policy blocks: its [security.ErrBlocked] error, so a listing never reveals a
+//     secret's name (a file of a type the tools do not open is visible: listings name it, with
+//     what the tools do with it, [security.Policy.Opens]);
 //   - a file the tools could not open: [fsroot.Root.Refuses] (more than one hard link unless
 //     allowed, a special file);
 //   - a symbolic link: judged on what it reaches inside the root (the name and the target must
@@ -27,12 +28,12 @@ func Visible(policy *security.Policy, root *fsroot.Root, info fsroot.Info) error
 	case fsroot.TypeDir:
 		return policy.CheckName(info.Path, true)
 	case fsroot.TypeFile:
-		if err := policy.CheckName(info.Path, false); err != nil {
+		if err := named(policy.CheckName(info.Path, false)); err != nil {
 			return err
 		}
 		return root.Refuses(info)
 	case fsroot.TypeSymlink:
-		errFile, errDir := policy.CheckName(info.Path, false), policy.CheckName(info.Path, true)
+		errFile, errDir := named(policy.CheckName(info.Path, false)), policy.CheckName(info.Path, true)
 		if errFile != nil && errDir != nil {
 			return errFile
 		}
@@ -51,14 +52,33 @@ func Visible(policy *security.Policy, root *fsroot.Root, info fsroot.Info) error
 	return root.Refuses(info)
 }
 
+// named is err, the policy's judgement of a file's name, less a refusal of its type: such a file
+// is named in listings.
+func named(err error) error {
+	if errors.Is(err, security.ErrExtension) {
+		return nil
+	}
+	return err
+}
+
+// opens is what a listing says the tools do with info ([security.Policy.Opens]): "" for a folder
+// or a file they open as text, as most are.
+func opens(policy *security.Policy, info fsroot.Info) string {
+	if info.Type != fsroot.TypeFile {
+		return ""
+	}
+	if o := policy.Opens(info.Path); o != security.OpensText {
+		return o.String()
+	}
+	return ""
+}
+
 // hiddenReason is the reason an answer's hidden counts an entry under, for err, what [Visible]
 // said of it.
 func hiddenReason(err error) string {
 	switch {
 	case errors.Is(err, security.ErrBlocked):
 		return HiddenBlocked
-	case errors.Is(err, security.ErrExtension):
-		return HiddenType
 	}
 	return HiddenOther
 }
@@ -72,17 +92,24 @@ func IndexFS(policy *security.Policy, root *fsroot.Root) fs.FS {
 		if reached == name {
 			return nil // judged by its name already
 		}
-		return policy.CheckName(reached, isDir)
+		err := policy.CheckName(reached, isDir)
+		if errors.Is(err, security.ErrExtension) && policy.Opens(reached) == security.OpensIfText {
+			return nil // the index holds only what is text
+		}
+		return err
 	})
 }
 
-// Indexed returns what the index of root holds: the entries the tools can see ([Visible]) that
-// are not noise to ig ([Ignore.Hidden]), judged by name and type as a walk finds them.
+// Indexed returns what the index of root holds: the entries the tools can see ([Visible]) and
+// open ([security.Policy.Opens]) that are not noise to ig ([Ignore.Hidden]), judged by name and
+// type as a walk finds them. The index keeps of them only what is text.
 func Indexed(policy *security.Policy, root *fsroot.Root, ig *Ignore) func(name string, isDir bool) bool {
 	return func(name string, isDir bool) bool {
 		info := fsroot.Info{Path: name, Type: fsroot.TypeFile}
 		if isDir {
 			info.Type = fsroot.TypeDir
+		} else if policy.Opens(name) == security.OpensNot {
+			return false
 		}
 		return Visible(policy, root, info) == nil && ig.Hidden(name, isDir) == ""
 	}

@@ -36,6 +36,7 @@ func TestVisible(t *testing.T) {
 	must(os.Link(filepath.Join(dir, "h1.md"), filepath.Join(dir, "h2.md")))
 	must(os.WriteFile(filepath.Join(outside, "o.md"), []byte("x\n"), 0o644))
 	must(symlink(t, "a.md", filepath.Join(dir, "to-a.md")))
+	must(symlink(t, "tool.exe", filepath.Join(dir, "to-tool.md")))
 	must(symlink(t, ".env", filepath.Join(dir, "to-env.md")))
 	must(symlink(t, filepath.Join(outside, "o.md"), filepath.Join(dir, "to-outside.md")))
 	must(symlink(t, "gone.md", filepath.Join(dir, "to-nothing.md")))
@@ -55,7 +56,8 @@ func TestVisible(t *testing.T) {
 			{"notes", nil},
 			{"notes/b.md", nil},
 			{".env", security.ErrBlocked},
-			{"tool.exe", security.ErrExtension},
+			{"tool.exe", nil}, // named, though not opened
+			{"to-tool.md", nil},
 			{"h1.md", fsroot.ErrHardLink},
 			{"to-a.md", nil},
 			{"to-env.md", security.ErrBlocked},

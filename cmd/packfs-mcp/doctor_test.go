@@ -42,7 +42,7 @@ func TestDoctor(t *testing.T) {
 			"none yet: built in the background at start",
 			"backups      off (writing is off)",
 			"ok    the root is a folder that can be listed (3 entries at its top)",
-			"ok    3 files seen: 1 open to the tools; some hidden as blocked (such as .env); some hidden as extension not allowed (such as tool.exe)",
+			"ok    3 files seen: 1 open to the tools; 1 named in listings but not opened (a type the tools do not open, such as tool.exe); some hidden as blocked (such as .env)",
 		}, notWant: []string{"writing works"}},
 		{name: "writer", args: []string{"--root", root, "--allow-write", "--journal", filepath.Join(dir, "j.jsonl")}, code: 0, want: []string{
 			"tools        packfs-file-reader, packfs-file-searcher, packfs-file-writer\n",

@@ -187,19 +187,27 @@ func TestBlockedPathsAdd(t *testing.T) {
 	}
 }
 
-// TestAddExtensionsEndToEnd checks, through the binary, that --add-extensions opens a type besides
-// the defaults, which stay open, while without it the type is refused.
+// TestAddExtensionsEndToEnd checks, through the binary, that a type not on the list is read when
+// its content is text but cannot be created, and that --add-extensions opens it besides the
+// defaults, which stay open, so that it can be created too.
 func TestAddExtensionsEndToEnd(t *testing.T) {
 	f := newFixture(t)
 	must(t, os.WriteFile(filepath.Join(f.root, "case.txtar"), []byte("-- a.go --\npackage a\n"), 0o644))
-	plain := start(t, f, nil, "--no-index")
-	if res, _ := plain.call(reader, access("read", "case.txtar")); res["code"] != "EXTENSION_NOT_ALLOWED" {
-		t.Errorf("read case.txtar by default: %v, want EXTENSION_NOT_ALLOWED", res)
+	create := intent("create", "new.txtar", map[string]any{"content": "-- b.go --\n"})
+	plain := start(t, f, nil, "--no-index", "--allow-write")
+	if res, _ := plain.call(reader, access("read", "case.txtar")); res["success"] != true {
+		t.Errorf("read case.txtar by default: %v, want its text", res)
 	}
-	added := start(t, f, nil, "--no-index", "--add-extensions", ".txtar")
+	if res, _ := plain.call(writer, create); res["code"] != "EXTENSION_NOT_ALLOWED" {
+		t.Errorf("create new.txtar by default: %v, want EXTENSION_NOT_ALLOWED", res)
+	}
+	added := start(t, f, nil, "--no-index", "--allow-write", "--add-extensions", ".txtar")
 	for _, p := range []string{"case.txtar", "notes/a.md"} {
 		if res, _ := added.call(reader, access("read", p)); res["success"] != true {
 			t.Errorf("read %s with --add-extensions .txtar: %v", p, res)
 		}
+	}
+	if res, _ := added.call(writer, create); res["success"] != true {
+		t.Errorf("create new.txtar with --add-extensions .txtar: %v", res)
 	}
 }

@@ -294,10 +294,19 @@ func searcherCases() []toolCase {
 					t.Errorf("listing lacks %s: %v", want, p)
 				}
 			}
-			for _, hidden := range []string{".env", ".git", "keys/server.pem", "link_out.md", "dirlink", "env_link.md", "program.exe", "fifo.md"} {
+			for _, hidden := range []string{".env", ".git", "keys/server.pem", "link_out.md", "dirlink", "env_link.md", "fifo.md"} {
 				if has(p, hidden) {
 					t.Errorf("listing shows %s: %v", hidden, p)
 				}
+			}
+			// A file of a type the tools do not open is named, with its size and what they do.
+			for _, f := range r["files"].([]any) {
+				if m := f.(map[string]any); m["path"] == "program.exe" && (m["opens"] != "no" || m["sizeBytes"] == nil) {
+					t.Errorf("program.exe listed as %v, want opens no, with its size", m)
+				}
+			}
+			if !has(p, "program.exe") {
+				t.Errorf("listing lacks program.exe: %v", p)
 			}
 		}},
 		{name: "list recursive", tool: searcher, args: intent("list", ".", map[string]any{"options": map[string]any{"recursive": true}}), check: func(t *testing.T, r map[string]any) {

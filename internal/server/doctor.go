@@ -238,7 +238,6 @@ var hiddenReasons = []struct {
 	reason string
 }{
 	{security.ErrBlocked, "blocked"},
-	{security.ErrExtension, "extension not allowed"},
 	{fsroot.ErrHardLink, reasonHardLink},
 	{fsroot.ErrNotRegular, "not a regular file"},
 	{nil, "a link leading out of the root or to nothing"},
@@ -254,12 +253,14 @@ func hiddenAs(err error) string {
 	return ""
 }
 
-// checkVisible walks the tree, within a budget, counting the files the tools may open and those
-// they cannot see ([tools.Visible]), with an example of each kind hidden.
+// checkVisible walks the tree, within a budget, counting the files the tools may open, those they
+// name but do not open ([security.Policy.Opens]) and those they cannot see ([tools.Visible]), with
+// an example of each kind hidden.
 func (m *mount) checkVisible() check {
 	ctx, cancel := context.WithTimeout(context.Background(), doctorWalkBudget)
 	defer cancel()
-	var files, visible, noise, entries int
+	var files, visible, closed, noise, entries int
+	closedEx := ""                // an example of a file of a type the tools do not open
 	hidden := map[string]string{} // reason -> example path
 	noisy := ""                   // an example of noise, with what makes it so
 	err := m.root.Walk(ctx, ".", -1, func(info fsroot.Info, err error) error {
@@ -282,7 +283,11 @@ func (m *mount) checkVisible() check {
 			}
 			return nil
 		}
-		if !isDir {
+		if !isDir && m.policy.Opens(info.Path) == security.OpensNot {
+			if closed++; closedEx == "" {
+				closedEx = info.Path
+			}
+		} else if !isDir {
 			visible++
 			if m.ignore.Hidden(info.Path, false) != "" { // listings and the index leave it out
 				noise++
@@ -302,6 +307,9 @@ func (m *mount) checkVisible() check {
 	text := fmt.Sprintf("%d files seen%s: %d open to the tools", files, partial, visible)
 	if noise > 0 {
 		text += fmt.Sprintf(", %d of them in listings, searches and the index (%d ignored or in caches, such as %s: options.includeIgnored reaches them)", visible-noise, noise, noisy)
+	}
+	if closed > 0 {
+		text += fmt.Sprintf("; %d named in listings but not opened (a type the tools do not open, such as %s)", closed, closedEx)
 	}
 	for _, h := range hiddenReasons {
 		reason := h.reason
