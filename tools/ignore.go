@@ -44,6 +44,9 @@ type ignoreRule struct {
 	source  string // the root-relative file, or globalSource
 	line    int
 	text    string
+	// outer says the pattern's folder is relative to the top of a work tree above the root
+	// (IgnoreConfig.Within): it matches a path with the root's place in that tree before it.
+	outer bool
 }
 
 // String says where the rule was written: `.gitignore line 159 "/*"`.
@@ -59,6 +62,24 @@ type IgnoreConfig struct {
 	// InRepository says that the root lies inside a git work tree whose top is above it (a served
 	// subfolder of a repository): git's rules apply from the root down.
 	InRepository bool
+	// Within is, when InRepository, the root's folder relative to the top of its work tree, as
+	// path components: the rules of Above and Global match the root's entries below it, as git
+	// matches them from the top.
+	Within []string
+	// Above are the ignore files of the folders from the top of the root's work tree down to the
+	// folder holding the root, in that order: their rules apply below the root as git applies
+	// them to a subfolder.
+	Above []IgnoreFile
+}
+
+// IgnoreFile is an ignore file of a folder above the root, read once at start.
+type IgnoreFile struct {
+	// Source names it in answers, relative to the root: "../.gitignore".
+	Source string
+	// Dir is its folder relative to the top of the work tree, as path components.
+	Dir []string
+	// Text is its content.
+	Text string
 }
 
 // ignoreRecheck is how long a folder's ignore files are trusted before they are looked at again:
@@ -83,7 +104,9 @@ type Ignore struct {
 	root   *fsroot.Root
 	policy *security.Policy
 	global []string
-	above  bool // IgnoreConfig.InRepository
+	above  bool         // IgnoreConfig.InRepository
+	within []string     // IgnoreConfig.Within
+	outer  []ignoreRule // the global rules and those of IgnoreConfig.Above, when above
 	now    func() time.Time
 
 	mu   sync.Mutex
@@ -111,7 +134,18 @@ type ignoreDir struct {
 // NewIgnore returns the Ignore of root under policy, with what cfg says of the rules the root
 // cannot show.
 func NewIgnore(root *fsroot.Root, policy *security.Policy, cfg IgnoreConfig) *Ignore {
-	return &Ignore{root: root, policy: policy, global: cfg.Global, above: cfg.InRepository, now: time.Now, dirs: map[string]*ignoreDir{}}
+	ig := &Ignore{root: root, policy: policy, global: cfg.Global, above: cfg.InRepository, now: time.Now, dirs: map[string]*ignoreDir{}}
+	if ig.above {
+		ig.within = slices.Clip(cfg.Within)
+		ig.outer = parseIgnore(strings.Join(cfg.Global, "\n"), nil, globalSource)
+		for _, f := range cfg.Above {
+			ig.outer = append(ig.outer, parseIgnore(f.Text, f.Dir, f.Source)...)
+		}
+		for i := range ig.outer {
+			ig.outer[i].outer = true
+		}
+	}
+	return ig
 }
 
 // Hidden returns why the entry name (root-relative; isDir for a folder) is noise: [HiddenCache],
@@ -200,8 +234,17 @@ func (ig *Ignore) match(name string, isDir bool) *ignoreRule {
 		}
 		d = ig.dir(dir)
 	}
+	// full is name from the top of the work tree above the root, for outer rules.
+	var full []string
 	for i := len(d.all) - 1; i >= 0; i-- { // the last rule that matches decides
-		switch d.all[i].pattern.Match(elems, isDir) {
+		p := elems
+		if d.all[i].outer {
+			if full == nil {
+				full = append(slices.Clip(ig.within), elems...)
+			}
+			p = full
+		}
+		switch d.all[i].pattern.Match(p, isDir) {
 		case gitignore.Exclude:
 			return &d.all[i]
 		case gitignore.Include:
@@ -238,9 +281,15 @@ func (ig *Ignore) dir(dir string) *ignoreDir {
 		if dir != "." {
 			domain = strings.Split(dir, "/")
 		}
-		if !d.git && (dir == "." && ig.above || ig.hasGit(dir)) {
-			// The top of a work tree (or the root, inside one): git's global excludes apply
-			// from here down.
+		switch {
+		case d.git:
+		case dir == "." && ig.above:
+			// The root, inside a work tree: git's global excludes and the ignore files of the
+			// folders above apply from here down, as from the top of the tree.
+			d.git = true
+			d.all = ig.outer
+		case ig.hasGit(dir):
+			// The top of a work tree: git's global excludes apply from here down.
 			d.git = true
 			d.all = append(slices.Clip(d.all), parseIgnore(strings.Join(ig.global, "\n"), domain, globalSource)...)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/tools"
 )
 
 // maxGlobalIgnore bounds the global excludes file read, and the git config read to find it.
@@ -82,20 +83,48 @@ func readHostFile(p string) []byte {
 	return data
 }
 
-// inRepository reports whether the host folder dir lies inside a git work tree whose top is above
-// it: a folder above dir holds .git (a folder, or a file for a worktree or a submodule). Each
-// folder above is looked at through a root of its own, once, at start.
-func inRepository(dir string) bool {
-	for up := filepath.Dir(dir); up != dir; dir, up = up, filepath.Dir(up) {
+// ignoreAbove returns cfg with what git's rules say of the host folder dir from the folders above
+// it: whether dir lies inside a git work tree whose top is above it (a folder above holds .git, a
+// folder, or a file for a worktree or a submodule), dir's place in that tree, and the ignore files
+// of the folders from the top down to dir's parent. Each folder above is looked at, and each file
+// read, through a root of its own, once, at start: a change above the root counts at the next
+// start.
+func ignoreAbove(dir string, cfg tools.IgnoreConfig) tools.IgnoreConfig {
+	var chain []string // the folders above dir, nearest first, up to the top of the work tree
+	top := ""
+	for d, up := dir, filepath.Dir(dir); up != d && top == ""; d, up = up, filepath.Dir(up) {
+		chain = append(chain, up)
 		r, err := fsroot.Open(up, fsroot.Options{})
 		if err != nil {
 			continue
 		}
-		_, err = r.Lstat(".git")
+		if _, err := r.Lstat(".git"); err == nil {
+			top = up
+		}
 		r.Close()
-		if err == nil {
-			return true
+	}
+	if top == "" {
+		return cfg
+	}
+	cfg.InRepository = true
+	for i := len(chain) - 1; i >= 0; i-- { // from the top down
+		folder := chain[i]
+		var rel []string
+		if i < len(chain)-1 {
+			r, _ := filepath.Rel(top, folder)
+			rel = strings.Split(filepath.ToSlash(r), "/")
+		}
+		names := []string{".gitignore", ".ignore", ".rgignore"}
+		if i == len(chain)-1 {
+			names = append([]string{".git/info/exclude"}, names...)
+		}
+		for _, name := range names {
+			if data := readHostFile(filepath.Join(folder, filepath.FromSlash(name))); data != nil {
+				cfg.Above = append(cfg.Above, tools.IgnoreFile{Source: strings.Repeat("../", i+1) + name, Dir: rel, Text: string(data)})
+			}
 		}
 	}
-	return false
+	within, _ := filepath.Rel(top, dir)
+	cfg.Within = strings.Split(filepath.ToSlash(within), "/")
+	return cfg
 }

@@ -58,7 +58,7 @@ func (a *app) openMount(name string, r *fsroot.Root, others []string) (*mount, e
 		m.close()
 		return nil, err
 	}
-	m.ignore = tools.NewIgnore(r, m.policy, tools.IgnoreConfig{Global: a.globalIgnore, InRepository: inRepository(r.ResolvedDir())})
+	m.ignore = tools.NewIgnore(r, m.policy, ignoreAbove(r.ResolvedDir(), tools.IgnoreConfig{Global: a.globalIgnore}))
 	if a.perms.Has(security.PermWrite) {
 		if err := m.openBackups(a.stateDir(a.cfg.BackupDir, r), others, a.cfg.inspect); err != nil {
 			m.warn.Printf("backups are off (options.backup is refused): %v", err)
