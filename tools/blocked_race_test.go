@@ -166,7 +166,7 @@ func TestRaceBlockedFlip(t *testing.T) {
 			}
 		}
 	}
-	runRace(t, raceDuration(t), bodies)
+	e.runRace(raceDuration(t), bodies)
 	if n := listed.Load(); n > 0 {
 		t.Errorf("ESCAPE: %d lists by the secret named a file", n)
 	}

@@ -209,6 +209,22 @@ func TestHintNamesTheRule(t *testing.T) {
 	}
 }
 
+// TestHintNamesOthers checks that a listing's hint names a few of the entries it left out for a
+// reason other than the rules and the policy, with the reason, and never a blocked one.
+func TestHintNamesOthers(t *testing.T) {
+	env := newPolicyEnv(t, security.PolicyConfig{}, "a.md=a\n", "out.md => ../outside.md", "gone.md => nothing.md", ".env=T=1\n")
+	got := env.call(t, SearcherName, map[string]any{"purpose": "list", "target": map[string]any{"path": "."}}).Result
+	hint, _ := got["hiddenHint"].(string)
+	for _, want := range []string{"2 other", "out.md: a link out of the root or to nothing", "gone.md: a link"} {
+		if !strings.Contains(hint, want) {
+			t.Errorf("hint %q lacks %q", hint, want)
+		}
+	}
+	if strings.Contains(hint, ".env") {
+		t.Errorf("hint %q names the blocked .env", hint)
+	}
+}
+
 // TestEmptyIndexSaysWhy checks that a ranked search that finds nothing says how many files the
 // index holds, and when it holds none, that ignored files are left out and how to search them.
 func TestEmptyIndexSaysWhy(t *testing.T) {

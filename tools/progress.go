@@ -68,6 +68,9 @@ type reporter struct {
 	// rules says, for up to maxHintRules of the entries left out as noise, what left them out
 	// ([Ignore.Why]), each once, for the answer's hint.
 	rules []string
+	// others names, for up to maxHintRules of the entries left out as HiddenOther, the entry and
+	// why ([otherWhy]).
+	others []string
 	// narrowed says the index's candidates, not a walk, chose the files searched.
 	narrowed bool
 }

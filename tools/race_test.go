@@ -352,6 +352,19 @@ func (e *raceEnv) verify(allowed ...string) {
 	}
 }
 
+// enough reports whether the race caught every purpose called so far mid-change raceMinRaced
+// times, as verify asks.
+func (e *raceEnv) enough() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for purpose := range e.calls {
+		if e.raced[purpose] < raceMinRaced {
+			return false
+		}
+	}
+	return true
+}
+
 // tempFiles lists, relative to dir, the entries below it whose name starts with
 // [fsroot.TempPrefix], walking with os (not through the server) and never following links.
 func tempFiles(t *testing.T, dir string) []string {
@@ -373,18 +386,38 @@ func tempFiles(t *testing.T, dir string) []string {
 	return out
 }
 
+// raceStretch bounds how long a race runs on past its duration while some purpose has not yet
+// been caught mid-change raceMinRaced times: on a loaded machine (two cores, other packages' tests
+// beside it) a call of a slow purpose comes round less often.
+const raceStretch = 5
+
 // runRace runs each body on its own goroutine, over and over with an increasing iteration number,
-// until d has passed, then logs and returns how many times each body ran.
-func runRace(t *testing.T, d time.Duration, bodies map[string]func(i int)) map[string]int {
+// until d has passed and the race caught every purpose called mid-change raceMinRaced times (or
+// raceStretch times d has passed), then logs and returns how many times each body ran.
+func (e *raceEnv) runRace(d time.Duration, bodies map[string]func(i int)) map[string]int {
+	t := e.t
 	t.Helper()
-	deadline := time.Now().Add(d)
+	start := time.Now()
+	deadline, limit := start.Add(d), start.Add(raceStretch*d)
+	var stop atomic.Bool
+	more := func() bool {
+		now := time.Now()
+		if stop.Load() || now.After(limit) {
+			return false
+		}
+		if now.Before(deadline) || !e.enough() {
+			return true
+		}
+		stop.Store(true)
+		return false
+	}
 	counts := make(map[string]int, len(bodies))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for name, body := range bodies {
 		wg.Go(func() {
 			i := 0
-			for ; time.Now().Before(deadline); i++ {
+			for ; more(); i++ {
 				body(i)
 			}
 			mu.Lock()
@@ -400,7 +433,7 @@ func runRace(t *testing.T, d time.Duration, bodies map[string]func(i int)) map[s
 		total += n
 	}
 	slices.Sort(names)
-	t.Logf("%v race, %d iterations: %s", d, total, strings.Join(names, " "))
+	t.Logf("%v race, %d iterations: %s", time.Since(start).Round(time.Millisecond), total, strings.Join(names, " "))
 	return counts
 }
 
@@ -506,7 +539,7 @@ func TestRaceFileFlip(t *testing.T) {
 		"search":   func(i int) { e.call(SearcherName, searchArgs([]string{"f.md", "."}[i%2], "needle")) },
 		"list":     func(int) { e.call(SearcherName, listArgs(".")) },
 	}
-	runRace(t, raceDuration(t), bodies)
+	e.runRace(raceDuration(t), bodies)
 	e.verify(raceCodes...)
 }
 
@@ -557,7 +590,7 @@ func TestRaceDirFlip(t *testing.T) {
 		"list":   func(int) { e.call(SearcherName, listArgs("d")) },
 		"search": func(int) { e.call(SearcherName, searchArgs("d", "needle")) },
 	}
-	runRace(t, raceDuration(t), bodies)
+	e.runRace(raceDuration(t), bodies)
 	e.verify(raceCodes...)
 }
 
@@ -616,7 +649,7 @@ func TestRaceCreateOverLink(t *testing.T) {
 		"delete-sub":  func(int) { e.call(WriterName, toolArgs("delete", "sub/t.md", nil)) },
 		"search-root": func(int) { e.call(SearcherName, searchArgs(".", "needle")) },
 	}
-	runRace(t, raceDuration(t), bodies)
+	e.runRace(raceDuration(t), bodies)
 	e.verify(raceCodes...)
 }
 
@@ -673,7 +706,7 @@ func TestRaceWalkSwap(t *testing.T) {
 				"path": ".", "criteria": map[string]any{"content": "needle"}}, "options": map[string]any{"recursive": true}})
 		},
 	}
-	runRace(t, raceDuration(t), bodies)
+	e.runRace(raceDuration(t), bodies)
 	e.verify(raceCodes...)
 }
 
@@ -729,7 +762,7 @@ func TestRaceGrowingFile(t *testing.T) {
 		"read":        func(int) { checkRead(e.call(ReaderName, readArgs("")), false) },
 		"read-base64": func(int) { checkRead(e.call(ReaderName, readArgs("base64")), true) },
 	}
-	runRace(t, raceDuration(t), bodies)
+	e.runRace(raceDuration(t), bodies)
 	e.verify(CodeTooLarge)
 }
 
@@ -763,7 +796,7 @@ func TestRaceConcurrentWriters(t *testing.T) {
 	for k := range 3 {
 		bodies[fmt.Sprintf("reader%d", k)] = func(int) { checkRead(e.call(ReaderName, toolArgs("read", "one.md", nil))) }
 	}
-	runRace(t, raceDuration(t), bodies)
+	e.runRace(raceDuration(t), bodies)
 	e.verify()
 	data, err := os.ReadFile(filepath.Join(e.root, "one.md"))
 	mustOK(t, err)

@@ -141,7 +141,7 @@ func (s *Server) walkFiles(ctx context.Context, c *call, in intents.Discover, na
 	}
 	out.Status = Status{Success: true}
 	out.Files, out.TotalFound = p.files, ptr(p.total)
-	out.Hidden, out.HiddenHint = r.hidden, hiddenHint(r.hidden, r.rules, p.total == 0)
+	out.Hidden, out.HiddenHint = r.hidden, hiddenHint(r.hidden, r.rules, r.others, p.total == 0)
 	if r.narrowed && !r.noise && s.cfg.Ignore.Seen() {
 		out.HiddenHint = "the index holds no ignored or cache files: set options.includeIgnored to search them too"
 	}
@@ -226,7 +226,9 @@ func (s *Server) walk(ctx context.Context, name string, depth int, r *reporter, 
 		r.step()
 		why := ""
 		if err := Visible(s.cfg.Policy, s.cfg.Root, info); err != nil {
-			why = hiddenReason(err)
+			if why = hiddenReason(err); why == HiddenOther && len(r.others) < maxHintRules {
+				r.others = append(r.others, otherWhy(info.Path, err))
+			}
 		} else if !noise {
 			why = s.cfg.Ignore.Hidden(info.Path, info.Type == fsroot.TypeDir)
 		}
@@ -736,7 +738,7 @@ func isNotExist(err error) bool {
 // Ignore.Why), and how to see what can be seen; "" when nothing was left out. empty says the
 // answer holds nothing: the hint then says so first, so that a model does not read "0 found" as
 // the tree's answer.
-func hiddenHint(hidden map[string]int, rules []string, empty bool) string {
+func hiddenHint(hidden map[string]int, rules, others []string, empty bool) string {
 	if len(hidden) == 0 {
 		return ""
 	}
@@ -749,6 +751,9 @@ func hiddenHint(hidden map[string]int, rules []string, empty bool) string {
 	hint := "left out: " + strings.Join(parts, ", ")
 	if len(rules) > 0 {
 		hint += " (by " + strings.Join(rules, "; ") + ")"
+	}
+	if len(others) > 0 {
+		hint += " (other: " + strings.Join(others, "; ") + ")"
 	}
 	if hidden[HiddenIgnored]+hidden[HiddenCache] > 0 {
 		hint += "; set options.includeIgnored to true to see the ignored and cache entries"

@@ -83,6 +83,18 @@ func hiddenReason(err error) string {
 	return HiddenOther
 }
 
+// otherWhy says, for a hint, why the entry name is left out as [HiddenOther], from err, what
+// [Visible] said of it: such names are no secret (a blocked one is never named).
+func otherWhy(name string, err error) string {
+	switch {
+	case errors.Is(err, fsroot.ErrHardLink):
+		return name + ": a hard link (the server's --allow-hard-links lets such files in)"
+	case errors.Is(err, fsroot.ErrNotRegular):
+		return name + ": a special file"
+	}
+	return name + ": a link out of the root or to nothing"
+}
+
 // IndexFS is root as the index reads it: each name opened is judged by what it reached through
 // symbolic links inside the root, as a tool's read is (see [fsroot.Root.JudgedFS]), so a note
 // swapped for a link to a blocked file is neither indexed nor shown in a hit. [Indexed] judges the

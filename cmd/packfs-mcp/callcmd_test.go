@@ -403,13 +403,17 @@ func TestCallIndexSaysWhatItLeftOut(t *testing.T) {
 	if !strings.Contains(stderr, want) || !strings.Contains(stderr, left) {
 		t.Errorf("stderr = %q, want %q ending with %q", stderr, want, left)
 	}
-	// A listing hides what the tools refuse to open, as the index does (tools.Visible).
+	// A listing leaves out what the tools refuse to open, as the index does (tools.Visible), and
+	// its hint names them.
 	code, out, stderr = callOut(t, inShape(t, "mcp", "", searcher, `{"purpose": "list", "target": {"path": "notes"}}`), flags...)
 	if code != 0 {
 		t.Fatalf("list: exit %d: %s\n%s", code, out, stderr)
 	}
-	if strings.Contains(string(out), "linked.md") || strings.Contains(string(out), `"notes/a.md"`) || !strings.Contains(string(out), "blob.md") {
+	if strings.Contains(string(out), `"path":"notes/linked.md"`) || strings.Contains(string(out), `"path":"notes/a.md"`) || !strings.Contains(string(out), `"path":"notes/blob.md"`) {
 		t.Errorf("list = %s, want neither hard-linked file and blob.md", out)
+	}
+	if !strings.Contains(string(out), "notes/linked.md: a hard link") {
+		t.Errorf("list = %s, want its hint to name a hard-linked file", out)
 	}
 }
 
