@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 func TestDoctor(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	must(t, os.MkdirAll(filepath.Join(dir, "cache"), 0o700)) // else the state goes to the user's /var/tmp folder
 	root := filepath.Join(dir, "root")
 	secrets := filepath.Join(dir, "secrets")
 	for name, content := range map[string]string{
@@ -29,6 +31,9 @@ func TestDoctor(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(linked, "a.md"), []byte("# A\n"), 0o644))
 	must(t, os.WriteFile(filepath.Join(dir, "outside.md"), []byte("# Outside\n"), 0o644))
 	must(t, os.Link(filepath.Join(dir, "outside.md"), filepath.Join(linked, "b.md")))
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	defer busy.Close()
 	tests := []struct {
 		name    string
 		args    []string
@@ -74,6 +79,20 @@ func TestDoctor(t *testing.T) {
 		}},
 		{name: "hard links allowed", args: []string{"--root", linked, "--allow-hard-links"}, code: 0, want: []string{
 			"ok    2 files seen: 2 open to the tools\n",
+		}},
+		{name: "index folder unusable", args: []string{"--root", root, "--index-dir", filepath.Join(dir, "outside.md", "index")}, code: 1, want: []string{
+			"FAIL  the index folder " + filepath.Join(dir, "outside.md", "index") + " cannot be made or written in " + filepath.Join(dir, "outside.md"),
+			"the server would not start; choose another with --index-dir",
+		}},
+		{name: "index and backup folders", args: []string{"--root", root, "--allow-write"}, code: 0, want: []string{
+			"ok    the index folder " + filepath.Join(dir, "cache", "packfs-mcp", "index"),
+			"ok    the backup folder " + filepath.Join(dir, "cache", "packfs-mcp", "backups"),
+		}},
+		{name: "HTTP address free", args: []string{"--root", root, "--http", "127.0.0.1:0"}, code: 0, want: []string{
+			"ok    HTTP address 127.0.0.1:0 can be listened on (no token: only this machine can connect)",
+		}},
+		{name: "HTTP address taken", args: []string{"--root", root, "--http", busy.Addr().String()}, code: 1, want: []string{
+			"FAIL  HTTP address " + busy.Addr().String() + " cannot be listened on",
 		}},
 		{name: "nothing to serve", args: []string{"--root", secrets}, code: 1, want: []string{
 			"FAIL  2 files seen: 0 open to the tools",

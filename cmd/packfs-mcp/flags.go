@@ -247,8 +247,12 @@ type serveFlags struct {
 }
 
 // newServeFlags registers serve's flags on a new flag set, whose help goes to stdout.
-func newServeFlags(stdout io.Writer) *serveFlags {
-	f := &serveFlags{serverFlags: newServerFlags("serve", stdout), within: &folderFlag{name: "client-roots-within"}}
+func newServeFlags(stdout io.Writer) *serveFlags { return newTransportFlags("serve", stdout) }
+
+// newTransportFlags registers serve's flags on a new flag set for the command name (serve, or
+// doctor, which checks what serve would do), whose help goes to stdout.
+func newTransportFlags(name string, stdout io.Writer) *serveFlags {
+	f := &serveFlags{serverFlags: newServerFlags(name, stdout), within: &folderFlag{name: "client-roots-within"}}
 	f.fs.Var(f.within, "client-roots-within", "serve only the clients' MCP roots that lie in `DIR` (repeat it for several); "+
 		"needed to serve them over HTTP, whose clients name folders on this machine")
 	f.httpAddr = f.fs.String("http", "", "serve MCP over streamable HTTP at http://`ADDR`/mcp (such as 127.0.0.1:8080) instead of stdio; "+
@@ -269,7 +273,11 @@ func newServeFlags(stdout io.Writer) *serveFlags {
 
 // parseServe reads serve's flags, whose help goes to stdout, into the configuration.
 func parseServe(args []string, stdout io.Writer) (server.Config, error) {
-	f := newServeFlags(stdout)
+	return newServeFlags(stdout).parseServe(args)
+}
+
+// parseServe reads args, serve's flags, into the configuration.
+func (f *serveFlags) parseServe(args []string) (server.Config, error) {
 	c, err := f.parse(args)
 	if err != nil {
 		return c, err

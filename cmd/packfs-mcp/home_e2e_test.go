@@ -39,6 +39,9 @@ func doctorRows(t *testing.T, env []string, args ...string) map[string]string {
 	rows := map[string]string{}
 	for _, line := range strings.Split(string(out), "\n") {
 		if k, v, ok := strings.Cut(strings.TrimSpace(line), " "); ok {
+			if rows[k] != "" { // the checks: "ok ..." lines, each kept
+				v = rows[k] + "\n" + strings.TrimSpace(v)
+			}
 			rows[k] = strings.TrimSpace(v)
 		}
 	}

@@ -37,9 +37,9 @@ func TestHomeNoise(t *testing.T) {
 	env := append(homeEnv(home), "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
 	rows := doctorRows(t, env, "--root", home)
 	seen := ""
-	for _, v := range rows {
-		if strings.Contains(v, "files seen") {
-			seen = v
+	for line := range strings.SplitSeq(rows["ok"], "\n") {
+		if strings.Contains(line, "files seen") {
+			seen = line
 		}
 	}
 	if !strings.Contains(seen, "in listings, searches and the index (5 ignored or in caches") {

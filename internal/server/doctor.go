@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -174,10 +175,19 @@ type check struct {
 // checks runs the usability checks, each independent of the others, on every root.
 func (a *app) checks() []check {
 	out := []check{checkRuntime(runtime.Version())}
+	if a.cfg.HTTP.Addr != "" {
+		out = append(out, a.checkHTTP())
+	}
 	for _, m := range a.mountList() {
 		checks := []check{m.checkRoot(), m.checkVisible()}
+		if m.engine != nil && m.indexPlace.Dir != "" {
+			checks = append(checks, checkPlace("index", m.indexPlace, "kept in memory and built at every start"))
+		}
 		if a.perms.Has(security.PermWrite) {
 			checks = append(checks, m.checkWrite())
+			if m.backupAt.Dir != "" {
+				checks = append(checks, checkPlace("backup", m.backupAt, "off, and options.backup refused"))
+			}
 		}
 		for _, c := range checks {
 			c.text = a.label(m.name) + c.text
@@ -325,6 +335,68 @@ func (m *mount) checkVisible() check {
 		return check{false, text + "; nothing to serve: check --root and --allowed-extensions"}
 	}
 	return check{true, text}
+}
+
+// checkPlace checks that a server can keep its what (index, backups) in place: in the folder, or
+// the nearest folder above it that exists, a folder can be made (and is removed at once), as the
+// server makes its own there and writes in it. A folder the operator chose (--index-dir,
+// --backup-dir) that cannot be used fails the start; one by default leaves the server instead.
+func checkPlace(what string, place statePlace, instead string) check {
+	near := filepath.Clean(place.Dir)
+	for {
+		if _, ok := fsroot.ResolveHost(near); ok || filepath.Dir(near) == near {
+			break
+		}
+		near = filepath.Dir(near)
+	}
+	err := tryMkdir(near)
+	switch {
+	case err == nil && near == filepath.Clean(place.Dir):
+		return check{true, fmt.Sprintf("the %s folder %s can be written", what, place.Dir)}
+	case err == nil:
+		return check{true, fmt.Sprintf("the %s folder %s can be made (in %s)", what, place.Dir, near)}
+	case place.chosen:
+		return check{false, fmt.Sprintf("the %s folder %s cannot be made or written in %s (%v): the server would not start; choose another with --%s-dir", what, place.Dir, near, err, what)}
+	}
+	return check{true, fmt.Sprintf("the %s folder %s cannot be made or written in %s (%v): the %s would be %s; set --%s-dir to a folder outside the root", what, place.Dir, near, err, what, instead, what)}
+}
+
+// checkHTTP checks what serving over HTTP needs at start: the address, the token and the allowed
+// origins as configured, and a listener on the address (closed at once).
+func (a *app) checkHTTP() check {
+	h := a.cfg.HTTP
+	acc, err := h.access()
+	if err != nil {
+		return check{false, err.Error()}
+	}
+	ln, err := net.Listen("tcp", h.Addr)
+	if err != nil {
+		return check{false, fmt.Sprintf("HTTP address %s cannot be listened on (%v): is another server on it? choose another port", h.Addr, err)}
+	}
+	defer ln.Close()
+	bound, _ := ln.Addr().(*net.TCPAddr)
+	auth := "no token: only this machine can connect"
+	switch {
+	case acc.token != "":
+		auth = "clients authenticate with the bearer token from " + acc.source
+	case bound == nil || !bound.IP.IsLoopback():
+		return check{false, fmt.Sprintf("HTTP address %s resolved to %s, which is not a loopback address, so clients must authenticate: put a bearer token in $%s or in a file named by --http-token-file", h.Addr, ln.Addr(), TokenEnv)}
+	}
+	return check{true, fmt.Sprintf("HTTP address %s can be listened on (%s)", h.Addr, auth)}
+}
+
+// tryMkdir makes a folder in the host folder dir and removes it.
+func tryMkdir(dir string) error {
+	r, err := fsroot.Open(dir, fsroot.Options{})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	name := fmt.Sprintf(".packfs-doctor-%d", time.Now().UnixNano())
+	if err := r.Mkdir(name); err != nil {
+		return err
+	}
+	return r.Remove(name, false)
 }
 
 // checkWrite creates and removes a small file at the root, as the writer would.

@@ -26,6 +26,8 @@ type mount struct {
 	root    *fsroot.Root
 	backups *fsroot.Root // nil: backups are off
 	locks   *fsroot.Root // the lock files shared with other servers; nil: writes lock within this one
+	// backupAt is where the backups go, for doctor's check (Config.inspect).
+	backupAt statePlace
 	// backupsPlace is where the backups would go, for doctor, which makes no folder (Config.inspect).
 	backupsPlace string
 	policy       *security.Policy
@@ -144,6 +146,7 @@ func (m *mount) openBackups(configured string, others []string, inspect bool) (e
 	if inspect {
 		// doctor makes no folder: a store not made yet is named where it would be.
 		place, err := placeState(stateBackups, configured, m.root, others...)
+		m.backupAt = place
 		if _, ok := fsroot.ResolveHost(place.Dir); err != nil || !ok {
 			m.backupsPlace = place.Dir
 			return err
