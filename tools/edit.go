@@ -3,27 +3,31 @@ package tools
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"iter"
 	"strings"
 
 	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/history"
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/markdown"
 )
 
 // editFile is one file of an edit: the edits that apply to it, and what they make of it.
 type editFile struct {
-	name    string        // root-relative, as the policy cleaned the first path that named it
-	entry   *fsroot.Entry // what name reached, judged: the file is read and written through it
-	field   string        // the field that named it: edits[i].path, or "" for target.path
-	version string        // the version the caller gave for it, or "" for none
-	vfield  string        // the field that gave its version, or would have
-	at      []int         // its edits, as indexes into the call's, in order
-	old     []byte        // what it held when read
-	text    string        // what its edits make of old
-	n       int           // how many replacements they made
-	backup  string        // the name of its backup, if one was kept
-	written string        // its version once written
+	name    string         // root-relative, as the policy cleaned the first path that named it
+	entry   *fsroot.Entry  // what name reached, judged: the file is read and written through it
+	field   string         // the field that named it: edits[i].path, or "" for target.path
+	version string         // the version the caller gave for it, or "" for none
+	vfield  string         // the field that gave its version, or would have
+	at      []int          // its edits, as indexes into the call's, in order
+	old     []byte         // what it held when read
+	text    string         // what its edits make of old
+	n       int            // how many replacements they made
+	backup  string         // the name of its backup, if one was kept
+	kept    *history.State // old as the history keeps it, or nil without history
+	mode    fs.FileMode    // its permission bits
+	written string         // its version once written
 }
 
 // its yields f's edits with their indexes in the call's edits.
@@ -66,7 +70,7 @@ func (s *Server) edit(ctx context.Context, c *call, name string, in intents.Upda
 		}
 	}
 	if !in.Options.DryRun {
-		if err := s.writeEdited(ctx, files, in.Options); err != nil {
+		if err := s.writeEdited(ctx, c, files, in.Options); err != nil {
 			return err
 		}
 	}
@@ -188,10 +192,18 @@ func (s *Server) editText(ctx context.Context, f *editFile, edits []intents.Edit
 // writeEdited keeps a backup of every file when asked, then writes them one by one. When a write
 // fails, it puts back the files written before it, each on the condition that it still holds what
 // this call wrote, and the error says what became of them.
-func (s *Server) writeEdited(ctx context.Context, files []*editFile, o intents.UpdateOptions) error {
+func (s *Server) writeEdited(ctx context.Context, c *call, files []*editFile, o intents.UpdateOptions) error {
 	for _, f := range files {
 		var err error
 		if f.backup, err = s.backup(ctx, f.name, f.old, o); err != nil {
+			return s.fileFailed(ctx, f, err)
+		}
+		info, err := f.entry.Info()
+		if err == nil {
+			f.mode = info.Mode
+			f.kept, err = s.keep(ctx, f.name, f.old, f.mode)
+		}
+		if err != nil {
 			return s.fileFailed(ctx, f, err)
 		}
 	}
@@ -210,6 +222,9 @@ func (s *Server) writeEdited(ctx context.Context, files []*editFile, o intents.U
 		}
 		f.written = v
 		names = append(names, f.name)
+	}
+	for _, f := range files {
+		s.changed(c, f.name, f.kept, []byte(f.text), f.mode)
 	}
 	s.refresh(ctx, names...)
 	return nil

@@ -39,6 +39,7 @@ const (
 	CodeAmbiguousEdit    = "AMBIGUOUS_EDIT"
 	CodeEditNotFound     = "EDIT_NOT_FOUND"
 	CodeNotText          = "NOT_TEXT"
+	CodeNotKept          = "NOT_KEPT" // what a change would replace could not be kept in the history
 	CodeNotAvailable     = "NOT_AVAILABLE"
 	CodeConflict         = "CONFLICT"
 	CodeInUse            = "FILE_IN_USE"
@@ -70,7 +71,7 @@ var codes = []struct {
 	{CodeEditNotFound, false}, {CodeNotText, false}, {CodeNotAvailable, false}, {CodeConflict, false},
 	{CodeInUse, false}, {CodeInternal, false}, {CodeUnknownTool, false}, {CodeInvalidRequest, false},
 	{CodeProtocol, false}, {CodeUnauthenticated, true}, {CodeOriginNotAllowed, true},
-	{CodeAutoRun, true},
+	{CodeAutoRun, true}, {CodeNotKept, false},
 }
 
 // Codes returns every stable code, in the table's order.

@@ -99,19 +99,19 @@ var purposes = []Purpose{
 		}},
 	{Name: "create", Tool: WriterName, Permission: security.PermWrite, Cost: security.CostMedium,
 		single: true, write: func(s *Server, ctx context.Context, w *writeCall) error {
-			return s.create(ctx, w.name, *w.in.Content, w.in.Options, w.out)
+			return s.create(ctx, w.c, w.name, *w.in.Content, w.in.Options, w.out)
 		}},
 	{Name: "update", Tool: WriterName, Permission: security.PermWrite, Cost: security.CostMedium,
 		single: true, merge: true, write: func(s *Server, ctx context.Context, w *writeCall) error {
-			return s.replace(ctx, w.name, *w.in.Content, w.in.Target.Version, w.in.Options, w.out)
+			return s.replace(ctx, w.c, w.name, *w.in.Content, w.in.Target.Version, w.in.Options, w.out)
 		}},
 	{Name: "append", Tool: WriterName, Permission: security.PermWrite, Cost: security.CostMedium,
 		single: true, merge: true, write: func(s *Server, ctx context.Context, w *writeCall) error {
-			return s.appendTo(ctx, w.name, *w.in.Content, w.in.Target.Version, w.in.Options, w.out)
+			return s.appendTo(ctx, w.c, w.name, *w.in.Content, w.in.Target.Version, w.in.Options, w.out)
 		}},
 	{Name: "delete", Tool: WriterName, Permission: security.PermWrite, Cost: security.CostMedium, NeedsIndex: true,
 		target: kindAny, single: true, write: func(s *Server, ctx context.Context, w *writeCall) error {
-			return s.remove(ctx, w.name, w.in.Target.Version, w.in.Options, w.out)
+			return s.remove(ctx, w.c, w.name, w.in.Target.Version, w.in.Options, w.out)
 		}},
 	{Name: "edit", Tool: WriterName, Permission: security.PermWrite, Cost: security.CostMedium,
 		target: kindLookup, write: func(s *Server, ctx context.Context, w *writeCall) error { return s.edit(ctx, w.c, w.name, w.in, w.out) }},

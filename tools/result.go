@@ -241,6 +241,7 @@ type WriterResult struct {
 	Diff          string      `json:"diff,omitempty" jsonschema:"edit, and append of at most 4 KB: unified diff of the change, with the lines around it, one per file (with options.dryRun nothing was written)"`
 	DryRun        bool        `json:"dryRun,omitempty" jsonschema:"true when nothing was written"`
 	Backup        string      `json:"backup,omitempty" jsonschema:"name of the backup copy in the server's backup store (outside the root; the operator restores it)"`
+	NotKept       string      `json:"notKept,omitempty" jsonschema:"why this change cannot be undone: what it replaced was not kept in the history"`
 	LinkedFrom    []string    `json:"linkedFrom,omitempty" jsonschema:"delete: documents that linked to what was deleted (their links are now broken)"`
 	UpdatedFiles  []string    `json:"updatedFiles,omitempty" jsonschema:"move with preserveRelationships: documents whose links were rewritten (or would be, with dryRun)"`
 	// edit of several files

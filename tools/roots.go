@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/history"
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/semantic"
 )
@@ -26,6 +27,7 @@ type Mount struct {
 	Policy  *security.Policy
 	Engine  *semantic.Engine // nil: search_semantic and relationships answer NOT_AVAILABLE
 	Backups *fsroot.Root     // nil: options.backup is refused
+	History *history.Store   // nil: changes are final
 	Ignore  *Ignore          // nil: one of Root's own (see Config.Ignore)
 }
 
@@ -46,7 +48,7 @@ type Roots struct {
 // (its Root, Policy, Engine and Backups are the mounts', and ignored). With named false, the tools
 // serve exactly one root, and its paths do not name it.
 func NewRoots(shared Config, named bool) *Roots {
-	shared.Root, shared.Policy, shared.Engine, shared.Backups = nil, nil, nil, nil
+	shared.Root, shared.Policy, shared.Engine, shared.Backups, shared.History = nil, nil, nil, nil, nil
 	return &Roots{top: New(shared), named: named}
 }
 
@@ -85,7 +87,7 @@ func (r *Roots) Add(m Mount) error {
 		}
 	}
 	cfg := r.top.cfg
-	cfg.Root, cfg.Policy, cfg.Engine, cfg.Backups, cfg.Ignore = m.Root, m.Policy, m.Engine, m.Backups, m.Ignore
+	cfg.Root, cfg.Policy, cfg.Engine, cfg.Backups, cfg.History, cfg.Ignore = m.Root, m.Policy, m.Engine, m.Backups, m.History, m.Ignore
 	s := New(cfg)
 	s.name = m.Name
 	i, _ := slices.BinarySearchFunc(r.roots, m.Name, func(s *Server, name string) int { return strings.Compare(s.name, name) })

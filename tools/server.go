@@ -21,6 +21,7 @@ import (
 
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/fulltext"
+	"github.com/packfs/packfs-mcp/history"
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/semantic"
@@ -49,6 +50,9 @@ type Config struct {
 	MaxFileSize int64
 	// Timeout bounds each call. If zero, DefaultTimeout.
 	Timeout time.Duration
+	// History, when set, keeps what every change replaces, so that it can be undone; it lies
+	// outside Root. If nil, changes are final.
+	History *history.Store
 	// Backups, when set, is where options.backup keeps previous versions; it lies outside Root.
 	// If nil, a request for a backup is refused.
 	Backups *fsroot.Root
@@ -171,6 +175,8 @@ type call struct {
 	// is then every root's, for the search.
 	leading bool
 	lead    []float64
+	// changes are the files a writing call changed, for its history record (Server.commit).
+	changes []history.Change
 }
 
 func (c *call) meta() Meta { return Meta{ExecutionMs: sinceMs(c.start)} }

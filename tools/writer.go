@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/history"
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/markdown"
 	"github.com/packfs/packfs-mcp/security"
@@ -74,6 +75,7 @@ func (s *Server) update(ctx context.Context, c *call) (any, error) {
 		}
 	}
 	err = row.write(s, ctx, &writeCall{c: c, in: in, name: name, from: from, out: &out})
+	s.commit(ctx, c) // what changed, even when the call then failed
 	unlock()
 	if err != nil {
 		if row.merge {
@@ -133,7 +135,7 @@ func (s *Server) makeParents(name string, o intents.UpdateOptions) error {
 	return e.MkdirAll()
 }
 
-func (s *Server) create(ctx context.Context, name, content string, o intents.UpdateOptions, out *WriterResult) error {
+func (s *Server) create(ctx context.Context, c *call, name, content string, o intents.UpdateOptions, out *WriterResult) error {
 	if err := s.cfg.Policy.CheckWrite(name); err != nil {
 		return err // before any folder is made for it
 	}
@@ -148,6 +150,7 @@ func (s *Server) create(ctx context.Context, name, content string, o intents.Upd
 	if err := e.CreateFile(ctx, []byte(content), 0); err != nil {
 		return err
 	}
+	s.changed(c, name, nil, []byte(content), 0o644)
 	out.Created, out.SizeBytes = true, ptr(len(content))
 	out.Version = fsroot.Version([]byte(content))
 	return nil
@@ -215,13 +218,13 @@ func noFolderVersion(name, purpose string, isDir bool, version string) error {
 		"%q is a folder, and target.version is the version of a file's content: %s the folder without target.version", name, purpose)}
 }
 
-func (s *Server) replace(ctx context.Context, name, content, version string, o intents.UpdateOptions, out *WriterResult) error {
+func (s *Server) replace(ctx context.Context, c *call, name, content, version string, o intents.UpdateOptions, out *WriterResult) error {
 	e, err := s.open(name, useWrite)
 	if err != nil {
 		return err
 	}
 	defer e.Close()
-	old, _, err := e.ReadFile(ctx, s.cfg.MaxFileSize)
+	old, info, err := e.ReadFile(ctx, s.cfg.MaxFileSize)
 	if err == nil {
 		err = noKey(name, old)
 	}
@@ -237,15 +240,20 @@ func (s *Server) replace(ctx context.Context, name, content, version string, o i
 	if out.Backup, err = s.backup(ctx, name, old, o); err != nil {
 		return err
 	}
+	before, err := s.keep(ctx, name, old, info.Mode)
+	if err != nil {
+		return err
+	}
 	v, err := e.WriteFileIf(ctx, []byte(content), version, s.cfg.MaxFileSize)
 	if err != nil {
 		return err
 	}
+	s.changed(c, name, before, []byte(content), info.Mode)
 	out.SizeBytes, out.Version = ptr(len(content)), v
 	return nil
 }
 
-func (s *Server) appendTo(ctx context.Context, name, content, version string, o intents.UpdateOptions, out *WriterResult) error {
+func (s *Server) appendTo(ctx context.Context, c *call, name, content, version string, o intents.UpdateOptions, out *WriterResult) error {
 	e, err := s.open(name, useWrite)
 	if err != nil {
 		return err
@@ -255,9 +263,9 @@ func (s *Server) appendTo(ctx context.Context, name, content, version string, o 
 			e.Close()
 		}
 	}()
-	old, _, err := e.ReadFile(ctx, s.cfg.MaxFileSize)
+	old, info, err := e.ReadFile(ctx, s.cfg.MaxFileSize)
 	if isNotExist(err) && version == "" {
-		err = s.create(ctx, name, content, o, out)
+		err = s.create(ctx, c, name, content, o, out)
 		if !errors.Is(err, fs.ErrExist) {
 			if err == nil {
 				out.BytesAppended = ptr(len(content))
@@ -270,7 +278,7 @@ func (s *Server) appendTo(ctx context.Context, name, content, version string, o 
 		if e, err = s.open(name, useWrite); err != nil {
 			return err
 		}
-		old, _, err = e.ReadFile(ctx, s.cfg.MaxFileSize)
+		old, info, err = e.ReadFile(ctx, s.cfg.MaxFileSize)
 	}
 	if err == nil {
 		err = noKey(name, old)
@@ -290,10 +298,15 @@ func (s *Server) appendTo(ctx context.Context, name, content, version string, o 
 	if out.Backup, err = s.backup(ctx, name, old, o); err != nil {
 		return err
 	}
+	before, err := s.keep(ctx, name, old, info.Mode)
+	if err != nil {
+		return err
+	}
 	v, err := e.AppendFileIf(ctx, []byte(content), version, s.cfg.MaxFileSize)
 	if err != nil {
 		return err
 	}
+	s.changed(c, name, before, []byte(string(old)+content), info.Mode)
 	out.SizeBytes, out.BytesAppended, out.Version = ptr(len(old)+len(content)), ptr(len(content)), v
 	if len(content) <= MaxAppendDiff {
 		out.Diff = unifiedDiff(s.show(name), string(old), string(old)+content)
@@ -305,7 +318,7 @@ func (s *Server) appendTo(ctx context.Context, name, content, version string, o 
 // lines: enough for a note's new section, where an agent would otherwise read the end back.
 const MaxAppendDiff = 4 << 10
 
-func (s *Server) remove(ctx context.Context, name, version string, o intents.UpdateOptions, out *WriterResult) error {
+func (s *Server) remove(ctx context.Context, c *call, name, version string, o intents.UpdateOptions, out *WriterResult) error {
 	e, err := s.open(name, useRemove)
 	if err != nil {
 		return err
@@ -338,6 +351,15 @@ func (s *Server) remove(ctx context.Context, name, version string, o intents.Upd
 			return err
 		}
 	}
+	var before *history.State
+	if s.cfg.History != nil {
+		if before, err = s.keepRemoved(ctx, e, name, info, version, out); err != nil {
+			return err
+		}
+		if before != nil && version == "" {
+			version = before.Version // remove what was kept, not what a writer put there since
+		}
+	}
 	linked := s.linkedFrom(name)
 	switch {
 	case version != "":
@@ -350,8 +372,37 @@ func (s *Server) remove(ctx context.Context, name, version string, o intents.Upd
 	if err != nil {
 		return err
 	}
+	if before != nil {
+		s.changed(c, name, before, nil, 0)
+	}
 	out.Deleted, out.LinkedFrom = true, linked
 	return nil
+}
+
+// keepRemoved keeps, before a delete, the content of the file e found at name (info): its state
+// for the call's record. What it cannot keep it says in out.NotKept: a folder (kept in a later
+// version), a link (links are not kept), a file larger than the size limit.
+func (s *Server) keepRemoved(ctx context.Context, e *fsroot.Entry, name string, info fsroot.Info, version string, out *WriterResult) (*history.State, error) {
+	switch {
+	case info.Type == fsroot.TypeDir:
+		out.NotKept = "a folder's files are not kept in the history yet: this delete cannot be undone"
+		return nil, nil
+	case info.Type != fsroot.TypeFile:
+		out.NotKept = "a link is not kept in the history: this delete cannot be undone"
+		return nil, nil
+	}
+	old, st, err := e.ReadFile(ctx, s.cfg.MaxFileSize)
+	if errors.Is(err, fsroot.ErrTooLarge) {
+		out.NotKept = "the file is larger than the server's file size limit (" + humanBytes(s.cfg.MaxFileSize) + "), which the history keeps: this delete cannot be undone"
+		return nil, nil
+	}
+	if err == nil {
+		err = unchanged(old, version)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.keep(ctx, name, old, st.Mode)
 }
 
 // removeFolder removes the folder e found and everything in it, unless it holds entries the

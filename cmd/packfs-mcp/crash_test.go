@@ -70,7 +70,7 @@ func TestCrashSafeWrites(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 
 	dir := t.TempDir()
-	root, backups := filepath.Join(dir, "root"), filepath.Join(dir, "backups")
+	root, backups, hist := filepath.Join(dir, "root"), filepath.Join(dir, "backups"), filepath.Join(dir, "history")
 	must(t, os.MkdirAll(filepath.Join(root, "sub"), 0o755))
 	must(t, os.MkdirAll(backups, 0o700))
 	o := newCrashOracle([]string{"f0.md", "f1.md", "f2.md", "f3.md", "sub/f4.md"})
@@ -78,11 +78,12 @@ func TestCrashSafeWrites(t *testing.T) {
 		must(t, os.WriteFile(filepath.Join(root, filepath.FromSlash(name)), []byte(o.initial(name)), 0o644))
 	}
 	args := []string{"serve", "--root", root, "--allow-write", "--no-index", "--backup-dir", backups,
-		"--rate-limit", "1000000"}
+		"--history-dir", hist, "--rate-limit", "1000000"}
 
 	var st crashStats
 	checked := map[string]bool{} // backups already found legal; a backup is never rewritten
 	var leftovers []string       // temporary files the last kill left in the root
+	var histLeft []string        // and in the history
 	t0 := time.Now()
 	for cycle := range cycles {
 		c0 := time.Now()
@@ -90,6 +91,7 @@ func TestCrashSafeWrites(t *testing.T) {
 		s.checkNoTempListed(t, o.names)
 		c1 := time.Now()
 		waitRemoved(t, root, leftovers)
+		waitRemoved(t, hist, histLeft)
 		c2 := time.Now()
 		delay := time.Duration(rng.Int64N(int64(30*time.Millisecond) + 1))
 		s.streamAndKill(t, o, rng, delay, &st)
@@ -106,7 +108,8 @@ func TestCrashSafeWrites(t *testing.T) {
 		o.resync(t, root)
 		leftovers = tempFiles(t, root)
 		st.phases[3] += time.Since(c3)
-		if len(leftovers) > 0 || st.backupTemp > 0 {
+		// A write of the history (what a change replaces, kept before it) is a write too.
+		if histLeft = tempFiles(t, hist); len(leftovers) > 0 || st.backupTemp > 0 || len(histLeft) > 0 {
 			st.killsMidWrite++
 		}
 		st.tempLeft += len(leftovers)
@@ -121,6 +124,7 @@ func TestCrashSafeWrites(t *testing.T) {
 	s.checkNoTempListed(t, o.names)
 	waitRemoved(t, root, leftovers)
 	waitRemoved(t, backups, tempFiles(t, backups)) // the backup store is cleaned at start too
+	waitRemoved(t, hist, histLeft)                 // and the history
 	s.close(t)
 	o.checkRoot(t, root)
 	o.checkBackups(t, backups, checked, &st)

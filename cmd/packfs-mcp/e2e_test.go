@@ -50,9 +50,12 @@ func TestMain(m *testing.M) {
 	// falls back to the user's /var/tmp/packfs-mcp-UID.
 	userState := stateFolders()
 	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
-	if err := os.Mkdir(filepath.Join(dir, "cache"), 0o700); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+	os.Setenv("XDG_DATA_HOME", filepath.Join(dir, "data")) // the history's folder
+	for _, d := range []string{"cache", "data"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o700); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	}
 	build := exec.Command("go", "build", "-o", binPath, ".")
 	build.Stderr = os.Stderr
@@ -81,22 +84,27 @@ func cacheEnv(dir string) []string {
 	return []string{"HOME=" + dir, "XDG_CACHE_HOME=" + cache}
 }
 
-// stateFolders are the folders where a server run by this user keeps its indexes and backups when
-// the test gives it none: the user's cache folder and the shared temporary folders.
+// stateFolders are the folders where a server run by this user keeps its indexes, backups and
+// history when the test gives it none: the user's cache and data folders and the shared temporary
+// folders.
 func stateFolders() []string {
 	user := "packfs-mcp-" + strconv.Itoa(os.Geteuid())
 	out := []string{filepath.Join("/var/tmp", user), filepath.Join(os.TempDir(), user)}
 	if cache, err := os.UserCacheDir(); err == nil {
 		out = append(out, filepath.Join(cache, "packfs-mcp"))
 	}
-	return out
+	data := os.Getenv("XDG_DATA_HOME")
+	if home, err := os.UserHomeDir(); err == nil && !filepath.IsAbs(data) {
+		data = filepath.Join(home, ".local", "share")
+	}
+	return append(out, filepath.Join(data, "packfs-mcp"))
 }
 
 // stateEntries lists the indexes and backup folders in the folders of stateFolders.
 func stateEntries(folders []string) map[string]bool {
 	out := map[string]bool{}
 	for _, f := range folders {
-		for _, kind := range []string{"index", "backups"} {
+		for _, kind := range []string{"index", "backups", "history"} {
 			entries, _ := os.ReadDir(filepath.Join(f, kind))
 			for _, e := range entries {
 				out[filepath.Join(f, kind, e.Name())] = true

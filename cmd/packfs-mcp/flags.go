@@ -33,6 +33,8 @@ type serverFlags struct {
 	rateMax    *int
 	rateWindow *time.Duration
 	backupDir  *string
+	historyDir *string
+	noHistory  *bool
 	timeout    *time.Duration
 	indexDir   *string
 	noIndex    *bool
@@ -63,6 +65,8 @@ func newServerFlags(name string, stdout io.Writer) *serverFlags {
 		rateMax:         fs.Int("rate-limit", security.DefaultMaxRequests, "`N` requests allowed per window, overall; each tool gets half"),
 		rateWindow:      fs.Duration("rate-window", security.DefaultWindow, "the rate limit's window, a `DURATION` such as 10s"),
 		backupDir:       fs.String("backup-dir", "", "the `DIR` where options.backup keeps previous versions; must be outside the root (default: the first of the user cache folder, /var/tmp and $TMPDIR that is outside the root)"),
+		historyDir:      fs.String("history-dir", "", "the `DIR` where what the tools' changes replace is kept so they can be undone; must be outside the root (default: the user data folder, else /var/tmp or $TMPDIR, the first outside the root)"),
+		noHistory:       fs.Bool("no-history", false, "keep no history: changes made through the tools are final"),
 		timeout:         fs.Duration("timeout", tools.DefaultTimeout, "deadline of each tool call, a `DURATION` such as 1m30s"),
 		indexDir:        fs.String("index-dir", "", "the `DIR` where the search index persists; must be outside the root (default: the first of the user cache folder, /var/tmp and $TMPDIR that is outside the root)"),
 		noIndex:         fs.Bool("no-index", false, "do not build the search index (search_semantic and relationships are then unavailable)"),
@@ -183,6 +187,12 @@ func (f *serverFlags) config() (server.Config, error) {
 	}
 	if set["backup-dir"] {
 		c.BackupDir = *f.backupDir
+	}
+	if set["history-dir"] {
+		c.HistoryDir = *f.historyDir
+	}
+	if set["no-history"] {
+		c.NoHistory = *f.noHistory
 	}
 	if set["index-dir"] {
 		c.Semantic.IndexDir = *f.indexDir

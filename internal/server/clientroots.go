@@ -388,13 +388,16 @@ func (c *clientRoots) check(resolved string) error {
 // later.
 func stateAreas(cfg Config) []string {
 	var out []string
-	for _, d := range []string{cfg.Semantic.IndexDir, cfg.BackupDir} {
+	for _, d := range []string{cfg.Semantic.IndexDir, cfg.BackupDir, cfg.HistoryDir} {
 		if d != "" {
 			out = append(out, resolveHost(d))
 		}
 	}
 	for _, b := range stateBases() {
 		out = append(out, resolveHost(b.dir))
+	}
+	if data := userDataDir(); filepath.IsAbs(data) {
+		out = append(out, resolveHost(filepath.Join(data, "packfs-mcp")))
 	}
 	return out
 }

@@ -30,6 +30,11 @@ type Config struct {
 	// BackupDir is where options.backup keeps previous versions; it must lie outside the root.
 	// If empty, a folder in the user's cache directory keyed by the root.
 	BackupDir string `json:"backupDir,omitempty" yaml:"backupDir"`
+	// HistoryDir is where what the tools' changes replace is kept, so they can be undone; it must
+	// lie outside the root. If empty, a folder in the user's data directory keyed by the root.
+	HistoryDir string `json:"historyDir,omitempty" yaml:"historyDir"`
+	// NoHistory keeps no history: changes made through the tools are final.
+	NoHistory bool `json:"noHistory,omitempty" yaml:"noHistory"`
 	// TimeoutMs bounds each tool call. If zero, [tools.DefaultTimeout].
 	TimeoutMs int `json:"timeoutMs,omitempty" yaml:"timeoutMs" validate:"min=0,max=3600000"`
 	// ReadOnly removes the write permission whatever Permissions says.

@@ -133,6 +133,20 @@ func (a *app) describe(w io.Writer) {
 		}
 		row("backups", "%s%s", a.label(m.name), backups)
 	}
+	for _, m := range mounts {
+		if !a.perms.Has(security.PermWrite) {
+			break
+		}
+		h := "off (--no-history): changes made through the tools are final"
+		switch {
+		case a.cfg.NoHistory:
+		case m.historyAt.Dir == "":
+			h = "OFF: no folder for it lies outside the root (set --history-dir): changes made through the tools are final"
+		default:
+			h = m.historyAt.Dir + " (what the tools' changes replace, kept so they can be undone)"
+		}
+		row("history", "%s%s", a.label(m.name), h)
+	}
 	journal := "off (--journal FILE keeps one)"
 	if a.cfg.Journal.File != "" {
 		journal = a.cfg.Journal.File
@@ -185,6 +199,9 @@ func (a *app) checks() []check {
 		}
 		if a.perms.Has(security.PermWrite) {
 			checks = append(checks, m.checkWrite())
+			if m.historyAt.Dir != "" {
+				checks = append(checks, checkPlace("history", m.historyAt, "off, and changes final"))
+			}
 			if m.backupAt.Dir != "" {
 				checks = append(checks, checkPlace("backup", m.backupAt, "off, and options.backup refused"))
 			}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/fulltext"
+	"github.com/packfs/packfs-mcp/history"
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/semantic"
 	"github.com/packfs/packfs-mcp/tools"
@@ -22,10 +23,14 @@ import (
 // a folder of its own outside every root, see placeState), its backups, and the background work
 // on them (the sweep for leftover temporary files, the index build and its reconcile loop).
 type mount struct {
-	name    string
-	root    *fsroot.Root
-	backups *fsroot.Root // nil: backups are off
-	locks   *fsroot.Root // the lock files shared with other servers; nil: writes lock within this one
+	name       string
+	root       *fsroot.Root
+	backups    *fsroot.Root   // nil: backups are off
+	history    *history.Store // nil: changes are final
+	historyDir *fsroot.Root   // the history's folder, closed with m
+	// historyAt is where the history lives, or would (doctor makes no folder).
+	historyAt statePlace
+	locks     *fsroot.Root // the lock files shared with other servers; nil: writes lock within this one
 	// backupAt is where the backups go, for doctor's check (Config.inspect).
 	backupAt statePlace
 	// backupsPlace is where the backups would go, for doctor, which makes no folder (Config.inspect).
@@ -65,6 +70,15 @@ func (a *app) openMount(name string, r *fsroot.Root, others []string) (*mount, e
 		if err := m.openBackups(a.stateDir(a.cfg.BackupDir, r), others, a.cfg.inspect); err != nil {
 			m.warn.Printf("backups are off (options.backup is refused): %v", err)
 		}
+		if !a.cfg.NoHistory {
+			if err := m.openHistory(a.stateDir(a.cfg.HistoryDir, r), others, a.cfg.inspect); err != nil {
+				if m.historyAt.chosen {
+					m.close()
+					return nil, fmt.Errorf("history: %w", err)
+				}
+				m.warn.Printf("NO HISTORY: changes made through the tools cannot be undone (%v); set --history-dir to a folder outside the root", err)
+			}
+		}
 		// doctor makes no folder: the locks folder is made at the first start that writes.
 		if !a.cfg.inspect {
 			if err := m.openLocks(others); err != nil {
@@ -83,7 +97,7 @@ func (a *app) openMount(name string, r *fsroot.Root, others []string) (*mount, e
 
 // toolsMount is m as the tools serve it, under name.
 func (m *mount) toolsMount(name string) tools.Mount {
-	return tools.Mount{Name: name, Root: m.root, Policy: m.policy, Engine: m.engine, Backups: m.backups, Ignore: m.ignore}
+	return tools.Mount{Name: name, Root: m.root, Policy: m.policy, Engine: m.engine, Backups: m.backups, History: m.history, Ignore: m.ignore}
 }
 
 // prefixed returns a logger writing through l's output with prefix before each line.
@@ -156,6 +170,26 @@ func (m *mount) openBackups(configured string, others []string, inspect bool) (e
 	return err
 }
 
+// openHistory opens (creating it) the history of m's root, outside every root (see placeState):
+// what the tools' changes replace, kept so they can be undone. doctor makes no folder.
+func (m *mount) openHistory(configured string, others []string, inspect bool) error {
+	place, err := placeState(stateHistory, configured, m.root, others...)
+	m.historyAt = place
+	if err != nil || inspect {
+		return err
+	}
+	if place.Dir == "" {
+		return errors.New("no folder for it lies outside the root")
+	}
+	r, err := m.openPlace(stateHistory, configured, others, "--history-dir")
+	if err != nil {
+		return err
+	}
+	m.historyDir = r
+	m.history = history.Open(r)
+	return nil
+}
+
 // openLocks opens (creating it) the folder of lock files that writes share with the other
 // packfs-mcp processes of this user ([fsroot.Root.ShareLocks]), outside every root. Without it,
 // writes of one file are serialised within this server only.
@@ -198,7 +232,7 @@ func (m *mount) ownDirs() []string {
 	if m.indexPlace.Dir != "" {
 		dirs = append(dirs, m.indexPlace.Dir)
 	}
-	for _, r := range []*fsroot.Root{m.backups, m.locks} {
+	for _, r := range []*fsroot.Root{m.backups, m.historyDir, m.locks} {
 		if r != nil {
 			dirs = append(dirs, r.ResolvedDir())
 		}
@@ -209,7 +243,7 @@ func (m *mount) ownDirs() []string {
 // hostPaths are m's host paths, for the log to cut out of what clients receive.
 func (m *mount) hostPaths() []string {
 	paths := []string{m.root.Dir(), m.root.ResolvedDir(), m.indexPlace.Dir}
-	for _, r := range []*fsroot.Root{m.backups, m.locks} {
+	for _, r := range []*fsroot.Root{m.backups, m.historyDir, m.locks} {
 		if r != nil {
 			paths = append(paths, r.Dir(), r.ResolvedDir())
 		}
@@ -243,6 +277,9 @@ func (m *mount) close() {
 	}
 	if m.backups != nil {
 		m.backups.Close()
+	}
+	if m.historyDir != nil {
+		m.historyDir.Close()
 	}
 	if m.locks != nil {
 		m.locks.Close()
@@ -420,12 +457,12 @@ func (m *mount) logChanges(ctx context.Context, doing string, n int, err error) 
 // cleanTempBudget bounds the sweep for leftover temporary files of one root.
 const cleanTempBudget = 5 * time.Minute
 
-// cleanTemp removes temporary files a crashed write left behind, in the root and in the backup
-// store; it runs in the background so a large tree does not delay the first answer.
+// cleanTemp removes temporary files a crashed write left behind, in the root, the backup store and
+// the history; it runs in the background so a large tree does not delay the first answer.
 func (m *mount) cleanTemp(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, cleanTempBudget)
 	defer cancel()
-	for _, r := range []*fsroot.Root{m.root, m.backups} {
+	for _, r := range []*fsroot.Root{m.root, m.backups, m.historyDir} {
 		if r == nil {
 			continue
 		}

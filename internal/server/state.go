@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 
@@ -29,6 +30,9 @@ const (
 	// stateLocks is one folder for every root and every server of this user (not one a root):
 	// servers on one folder, or on folders one inside the other, take their file locks there.
 	stateLocks stateKind = "locks"
+	// stateHistory is what the tools' changes replaced (package history): data, not cache, so it
+	// is kept in the user's data folder first.
+	stateHistory stateKind = "history"
 )
 
 // stateBase is a folder packfs-mcp may keep state under.
@@ -37,6 +41,8 @@ type stateBase struct {
 	// shared says the parent folder is writable by every user (/var/tmp, /tmp), so dir must be
 	// made, or found, private to this user before anything is kept in it.
 	shared bool
+	// data says dir is in the user's data folder, whose parent is made when missing.
+	data bool
 }
 
 // stateBases lists, in order of preference, the folders where packfs-mcp keeps state: the user's
@@ -54,6 +60,29 @@ func stateBases() []stateBase {
 		}
 	}
 	return out
+}
+
+// userDataDir is where the user's programs keep data that is not a cache: $XDG_DATA_HOME or
+// ~/.local/share, ~/Library/Application Support on macOS, %LocalAppData% on Windows; "" when there
+// is none.
+func userDataDir() string {
+	home, _ := os.UserHomeDir()
+	switch runtime.GOOS {
+	case "windows":
+		return os.Getenv("LocalAppData")
+	case "darwin", "ios":
+		if home == "" {
+			return ""
+		}
+		return filepath.Join(home, "Library", "Application Support")
+	}
+	if x := os.Getenv("XDG_DATA_HOME"); filepath.IsAbs(x) {
+		return x
+	}
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".local", "share")
 }
 
 // statePlace is where one kind of state lives for a root.
@@ -83,8 +112,18 @@ func placeState(kind stateKind, configured string, root *fsroot.Root, others ...
 		}
 		return statePlace{Dir: dir, chosen: true}, nil
 	}
-	for _, b := range stateBases() {
-		if _, ok := fsroot.ResolveHost(filepath.Dir(b.dir)); !ok {
+	bases := stateBases()
+	if kind == stateHistory {
+		// Data, not cache: the user's data folder (made when missing, as XDG's programs do), then
+		// the shared fallbacks.
+		shared := slices.DeleteFunc(bases, func(b stateBase) bool { return !b.shared })
+		bases = append([]stateBase{{dir: filepath.Join(userDataDir(), "packfs-mcp"), data: true}}, shared...)
+	}
+	for _, b := range bases {
+		if !filepath.IsAbs(b.dir) {
+			continue
+		}
+		if _, ok := fsroot.ResolveHost(filepath.Dir(b.dir)); !ok && !b.data {
 			continue
 		}
 		dir := filepath.Join(b.dir, string(kind), stateKey(root))

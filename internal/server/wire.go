@@ -313,7 +313,7 @@ func (a *app) afterStart(ctx context.Context) bool {
 
 // hostPaths are the host paths the server uses, for the log to cut out of what clients receive.
 func (a *app) hostPaths() []string {
-	paths := append([]string{a.cfg.BackupDir, a.cfg.Semantic.IndexDir, a.cfg.Journal.File}, a.cfg.ClientRootsWithin...)
+	paths := append([]string{a.cfg.BackupDir, a.cfg.HistoryDir, a.cfg.Semantic.IndexDir, a.cfg.Journal.File}, a.cfg.ClientRootsWithin...)
 	paths = append(paths, a.within...)
 	for _, m := range a.mountList() {
 		paths = append(paths, m.hostPaths()...)

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/history"
+)
+
+// TestHistoryEndToEnd checks, through the binary, that a server that writes keeps what each change
+// replaces in its history folder, outside the root, byte for byte, with one record per call, and
+// that --no-history keeps none.
+func TestHistoryEndToEnd(t *testing.T) {
+	f := newFixture(t)
+	hist := filepath.Join(f.dir, "history")
+	s := start(t, f, nil, "--no-index", "--allow-write", "--history-dir", hist)
+	before, err := os.ReadFile(filepath.Join(f.root, "notes", "a.md"))
+	must(t, err)
+	gone, err := os.ReadFile(filepath.Join(f.root, "notes", "b.md"))
+	must(t, err)
+	for _, args := range []map[string]any{
+		intent("update", "notes/a.md", map[string]any{"content": "# A\nrewritten\n"}),
+		intent("delete", "notes/b.md", nil),
+	} {
+		if res, _ := s.call(writer, args); res["success"] != true {
+			t.Fatalf("%v: %v", args["purpose"], res)
+		}
+	}
+	r, err := fsroot.Open(hist, fsroot.Options{})
+	must(t, err)
+	defer r.Close()
+	records, _, err := history.Open(r).Records(context.Background(), nil)
+	must(t, err)
+	if len(records) != 2 || records[0].Purpose != "delete" || records[1].Purpose != "update" {
+		t.Fatalf("records = %+v, want the delete and the update", records)
+	}
+	for i, want := range map[int]string{0: string(gone), 1: string(before)} {
+		data, err := history.Open(r).Content(context.Background(), records[i].Changes[0].Before.SHA256)
+		if err != nil || string(data) != want {
+			t.Errorf("%s kept %q (%v), want %q", records[i].Purpose, data, err, want)
+		}
+	}
+
+	off := start(t, f, nil, "--no-index", "--allow-write", "--no-history", "--history-dir", filepath.Join(f.dir, "none"))
+	if res, _ := off.call(writer, intent("update", "notes/a.md", map[string]any{"content": "again\n"})); res["success"] != true {
+		t.Fatalf("update with --no-history: %v", res)
+	}
+	if _, err := os.Stat(filepath.Join(f.dir, "none")); err == nil {
+		t.Errorf("--no-history made a history folder")
+	}
+}
