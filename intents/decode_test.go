@@ -115,9 +115,9 @@ func TestDecodeAccess(t *testing.T) {
 		{name: "broken target JSON string", in: `{"purpose":"read","target":"{\"path\":"}`, field: "target", rule: "json"},
 		{name: "missing purpose", in: `{"target":{"path":"a.md"}}`, field: "purpose", rule: "required", msg: "one of: read, metadata, exists"},
 		{name: "unknown purpose", in: `{"purpose":"write","target":{"path":"a.md"}}`,
-			field: "purpose", rule: "oneof", msg: `purpose must be one of: read, metadata, exists (got "write")`},
+			field: "purpose", rule: "oneof", msg: `purpose must be one of: read, metadata, exists, history (got "write")`},
 		{name: "mistyped purpose", in: `{"purpose":"raed","target":{"path":"a.md"}}`,
-			field: "purpose", rule: "oneof", msg: `purpose must be one of: read, metadata, exists (got "raed"): did you mean "read"?`},
+			field: "purpose", rule: "oneof", msg: `purpose must be one of: read, metadata, exists, history (got "raed"): did you mean "read"?`},
 		{name: "missing target", in: `{"purpose":"read"}`, field: "target.path", rule: "required"},
 		{name: "empty target", in: `{"purpose":"read","target":{}}`, field: "target.path", rule: "required"},
 		{name: "path and paths", in: `{"purpose":"read","target":{"path":"a.md","paths":["b.md"]}}`, field: "target.paths", rule: "conflict"},
@@ -321,7 +321,7 @@ func TestDecodeUpdate(t *testing.T) {
 		{name: "dryRun with delete", in: `{"purpose":"delete","target":"a","options":{"dryRun":true}}`,
 			field: "options.dryRun", rule: "unexpected", msg: "only accepted when purpose is edit, move or copy, not delete"},
 		{name: "createPath with mkdir", in: `{"purpose":"mkdir","target":"a/b","options":{"createPath":true}}`,
-			field: "options.createPath", rule: "unexpected", msg: "create, append, move or copy, not mkdir"},
+			field: "options.createPath", rule: "unexpected", msg: "create, append, move, copy or restore, not mkdir"},
 		{name: "backup with move", in: `{"purpose":"move","target":{"path":"a","destination":"b"},"options":{"backup":true}}`,
 			field: "options.backup", rule: "unexpected", msg: "update, append, edit or delete, not move"},
 		{name: "content with delete", in: `{"purpose":"delete","target":"a","content":""}`, field: "content", rule: "unexpected"},
@@ -363,10 +363,10 @@ func TestPurposes(t *testing.T) {
 		got  []string
 		want []string
 	}{
-		{"Access", Purposes[Access](), []string{"read", "metadata", "exists"}},
+		{"Access", Purposes[Access](), []string{"read", "metadata", "exists", "history"}},
 		{"Discover", Purposes[Discover](), []string{"list", "search_content", "search_semantic", "relationships"}},
-		{"Update", Purposes[Update](), []string{"create", "update", "append", "delete", "edit", "move", "copy", "mkdir"}},
-		{"pointer", Purposes[*Access](), []string{"read", "metadata", "exists"}},
+		{"Update", Purposes[Update](), []string{"create", "update", "append", "delete", "edit", "move", "copy", "mkdir", "restore"}},
+		{"pointer", Purposes[*Access](), []string{"read", "metadata", "exists", "history"}},
 		{"no purpose", Purposes[Edit](), nil},
 		{"not a struct", Purposes[string](), nil},
 	} {

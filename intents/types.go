@@ -10,7 +10,7 @@ import (
 // Access is the reader tool's intent: read a file, fetch its metadata, or
 // check that it exists.
 type Access struct {
-	Purpose     string            `json:"purpose" validate:"required,oneof=read metadata exists"`
+	Purpose     string            `json:"purpose" validate:"required,oneof=read metadata exists history"`
 	Target      AccessTarget      `json:"target" validate:"required"`
 	Preferences AccessPreferences `json:"preferences,omitzero" purposes:"read"`
 }
@@ -129,7 +129,7 @@ func (d *Discover) Depth() int {
 // a file or directory. Which fields are required depends on Purpose; [Decode]
 // checks that.
 type Update struct {
-	Purpose string        `json:"purpose" validate:"required,oneof=create update append delete edit move copy mkdir"`
+	Purpose string        `json:"purpose" validate:"required,oneof=create update append delete edit move copy mkdir restore"`
 	Target  UpdateTarget  `json:"target" validate:"required"`
 	Content *string       `json:"content,omitempty" purposes:"create update append" required:"send the text to write (it may be empty)"`
 	Edits   []Edit        `json:"edits,omitempty" validate:"max=100,dive" purposes:"edit" required:"send at least one {\"oldText\": ..., \"newText\": ...}" jsonschema:"In order, all or none; an edit's path names another file."`
@@ -142,7 +142,7 @@ type UpdateTarget struct {
 	Path        string   `json:"path,omitempty" validate:"max=4096"`
 	Paths       []string `json:"paths,omitempty" validate:"max=20,unique,dive,required,max=4096" purposes:"move" jsonschema:"Instead of path: moved into the folder destination, all or none."`
 	Destination string   `json:"destination,omitempty" validate:"max=4096" purposes:"move copy" required:"send the new path"`
-	Version     string   `json:"version,omitempty" validate:"max=16" purposes:"update append edit delete move" jsonschema:"From a read: CONFLICT, nothing written, if the file changed since."`
+	Version     string   `json:"version,omitempty" validate:"max=16" purposes:"update append edit delete move restore" jsonschema:"From a read: CONFLICT, nothing written, if the file changed since. restore: one history lists (default: before the last change)."`
 }
 
 // MaxEditFiles is the most files one edit changes: as many as one read returns ([MaxReadPaths]),
@@ -162,12 +162,12 @@ type Edit struct {
 // refuses to create missing parent directories, to delete or copy non-empty
 // directories and to overwrite on move or copy, and keeps no backup.
 type UpdateOptions struct {
-	CreatePath            bool  `json:"createPath,omitempty" purposes:"create append move copy" jsonschema:"Makes parents."`
+	CreatePath            bool  `json:"createPath,omitempty" purposes:"create append move copy restore" jsonschema:"Makes parents."`
 	Backup                bool  `json:"backup,omitempty" purposes:"update append edit delete" jsonschema:"Keeps the old version."`
 	Atomic                *bool `json:"atomic,omitempty" schema:"-"`
 	PreserveRelationships bool  `json:"preserveRelationships,omitempty" purposes:"move" jsonschema:"Rewrites the links to what moves and checks them; answers rewrites, mentions (other files' lines naming the old path), linksChecked, linksLost: no check call needed."`
 	Recursive             bool  `json:"recursive,omitempty" purposes:"delete copy" jsonschema:"A full folder."`
-	Overwrite             bool  `json:"overwrite,omitempty" purposes:"move copy"`
+	Overwrite             bool  `json:"overwrite,omitempty" purposes:"move copy restore"`
 	DryRun                bool  `json:"dryRun,omitempty" purposes:"edit move copy" jsonschema:"Answers what would change."`
 
 	// LinkText "" is "keep"; Decode refuses it without PreserveRelationships.

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -93,5 +94,94 @@ func TestHistoryNotKept(t *testing.T) {
 	out = e.call(t, WriterName, map[string]any{"purpose": "delete", "target": map[string]any{"path": "dir"}, "options": map[string]any{"recursive": true}})
 	if out.Result["success"] != true || out.Result["notKept"] == nil {
 		t.Errorf("delete of a folder: %s, want success saying it cannot be undone", out.json())
+	}
+}
+
+// TestRestore checks that restore puts back what a change replaced, byte for byte: by default the
+// version before the last change, or one history lists; that a restore is itself undone by the
+// next; that it brings a deleted file back and undoes a create; and that a file changed since the
+// change it would undo is a CONFLICT unless options.overwrite.
+func TestRestore(t *testing.T) {
+	e := newOptionEnv(t, optionTable{tree: []string{"a.md=one\n", "b.md=bee\n", "d/c.md=sea\n"}})
+	withHistory(t, e)
+	w := func(purpose, p string, extra map[string]any) optionResult {
+		args := map[string]any{"purpose": purpose, "target": map[string]any{"path": p}}
+		for k, v := range extra {
+			args[k] = v
+		}
+		return e.call(t, WriterName, args)
+	}
+	ok := func(out optionResult) optionResult {
+		t.Helper()
+		if out.Result["success"] != true {
+			t.Fatalf("%s", out.json())
+		}
+		return out
+	}
+	ok(w("update", "a.md", map[string]any{"content": "two\n"}))
+	ok(w("update", "a.md", map[string]any{"content": "three\n"}))
+	steps := []struct {
+		name string
+		out  optionResult
+		file string
+		want string // "" for gone
+	}{
+		{"undo the last update", w("restore", "a.md", nil), "a.md", "two\n"},
+		{"undo the restore", w("restore", "a.md", nil), "a.md", "three\n"},
+		{"a version history lists", w("restore", "a.md", map[string]any{"target": map[string]any{"path": "a.md", "version": fsroot.Version([]byte("one\n"))}}), "a.md", "one\n"},
+	}
+	ok(w("delete", "d/c.md", nil))
+	steps = append(steps, struct {
+		name string
+		out  optionResult
+		file string
+		want string
+	}{"a deleted file", w("restore", "d/c.md", nil), "d/c.md", "sea\n"})
+	ok(w("create", "new.md", map[string]any{"content": "fresh\n"}))
+	steps = append(steps, struct {
+		name string
+		out  optionResult
+		file string
+		want string
+	}{"undo a create", w("restore", "new.md", nil), "new.md", ""})
+	for _, s := range steps {
+		if s.out.Result["success"] != true {
+			t.Errorf("%s: %s", s.name, s.out.json())
+			continue
+		}
+		got, there := s.out.Tree[s.file]
+		if s.want == "" && there || s.want != "" && got != s.want {
+			t.Errorf("%s: %s holds %q (there %v), want %q", s.name, s.file, got, there, s.want)
+		}
+	}
+
+	// Changed outside the tools since the last change: CONFLICT, nothing written; overwrite wins.
+	ok(w("update", "b.md", map[string]any{"content": "bee two\n"}))
+	mustOK(t, os.WriteFile(filepath.Join(e.root, "b.md"), []byte("theirs\n"), 0o644))
+	if out := w("restore", "b.md", nil); out.Result["code"] != CodeConflict || out.Tree["b.md"] != "theirs\n" {
+		t.Errorf("restore over a change made since: %s, b.md %q; want CONFLICT and theirs", out.json(), out.Tree["b.md"])
+	}
+	if out := ok(w("restore", "b.md", map[string]any{"options": map[string]any{"overwrite": true}})); out.Tree["b.md"] != "bee\n" {
+		t.Errorf("restore with overwrite: b.md %q, want bee", out.Tree["b.md"])
+	}
+	// What the overwrite replaced is kept too: theirs can come back.
+	if out := ok(w("restore", "b.md", map[string]any{"target": map[string]any{"path": "b.md", "version": fsroot.Version([]byte("theirs\n"))}})); out.Tree["b.md"] != "theirs\n" {
+		t.Errorf("restore of what an overwrite replaced: b.md %q", out.Tree["b.md"])
+	}
+
+	// history lists a folder's changes, the deleted file included, newest first.
+	out := e.call(t, ReaderName, map[string]any{"purpose": "history", "target": map[string]any{"path": "d"}})
+	var got []string
+	for _, h := range out.Result["history"].([]any) {
+		m := h.(map[string]any)
+		got = append(got, m["purpose"].(string)+" "+m["path"].(string)+" "+fmt.Sprint(m["deleted"] == true))
+	}
+	if diff := cmp.Diff([]string{"restore d/c.md false", "delete d/c.md true"}, got); diff != "" {
+		t.Errorf("history of d (-want +got):\n%s\n%s", diff, out.json())
+	}
+	for _, p := range []string{".env", ".git/config"} {
+		if out := e.call(t, ReaderName, map[string]any{"purpose": "history", "target": map[string]any{"path": p}}); out.Result["code"] != CodeBlocked {
+			t.Errorf("history of %s: %s, want PATH_BLOCKED", p, out.json())
+		}
 	}
 }

@@ -39,6 +39,9 @@ type optionTable struct {
 	engine bool
 	// fresh says whether every call needs its own copy of the tree, because calls write.
 	fresh bool
+	// setup, when set, gives the server a history and makes the changes it keeps (through the
+	// tools, and from outside them), before any call of the table.
+	setup func(t *testing.T, e *optionEnv)
 	// base is the call, per purpose, that each field is added to.
 	base map[string]map[string]any
 	// cases, keyed "purpose path", or "* path" for every purpose that takes the field and has no
@@ -257,6 +260,10 @@ func newOptionEnv(t *testing.T, table optionTable) *optionEnv {
 	for _, st := range env.srv.Tools() {
 		env.tools[st.Tool.Name] = st
 	}
+	if table.setup != nil {
+		withHistory(t, env)
+		table.setup(t, env)
+	}
 	return env
 }
 
@@ -307,6 +314,12 @@ func readerOptions() optionTable {
 			"read":     {"purpose": "read", "target": map[string]any{"path": "a.md"}},
 			"metadata": {"purpose": "metadata", "target": map[string]any{"path": "a.md"}},
 			"exists":   {"purpose": "exists", "target": map[string]any{"path": "a.md"}},
+			"history":  {"purpose": "history", "target": map[string]any{"path": "a.md"}},
+		},
+		setup: func(t *testing.T, e *optionEnv) {
+			for _, content := range []string{"one\n", "one\ntwo\nthree\n"} {
+				mustSucceed(t, e.call(t, WriterName, map[string]any{"purpose": "update", "target": map[string]any{"path": "a.md"}, "content": content}))
+			}
 		},
 		cases: map[string]optionCase{
 			"* target.path":                    {set: map[string]any{"target.path": "missing.md"}},
@@ -471,6 +484,9 @@ func writerOptions() optionTable {
 		"copy options.createPath":            {set: map[string]any{"options.createPath": true}, also: map[string]any{"target.destination": "sub/copied.md"}},
 		"copy options.overwrite":             {set: map[string]any{"options.overwrite": true}, also: map[string]any{"target.destination": "b.md"}},
 		"copy options.dryRun":                {set: map[string]any{"options.dryRun": true}},
+		"restore target.path":                {set: map[string]any{"target.path": "a.md"}}, // no change kept: NOT_FOUND
+		"restore options.createPath":         {set: map[string]any{"options.createPath": true}, also: map[string]any{"target.path": "gone/x.md"}},
+		"restore options.overwrite":          {set: map[string]any{"options.overwrite": true}, also: map[string]any{"target.path": "c.md"}},
 		"copy options.recursive":             {set: map[string]any{"options.recursive": true}, also: map[string]any{"target.path": "dir", "target.destination": "dircopy"}},
 		// wiki.md's [[a]] becomes [[moved|a]], or with "target" [[moved]].
 		"move options.linkText": {set: map[string]any{"options.linkText": "target"}, also: map[string]any{"options.preserveRelationships": true}},
@@ -488,6 +504,23 @@ func writerOptions() optionTable {
 			"move":   {"purpose": "move", "target": map[string]any{"path": "a.md", "destination": "moved.md"}},
 			"copy":   {"purpose": "copy", "target": map[string]any{"path": "a.md", "destination": "copied.md"}},
 			"mkdir":  write("mkdir", "newdir", nil),
+			// b.md was "bee\n", then "bee two\n": restore puts "bee two\n" back.
+			"restore": write("restore", "b.md", nil),
+		},
+		setup: func(t *testing.T, e *optionEnv) {
+			for _, args := range []map[string]any{
+				write("update", "b.md", map[string]any{"content": "bee two\n"}),
+				write("update", "b.md", map[string]any{"content": "bee three\n"}),
+				write("update", "c.md", map[string]any{"content": "cx two\n"}),
+				write("create", "gone/x.md", map[string]any{"content": "x\n", "options": map[string]any{"createPath": true}}),
+				write("delete", "gone/x.md", nil),
+				write("delete", "gone", nil),
+			} {
+				mustSucceed(t, e.call(t, WriterName, args))
+			}
+			// c.md changed outside the tools since: restoring what its last change replaced is a
+			// conflict unless options.overwrite.
+			mustOK(t, os.WriteFile(filepath.Join(e.root, "c.md"), []byte("cx three\n"), 0o644))
 		},
 		cases: cases,
 		refuse: map[string]map[string]any{
@@ -508,6 +541,14 @@ func writerOptions() optionTable {
 			"options.overwrite":             {"options.overwrite": true},
 			"options.dryRun":                {"options.dryRun": true},
 		},
+	}
+}
+
+// mustSucceed fails t unless out is a success.
+func mustSucceed(t *testing.T, out optionResult) {
+	t.Helper()
+	if out.Result["success"] != true {
+		t.Fatalf("setup call failed: %s", out.json())
 	}
 }
 

@@ -68,6 +68,8 @@ var purposes = []Purpose{
 		accessTop: func(c *call) (any, error) {
 			return ReaderResult{Status: Status{Success: true}, Exists: ptr(true), Metadata: c.meta()}, nil
 		}},
+	{Name: "history", Tool: ReaderName, Permission: security.PermRead, Cost: security.CostLight,
+		access: (*Server).history},
 	{Name: "list", Tool: SearcherName, Permission: security.PermList, Cost: security.CostMedium,
 		RecursiveCost: security.CostHeavy, Progress: "listing", discover: (*Server).listFolder,
 		discoverTop: func(r *Roots, ctx context.Context, c *call, in intents.Discover, roots []*Server) (any, error) {
@@ -124,6 +126,10 @@ var purposes = []Purpose{
 		target: kindAny, write: func(s *Server, ctx context.Context, w *writeCall) error { return s.copy(ctx, w.from, w.in, w.out) }},
 	{Name: "mkdir", Tool: WriterName, Permission: security.PermWrite, Cost: security.CostMedium,
 		target: kindDir, write: func(s *Server, _ context.Context, w *writeCall) error { return s.mkdir(w.name, w.out) }},
+	{Name: "restore", Tool: WriterName, Permission: security.PermWrite, Cost: security.CostMedium,
+		single: true, write: func(s *Server, ctx context.Context, w *writeCall) error {
+			return s.restoreVersion(ctx, w.c, w.name, w.in.Target.Version, w.in.Options, w.out)
+		}},
 }
 
 // rows is purposes for the lookups ([PurposeOf]) that code the table's own handlers reach makes

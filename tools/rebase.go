@@ -33,6 +33,9 @@ func (v *ReaderResult) rebase(show func(string) string) {
 	for i := range v.Files {
 		v.Files[i].Path = entryPath(v.Files[i].Path, show)
 	}
+	for i := range v.History {
+		v.History[i].Path = show(v.History[i].Path)
+	}
 }
 
 func (v *SearcherResult) rebase(show func(string) string) {

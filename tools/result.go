@@ -54,10 +54,22 @@ type FileContent struct {
 // ReaderResult is what packfs-file-reader returns.
 type ReaderResult struct {
 	Status
-	Exists *bool `json:"exists,omitempty" jsonschema:"with purpose exists: whether an entry the tools can see is at the path (a file a listing leaves out counts as missing)"`
+	Exists *bool `json:"exists,omitempty" jsonschema:"with purpose exists: whether an entry the tools can see is at the path"`
 	FileContent
-	Files    []ReadEntry `json:"files,omitempty" jsonschema:"read with target.paths: one entry per path, in the order given, each with its own success or error"`
-	Metadata Meta        `json:"metadata" validate:"required" jsonschema:"facts about the call"`
+	Files    []ReadEntry    `json:"files,omitempty" jsonschema:"read with target.paths: one entry per path, in the order given, each with its own success or error"`
+	History  []HistoryEntry `json:"history,omitempty" jsonschema:"with purpose history: the changes kept of the file, or below the folder, newest first"`
+	Metadata Meta           `json:"metadata" validate:"required" jsonschema:"facts about the call"`
+}
+
+// HistoryEntry is one change the history keeps of a file: when, by which purpose, and the version
+// it replaced, which restore brings back.
+type HistoryEntry struct {
+	Path      string `json:"path" validate:"required" jsonschema:"root-relative path"`
+	Time      string `json:"time" validate:"required" jsonschema:"when the change was made, RFC 3339"`
+	Purpose   string `json:"purpose" validate:"required" jsonschema:"the writer purpose that made it"`
+	Version   string `json:"version,omitempty" jsonschema:"the version it replaced, kept: restore it with target.version; empty when the change made the file"`
+	SizeBytes *int64 `json:"sizeBytes,omitempty" jsonschema:"the size of that version"`
+	Deleted   bool   `json:"deleted,omitempty" jsonschema:"true when the change removed the file"`
 }
 
 // ReadEntry is one file of a read of several: its path, whether it was read, and what was.

@@ -22,7 +22,7 @@ import (
 
 func writerTool() mcp.Tool {
 	return mcp.NewTool(WriterName,
-		mcp.WithDescription("Writes are atomic: a failed call changes nothing. append creates a missing file, mkdir its parents."),
+		mcp.WithDescription("Writes are atomic: a failed call changes nothing. What a change replaces is kept: reader purpose history lists it, restore puts it back. append creates a missing file, mkdir its parents."),
 		schemas[intents.Update, WriterResult](),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{
 			Title:           "Write files",

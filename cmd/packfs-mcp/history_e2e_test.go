@@ -11,8 +11,8 @@ import (
 )
 
 // TestHistoryEndToEnd checks, through the binary, that a server that writes keeps what each change
-// replaces in its history folder, outside the root, byte for byte, with one record per call, and
-// that --no-history keeps none.
+// replaces in its history folder, outside the root, byte for byte, with one record per call, that
+// a model lists and restores it through the tools, and that --no-history keeps none.
 func TestHistoryEndToEnd(t *testing.T) {
 	f := newFixture(t)
 	hist := filepath.Join(f.dir, "history")
@@ -41,6 +41,22 @@ func TestHistoryEndToEnd(t *testing.T) {
 		data, err := history.Open(r).Content(context.Background(), records[i].Changes[0].Before.SHA256)
 		if err != nil || string(data) != want {
 			t.Errorf("%s kept %q (%v), want %q", records[i].Purpose, data, err, want)
+		}
+	}
+
+	// A model looks back and undoes both, through the tools.
+	res, _ := s.call(reader, access("history", "notes"))
+	if h, _ := res["history"].([]any); len(h) != 2 {
+		t.Errorf("history of notes: %v, want the delete and the update", res)
+	}
+	for _, p := range []string{"notes/a.md", "notes/b.md"} {
+		if res, _ := s.call(writer, intent("restore", p, nil)); res["success"] != true {
+			t.Fatalf("restore %s: %v", p, res)
+		}
+	}
+	for p, want := range map[string]string{"a.md": string(before), "b.md": string(gone)} {
+		if got, err := os.ReadFile(filepath.Join(f.root, "notes", p)); err != nil || string(got) != want {
+			t.Errorf("after restore, %s holds %q (%v), want %q", p, got, err, want)
 		}
 	}
 

@@ -16,7 +16,7 @@ import (
 // ListingBudget is the most bytes the three tools may cost a model with writing on: what a host
 // puts in front of it on every turn, each tool's name, description and input schema as compact
 // JSON, measured from tools/list.
-const ListingBudget = 6000
+const ListingBudget = 6500
 
 // TestListingBudget checks that the tools listing, as the built binary answers tools/list and a
 // host shows it to a model, stays within ListingBudget.
