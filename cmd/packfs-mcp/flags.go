@@ -10,6 +10,7 @@ import (
 
 	"github.com/packfs/packfs-mcp/audit"
 	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/history"
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/internal/server"
 	"github.com/packfs/packfs-mcp/security"
@@ -23,23 +24,25 @@ type serverFlags struct {
 	root       *folderFlag
 	configFile *string
 	permissionFlags
-	maxSize    *int64
-	exts       *string
-	addExts    *string
-	blocked    *string
-	unblock    *string
-	noDefaults *bool
-	hardLinks  *bool
-	rateMax    *int
-	rateWindow *time.Duration
-	backupDir  *string
-	historyDir *string
-	noHistory  *bool
-	timeout    *time.Duration
-	indexDir   *string
-	noIndex    *bool
-	journal    *string
-	journalMax *int
+	maxSize     *int64
+	exts        *string
+	addExts     *string
+	blocked     *string
+	unblock     *string
+	noDefaults  *bool
+	hardLinks   *bool
+	rateMax     *int
+	rateWindow  *time.Duration
+	backupDir   *string
+	historyDir  *string
+	noHistory   *bool
+	historyDays *int
+	historyMax  *int64
+	timeout     *time.Duration
+	indexDir    *string
+	noIndex     *bool
+	journal     *string
+	journalMax  *int
 }
 
 // newServerFlags registers the server's flags on a new flag set named name, whose help goes to
@@ -67,6 +70,8 @@ func newServerFlags(name string, stdout io.Writer) *serverFlags {
 		backupDir:       fs.String("backup-dir", "", "the `DIR` where options.backup keeps previous versions; must be outside the root (default: the first of the user cache folder, /var/tmp and $TMPDIR that is outside the root)"),
 		historyDir:      fs.String("history-dir", "", "the `DIR` where what the tools' changes replace is kept so they can be undone; must be outside the root (default: the user data folder, else /var/tmp or $TMPDIR, the first outside the root)"),
 		noHistory:       fs.Bool("no-history", false, "keep no history: changes made through the tools are final"),
+		historyDays:     fs.Int("history-days", 7, "how many `DAYS` of changes the history keeps"),
+		historyMax:      fs.Int64("history-max-bytes", history.DefaultMaxBytes, "what one root's history may take, in `BYTES`: the oldest changes go first"),
 		timeout:         fs.Duration("timeout", tools.DefaultTimeout, "deadline of each tool call, a `DURATION` such as 1m30s"),
 		indexDir:        fs.String("index-dir", "", "the `DIR` where the search index persists; must be outside the root (default: the first of the user cache folder, /var/tmp and $TMPDIR that is outside the root)"),
 		noIndex:         fs.Bool("no-index", false, "do not build the search index (search_semantic and relationships are then unavailable)"),
@@ -193,6 +198,12 @@ func (f *serverFlags) config() (server.Config, error) {
 	}
 	if set["no-history"] {
 		c.NoHistory = *f.noHistory
+	}
+	if set["history-days"] {
+		c.HistoryDays = *f.historyDays
+	}
+	if set["history-max-bytes"] {
+		c.HistoryMaxBytes = *f.historyMax
 	}
 	if set["index-dir"] {
 		c.Semantic.IndexDir = *f.indexDir

@@ -35,6 +35,11 @@ type Config struct {
 	HistoryDir string `json:"historyDir,omitempty" yaml:"historyDir"`
 	// NoHistory keeps no history: changes made through the tools are final.
 	NoHistory bool `json:"noHistory,omitempty" yaml:"noHistory"`
+	// HistoryDays is how many days of changes the history keeps. If zero, 7.
+	HistoryDays int `json:"historyDays,omitempty" yaml:"historyDays" validate:"min=0,max=3650"`
+	// HistoryMaxBytes bounds what the history of one root takes, the oldest changes going first.
+	// If zero, 1 GiB.
+	HistoryMaxBytes int64 `json:"historyMaxBytes,omitempty" yaml:"historyMaxBytes" validate:"min=0"`
 	// TimeoutMs bounds each tool call. If zero, [tools.DefaultTimeout].
 	TimeoutMs int `json:"timeoutMs,omitempty" yaml:"timeoutMs" validate:"min=0,max=3600000"`
 	// ReadOnly removes the write permission whatever Permissions says.

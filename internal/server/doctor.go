@@ -15,6 +15,7 @@ import (
 
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/fulltext"
+	"github.com/packfs/packfs-mcp/history"
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/tools"
 )
@@ -143,7 +144,8 @@ func (a *app) describe(w io.Writer) {
 		case m.historyAt.Dir == "":
 			h = "OFF: no folder for it lies outside the root (set --history-dir): changes made through the tools are final"
 		default:
-			h = m.historyAt.Dir + " (what the tools' changes replace, kept so they can be undone)"
+			l := a.historyLimits()
+			h = fmt.Sprintf("%s (what the tools' changes replace, kept %d days within %d MB so they can be undone): %s", m.historyAt.Dir, int(l.Keep.Hours()/24), l.MaxBytes>>20, historyUsage(m.historyAt.Dir))
 		}
 		row("history", "%s%s", a.label(m.name), h)
 	}
@@ -152,6 +154,26 @@ func (a *app) describe(w io.Writer) {
 		journal = a.cfg.Journal.File
 	}
 	row("journal", "%s", journal)
+}
+
+// historyUsage says what the history in dir holds, without changing it.
+func historyUsage(dir string) string {
+	if _, ok := fsroot.ResolveHost(dir); !ok {
+		return "none yet"
+	}
+	r, err := fsroot.Open(dir, fsroot.Options{})
+	if err != nil {
+		return fmt.Sprintf("cannot be read (%v)", err)
+	}
+	defer r.Close()
+	n, oldest, bytes, err := history.Open(r).Usage(context.Background())
+	switch {
+	case err != nil:
+		return fmt.Sprintf("cannot be read (%v)", err)
+	case n == 0:
+		return "no change kept yet"
+	}
+	return fmt.Sprintf("%d changes since %s, %.1f MB", n, oldest.Local().Format(time.DateTime), float64(bytes)/(1<<20))
 }
 
 // label is what names the root called name in doctor's lines: nothing when the tools serve one.

@@ -454,6 +454,28 @@ func (m *mount) logChanges(ctx context.Context, doing string, n int, err error) 
 	}
 }
 
+// pruneEvery is how often a running server prunes its history: servers stay up for days.
+const pruneEvery = 6 * time.Hour
+
+// pruneHistory prunes m's history to l at once, then every pruneEvery until ctx ends.
+func (m *mount) pruneHistory(ctx context.Context, l history.Limits) {
+	if m.history == nil {
+		return
+	}
+	for {
+		if p, err := m.history.Prune(ctx, l); err != nil && ctx.Err() == nil {
+			m.warn.Printf("history: pruning: %v", err)
+		} else if p.Records > 0 {
+			m.log.Printf("history: removed %d changes older than %d days or past %d MB; %d kept (%d MB, since %s)", p.Records, int(l.Keep.Hours()/24), l.MaxBytes>>20, p.KeptRecords, p.Bytes>>20, p.Oldest.Format(time.DateOnly))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(pruneEvery):
+		}
+	}
+}
+
 // cleanTempBudget bounds the sweep for leftover temporary files of one root.
 const cleanTempBudget = 5 * time.Minute
 

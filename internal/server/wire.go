@@ -18,6 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/history"
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/tools"
 )
@@ -264,7 +265,8 @@ func (a *app) background(ctx context.Context) {
 	}
 }
 
-// startWork starts m's background work: the sweep for leftover temporary files and the index.
+// startWork starts m's background work: the sweep for leftover temporary files, the index, and the
+// pruning of the history.
 // Called with a.mu held.
 func (a *app) startWork(m *mount, atStart bool) {
 	ctx, stop := context.WithCancel(a.bg)
@@ -280,6 +282,11 @@ func (a *app) startWork(m *mount, atStart bool) {
 		// The index opens at once, so that after a restart the persisted index answers the first
 		// search.
 		func() { a.indexInBackground(ctx, m) },
+		func() {
+			if a.afterStart(ctx) {
+				m.pruneHistory(ctx, a.historyLimits())
+			}
+		},
 	} {
 		a.work.Add(1)
 		m.work.Add(1)
@@ -289,6 +296,18 @@ func (a *app) startWork(m *mount, atStart bool) {
 			f()
 		}()
 	}
+}
+
+// historyLimits are the bounds of every root's history, as configured.
+func (a *app) historyLimits() history.Limits {
+	l := history.Limits{Keep: time.Duration(a.cfg.HistoryDays) * 24 * time.Hour, MaxBytes: a.cfg.HistoryMaxBytes}
+	if l.Keep == 0 {
+		l.Keep = history.DefaultKeep
+	}
+	if l.MaxBytes == 0 {
+		l.MaxBytes = history.DefaultMaxBytes
+	}
+	return l
 }
 
 // wait waits for the background work to end, after the context given to background has.
