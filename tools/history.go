@@ -2,8 +2,10 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -64,10 +66,7 @@ const MaxHistoryEntries = 50
 // version it replaced, which restore brings back. The name is judged as a folder is, by its
 // components: what it names may be gone.
 func (s *Server) history(ctx context.Context, c *call, in intents.Access) (any, error) {
-	name, err := s.cfg.Policy.Clean(in.Target.Path)
-	if err == nil {
-		err = s.cfg.Policy.CheckName(name, true)
-	}
+	name, err := s.resolvePath(in.Target.Path, kindName)
 	c.path = name
 	if err != nil {
 		return nil, err
@@ -114,22 +113,28 @@ func noHistory() error {
 // like any write, and keeps what it replaces, so a restore is undone like any change. With no
 // version given, the file must still be as the last change left it (else CONFLICT, unless
 // options.overwrite): what someone wrote since is not silently undone. Undoing a create removes
-// the file.
+// the file. A name the history knows only files below is a deleted folder: restoreFolder.
 func (s *Server) restoreVersion(ctx context.Context, c *call, name, version string, o intents.UpdateOptions, out *WriterResult) error {
 	if s.cfg.History == nil {
 		return noHistory()
 	}
-	records, _, err := s.cfg.History.Records(ctx, history.Touching(name, false))
+	records, _, err := s.cfg.History.Records(ctx, history.Touching(name, true))
 	if err != nil {
 		return err
 	}
-	var changes []history.Change // of name, newest first
+	var changes, below []history.Change // of name, and of the files below it, newest first
 	for _, r := range records {
 		for _, ch := range r.Changes {
-			if ch.Path == name {
+			switch {
+			case ch.Path == name:
 				changes = append(changes, ch)
+			case strings.HasPrefix(ch.Path, name+"/") || name == ".":
+				below = append(below, ch)
 			}
 		}
+	}
+	if len(changes) == 0 && len(below) > 0 && version == "" {
+		return s.restoreFolder(ctx, c, name, below, o, out)
 	}
 	if len(changes) == 0 {
 		return newError(CodeNotFound, "the history keeps no change of %q: purpose history lists what it keeps", s.show(name))
@@ -142,6 +147,35 @@ func (s *Server) restoreVersion(ctx context.Context, c *call, name, version stri
 		}
 		want = changes[i].Before
 	}
+	if version == "" && !o.Overwrite {
+		if err := s.asLeft(ctx, name, last.After); err != nil {
+			return err
+		}
+	}
+	return s.putBack(ctx, c, name, want, o, out)
+}
+
+// asLeft refuses with CONFLICT a restore of name that would undo a change whose result (after;
+// nil: it removed the file) is no longer what name holds.
+func (s *Server) asLeft(ctx context.Context, name string, after *history.State) error {
+	e, err := s.open(name, useWrite)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	now, _, err := e.ReadFile(ctx, s.cfg.MaxFileSize)
+	if err != nil && !isNotExist(err) {
+		return err
+	}
+	exists := err == nil
+	if after == nil && !exists || after != nil && exists && fsroot.Version(now) == after.Version {
+		return nil
+	}
+	return &callError{code: CodeConflict, msg: fmt.Sprintf("%q changed since the last change this restore would undo: nothing was written; read it, then restore a version purpose history lists (target.version), or set options.overwrite to put back the one before anyway", s.show(name))}
+}
+
+// putBack makes name hold want (nil: no file), keeping what it replaces.
+func (s *Server) putBack(ctx context.Context, c *call, name string, want *history.State, o intents.UpdateOptions, out *WriterResult) error {
 	e, err := s.open(name, useWrite)
 	if err != nil {
 		return err
@@ -151,9 +185,6 @@ func (s *Server) restoreVersion(ctx context.Context, c *call, name, version stri
 	exists := err == nil
 	if err != nil && !isNotExist(err) {
 		return err
-	}
-	if version == "" && !o.Overwrite && !asLeft(last.After, now, exists) {
-		return &callError{code: CodeConflict, msg: fmt.Sprintf("%q changed since the %s this restore would undo: nothing was written; read it, then restore a version purpose history lists (target.version), or set options.overwrite to put back the one before anyway", s.show(name), "last change")}
 	}
 	switch {
 	case want == nil && !exists:
@@ -203,11 +234,102 @@ func (s *Server) restoreVersion(ctx context.Context, c *call, name, version stri
 	return nil
 }
 
-// asLeft reports whether a file holding now (exists false: no file) is as a change left it
-// (after; nil: the change removed it).
-func asLeft(after *history.State, now []byte, exists bool) bool {
-	if after == nil {
-		return !exists
+// keepFolder keeps, before the folder e found at name is deleted, the content of every file in it
+// (each looked up and judged as a read is), and returns their changes for the call's record, named
+// below name. What it cannot keep it counts in out.NotKept: links, files over the size limit, and
+// every file when there are more than MaxCopyEntries. A file the policy refuses is left for the
+// delete, which refuses a folder holding one.
+func (s *Server) keepFolder(ctx context.Context, e *fsroot.Entry, name string, out *WriterResult) ([]history.Change, error) {
+	var changes []history.Change
+	var lost []string
+	n := 0
+	err := s.cfg.Root.Walk(ctx, e.Path(), 0, func(info fsroot.Info, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := below(info.Path, e.Path())
+		p := path.Join(name, rel)
+		switch info.Type {
+		case fsroot.TypeDir:
+			return nil
+		case fsroot.TypeFile:
+		default:
+			lost = append(lost, p)
+			return nil
+		}
+		if n++; n > MaxCopyEntries {
+			return errTooMany
+		}
+		fe, err := s.open(info.Path, useRead)
+		if err != nil {
+			return nil // refused: the delete refuses the folder
+		}
+		data, st, err := fe.ReadFile(ctx, s.cfg.MaxFileSize)
+		fe.Close()
+		if errors.Is(err, fsroot.ErrTooLarge) {
+			lost = append(lost, p)
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		kept, err := s.keep(ctx, p, data, st.Mode)
+		if err != nil {
+			return err
+		}
+		changes = append(changes, history.Change{Path: p, Before: kept})
+		return nil
+	})
+	if errors.Is(err, errTooMany) {
+		out.NotKept = fmt.Sprintf("the folder holds more than %d files, more than the history keeps of one delete: this delete cannot be undone", MaxCopyEntries)
+		return nil, nil
 	}
-	return exists && fsroot.Version(now) == after.Version
+	if err != nil {
+		return nil, err
+	}
+	if len(lost) > 0 {
+		out.NotKept = fmt.Sprintf("%d entries were not kept (links, files over the size limit), such as %q: restore brings back the rest", len(lost), s.show(lost[0]))
+	}
+	return changes, nil
+}
+
+// errTooMany stops keepFolder's walk of a folder too large to keep.
+var errTooMany = errors.New("too many files")
+
+// restoreFolder brings back the files below the folder name whose last change deleted them, as
+// one change: a file there again is a CONFLICT, before anything is written, unless
+// options.overwrite; a failure midway leaves those restored before it, each kept as a change of
+// this call, so it can be undone. changes are the history's changes below name, newest first.
+func (s *Server) restoreFolder(ctx context.Context, c *call, name string, changes []history.Change, o intents.UpdateOptions, out *WriterResult) error {
+	seen := map[string]bool{}
+	var gone []history.Change // the files whose last change removed them
+	for _, ch := range changes {
+		if seen[ch.Path] {
+			continue
+		}
+		seen[ch.Path] = true
+		if ch.After == nil && ch.Before != nil {
+			gone = append(gone, ch)
+		}
+	}
+	if len(gone) == 0 {
+		return newError(CodeNotFound, "no file below %q was deleted by a change the history keeps: purpose history lists what it keeps", s.show(name))
+	}
+	if !o.Overwrite {
+		for _, ch := range gone {
+			if _, err := s.cfg.Root.Lstat(ch.Path); err == nil {
+				return &callError{code: CodeConflict, msg: fmt.Sprintf("%q is there again, so nothing was restored: set options.overwrite to put the deleted version back over it, or restore the files one by one", s.show(ch.Path))}
+			}
+		}
+	}
+	for _, ch := range gone {
+		one := WriterResult{}
+		o.CreatePath = true // the folders went with the files
+		if err := s.putBack(ctx, c, ch.Path, ch.Before, o, &one); err != nil {
+			return &fileError{err: err, name: ch.Path}
+		}
+		out.Files = append(out.Files, EditedFile{Path: ch.Path, Version: one.Version, SizeBytes: one.SizeBytes})
+	}
+	out.Created = true
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -92,8 +93,43 @@ func TestHistoryNotKept(t *testing.T) {
 		t.Errorf("update with a broken history: %s, a.md %q; want NOT_KEPT and a.md as it was", out.json(), out.Tree["a.md"])
 	}
 	out = e.call(t, WriterName, map[string]any{"purpose": "delete", "target": map[string]any{"path": "dir"}, "options": map[string]any{"recursive": true}})
-	if out.Result["success"] != true || out.Result["notKept"] == nil {
-		t.Errorf("delete of a folder: %s, want success saying it cannot be undone", out.json())
+	if out.Result["code"] != CodeNotKept || out.Tree["dir/x.md"] != "x\n" {
+		t.Errorf("delete of a folder with a broken history: %s; want NOT_KEPT and the folder as it was", out.json())
+	}
+}
+
+// TestRestoreFolder checks that a deleted folder's files are kept, each byte for byte, and come
+// back in one restore of the folder, subfolders made again; that one there again is a CONFLICT
+// before anything is written, unless options.overwrite; and that a file over the size limit is
+// named as not kept.
+func TestRestoreFolder(t *testing.T) {
+	e := newOptionEnv(t, optionTable{tree: []string{"dir/a.md=alpha\n", "dir/sub/b.md=beta\n", "dir/big.txt=" + strings.Repeat("x", 100), "keep.md=k\n"}})
+	withHistory(t, e)
+	e.srv.cfg.MaxFileSize = 50
+	out := e.call(t, WriterName, map[string]any{"purpose": "delete", "target": map[string]any{"path": "dir"}, "options": map[string]any{"recursive": true}})
+	if out.Result["success"] != true || !strings.Contains(fmt.Sprint(out.Result["notKept"]), "dir/big.txt") {
+		t.Fatalf("delete: %s, want success naming big.txt as not kept", out.json())
+	}
+	mustOK(t, os.MkdirAll(filepath.Join(e.root, "dir"), 0o755))
+	mustOK(t, os.WriteFile(filepath.Join(e.root, "dir", "a.md"), []byte("again\n"), 0o644))
+	restore := map[string]any{"purpose": "restore", "target": map[string]any{"path": "dir"}}
+	if out := e.call(t, WriterName, restore); out.Result["code"] != CodeConflict || out.Tree["dir/sub/b.md"] != "" {
+		t.Errorf("restore over a file there again: %s; want CONFLICT and nothing written", out.json())
+	}
+	restore["options"] = map[string]any{"overwrite": true}
+	out = e.call(t, WriterName, restore)
+	if out.Result["success"] != true {
+		t.Fatalf("restore: %s", out.json())
+	}
+	for p, want := range map[string]string{"dir/a.md": "alpha\n", "dir/sub/b.md": "beta\n", "keep.md": "k\n"} {
+		if out.Tree[p] != want {
+			t.Errorf("after restore, %s = %q, want %q", p, out.Tree[p], want)
+		}
+	}
+	// What the overwrite replaced is kept: again can come back.
+	out = e.call(t, WriterName, map[string]any{"purpose": "restore", "target": map[string]any{"path": "dir/a.md", "version": fsroot.Version([]byte("again\n"))}})
+	if out.Tree["dir/a.md"] != "again\n" {
+		t.Errorf("restore of what the folder's restore replaced: %s", out.json())
 	}
 }
 

@@ -55,6 +55,9 @@ const (
 	// kindLookup is judged as a file by its name alone: the handler looks it up once and judges
 	// what that lookup reached (Server.open), so the name is not resolved twice.
 	kindLookup
+	// kindName is judged by its components alone, as a folder's name is: what it names may be
+	// gone (restore), and the handler judges each file it writes.
+	kindName
 )
 
 // use is how a name of kind k is opened to be judged.
@@ -73,6 +76,13 @@ func (k kind) use() use {
 // a folder, or what is there) and lets go of it. It returns the cleaned name, which the handler
 // opens for what it does.
 func (s *Server) resolvePath(raw string, k kind) (string, error) {
+	if k == kindName {
+		name, err := s.cfg.Policy.Clean(raw)
+		if err == nil {
+			err = s.cfg.Policy.CheckName(name, true)
+		}
+		return name, err
+	}
 	if k == kindLookup {
 		name, err := s.cfg.Policy.Clean(raw)
 		if err == nil {

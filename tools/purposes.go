@@ -127,7 +127,7 @@ var purposes = []Purpose{
 	{Name: "mkdir", Tool: WriterName, Permission: security.PermWrite, Cost: security.CostMedium,
 		target: kindDir, write: func(s *Server, _ context.Context, w *writeCall) error { return s.mkdir(w.name, w.out) }},
 	{Name: "restore", Tool: WriterName, Permission: security.PermWrite, Cost: security.CostMedium,
-		single: true, write: func(s *Server, ctx context.Context, w *writeCall) error {
+		target: kindName, single: true, write: func(s *Server, ctx context.Context, w *writeCall) error {
 			return s.restoreVersion(ctx, w.c, w.name, w.in.Target.Version, w.in.Options, w.out)
 		}},
 }

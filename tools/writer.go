@@ -352,7 +352,14 @@ func (s *Server) remove(ctx context.Context, c *call, name, version string, o in
 		}
 	}
 	var before *history.State
-	if s.cfg.History != nil {
+	var inside []history.Change // a folder's files, kept
+	switch {
+	case s.cfg.History == nil:
+	case info.Type == fsroot.TypeDir:
+		if inside, err = s.keepFolder(ctx, e, name, out); err != nil {
+			return err
+		}
+	default:
 		if before, err = s.keepRemoved(ctx, e, name, info, version, out); err != nil {
 			return err
 		}
@@ -375,19 +382,16 @@ func (s *Server) remove(ctx context.Context, c *call, name, version string, o in
 	if before != nil {
 		s.changed(c, name, before, nil, 0)
 	}
+	c.changes = append(c.changes, inside...)
 	out.Deleted, out.LinkedFrom = true, linked
 	return nil
 }
 
 // keepRemoved keeps, before a delete, the content of the file e found at name (info): its state
-// for the call's record. What it cannot keep it says in out.NotKept: a folder (kept in a later
-// version), a link (links are not kept), a file larger than the size limit.
+// for the call's record. What it cannot keep it says in out.NotKept: a link (links are not kept),
+// a file larger than the size limit.
 func (s *Server) keepRemoved(ctx context.Context, e *fsroot.Entry, name string, info fsroot.Info, version string, out *WriterResult) (*history.State, error) {
-	switch {
-	case info.Type == fsroot.TypeDir:
-		out.NotKept = "a folder's files are not kept in the history yet: this delete cannot be undone"
-		return nil, nil
-	case info.Type != fsroot.TypeFile:
+	if info.Type != fsroot.TypeFile {
 		out.NotKept = "a link is not kept in the history: this delete cannot be undone"
 		return nil, nil
 	}
