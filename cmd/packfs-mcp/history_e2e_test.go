@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/packfs/packfs-mcp/fsroot"
@@ -66,5 +68,44 @@ func TestHistoryEndToEnd(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(f.dir, "none")); err == nil {
 		t.Errorf("--no-history made a history folder")
+	}
+}
+
+// TestHistoryCommands checks that a person lists and undoes the tools' changes from a shell:
+// history prints what is kept, restore puts it back (and is kept too), a path the history does not
+// know exits 1, and a restore without a path exits 2.
+func TestHistoryCommands(t *testing.T) {
+	dir := t.TempDir()
+	root, hist := filepath.Join(dir, "root"), filepath.Join(dir, "history")
+	must(t, os.MkdirAll(filepath.Join(root, "notes"), 0o755))
+	must(t, os.WriteFile(filepath.Join(root, "notes", "a.md"), []byte("one\n"), 0o644))
+	flags := []string{"--root", root, "--history-dir", hist}
+	runs := func(stdin string, args ...string) (int, string) {
+		var out, errb bytes.Buffer
+		code := run(args, strings.NewReader(stdin), &out, &errb)
+		return code, out.String() + errb.String()
+	}
+	update := `{"name": "packfs-file-writer", "arguments": {"purpose": "update", "target": {"path": "notes/a.md"}, "content": "two\n"}}`
+	if code, out := runs(update, append([]string{"call", "--allow-write", "--no-index"}, flags...)...); code != 0 {
+		t.Fatalf("call update: exit %d: %s", code, out)
+	}
+	code, out := runs("", append([]string{"history", "notes"}, flags...)...)
+	if code != 0 || !strings.Contains(out, "update") || !strings.Contains(out, "notes/a.md") || !strings.Contains(out, fsroot.Version([]byte("one\n"))) {
+		t.Errorf("history: exit %d:\n%s", code, out)
+	}
+	if code, out := runs("", append([]string{"restore", "notes/a.md"}, flags...)...); code != 0 || !strings.Contains(out, "restored notes/a.md") {
+		t.Errorf("restore: exit %d: %s", code, out)
+	}
+	if data, _ := os.ReadFile(filepath.Join(root, "notes", "a.md")); string(data) != "one\n" {
+		t.Errorf("after restore: %q, want one", data)
+	}
+	if code, out := runs("", append([]string{"history", "notes/a.md"}, flags...)...); code != 0 || !strings.Contains(out, "restore") {
+		t.Errorf("the restore is not in the history: exit %d:\n%s", code, out)
+	}
+	if code, out := runs("", append([]string{"restore", "notes/never.md"}, flags...)...); code != 1 || !strings.Contains(out, "NOT_FOUND") {
+		t.Errorf("restore of a path the history does not know: exit %d: %s", code, out)
+	}
+	if code, out := runs("", append([]string{"restore"}, flags...)...); code != 2 {
+		t.Errorf("restore without a path: exit %d: %s", code, out)
 	}
 }

@@ -93,6 +93,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return journalCmd(args, stdout, stderr)
 	case "doctor":
 		return doctorCmd(args, stdout, stderr)
+	case "history":
+		return historyCmd(args, stdout, stderr)
+	case "restore":
+		return restoreCmd(args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, versionLine())
 		return 0
@@ -109,7 +113,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // commands are the subcommands run dispatches, for the suggestion made when one is mistyped.
-var commands = []string{"serve", "tools", "call", "doctor", "journal", "version", "help"}
+var commands = []string{"serve", "tools", "call", "doctor", "history", "restore", "journal", "version", "help"}
 
 func usage(w io.Writer) {
 	fmt.Fprint(w, `packfs-mcp: a sandboxed filesystem server for AI agents, over MCP (stdio or HTTP).
@@ -124,6 +128,8 @@ Usage:
   packfs-mcp call --root DIR < call.json   run one tool call (MCP, OpenAI or Anthropic shape) from
                                            stdin and print its result in the same shape
   packfs-mcp doctor --root DIR [flags]     print the effective policy and check that DIR is usable
+  packfs-mcp history --root DIR [PATH]     list the changes the tools made that the history keeps
+  packfs-mcp restore --root DIR PATH [V]   put back a version the history keeps (undo a change)
   packfs-mcp journal [--json] FILE         summarize an audit journal written by serve --journal FILE
   packfs-mcp version                       print the version
 
