@@ -56,9 +56,11 @@ type State struct {
 }
 
 // Change is what one call did to one file: Before is nil for a file it created, After nil for a
-// file it deleted.
+// file it deleted. A move of a file or a folder is a change of its own, with To set and neither
+// state: the content moved unchanged.
 type Change struct {
 	Path   string `json:"path"`
+	To     string `json:"to,omitempty"`
 	Before *State `json:"before,omitempty"`
 	After  *State `json:"after,omitempty"`
 }
@@ -180,12 +182,14 @@ func (s *Store) Records(ctx context.Context, keep func(*Record) bool) (out []*Re
 }
 
 // Touching returns a filter for [Store.Records] of the records that changed name, or, when dir is
-// true, anything at or below it.
+// true, anything at or below it: a move touches where it moved from and where to.
 func Touching(name string, dir bool) func(*Record) bool {
 	return func(r *Record) bool {
 		for _, c := range r.Changes {
-			if c.Path == name || dir && (name == "." || strings.HasPrefix(c.Path, name+"/")) {
-				return true
+			for _, p := range []string{c.Path, c.To} {
+				if p != "" && (p == name || dir && (name == "." || strings.HasPrefix(p, name+"/"))) {
+					return true
+				}
 			}
 		}
 		return false

@@ -247,7 +247,12 @@ func (d *Discover) check() *FieldError {
 
 // check applies the rules of [Update] that no tag says.
 func (u *Update) check() *FieldError {
-	if fe := onePath(u.Target.Path, u.Target.Paths,
+	if u.Target.Call != "" {
+		if u.Target.Path != "" || u.Target.Version != "" {
+			return &FieldError{Field: "target.call", Rule: "conflict",
+				Message: "target.call undoes a whole call: send it alone, without target.path or target.version"}
+		}
+	} else if fe := onePath(u.Target.Path, u.Target.Paths,
 		"target.path is required: send the path, relative to the root (or, to move several files into one folder, target.paths)",
 		"target.path and target.paths both name files: send target.paths alone to move several, or target.path alone for one"); fe != nil {
 		return fe

@@ -142,6 +142,7 @@ type UpdateTarget struct {
 	Path        string   `json:"path,omitempty" validate:"max=4096"`
 	Paths       []string `json:"paths,omitempty" validate:"max=20,unique,dive,required,max=4096" purposes:"move" jsonschema:"Instead of path: moved into the folder destination, all or none."`
 	Destination string   `json:"destination,omitempty" validate:"max=4096" purposes:"move copy" required:"send the new path"`
+	Call        string   `json:"call,omitempty" validate:"max=64" purposes:"restore" jsonschema:"Undoes every change of a call history listed, instead of path."`
 	Version     string   `json:"version,omitempty" validate:"max=16" purposes:"update append edit delete move restore" jsonschema:"From a read: CONFLICT, nothing written, if the file changed since. restore: one history lists (default: before the last change)."`
 }
 

@@ -49,7 +49,7 @@ type copyPlan struct {
 //
 // from is the root target.path is in: s, or another root when the tools serve several. Its policy
 // judges the source, and s's the destination.
-func (s *Server) copy(ctx context.Context, from *Server, in intents.Update, out *WriterResult) error {
+func (s *Server) copy(ctx context.Context, c *call, from *Server, in intents.Update, out *WriterResult) error {
 	name, src, err := from.lookup(in.Target.Path)
 	if err != nil {
 		return err
@@ -75,9 +75,9 @@ func (s *Server) copy(ctx context.Context, from *Server, in intents.Update, out 
 		return err
 	}
 	if isDir {
-		return s.copyDir(ctx, from, name, src.Path(), dest, in.Options, out)
+		return s.copyDir(ctx, c, from, name, src.Path(), dest, in.Options, out)
 	}
-	return s.copyFile(ctx, from, name, src, info, dest, in.Options, out)
+	return s.copyFile(ctx, c, from, name, src, info, dest, in.Options, out)
 }
 
 // copyDestination runs the path policy on target.destination (see resolveReal), and returns the
@@ -120,7 +120,7 @@ func copyRefuses(src, dest, real string, isDir, recursive bool) error {
 }
 
 // copyFile copies the file src reached, which name named, to dest.
-func (s *Server) copyFile(ctx context.Context, from *Server, name string, src *fsroot.Entry, info fsroot.Info, dest string, o intents.UpdateOptions, out *WriterResult) error {
+func (s *Server) copyFile(ctx context.Context, c *call, from *Server, name string, src *fsroot.Entry, info fsroot.Info, dest string, o intents.UpdateOptions, out *WriterResult) error {
 	if err := from.cfg.Root.Refuses(info); err != nil {
 		return err
 	}
@@ -153,11 +153,17 @@ func (s *Server) copyFile(ctx context.Context, from *Server, name string, src *f
 	if err != nil {
 		return s.undoCopy(err, made, nil)
 	}
+	before, err := s.keepCopied(ctx, dst, dest)
+	if err != nil {
+		unlock()
+		return s.undoCopy(err, made, nil)
+	}
 	v, n, err := dst.CopyFrom(ctx, src, o.Overwrite, s.cfg.MaxFileSize)
 	unlock()
 	if err != nil {
 		return s.undoCopy(s.copyFailed(from, err, name, dest), made, nil)
 	}
+	s.changedTo(c, dest, before, v, n, info.Mode)
 	out.Version, out.SizeBytes = v, ptr(int(n))
 	s.refresh(ctx, dest)
 	return nil
@@ -167,7 +173,7 @@ func (s *Server) copyFile(ctx context.Context, from *Server, name string, src *f
 // missing parents, the new folders and the new files, and only then replaces the files that were
 // there (with overwrite), so that a failure before the last pass has changed nothing it cannot
 // remove again.
-func (s *Server) copyDir(ctx context.Context, from *Server, name, src, dest string, o intents.UpdateOptions, out *WriterResult) error {
+func (s *Server) copyDir(ctx context.Context, c *call, from *Server, name, src, dest string, o intents.UpdateOptions, out *WriterResult) error {
 	parents, err := s.missingParents(dest, o.CreatePath)
 	if err != nil {
 		return err
@@ -202,7 +208,7 @@ func (s *Server) copyDir(ctx context.Context, from *Server, name, src, dest stri
 			err = s.makeDir(e.dest)
 		} else {
 			var n int64
-			n, err = s.copyOne(ctx, from, e, false)
+			n, err = s.copyOne(ctx, c, from, e, false)
 			copied += n
 		}
 		if err != nil {
@@ -218,7 +224,7 @@ func (s *Server) copyDir(ctx context.Context, from *Server, name, src, dest stri
 		if !e.exists || e.dir {
 			continue
 		}
-		n, err := s.copyOne(ctx, from, e, true)
+		n, err := s.copyOne(ctx, c, from, e, true)
 		if err != nil {
 			return s.undoCopy(err, made, replaced)
 		}
@@ -340,7 +346,7 @@ func (s *Server) copyTarget(dest string, isDir, overwrite bool) (bool, error) {
 // copyOne copies the file of a folder copy at e.src to e.dest, new or, with overwrite, replacing
 // what is there. The file is looked up again and must be where the plan found it: a folder on the
 // way turned into a link meanwhile is not followed.
-func (s *Server) copyOne(ctx context.Context, from *Server, e copyEntry, overwrite bool) (int64, error) {
+func (s *Server) copyOne(ctx context.Context, c *call, from *Server, e copyEntry, overwrite bool) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
@@ -365,11 +371,17 @@ func (s *Server) copyOne(ctx context.Context, from *Server, e copyEntry, overwri
 	if err != nil {
 		return 0, err
 	}
-	_, n, err := dst.CopyFrom(ctx, src, overwrite, s.cfg.MaxFileSize)
+	before, err := s.keepCopied(ctx, dst, e.dest)
+	if err != nil {
+		unlock()
+		return 0, err
+	}
+	v, n, err := dst.CopyFrom(ctx, src, overwrite, s.cfg.MaxFileSize)
 	unlock()
 	if err != nil {
 		return 0, s.copyFailed(from, err, e.src, e.dest)
 	}
+	s.changedTo(c, e.dest, before, v, n, 0o644)
 	return n, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/history"
 	"github.com/packfs/packfs-mcp/intents"
+	"github.com/packfs/packfs-mcp/markdown"
 )
 
 // keep keeps old, what the file name holds with permission bits mode, in the root's history
@@ -84,14 +85,14 @@ func (s *Server) history(ctx context.Context, c *call, in intents.Access) (any, 
 	out := ReaderResult{Status: Status{Success: true}, History: []HistoryEntry{}}
 	for _, r := range records {
 		for _, ch := range r.Changes {
-			if ch.Path != name && !strings.HasPrefix(ch.Path, name+"/") && name != "." {
+			if !under(ch.Path, name) && !under(ch.To, name) {
 				continue
 			}
 			if len(out.History) == MaxHistoryEntries {
 				out.Truncated = true
 				break
 			}
-			e := HistoryEntry{Path: ch.Path, Time: r.Time.Format(time.RFC3339), Purpose: r.Purpose, Deleted: ch.After == nil}
+			e := HistoryEntry{Path: ch.Path, MovedTo: ch.To, Call: r.ID, Time: r.Time.Format(time.RFC3339), Purpose: r.Purpose, Deleted: ch.After == nil && ch.To == ""}
 			if ch.Before != nil {
 				e.Version, e.SizeBytes = ch.Before.Version, ptr(ch.Before.Size)
 			}
@@ -132,6 +133,9 @@ func (s *Server) restoreVersion(ctx context.Context, c *call, name, version stri
 				below = append(below, ch)
 			}
 		}
+	}
+	if version == "" && len(records) > 0 && hasMove(records[0]) {
+		return s.undoRecord(ctx, c, records[0], o, out) // a move, and its link rewrites, undo together
 	}
 	if len(changes) == 0 && len(below) > 0 && version == "" {
 		return s.restoreFolder(ctx, c, name, below, o, out)
@@ -174,8 +178,10 @@ func (s *Server) asLeft(ctx context.Context, name string, after *history.State) 
 	return &callError{code: CodeConflict, msg: fmt.Sprintf("%q changed since the last change this restore would undo: nothing was written; read it, then restore a version purpose history lists (target.version), or set options.overwrite to put back the one before anyway", s.show(name))}
 }
 
-// putBack makes name hold want (nil: no file), keeping what it replaces.
+// putBack makes name hold want (nil: no file), keeping what it replaces, and brings the index up
+// to date for it.
 func (s *Server) putBack(ctx context.Context, c *call, name string, want *history.State, o intents.UpdateOptions, out *WriterResult) error {
+	defer s.refresh(ctx, name)
 	e, err := s.open(name, useWrite)
 	if err != nil {
 		return err
@@ -332,4 +338,130 @@ func (s *Server) restoreFolder(ctx context.Context, c *call, name string, change
 	}
 	out.Created = true
 	return nil
+}
+
+// keepCopied keeps what the file dst (at name) holds before a copy replaces it: its state, or nil
+// when nothing is there or no history is kept.
+func (s *Server) keepCopied(ctx context.Context, dst *fsroot.Entry, name string) (*history.State, error) {
+	if s.cfg.History == nil {
+		return nil, nil
+	}
+	if info, err := dst.Info(); err != nil || info.Type != fsroot.TypeFile {
+		return nil, nil
+	}
+	old, info, err := dst.ReadFile(ctx, s.cfg.MaxFileSize)
+	if err != nil {
+		return nil, err
+	}
+	return s.keep(ctx, name, old, info.Mode)
+}
+
+// changedTo is [Server.changed] for a write whose new content the call did not hold: its version
+// and size.
+func (s *Server) changedTo(c *call, name string, before *history.State, version string, size int64, mode fs.FileMode) {
+	if s.cfg.History == nil {
+		return
+	}
+	c.changes = append(c.changes, history.Change{Path: name, Before: before, After: &history.State{Version: version, Size: size, Mode: mode.Perm()}})
+}
+
+// hasMove reports whether r moved a file or a folder.
+func hasMove(r *history.Record) bool {
+	return slices.ContainsFunc(r.Changes, func(ch history.Change) bool { return ch.To != "" })
+}
+
+// undoCall answers restore with target.call: it undoes every change of the call the history
+// records under id ([Server.undoRecord]).
+func (s *Server) undoCall(ctx context.Context, c *call, id string, o intents.UpdateOptions, out *WriterResult) error {
+	if s.cfg.History == nil {
+		return noHistory()
+	}
+	records, _, err := s.cfg.History.Records(ctx, func(r *history.Record) bool { return r.ID == id })
+	if err != nil {
+		return err
+	}
+	if len(records) == 0 {
+		return &callError{code: CodeNotFound, field: "target.call", msg: fmt.Sprintf("no call %q is kept: purpose history lists the calls it keeps", id)}
+	}
+	return s.undoRecord(ctx, c, records[0], o, out)
+}
+
+// undoRecord undoes every change of r, the last first: a move is moved back, a content put back
+// (a file r made is removed). It first checks that each file is still as r left it, a CONFLICT
+// before anything is done unless options.overwrite; each step is kept as a change of this call,
+// so the undo can be undone in its turn.
+func (s *Server) undoRecord(ctx context.Context, c *call, r *history.Record, o intents.UpdateOptions, out *WriterResult) error {
+	movedTo := map[string]bool{} // where r's moves put something: those paths hold the moved entry
+	for _, ch := range r.Changes {
+		if ch.To != "" {
+			movedTo[ch.To] = true
+		}
+	}
+	if !o.Overwrite {
+		for i, ch := range r.Changes {
+			var err error
+			switch {
+			case ch.To != "":
+				// A later change of r that made a file where the move took it from is undone
+				// first, freeing the place.
+				freed := slices.ContainsFunc(r.Changes[i+1:], func(l history.Change) bool { return l.Path == ch.Path && l.To == "" })
+				err = s.movedStill(ch, freed)
+			case !movedTo[ch.Path]:
+				err = s.asLeft(ctx, ch.Path, ch.After)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	o.CreatePath = true // a folder on the way may have gone since
+	for i := len(r.Changes) - 1; i >= 0; i-- {
+		ch := r.Changes[i]
+		one := WriterResult{}
+		var err error
+		if ch.To != "" {
+			err = s.moveBack(ctx, c, ch, o.Overwrite)
+		} else {
+			err = s.putBack(ctx, c, ch.Path, ch.Before, o, &one)
+		}
+		if err != nil {
+			return &fileError{err: err, name: ch.Path}
+		}
+		out.Files = append(out.Files, EditedFile{Path: ch.Path, Version: one.Version, SizeBytes: one.SizeBytes})
+	}
+	return nil
+}
+
+// movedStill refuses with CONFLICT the undo of the move ch when what it moved is no longer where
+// it put it, or its old place is taken (and not freed by the undo first).
+func (s *Server) movedStill(ch history.Change, freed bool) error {
+	if _, err := s.cfg.Root.Lstat(ch.To); err != nil {
+		return &callError{code: CodeConflict, msg: fmt.Sprintf("%q is no longer where the move put it, so nothing was undone", s.show(ch.To))}
+	}
+	if _, err := s.cfg.Root.Lstat(ch.Path); err == nil && !freed {
+		return &callError{code: CodeConflict, msg: fmt.Sprintf("%q, where the move took it from, is taken again, so nothing was undone: set options.overwrite to move it back over that", s.show(ch.Path))}
+	}
+	return nil
+}
+
+// moveBack moves what the move ch put at ch.To back to ch.Path, kept as a move of this call.
+func (s *Server) moveBack(ctx context.Context, c *call, ch history.Change, overwrite bool) error {
+	isDir, err := s.isFolder(ch.To)
+	if err != nil {
+		return err
+	}
+	if err := s.makeParents(ch.Path, intents.UpdateOptions{CreatePath: true}); err != nil {
+		return err
+	}
+	m := moving{markdown.Moved{From: ch.To, To: ch.Path}, isDir}
+	if err := s.renameAll(ctx, c, []moving{m}, overwrite, ""); err != nil {
+		return err
+	}
+	s.refresh(ctx, ch.To, ch.Path)
+	return nil
+}
+
+// under reports whether p is name or lies below it.
+func under(p, name string) bool {
+	return p != "" && (p == name || name == "." || strings.HasPrefix(p, name+"/"))
 }

@@ -221,3 +221,58 @@ func TestRestore(t *testing.T) {
 		}
 	}
 }
+
+// TestUndoMove checks that restore on a moved file's old path undoes the move and the link
+// rewrites that came with it, putting back the file the move replaced, and that target.call, as
+// history lists it, undoes a whole call the same way; each undo is kept, so it can be undone.
+func TestUndoMove(t *testing.T) {
+	e := newOptionEnv(t, optionTable{engine: true, tree: []string{"a.md=# A\n", "b.md=# B, replaced\n", "link.md=see [a](a.md)\n"}})
+	withHistory(t, e)
+	move := e.call(t, WriterName, map[string]any{"purpose": "move", "target": map[string]any{"path": "a.md", "destination": "b.md"},
+		"options": map[string]any{"overwrite": true, "preserveRelationships": true}})
+	if move.Result["success"] != true || move.Tree["link.md"] != "see [a](b.md)\n" {
+		t.Fatalf("move: %s, link.md %q", move.json(), move.Tree["link.md"])
+	}
+	out := e.call(t, WriterName, map[string]any{"purpose": "restore", "target": map[string]any{"path": "a.md"}})
+	if out.Result["success"] != true {
+		t.Fatalf("restore a.md: %s", out.json())
+	}
+	want := map[string]string{".": "/", "a.md": "# A\n", "b.md": "# B, replaced\n", "link.md": "see [a](a.md)\n"}
+	if diff := cmp.Diff(want, out.Tree); diff != "" {
+		t.Errorf("after undoing the move (-want +got):\n%s", diff)
+	}
+	// The undo is a call of its own: history names it, and target.call undoes it.
+	h := e.call(t, ReaderName, map[string]any{"purpose": "history", "target": map[string]any{"path": "a.md"}})
+	last := h.Result["history"].([]any)[0].(map[string]any)
+	if last["purpose"] != "restore" || last["call"] == nil {
+		t.Fatalf("history of a.md: %s", h.json())
+	}
+	out = e.call(t, WriterName, map[string]any{"purpose": "restore", "target": map[string]any{"call": last["call"]}})
+	if out.Result["success"] != true || out.Tree["b.md"] != "# A\n" || out.Tree["link.md"] != "see [a](b.md)\n" {
+		t.Errorf("undo of the undo: %s\n%v", out.json(), out.Tree)
+	}
+	if _, there := out.Tree["a.md"]; there {
+		t.Errorf("a.md is back after undoing the undo")
+	}
+}
+
+// TestRestoreCopy checks that a copy over an existing file keeps what it replaced, and that a copy
+// to a new path is undone by removing it.
+func TestRestoreCopy(t *testing.T) {
+	e := newOptionEnv(t, optionTable{tree: []string{"a.md=alpha\n", "b.md=beta\n"}})
+	withHistory(t, e)
+	for _, dest := range []string{"b.md", "c.md"} {
+		if out := e.call(t, WriterName, map[string]any{"purpose": "copy", "target": map[string]any{"path": "a.md", "destination": dest}, "options": map[string]any{"overwrite": true}}); out.Result["success"] != true {
+			t.Fatalf("copy to %s: %s", dest, out.json())
+		}
+	}
+	for _, dest := range []string{"b.md", "c.md"} {
+		if out := e.call(t, WriterName, map[string]any{"purpose": "restore", "target": map[string]any{"path": dest}}); out.Result["success"] != true {
+			t.Fatalf("restore %s: %s", dest, out.json())
+		}
+	}
+	out := e.call(t, ReaderName, map[string]any{"purpose": "exists", "target": map[string]any{"path": "c.md"}})
+	if out.Tree["b.md"] != "beta\n" || out.Result["exists"] != false {
+		t.Errorf("after restoring the copies: b.md %q, c.md exists %v", out.Tree["b.md"], out.Result["exists"])
+	}
+}

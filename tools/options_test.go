@@ -485,6 +485,7 @@ func writerOptions() optionTable {
 		"copy options.overwrite":             {set: map[string]any{"options.overwrite": true}, also: map[string]any{"target.destination": "b.md"}},
 		"copy options.dryRun":                {set: map[string]any{"options.dryRun": true}},
 		"restore target.path":                {set: map[string]any{"target.path": "a.md"}}, // no change kept: NOT_FOUND
+		"restore target.call":                {set: map[string]any{"target.call": "20260101T000000.000000000Z-none", "target.path": ""}},
 		"restore options.createPath":         {set: map[string]any{"options.createPath": true}, also: map[string]any{"target.path": "gone/x.md"}},
 		"restore options.overwrite":          {set: map[string]any{"options.overwrite": true}, also: map[string]any{"target.path": "c.md"}},
 		"copy options.recursive":             {set: map[string]any{"options.recursive": true}, also: map[string]any{"target.path": "dir", "target.destination": "dircopy"}},
@@ -527,6 +528,7 @@ func writerOptions() optionTable {
 			"target.destination":            {"target.destination": "elsewhere.md"},
 			"target.paths":                  {"target.paths": []string{"c.md"}},
 			"target.version":                {"target.version": "0123456789abcdef"},
+			"target.call":                   {"target.call": "20260101T000000.000000000Z-none"},
 			"content":                       {"content": "hi"},
 			"edits[].oldText":               {"edits[].oldText": "x"},
 			"edits[].newText":               {"edits[].oldText": "x", "edits[].newText": "y"},

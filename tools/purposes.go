@@ -118,16 +118,19 @@ var purposes = []Purpose{
 	{Name: "edit", Tool: WriterName, Permission: security.PermWrite, Cost: security.CostMedium,
 		target: kindLookup, write: func(s *Server, ctx context.Context, w *writeCall) error { return s.edit(ctx, w.c, w.name, w.in, w.out) }},
 	{Name: "move", Tool: WriterName, Permission: security.PermWrite, Cost: security.CostMedium, NeedsIndex: true,
-		target: kindAny, write: func(s *Server, ctx context.Context, w *writeCall) error { return s.move(ctx, w.name, w.in, w.out) }},
+		target: kindAny, write: func(s *Server, ctx context.Context, w *writeCall) error { return s.move(ctx, w.c, w.name, w.in, w.out) }},
 	// copy needs write alone, as move does: it makes no content readable that read permission
 	// guards, since what it writes stays under the same policy. Copying a folder walks a whole tree.
 	{Name: "copy", Tool: WriterName, Permission: security.PermWrite, Cost: security.CostMedium,
 		RecursiveCost: security.CostHeavy, acrossRoots: true,
-		target: kindAny, write: func(s *Server, ctx context.Context, w *writeCall) error { return s.copy(ctx, w.from, w.in, w.out) }},
+		target: kindAny, write: func(s *Server, ctx context.Context, w *writeCall) error { return s.copy(ctx, w.c, w.from, w.in, w.out) }},
 	{Name: "mkdir", Tool: WriterName, Permission: security.PermWrite, Cost: security.CostMedium,
 		target: kindDir, write: func(s *Server, _ context.Context, w *writeCall) error { return s.mkdir(w.name, w.out) }},
 	{Name: "restore", Tool: WriterName, Permission: security.PermWrite, Cost: security.CostMedium,
 		target: kindName, single: true, write: func(s *Server, ctx context.Context, w *writeCall) error {
+			if w.in.Target.Call != "" {
+				return s.undoCall(ctx, w.c, w.in.Target.Call, w.in.Options, w.out)
+			}
 			return s.restoreVersion(ctx, w.c, w.name, w.in.Target.Version, w.in.Options, w.out)
 		}},
 }

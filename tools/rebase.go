@@ -35,6 +35,9 @@ func (v *ReaderResult) rebase(show func(string) string) {
 	}
 	for i := range v.History {
 		v.History[i].Path = show(v.History[i].Path)
+		if v.History[i].MovedTo != "" {
+			v.History[i].MovedTo = show(v.History[i].MovedTo)
+		}
 	}
 }
 

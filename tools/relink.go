@@ -32,7 +32,7 @@ type relinked struct {
 // into what moved, and the moved documents' own links, and returns what it changed (with dry,
 // what it would change, writing nothing). Each file is rewritten atomically. keepText says what a
 // wiki link whose name changes shows (see [markdown.Move]).
-func (s *Server) relink(ctx context.Context, moves []markdown.Moved, dry, keepText bool) (relinked, error) {
+func (s *Server) relink(ctx context.Context, c *call, moves []markdown.Moved, dry, keepText bool) (relinked, error) {
 	e := s.cfg.Engine
 	if e == nil {
 		return relinked{}, noIndex()
@@ -54,7 +54,7 @@ func (s *Server) relink(ctx context.Context, moves []markdown.Moved, dry, keepTe
 		sort.SliceStable(out.rewrites, func(i, j int) bool { return out.rewrites[i].Path < out.rewrites[j].Path })
 	}()
 	for _, from := range s.linkedFromAny(moves) {
-		rw, err := s.rewriteLinks(ctx, from, dry, func(data []byte, mod time.Time) ([]byte, []markdown.Rewrite) {
+		rw, err := s.rewriteLinks(ctx, c, from, dry, func(data []byte, mod time.Time) ([]byte, []markdown.Rewrite) {
 			return e.RewriteLinks(from, data, mod, moves, keepText, format)
 		})
 		if err != nil {
@@ -71,7 +71,7 @@ func (s *Server) relink(ctx context.Context, moves []markdown.Moved, dry, keepTe
 			if dry {
 				at = p
 			}
-			rw, err := s.rewriteLinks(ctx, at, dry, func(data []byte, mod time.Time) ([]byte, []markdown.Rewrite) {
+			rw, err := s.rewriteLinks(ctx, c, at, dry, func(data []byte, mod time.Time) ([]byte, []markdown.Rewrite) {
 				return e.RelinkMoved(data, mod, p, now, moves, keepText, format)
 			})
 			if err != nil {
@@ -89,7 +89,7 @@ func (s *Server) relink(ctx context.Context, moves []markdown.Moved, dry, keepTe
 // dry, writes what relinking it gives back through that same entry, if the file is still as it
 // was read. It returns the rewrites (none for a file it cannot read as text, and none for one
 // another program changed since the read: its links are checked after the move).
-func (s *Server) rewriteLinks(ctx context.Context, name string, dry bool, relink func([]byte, time.Time) ([]byte, []markdown.Rewrite)) ([]markdown.Rewrite, error) {
+func (s *Server) rewriteLinks(ctx context.Context, c *call, name string, dry bool, relink func([]byte, time.Time) ([]byte, []markdown.Rewrite)) ([]markdown.Rewrite, error) {
 	f, err := s.open(name, useWrite)
 	if err != nil {
 		return nil, nil
@@ -103,12 +103,17 @@ func (s *Server) rewriteLinks(ctx context.Context, name string, dry bool, relink
 	if len(rw) == 0 || dry {
 		return rw, nil
 	}
+	before, err := s.keep(ctx, name, data, info.Mode)
+	if err != nil {
+		return nil, err
+	}
 	if _, err := f.WriteFileIf(ctx, text, fsroot.Version(data), s.cfg.MaxFileSize); err != nil {
 		if errors.Is(err, fsroot.ErrConflict) {
 			return nil, nil
 		}
 		return nil, err
 	}
+	s.changed(c, name, before, text, info.Mode)
 	return rw, nil
 }
 

@@ -65,6 +65,8 @@ type ReaderResult struct {
 // it replaced, which restore brings back.
 type HistoryEntry struct {
 	Path      string `json:"path" validate:"required" jsonschema:"root-relative path"`
+	MovedTo   string `json:"movedTo,omitempty" jsonschema:"a move: where it went"`
+	Call      string `json:"call" validate:"required" jsonschema:"the call that made it: restore with target.call undoes all of it"`
 	Time      string `json:"time" validate:"required" jsonschema:"when the change was made, RFC 3339"`
 	Purpose   string `json:"purpose" validate:"required" jsonschema:"the writer purpose that made it"`
 	Version   string `json:"version,omitempty" jsonschema:"the version it replaced, kept: restore it with target.version; empty when the change made the file"`

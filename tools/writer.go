@@ -51,12 +51,15 @@ func (s *Server) update(ctx context.Context, c *call) (any, error) {
 	if len(in.Target.Paths) > 0 { // only move takes target.paths
 		return s.moveMany(ctx, c, in)
 	}
+	if in.Target.Call != "" { // only restore takes target.call, which names no path
+		in.Target.Path = "."
+	}
 	name, err := from.resolvePath(in.Target.Path, row.target)
 	c.path = name
 	if err != nil {
 		return nil, err
 	}
-	if name == "." && in.Purpose != "mkdir" && from == s { // a root may be copied into another
+	if name == "." && in.Purpose != "mkdir" && in.Target.Call == "" && from == s { // a root may be copied into another
 		return nil, fsroot.ErrIsRoot
 	}
 	if in.Content != nil && int64(len(*in.Content)) > s.cfg.MaxFileSize {
@@ -484,7 +487,7 @@ type moving struct {
 	dir bool
 }
 
-func (s *Server) move(ctx context.Context, name string, in intents.Update, out *WriterResult) error {
+func (s *Server) move(ctx context.Context, c *call, name string, in intents.Update, out *WriterResult) error {
 	isDir, err := s.isFolder(name)
 	if err != nil {
 		return err
@@ -503,7 +506,7 @@ func (s *Server) move(ctx context.Context, name string, in intents.Update, out *
 		return fsroot.ErrIsRoot
 	}
 	out.Destination = dest
-	return s.moveAll(ctx, []moving{{markdown.Moved{From: name, To: dest}, isDir}}, in, out)
+	return s.moveAll(ctx, c, []moving{{markdown.Moved{From: name, To: dest}, isDir}}, in, out)
 }
 
 // moveWritable judges where m puts what it moves: its destination, as its parents' links reach
@@ -594,7 +597,7 @@ func (s *Server) moveMany(ctx context.Context, c *call, in intents.Update) (any,
 	}
 	dir := path.Dir(moves[0].To)
 	out := WriterResult{Status: Status{Success: true}, Destination: dir}
-	if err := s.moveAll(ctx, moves, in, &out); err != nil {
+	if err := s.moveAll(ctx, c, moves, in, &out); err != nil {
 		return nil, err
 	}
 	for _, m := range moves {
@@ -607,7 +610,7 @@ func (s *Server) moveMany(ctx context.Context, c *call, in intents.Update) (any,
 // moveAll moves each of moves, all or none, and with options.preserveRelationships keeps the
 // links to them working: the links between two documents that move together reach each other
 // where they go. A rename that fails puts back the ones made before it.
-func (s *Server) moveAll(ctx context.Context, moves []moving, in intents.Update, out *WriterResult) error {
+func (s *Server) moveAll(ctx context.Context, c *call, moves []moving, in intents.Update, out *WriterResult) error {
 	pairs := make([]markdown.Moved, len(moves))
 	for i, m := range moves {
 		pairs[i] = m.Moved
@@ -652,7 +655,7 @@ func (s *Server) moveAll(ctx context.Context, moves []moving, in intents.Update,
 	if in.Options.DryRun {
 		out.DryRun = true
 		if relinks {
-			r, err := s.relink(ctx, pairs, true, keep)
+			r, err := s.relink(ctx, nil, pairs, true, keep)
 			if err != nil {
 				return err
 			}
@@ -672,7 +675,7 @@ func (s *Server) moveAll(ctx context.Context, moves []moving, in intents.Update,
 		// Before the move, where the index knows the files.
 		mentions, held = s.mentions(ctx, pairs), s.holdLinks(pairs)
 	}
-	if err := s.renameAll(ctx, moves, in.Options.Overwrite, version); err != nil {
+	if err := s.renameAll(ctx, c, moves, in.Options.Overwrite, version); err != nil {
 		return err
 	}
 	touched := []string{}
@@ -680,7 +683,7 @@ func (s *Server) moveAll(ctx context.Context, moves []moving, in intents.Update,
 		touched = append(touched, p.From, p.To)
 	}
 	if relinks {
-		r, err := s.relink(ctx, pairs, false, keep)
+		r, err := s.relink(ctx, c, pairs, false, keep)
 		if err != nil {
 			s.cfg.Log.Printf("rewriting links after moving %q: %v", pairs[0].From, err)
 		}
@@ -696,10 +699,18 @@ func (s *Server) moveAll(ctx context.Context, moves []moving, in intents.Update,
 
 // renameAll renames each of moves in turn; when one fails, it renames back those it made, newest
 // first, so that a failed move of several leaves every file where it was.
-func (s *Server) renameAll(ctx context.Context, moves []moving, overwrite bool, version string) error {
+func (s *Server) renameAll(ctx context.Context, c *call, moves []moving, overwrite bool, version string) error {
+	var changes []history.Change
 	for i, m := range moves {
-		err := s.rename(ctx, m.From, m.To, m.dir, overwrite, version)
+		replaced, err := s.keepReplaced(ctx, m, overwrite)
 		if err == nil {
+			err = s.rename(ctx, m.From, m.To, m.dir, overwrite, version)
+		}
+		if err == nil {
+			if replaced != nil {
+				changes = append(changes, *replaced)
+			}
+			changes = append(changes, history.Change{Path: m.From, To: m.To})
 			continue
 		}
 		for j := i - 1; j >= 0; j-- {
@@ -712,7 +723,36 @@ func (s *Server) renameAll(ctx context.Context, moves []moving, overwrite bool, 
 		}
 		return err
 	}
+	if s.cfg.History != nil {
+		c.changes = append(c.changes, changes...)
+	}
 	return nil
+}
+
+// keepReplaced keeps, before m moves a file over one at its destination (overwrite), what that
+// file holds: the change for the call's record, or nil when nothing is replaced or no history is
+// kept.
+func (s *Server) keepReplaced(ctx context.Context, m moving, overwrite bool) (*history.Change, error) {
+	if s.cfg.History == nil || !overwrite || m.dir {
+		return nil, nil
+	}
+	e, err := s.open(m.To, useReplace)
+	if err != nil {
+		return nil, nil // the rename refuses it, or makes it
+	}
+	defer e.Close()
+	if info, err := e.Info(); err != nil || info.Type != fsroot.TypeFile {
+		return nil, nil // nothing there, or a folder the rename refuses to replace
+	}
+	old, info, err := e.ReadFile(ctx, s.cfg.MaxFileSize)
+	if err != nil {
+		return nil, err
+	}
+	before, err := s.keep(ctx, m.To, old, info.Mode)
+	if err != nil {
+		return nil, err
+	}
+	return &history.Change{Path: m.To, Before: before}, nil
 }
 
 // moveWrites lists the files a move writes, for their locks: the two ends of each of moves, and
