@@ -30,9 +30,9 @@ const WRITER = 'packfs-file-writer';
 // Every purpose of every tool. The server's input schemas are checked against this list, so a
 // purpose added to the server without a check here fails the run.
 const PURPOSES = {
-  [READER]: ['read', 'metadata', 'exists'],
+  [READER]: ['read', 'metadata', 'exists', 'history'],
   [SEARCHER]: ['list', 'search_content', 'search_semantic', 'relationships'],
-  [WRITER]: ['create', 'update', 'append', 'edit', 'delete', 'move', 'copy', 'mkdir'],
+  [WRITER]: ['create', 'update', 'append', 'edit', 'delete', 'move', 'copy', 'mkdir', 'restore'],
 };
 
 // A marker in a file outside the root: no response may ever contain it.
@@ -128,7 +128,8 @@ async function connect(root, work, ...args) {
   const transport = new StdioClientTransport({
     command: serverBin,
     args: ['serve', '--root', root,
-      '--index-dir', path.join(work, 'index'), '--backup-dir', path.join(work, 'backups'), ...args],
+      '--index-dir', path.join(work, 'index'), '--backup-dir', path.join(work, 'backups'),
+      '--history-dir', path.join(work, 'history'), ...args],
     env: { XDG_CACHE_HOME: path.join(work, 'cache'), HOME: work },
     stderr: 'pipe',
   });
@@ -366,6 +367,17 @@ async function run(root, work, secret, sdkVersion) {
     assert.equal(out.destination, 'archive/2026/plan.md');
     assert.equal(read(root, 'archive/2026/plan.md'), '# Plan\n2nd\nthird\n');
     assert.ok(!fs.existsSync(path.join(root, 'drafts/plan.md')), 'the source is still there');
+  });
+  await check('reader history, then writer restore undoes the move', async () => {
+    const h = await ok(s, READER, { purpose: 'history', target: target('drafts/plan.md') });
+    assert.equal(h.history[0].purpose, 'move');
+    assert.equal(h.history[0].movedTo, 'archive/2026/plan.md');
+    await ok(s, WRITER, { purpose: 'restore', target: target('drafts/plan.md') });
+    assert.equal(read(root, 'drafts/plan.md'), '# Plan\n2nd\nthird\n');
+    const again = await ok(s, READER, { purpose: 'history', target: target('drafts/plan.md') });
+    await ok(s, WRITER, { purpose: 'restore', target: { call: again.history[0].call } });
+    assert.equal(read(root, 'archive/2026/plan.md'), '# Plan\n2nd\nthird\n');
+    assert.ok(!fs.existsSync(path.join(root, 'drafts/plan.md')), 'the undo of the undo left the file');
   });
   await check('writer copy, then refused over it without overwrite', async () => {
     const out = await ok(s, WRITER, { purpose: 'copy', target: target('archive/2026/plan.md', { destination: 'archive/plan-copy.md' }) });
