@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/history"
 	"github.com/packfs/packfs-mcp/internal/tier"
 	"github.com/packfs/packfs-mcp/tools"
 )
@@ -128,6 +130,7 @@ func TestCrashSafeWrites(t *testing.T) {
 	s.close(t)
 	o.checkRoot(t, root)
 	o.checkBackups(t, backups, checked, &st)
+	checkHistory(t, hist, st.acked)
 
 	t.Logf("%d kills in %v (%v per cycle); %d writer calls sent, %d acknowledged (%d update, %d edit, %d append; %d with a backup), %d refused %v",
 		st.kills, elapsed.Round(time.Millisecond), (elapsed / time.Duration(max(st.kills, 1))).Round(time.Microsecond),
@@ -145,6 +148,35 @@ func TestCrashSafeWrites(t *testing.T) {
 		t.Errorf("only %d of %d kills left a temporary file behind, want at least %d: the kills did not land mid-write, so they tested little",
 			st.killsMidWrite, st.kills, want)
 	}
+}
+
+// checkHistory checks that the kills left every answered change undoable: the history holds a
+// record for each of the acked writes at least (a write done but killed before its answer has one
+// too), and every content a record names is kept, whole.
+func checkHistory(t *testing.T, dir string, acked int) {
+	t.Helper()
+	r, err := fsroot.Open(dir, fsroot.Options{})
+	must(t, err)
+	defer r.Close()
+	h := history.Open(r)
+	records, _, err := h.Records(context.Background(), nil)
+	must(t, err)
+	kept := 0
+	for _, rec := range records {
+		for _, c := range rec.Changes {
+			if c.Before == nil {
+				continue
+			}
+			if _, err := h.Content(context.Background(), c.Before.SHA256); err != nil {
+				t.Errorf("the record of a %s of %s names a content the history lacks: %v", rec.Purpose, c.Path, err)
+			}
+			kept++
+		}
+	}
+	if len(records) < acked {
+		t.Errorf("the history holds %d records for %d acknowledged writes: an answered change cannot be undone", len(records), acked)
+	}
+	t.Logf("history: %d records, %d contents named and kept, for %d acknowledged writes", len(records), kept, acked)
 }
 
 // crashMinMidWrite is the least share of kills that must land mid-write, leaving a temporary file
