@@ -12,7 +12,9 @@
 //	calls/<id>.json      one record per call, named so that names sort in time order
 //
 // A Store is safe for concurrent use, and by several processes on one folder: contents are
-// written once under names no two contents share, and each record under a name of its own.
+// written once under names no two contents share, and each record under a name of its own. Its
+// folder's root should allow hard links: a write a crash cut short leaves its file linked twice
+// until the next start's sweep.
 package history
 
 import (
@@ -27,6 +29,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/packfs/packfs-mcp/fsroot"
@@ -39,6 +42,9 @@ const MaxRecords = 10_000
 
 // maxRecordBytes bounds one record read: a call's record names at most a few hundred files.
 const maxRecordBytes = 4 << 20
+
+// commits counts the records this process committed, to order those of one clock tick.
+var commits atomic.Uint64
 
 // ErrNotKept is a content or a record the store does not hold.
 var ErrNotKept = errors.New("not kept in the history")
@@ -134,7 +140,9 @@ func (s *Store) Content(ctx context.Context, sum string) ([]byte, error) {
 // Every Before state it names must have been kept first.
 func (s *Store) Commit(ctx context.Context, r *Record) error {
 	r.Time = s.now().UTC()
-	r.ID = r.Time.Format("20060102T150405.000000000Z") + "-" + strings.ToLower(rand.Text()[:6])
+	// The sequence orders the calls of one process committed in one clock tick; the random part
+	// keeps two processes' names apart.
+	r.ID = fmt.Sprintf("%s-%06d%s", r.Time.Format("20060102T150405.000000000Z"), commits.Add(1)%1_000_000, strings.ToLower(rand.Text()[:4]))
 	data, err := json.Marshal(r)
 	if err != nil {
 		return err
@@ -167,8 +175,11 @@ func (s *Store) Records(ctx context.Context, keep func(*Record) bool) (out []*Re
 	slices.Sort(names)
 	for _, n := range slices.Backward(names) {
 		data, _, err := s.dir.ReadFile(ctx, path.Join("calls", n), maxRecordBytes)
+		if ctx.Err() != nil {
+			return nil, false, ctx.Err()
+		}
 		if err != nil {
-			return nil, false, fmt.Errorf("history: %w", err)
+			continue // gone since the listing (pruned), or unreadable: not one to undo by
 		}
 		r := new(Record)
 		if json.Unmarshal(data, r) != nil {

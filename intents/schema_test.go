@@ -218,7 +218,7 @@ func TestSchemaAcceptsDecoded(t *testing.T) {
 				{"create", `{"purpose":"create","target":"a","content":""}`},
 				{"edit", `{"purpose":"edit","target":"a","edits":[{"oldText":"x","newText":"y","replaceAll":true}],"options":{"dryRun":true,"atomic":true}}`},
 				{"move", `{"purpose":"move","target":{"path":"a","destination":"b"},"options":{"overwrite":true,"createPath":true,"preserveRelationships":true}}`},
-				{"delete", `{"purpose":"delete","target":"a","options":{"backup":true,"recursive":true}}`},
+				{"delete", `{"purpose":"delete","target":"a","options":{"recursive":true}}`},
 			},
 			[]check{
 				{"edit without oldText", `{"purpose":"edit","target":{"path":"a"},"edits":[{"newText":"x"}]}`},

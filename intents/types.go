@@ -161,10 +161,9 @@ type Edit struct {
 
 // UpdateOptions tunes an [Update] intent. The zero value writes atomically,
 // refuses to create missing parent directories, to delete or copy non-empty
-// directories and to overwrite on move or copy, and keeps no backup.
+// directories and to overwrite on move or copy.
 type UpdateOptions struct {
 	CreatePath            bool  `json:"createPath,omitempty" purposes:"create append move copy restore" jsonschema:"Makes parents."`
-	Backup                bool  `json:"backup,omitempty" purposes:"update append edit delete" jsonschema:"Keeps the old version."`
 	Atomic                *bool `json:"atomic,omitempty" schema:"-"`
 	PreserveRelationships bool  `json:"preserveRelationships,omitempty" purposes:"move" jsonschema:"Rewrites the links to what moves and checks them; answers rewrites, mentions (other files' lines naming the old path), linksChecked, linksLost: no check call needed."`
 	Recursive             bool  `json:"recursive,omitempty" purposes:"delete copy" jsonschema:"A full folder."`

@@ -289,10 +289,10 @@ func TestCopy(t *testing.T) {
 	}
 }
 
-// withoutRoot drops root/ (and the backups the env keeps) from a tree of the env's base folder.
+// withoutRoot drops root/ from a tree of the env's base folder.
 func withoutRoot(tree map[string]string) map[string]string {
 	maps.DeleteFunc(tree, func(p, _ string) bool {
-		return p == "root" || strings.HasPrefix(p, "root/") || p == "backups" || strings.HasPrefix(p, "backups/")
+		return p == "root" || strings.HasPrefix(p, "root/")
 	})
 	return tree
 }

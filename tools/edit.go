@@ -24,7 +24,6 @@ type editFile struct {
 	old     []byte         // what it held when read
 	text    string         // what its edits make of old
 	n       int            // how many replacements they made
-	backup  string         // the name of its backup, if one was kept
 	kept    *history.State // old as the history keeps it, or nil without history
 	mode    fs.FileMode    // its permission bits
 	written string         // its version once written
@@ -189,15 +188,11 @@ func (s *Server) editText(ctx context.Context, f *editFile, edits []intents.Edit
 	return nil
 }
 
-// writeEdited keeps a backup of every file when asked, then writes them one by one. When a write
+// writeEdited keeps every file in the history, then writes them one by one. When a write
 // fails, it puts back the files written before it, each on the condition that it still holds what
 // this call wrote, and the error says what became of them.
 func (s *Server) writeEdited(ctx context.Context, c *call, files []*editFile, o intents.UpdateOptions) error {
 	for _, f := range files {
-		var err error
-		if f.backup, err = s.backup(ctx, f.name, f.old, o); err != nil {
-			return s.fileFailed(ctx, f, err)
-		}
 		info, err := f.entry.Info()
 		if err == nil {
 			f.mode = info.Mode
@@ -262,7 +257,7 @@ func answerEdit(files []*editFile, dryRun bool, show func(string) string, out *W
 	for _, f := range files {
 		diffs.WriteString(unifiedDiff(show(f.name), string(f.old), f.text))
 		total += f.n
-		e := EditedFile{Path: f.name, Version: f.written, SizeBytes: ptr(len(f.text)), Replacements: f.n, Backup: f.backup}
+		e := EditedFile{Path: f.name, Version: f.written, SizeBytes: ptr(len(f.text)), Replacements: f.n}
 		if dryRun {
 			e.Version, e.SizeBytes = fsroot.Version(f.old), nil
 		}
@@ -272,7 +267,7 @@ func answerEdit(files []*editFile, dryRun bool, show func(string) string, out *W
 	out.Diff = capString(diffs.String(), MaxContentBytes)
 	if len(files) == 1 {
 		one := out.Files[0]
-		out.Version, out.SizeBytes, out.Backup, out.Files = one.Version, one.SizeBytes, one.Backup, nil
+		out.Version, out.SizeBytes, out.Files = one.Version, one.SizeBytes, nil
 	}
 }
 

@@ -143,19 +143,6 @@ func TestEditFiles(t *testing.T) {
 			}(),
 		},
 		{
-			name:    "backup of each file",
-			args:    editCall("a.md", map[string]any{"backup": true}, edit("", "alpha", "ALPHA"), edit("b.md", "beta", "BETA")),
-			changed: map[string]string{"a.md": "ALPHA one\n", "b.md": "BETA two\n"},
-			check: func(t *testing.T, root string, out optionResult) {
-				for _, f := range editedFiles(t, out) {
-					old, err := os.ReadFile(filepath.Join(filepath.Dir(root), "backups", f.Backup))
-					if want := map[string]string{"a.md": "alpha one\n", "b.md": "beta two\n"}[f.Path]; f.Backup == "" || err != nil || string(old) != want {
-						t.Errorf("backup of %s: %q holds %q (%v), want %q", f.Path, f.Backup, old, err, want)
-					}
-				}
-			},
-		},
-		{
 			name: "dry run",
 			args: editCall("a.md", map[string]any{"dryRun": true}, edit("", "alpha", "ALPHA"), edit("b.md", "beta", "BETA")),
 			check: func(t *testing.T, root string, out optionResult) {

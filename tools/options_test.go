@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -236,11 +235,6 @@ func newOptionEnv(t *testing.T, table optionTable) *optionEnv {
 	root, err := fsroot.Open(dir, fsroot.Options{})
 	mustOK(t, err)
 	t.Cleanup(func() { root.Close() })
-	backupDir := filepath.Join(base, "backups")
-	mustOK(t, os.Mkdir(backupDir, 0o700))
-	backups, err := fsroot.Open(backupDir, fsroot.Options{})
-	mustOK(t, err)
-	t.Cleanup(func() { backups.Close() })
 	policy, err := security.NewPolicy(security.PolicyConfig{RootDir: root.Dir(), RootResolved: root.ResolvedDir()})
 	mustOK(t, err)
 	cfg := Config{
@@ -248,7 +242,6 @@ func newOptionEnv(t *testing.T, table optionTable) *optionEnv {
 		Policy:      policy,
 		Limiter:     security.NewLimiter(security.LimitConfig{MaxRequests: 1 << 30}),
 		Permissions: security.AllPermissions(),
-		Backups:     backups,
 	}
 	if table.engine {
 		e := semantic.New(semantic.Options{FS: root.FS(), Allow: func(name string, isDir bool) bool { return policy.CheckName(name, isDir) == nil }})
@@ -470,10 +463,6 @@ func writerOptions() optionTable {
 		"create options.createPath":          {set: map[string]any{"options.createPath": true}, also: map[string]any{"target.path": "sub/new.md"}},
 		"append options.createPath":          {set: map[string]any{"options.createPath": true}, also: map[string]any{"target.path": "sub/new.md"}},
 		"move options.createPath":            {set: map[string]any{"options.createPath": true}, also: map[string]any{"target.destination": "sub/moved.md"}},
-		"update options.backup":              {set: map[string]any{"options.backup": true}},
-		"append options.backup":              {set: map[string]any{"options.backup": true}},
-		"edit options.backup":                {set: map[string]any{"options.backup": true}},
-		"delete options.backup":              {set: map[string]any{"options.backup": true}},
 		"move options.preserveRelationships": {set: map[string]any{"options.preserveRelationships": true}},
 		"delete options.recursive":           {set: map[string]any{"options.recursive": true}, also: map[string]any{"target.path": "dir"}},
 		"move options.overwrite":             {set: map[string]any{"options.overwrite": true}, also: map[string]any{"target.destination": "b.md"}},
@@ -536,7 +525,6 @@ func writerOptions() optionTable {
 			"edits[].path":                  {"edits[].oldText": "x", "edits[].path": "c.md"},
 			"edits[].version":               {"edits[].oldText": "x", "edits[].version": "0123456789abcdef"},
 			"options.createPath":            {"options.createPath": true},
-			"options.backup":                {"options.backup": true},
 			"options.preserveRelationships": {"options.preserveRelationships": true},
 			"options.linkText":              {"options.linkText": "target"},
 			"options.recursive":             {"options.recursive": true},
@@ -551,21 +539,5 @@ func mustSucceed(t *testing.T, out optionResult) {
 	t.Helper()
 	if out.Result["success"] != true {
 		t.Fatalf("setup call failed: %s", out.json())
-	}
-}
-
-// TestDeleteBackupOfFolder checks that backup on a delete that could keep nothing is refused before
-// anything is removed.
-func TestDeleteBackupOfFolder(t *testing.T) {
-	e := newOptionEnv(t, optionTable{tree: []string{"dir/inner.md=inner\n", "in.md => dir/inner.md"}})
-	for _, name := range []string{"dir", "in.md"} {
-		out := e.call(t, WriterName, map[string]any{"purpose": "delete", "target": map[string]any{"path": name}, "options": map[string]any{"backup": true, "recursive": true}})
-		wantRefused(t, out, "options.backup")
-		if !strings.Contains(fmt.Sprint(out.Result["error"]), "not a file") {
-			t.Errorf("delete %s: error %q does not say why", name, out.Result["error"])
-		}
-		if out.Tree[name] == "" {
-			t.Errorf("delete %s with a refused backup removed it", name)
-		}
 	}
 }

@@ -225,7 +225,6 @@ type EditedFile struct {
 	Version      string `json:"version" validate:"required" jsonschema:"its version after the write (with dryRun, now), for its next write"`
 	SizeBytes    *int   `json:"sizeBytes,omitempty" jsonschema:"its size in bytes after the write"`
 	Replacements int    `json:"replacements" validate:"required" jsonschema:"occurrences replaced in it"`
-	Backup       string `json:"backup,omitempty" jsonschema:"with options.backup: its backup's name"`
 }
 
 // MovedFile is one file or folder a move of several took, and where.
@@ -254,7 +253,6 @@ type WriterResult struct {
 	Replacements  *int        `json:"replacements,omitempty" jsonschema:"edit: how many occurrences were replaced, in all files"`
 	Diff          string      `json:"diff,omitempty" jsonschema:"edit, and append of at most 4 KB: unified diff of the change, with the lines around it, one per file (with options.dryRun nothing was written)"`
 	DryRun        bool        `json:"dryRun,omitempty" jsonschema:"true when nothing was written"`
-	Backup        string      `json:"backup,omitempty" jsonschema:"name of the backup copy in the server's backup store (outside the root; the operator restores it)"`
 	NotKept       string      `json:"notKept,omitempty" jsonschema:"why this change cannot be undone: what it replaced was not kept in the history"`
 	LinkedFrom    []string    `json:"linkedFrom,omitempty" jsonschema:"delete: documents that linked to what was deleted (their links are now broken)"`
 	UpdatedFiles  []string    `json:"updatedFiles,omitempty" jsonschema:"move with preserveRelationships: documents whose links were rewritten (or would be, with dryRun)"`

@@ -18,7 +18,7 @@ import (
 )
 
 // Mount is one folder the tools serve: its rooted filesystem and policy, and its own search index
-// and backup store. Nothing crosses from one mount into another but a copy the writer makes.
+// and history. Nothing crosses from one mount into another but a copy the writer makes.
 type Mount struct {
 	// Name is the first element of every path inside the mount when the tools serve several; it
 	// is ignored when they serve one (see [NewRoots]).
@@ -26,7 +26,6 @@ type Mount struct {
 	Root    *fsroot.Root
 	Policy  *security.Policy
 	Engine  *semantic.Engine // nil: search_semantic and relationships answer NOT_AVAILABLE
-	Backups *fsroot.Root     // nil: options.backup is refused
 	History *history.Store   // nil: changes are final
 	Ignore  *Ignore          // nil: one of Root's own (see Config.Ignore)
 }
@@ -45,10 +44,10 @@ type Roots struct {
 }
 
 // NewRoots returns the tools for the roots to be added with [Roots.Add], with shared's settings
-// (its Root, Policy, Engine and Backups are the mounts', and ignored). With named false, the tools
+// (its Root, Policy, Engine and History are the mounts', and ignored). With named false, the tools
 // serve exactly one root, and its paths do not name it.
 func NewRoots(shared Config, named bool) *Roots {
-	shared.Root, shared.Policy, shared.Engine, shared.Backups, shared.History = nil, nil, nil, nil, nil
+	shared.Root, shared.Policy, shared.Engine, shared.History = nil, nil, nil, nil
 	return &Roots{top: New(shared), named: named}
 }
 
@@ -87,7 +86,7 @@ func (r *Roots) Add(m Mount) error {
 		}
 	}
 	cfg := r.top.cfg
-	cfg.Root, cfg.Policy, cfg.Engine, cfg.Backups, cfg.History, cfg.Ignore = m.Root, m.Policy, m.Engine, m.Backups, m.History, m.Ignore
+	cfg.Root, cfg.Policy, cfg.Engine, cfg.History, cfg.Ignore = m.Root, m.Policy, m.Engine, m.History, m.Ignore
 	s := New(cfg)
 	s.name = m.Name
 	i, _ := slices.BinarySearchFunc(r.roots, m.Name, func(s *Server, name string) int { return strings.Compare(s.name, name) })

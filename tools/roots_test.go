@@ -337,7 +337,7 @@ func TestRebaseCoversEveryPath(t *testing.T) {
 		"mediaType": true, "text": true, "before": true, "after": true, "title": true, "heading": true,
 		"snippet": true, "via": true, "anchor": true, "target": true, "fragment": true, "kind": true,
 		"status": true, "source": true, "unknownWords": true, "message": true, "tags": true, "aliases": true,
-		"diff": true, "backup": true, "reason": true, "mentionsIncomplete": true, "hiddenHint": true,
+		"diff": true, "reason": true, "mentionsIncomplete": true, "hiddenHint": true,
 		"opens": true, "notKept": true, "time": true, "purpose": true, "call": true,
 	}
 	for _, v := range []any{&ReaderResult{}, &SearcherResult{}, &WriterResult{}} {

@@ -53,9 +53,6 @@ type Config struct {
 	// History, when set, keeps what every change replaces, so that it can be undone; it lies
 	// outside Root. If nil, changes are final.
 	History *history.Store
-	// Backups, when set, is where options.backup keeps previous versions; it lies outside Root.
-	// If nil, a request for a backup is refused.
-	Backups *fsroot.Root
 	// Engine, when set, serves search_semantic and relationships and is kept in step with every
 	// write. If nil, those purposes answer NOT_AVAILABLE.
 	Engine *semantic.Engine

@@ -53,7 +53,7 @@ func TestReadVersion(t *testing.T) {
 
 // TestWriteVersion runs each writing purpose after a read: with the version the read returned, and
 // with that version after a person saved the file in between, which must fail with CONFLICT,
-// report the version now on disk and leave the person's text (and no backup).
+// report the version now on disk and leave the person's text.
 func TestWriteVersion(t *testing.T) {
 	const person = "alpha\nthe person's line\n"
 	tests := []struct {
@@ -66,8 +66,6 @@ func TestWriteVersion(t *testing.T) {
 	}{
 		{name: "update", args: writeArgs("update", "a.md", "new\n", false), version: "read", files: map[string]string{"a.md": "new\n"}},
 		{name: "update, saved since", args: writeArgs("update", "a.md", "new\n", false), version: "read", saved: true, code: CodeConflict},
-		{name: "update, saved since, with backup", args: toolArgs("update", "a.md", map[string]any{"content": "new\n", "options": map[string]any{"backup": true}}),
-			version: "read", saved: true, code: CodeConflict},
 		{name: "update, saved unchanged since", args: writeArgs("update", "a.md", "new\n", false), version: "read", files: map[string]string{"a.md": "new\n"}},
 		{name: "update in capitals", args: writeArgs("update", "a.md", "new\n", false), version: "READ", files: map[string]string{"a.md": "new\n"}},
 		{name: "update through a link", args: writeArgs("update", "link.md", "new\n", false), version: "read", files: map[string]string{"a.md": "new\n"}},
@@ -85,7 +83,6 @@ func TestWriteVersion(t *testing.T) {
 			version: "read", saved: true, code: CodeConflict},
 		{name: "delete", args: toolArgs("delete", "a.md", nil), version: "read", files: map[string]string{"a.md": ""}},
 		{name: "delete, saved since", args: toolArgs("delete", "a.md", nil), version: "read", saved: true, code: CodeConflict},
-		{name: "delete with backup, saved since", args: toolArgs("delete", "a.md", map[string]any{"options": map[string]any{"backup": true}}), version: "read", saved: true, code: CodeConflict},
 		{name: "delete a link", args: toolArgs("delete", "link.md", nil), version: "read", files: map[string]string{"link.md": "", "a.md": "alpha\n"}},
 		{name: "move", args: moveArgs("a.md", "moved.md", nil), version: "read", files: map[string]string{"a.md": "", "moved.md": "alpha\n"}},
 		{name: "move, saved since", args: moveArgs("a.md", "moved.md", nil), version: "read", saved: true, code: CodeConflict, files: map[string]string{"moved.md": ""}},
@@ -164,9 +161,6 @@ func TestWriteVersion(t *testing.T) {
 			if tt.code != "" {
 				if out.Result["version"] != nil {
 					t.Errorf("a failed write returned version %v", out.Result["version"])
-				}
-				if backups, _ := os.ReadDir(filepath.Join(filepath.Dir(e.root), "backups")); len(backups) > 0 {
-					t.Errorf("a failed write kept a backup")
 				}
 				return
 			}

@@ -199,7 +199,7 @@ func parseVersion(field, v string) (string, error) {
 }
 
 // unchanged reports a conflict unless old, the content just read, has version (if any). It runs
-// before anything is written, a backup included; the write itself checks the file again right
+// before anything is written or kept; the write itself checks the file again right
 // before it replaces it.
 func unchanged(old []byte, version string) error {
 	if version == "" {
@@ -238,9 +238,6 @@ func (s *Server) replace(ctx context.Context, c *call, name, content, version st
 		return err
 	}
 	if err := unchanged(old, version); err != nil {
-		return err
-	}
-	if out.Backup, err = s.backup(ctx, name, old, o); err != nil {
 		return err
 	}
 	before, err := s.keep(ctx, name, old, info.Mode)
@@ -298,9 +295,6 @@ func (s *Server) appendTo(ctx context.Context, c *call, name, content, version s
 	if int64(len(old)+len(content)) > s.cfg.MaxFileSize {
 		return newError(CodeTooLarge, "appending would make %q larger than the server's file size limit (%s): start a new file", s.show(name), humanBytes(s.cfg.MaxFileSize))
 	}
-	if out.Backup, err = s.backup(ctx, name, old, o); err != nil {
-		return err
-	}
 	before, err := s.keep(ctx, name, old, info.Mode)
 	if err != nil {
 		return err
@@ -335,24 +329,6 @@ func (s *Server) remove(ctx context.Context, c *call, name, version string, o in
 	}
 	if err := noFolderVersion(s.show(name), "delete", isDir, version); err != nil {
 		return err
-	}
-	if o.Backup && info.Type != fsroot.TypeFile {
-		// A backup keeps a file's content; deleting a folder or a link with it asked for would
-		// delete without keeping anything.
-		return &callError{code: CodeInvalidArgument, field: "options.backup", msg: fmt.Sprintf(
-			"%q is not a file (%s), and options.backup keeps only a file's content: delete it without options.backup, or delete the files you want kept one by one with it", s.show(name), info.Type)}
-	}
-	if o.Backup {
-		old, _, err := e.ReadFile(ctx, s.cfg.MaxFileSize)
-		if err != nil {
-			return err
-		}
-		if err := unchanged(old, version); err != nil {
-			return err
-		}
-		if out.Backup, err = s.backup(ctx, name, old, o); err != nil {
-			return err
-		}
 	}
 	var before *history.State
 	var inside []history.Change // a folder's files, kept
@@ -824,28 +800,6 @@ func (s *Server) mkdir(name string, out *WriterResult) error {
 	}
 	out.Created = missing != nil
 	return nil
-}
-
-// backup keeps old, the content about to be replaced, in the backup store under name plus a
-// timestamp, when the caller asked for it, and returns the backup's name.
-func (s *Server) backup(ctx context.Context, name string, old []byte, o intents.UpdateOptions) (string, error) {
-	if !o.Backup {
-		return "", nil
-	}
-	if s.cfg.Backups == nil {
-		return "", &callError{code: CodeNotAvailable, field: "options.backup", msg: "this server keeps no backups (it was started without a backup directory): leave options.backup off"}
-	}
-	stamp := strings.ReplaceAll(s.cfg.Now().UTC().Format("20060102T150405.000000000Z"), ".", "")
-	bname := name + "." + stamp + ".bak"
-	if dir := path.Dir(bname); dir != "." {
-		if err := s.cfg.Backups.MkdirAll(dir); err != nil {
-			return "", err
-		}
-	}
-	if err := s.cfg.Backups.CreateFile(ctx, bname, old, 0o600); err != nil {
-		return "", err
-	}
-	return bname, nil
 }
 
 func notText(name string) error {

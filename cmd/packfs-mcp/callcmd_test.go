@@ -17,7 +17,7 @@ import (
 	"github.com/packfs/packfs-mcp/tools"
 )
 
-// callRoot makes a small root and returns the flags that serve it with the index and backups in
+// callRoot makes a small root and returns the flags that serve it with the index and history in
 // temporary folders.
 func callRoot(t *testing.T) (root string, flags []string) {
 	t.Helper()
@@ -30,7 +30,7 @@ func callRoot(t *testing.T) (root string, flags []string) {
 		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		must(t, os.WriteFile(p, []byte(content), 0o644))
 	}
-	return root, []string{"--root", root, "--index-dir", t.TempDir(), "--backup-dir", t.TempDir()}
+	return root, []string{"--root", root, "--index-dir", t.TempDir(), "--history-dir", t.TempDir()}
 }
 
 // callOut runs the call subcommand in process and returns its exit code, stdout and stderr.

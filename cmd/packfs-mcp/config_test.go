@@ -109,7 +109,8 @@ func TestRun(t *testing.T) {
 		{name: "help command", args: []string{"help"}, code: 0, stdoutHas: "packfs-mcp journal [--json] FILE"},
 		{name: "serve until stdin closes", args: []string{"--root", root}, code: 0, stderrHas: "serving " + root, stdoutNone: true},
 		{name: "index inside the root", args: []string{"--root", root, "--index-dir", filepath.Join(root, "idx")}, code: 2, stderrHas: "inside the root", stdoutNone: true},
-		{name: "backups inside the root", args: []string{"--root", root, "--allow-write", "--no-index", "--backup-dir", filepath.Join(root, "bak")}, code: 0, stderrHas: "backups are off", stdoutNone: true},
+		{name: "history inside the root", args: []string{"--root", root, "--allow-write", "--no-index", "--history-dir", filepath.Join(root, "hist")}, code: 2, stderrHas: "inside the root", stdoutNone: true},
+		{name: "backup-dir, the old name of history-dir", args: []string{"--root", root, "--allow-write", "--no-index", "--backup-dir", filepath.Join(root, "bak")}, code: 2, stderrHas: "is now --history-dir", stdoutNone: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

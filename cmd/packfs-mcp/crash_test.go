@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,7 +27,7 @@ import (
 )
 
 // TestCrashSafeWrites kills the server with SIGKILL while it is busy writing, many times over, and
-// checks after every kill that each file (and each backup of one) holds exactly one complete
+// checks after every kill that each file (and each content the history keeps of one) holds exactly one complete
 // version, and that the next start hides and removes the temporary files the kill left behind. At
 // least a share crashMinMidWrite of the kills must leave such a file, which shows that they land in
 // the middle of writes rather than between them.
@@ -72,18 +71,17 @@ func TestCrashSafeWrites(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 
 	dir := t.TempDir()
-	root, backups, hist := filepath.Join(dir, "root"), filepath.Join(dir, "backups"), filepath.Join(dir, "history")
+	root, hist := filepath.Join(dir, "root"), filepath.Join(dir, "history")
 	must(t, os.MkdirAll(filepath.Join(root, "sub"), 0o755))
-	must(t, os.MkdirAll(backups, 0o700))
 	o := newCrashOracle([]string{"f0.md", "f1.md", "f2.md", "f3.md", "sub/f4.md"})
 	for _, name := range o.names {
 		must(t, os.WriteFile(filepath.Join(root, filepath.FromSlash(name)), []byte(o.initial(name)), 0o644))
 	}
-	args := []string{"serve", "--root", root, "--allow-write", "--no-index", "--backup-dir", backups,
+	args := []string{"serve", "--root", root, "--allow-write", "--no-index",
 		"--history-dir", hist, "--rate-limit", "1000000"}
 
 	var st crashStats
-	checked := map[string]bool{} // backups already found legal; a backup is never rewritten
+	checked := map[string]bool{} // kept contents already found legal; a content is never rewritten
 	var leftovers []string       // temporary files the last kill left in the root
 	var histLeft []string        // and in the history
 	t0 := time.Now()
@@ -106,12 +104,12 @@ func TestCrashSafeWrites(t *testing.T) {
 			t.Fatalf("cycle %d: stopping; server stderr:\n%s", cycle, s.stderr.String())
 		}
 		o.checkRoot(t, root)
-		o.checkBackups(t, backups, checked, &st)
+		o.checkKept(t, hist, checked)
 		o.resync(t, root)
 		leftovers = tempFiles(t, root)
 		st.phases[3] += time.Since(c3)
 		// A write of the history (what a change replaces, kept before it) is a write too.
-		if histLeft = tempFiles(t, hist); len(leftovers) > 0 || st.backupTemp > 0 || len(histLeft) > 0 {
+		if histLeft = tempFiles(t, hist); len(leftovers) > 0 || len(histLeft) > 0 {
 			st.killsMidWrite++
 		}
 		st.tempLeft += len(leftovers)
@@ -125,18 +123,17 @@ func TestCrashSafeWrites(t *testing.T) {
 	s := startCrashServer(t, args)
 	s.checkNoTempListed(t, o.names)
 	waitRemoved(t, root, leftovers)
-	waitRemoved(t, backups, tempFiles(t, backups)) // the backup store is cleaned at start too
-	waitRemoved(t, hist, histLeft)                 // and the history
+	waitRemoved(t, hist, histLeft) // the history is cleaned at start too
 	s.close(t)
 	o.checkRoot(t, root)
-	o.checkBackups(t, backups, checked, &st)
+	o.checkKept(t, hist, checked)
 	checkHistory(t, hist, st.acked)
 
-	t.Logf("%d kills in %v (%v per cycle); %d writer calls sent, %d acknowledged (%d update, %d edit, %d append; %d with a backup), %d refused %v",
+	t.Logf("%d kills in %v (%v per cycle); %d writer calls sent, %d acknowledged (%d update, %d edit, %d append), %d refused %v",
 		st.kills, elapsed.Round(time.Millisecond), (elapsed / time.Duration(max(st.kills, 1))).Round(time.Microsecond),
-		st.sent, st.acked, st.ackedBy["update"], st.ackedBy["edit"], st.ackedBy["append"], st.ackedBackups, st.refused(), st.codes)
-	t.Logf("%d kills left a temporary file behind, %d in all in the root, all removed by the next start; %d backups checked; %d temporary files left in the backup store",
-		st.killsMidWrite, st.tempLeft, len(checked), st.backupTemp)
+		st.sent, st.acked, st.ackedBy["update"], st.ackedBy["edit"], st.ackedBy["append"], st.refused(), st.codes)
+	t.Logf("%d kills left a temporary file behind, %d in all in the root, all removed by the next start; %d kept contents checked",
+		st.killsMidWrite, st.tempLeft, len(checked))
 	t.Logf("time per phase: start and list %v, waiting for the cleanup %v, streaming until the kill %v, checking %v",
 		st.phases[0].Round(time.Millisecond), st.phases[1].Round(time.Millisecond), st.phases[2].Round(time.Millisecond), st.phases[3].Round(time.Millisecond))
 	if st.acked == 0 {
@@ -155,7 +152,7 @@ func TestCrashSafeWrites(t *testing.T) {
 // too), and every content a record names is kept, whole.
 func checkHistory(t *testing.T, dir string, acked int) {
 	t.Helper()
-	r, err := fsroot.Open(dir, fsroot.Options{})
+	r, err := fsroot.Open(dir, fsroot.Options{AllowHardLinks: true})
 	must(t, err)
 	defer r.Close()
 	h := history.Open(r)
@@ -266,9 +263,6 @@ func (o *crashOracle) call(rng *rand.Rand) (purpose string, args map[string]any)
 		o.records[name][g] = true
 		args = map[string]any{"purpose": purpose, "target": target, "content": crashRecord(name, g)}
 	}
-	if rng.IntN(4) == 0 {
-		args["options"] = map[string]any{"backup": true}
-	}
 	return purpose, args
 }
 
@@ -345,45 +339,32 @@ func (o *crashOracle) checkRoot(t *testing.T, root string) {
 	}
 }
 
-// checkBackups checks with the oracle every backup not checked before (a backup is created once,
-// whole, and never changed). A backup of f is named f.<stamp>.bak. Temporary files are counted; the
-// next start removes them.
-func (o *crashOracle) checkBackups(t *testing.T, dir string, checked map[string]bool, st *crashStats) {
+// checkKept checks with the oracle every content the history keeps that was not checked before (a
+// content is written once, whole, and never changed): each record's content before a change of a
+// file must be one complete version of that file.
+func (o *crashOracle) checkKept(t *testing.T, dir string, checked map[string]bool) {
 	t.Helper()
-	st.backupTemp = 0
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
+	r, err := fsroot.Open(dir, fsroot.Options{AllowHardLinks: true})
+	must(t, err)
+	defer r.Close()
+	h := history.Open(r)
+	records, _, err := h.Records(context.Background(), nil)
+	must(t, err)
+	for _, rec := range records {
+		for _, c := range rec.Changes {
+			if c.Before == nil || checked[c.Before.SHA256] {
+				continue
+			}
+			data, err := h.Content(context.Background(), c.Before.SHA256)
+			if err != nil {
+				t.Errorf("the history names a content of %s it lacks: %v", c.Path, err)
+				continue
+			}
+			if why := o.legal(c.Path, data); why != "" {
+				t.Errorf("the history keeps, as %s before a %s, what is not one complete version: %s\n%s", c.Path, rec.Purpose, why, clip(data))
+			}
+			checked[c.Before.SHA256] = true
 		}
-		rel, _ := filepath.Rel(dir, p)
-		rel = filepath.ToSlash(rel)
-		if strings.HasPrefix(d.Name(), fsroot.TempPrefix) {
-			st.backupTemp++
-			return nil
-		}
-		if checked[rel] {
-			return nil
-		}
-		name, ok := strings.CutSuffix(rel, ".bak")
-		if i := strings.LastIndexByte(name, '.'); ok && i > 0 {
-			name = name[:i]
-		}
-		if !ok || !slices.Contains(o.names, name) {
-			t.Errorf("backup store holds %s, which backs up no file written", rel)
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if why := o.legal(name, data); why != "" {
-			t.Errorf("backup %s is not one complete version of %s: %s\n%s", rel, name, why, clip(data))
-		}
-		checked[rel] = true
-		return nil
-	})
-	if err != nil {
-		t.Errorf("walking the backup store: %v", err)
 	}
 }
 
@@ -396,11 +377,10 @@ func clip(data []byte) string {
 
 // crashStats counts what the kills and the calls did.
 type crashStats struct {
-	kills, sent, acked, ackedBackups int
-	killsMidWrite, tempLeft          int // kills that left a temporary file, and those files in the root
-	backupTemp                       int
-	phases                           [4]time.Duration // start and list, cleanup wait, stream and kill, checks
-	ackedBy, codes                   map[string]int
+	kills, sent, acked      int
+	killsMidWrite, tempLeft int              // kills that left a temporary file, and those files in the root
+	phases                  [4]time.Duration // start and list, cleanup wait, stream and kill, checks
+	ackedBy, codes          map[string]int
 }
 
 func (st *crashStats) refused() int {
@@ -482,12 +462,8 @@ func (s *crashServer) checkNoTempListed(t *testing.T, names []string) {
 // after delay, and counts the answers that arrived.
 func (s *crashServer) streamAndKill(t *testing.T, o *crashOracle, rng *rand.Rand, delay time.Duration, st *crashStats) {
 	t.Helper()
-	const maxCalls = 400 // bounds one cycle's work when the server outpaces the delay
-	type sent struct {
-		purpose string
-		backup  bool
-	}
-	calls := map[int]sent{}
+	const maxCalls = 400      // bounds one cycle's work when the server outpaces the delay
+	calls := map[int]string{} // id -> purpose
 	var wg sync.WaitGroup
 	var written int
 	wg.Add(2)
@@ -498,8 +474,7 @@ func (s *crashServer) streamAndKill(t *testing.T, o *crashOracle, rng *rand.Rand
 		for i := range maxCalls {
 			id := 100 + i
 			purpose, args := o.call(rng)
-			_, backup := args["options"]
-			calls[id] = sent{purpose, backup}
+			calls[id] = purpose
 			if _, err := io.WriteString(s.in, crashCall(id, tools.WriterName, args)); err != nil {
 				return
 			}
@@ -533,7 +508,7 @@ func (s *crashServer) streamAndKill(t *testing.T, o *crashOracle, rng *rand.Rand
 			t.Errorf("bad reply line %q: %v", r, err)
 			continue
 		}
-		c, ok := calls[env.ID]
+		purpose, ok := calls[env.ID]
 		if !ok {
 			t.Errorf("reply to an unknown id: %s", r)
 			continue
@@ -542,19 +517,13 @@ func (s *crashServer) streamAndKill(t *testing.T, o *crashOracle, rng *rand.Rand
 		switch {
 		case res.Success:
 			st.acked++
-			st.ackedBy[c.purpose]++
-			if c.backup {
-				st.ackedBackups++
-				if res.Backup == "" {
-					t.Errorf("a write with options.backup was acknowledged without a backup: %s", r)
-				}
-			}
-		case c.purpose == "edit" && res.Code == tools.CodeEditNotFound:
+			st.ackedBy[purpose]++
+		case purpose == "edit" && res.Code == tools.CodeEditNotFound:
 			// The header this edit expected was changed by a call that ran first: fine.
 			st.codes["edit-no-match"]++
 		default:
-			st.codes[c.purpose+":"+res.Code]++
-			t.Logf("refused: %s %s: %s", c.purpose, res.Code, res.Error)
+			st.codes[purpose+":"+res.Code]++
+			t.Logf("refused: %s %s: %s", purpose, res.Code, res.Error)
 		}
 	}
 }
@@ -573,7 +542,6 @@ type crashToolResult struct {
 	Success bool   `json:"success"`
 	Code    string `json:"code"`
 	Error   string `json:"error"`
-	Backup  string `json:"backup"`
 }
 
 func crashResult(t *testing.T, reply string) crashToolResult {

@@ -18,9 +18,9 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(f.fs.Output(), `Usage: packfs-mcp doctor --root DIR [--root NAME=DIR ...] [server flags]
 
 Print what a server started with the same flags would do: its permissions and tools, the file
-types it opens and the paths it blocks, its limits, and where its index, backups and journal live.
+types it opens and the paths it blocks, its limits, and where its index, history and journal live.
 Then check that it can work: the Go runtime, the root, what the policy hides, the index and
-backup folders, writing (when allowed), and the HTTP address (with --http). Exit status 0 when every check passes, 1 when one fails (a root that cannot be
+history folders, writing (when allowed), and the HTTP address (with --http). Exit status 0 when every check passes, 1 when one fails (a root that cannot be
 opened is a failed check, reported with the rest), 2 when the flags are wrong.
 
 Example:

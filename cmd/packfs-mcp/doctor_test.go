@@ -13,6 +13,7 @@ func TestDoctor(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	must(t, os.MkdirAll(filepath.Join(dir, "cache"), 0o700)) // else the state goes to the user's /var/tmp folder
+	t.Setenv("XDG_DATA_HOME", filepath.Join(dir, "data"))
 	root := filepath.Join(dir, "root")
 	secrets := filepath.Join(dir, "secrets")
 	for name, content := range map[string]string{
@@ -45,7 +46,7 @@ func TestDoctor(t *testing.T) {
 			"permissions  read,search,list (writing off: add --allow-write to allow it)",
 			"tools        packfs-file-reader, packfs-file-searcher\n",
 			"none yet: built in the background at start",
-			"backups      off (writing is off)",
+			"history      off (writing is off)",
 			"ok    the root is a folder that can be listed (3 entries at its top)",
 			"ok    3 files seen: 1 open to the tools; 1 named in listings but not opened (a type the tools do not open, such as tool.exe); some hidden as blocked (such as .env)",
 		}, notWant: []string{"writing works"}},
@@ -67,7 +68,7 @@ func TestDoctor(t *testing.T) {
 			"permissions  read,write,search,list\n",
 			"tools        packfs-file-reader, packfs-file-searcher, packfs-file-writer\n",
 			"index        not opened: there is no root",
-			"backups      not opened: there is no root",
+			"history      not opened: there is no root",
 			"ok    go",
 			"FAIL  root " + filepath.Join(dir, "absent") + " does not exist: pass an existing folder with --root",
 		}, notWant: []string{"writing works"}},
@@ -84,9 +85,9 @@ func TestDoctor(t *testing.T) {
 			"FAIL  the index folder " + filepath.Join(dir, "outside.md", "index") + " cannot be made or written in " + filepath.Join(dir, "outside.md"),
 			"the server would not start; choose another with --index-dir",
 		}},
-		{name: "index and backup folders", args: []string{"--root", root, "--allow-write"}, code: 0, want: []string{
+		{name: "index and history folders", args: []string{"--root", root, "--allow-write"}, code: 0, want: []string{
 			"ok    the index folder " + filepath.Join(dir, "cache", "packfs-mcp", "index"),
-			"ok    the backup folder " + filepath.Join(dir, "cache", "packfs-mcp", "backups"),
+			"ok    the history folder " + filepath.Join(dir, "data", "packfs-mcp", "history"),
 		}},
 		{name: "HTTP address free", args: []string{"--root", root, "--http", "127.0.0.1:0"}, code: 0, want: []string{
 			"ok    HTTP address 127.0.0.1:0 can be listened on (no token: only this machine can connect)",
@@ -154,7 +155,7 @@ func TestDoctorUsage(t *testing.T) {
 }
 
 // TestDoctorChangesNothing checks that doctor, with writing and the index on, makes no folder of
-// the server's own: it says where the index and the backups would be.
+// the server's own: it says where the index and the history would be.
 func TestDoctorChangesNothing(t *testing.T) {
 	dir := t.TempDir()
 	root := filepath.Join(dir, "root")
@@ -163,6 +164,7 @@ func TestDoctorChangesNothing(t *testing.T) {
 	cache := filepath.Join(dir, "cache")
 	must(t, os.Mkdir(cache, 0o755))
 	t.Setenv("XDG_CACHE_HOME", cache)
+	t.Setenv("XDG_DATA_HOME", cache)
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"doctor", "--root", root, "--allow-write"}, strings.NewReader(""), &stdout, &stderr); code != 0 {
 		t.Fatalf("doctor: exit %d\n%s%s", code, stdout.String(), stderr.String())
@@ -170,7 +172,7 @@ func TestDoctorChangesNothing(t *testing.T) {
 	if entries, _ := os.ReadDir(cache); len(entries) != 0 {
 		t.Errorf("doctor made %v in the cache folder", entries)
 	}
-	for _, want := range []string{filepath.Join(cache, "packfs-mcp", "index"), filepath.Join(cache, "packfs-mcp", "backups")} {
+	for _, want := range []string{filepath.Join(cache, "packfs-mcp", "index"), filepath.Join(cache, "packfs-mcp", "history")} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("doctor does not say the state goes in %s:\n%s", want, stdout.String())
 		}

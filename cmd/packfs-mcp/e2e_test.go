@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binPath = filepath.Join(dir, "packfs-mcp")
-	// Servers started by the tests, in this process or as children, keep their index and backups
+	// Servers started by the tests, in this process or as children, keep their index and history
 	// in this temporary cache, never in the user's. The go commands the tests run keep the user's
 	// build cache, which is also under XDG_CACHE_HOME by default: in an empty one each build
 	// compiled everything, the standard library included, a minute or two of CPU.
@@ -66,7 +66,7 @@ func TestMain(m *testing.M) {
 	before := stateEntries(userState)
 	code := m.Run()
 	if left := newEntries(before, stateEntries(userState)); len(left) > 0 {
-		fmt.Fprintf(os.Stderr, "FAIL: the tests left %d indexes or backup folders in the user's state folders, e.g. %s: a test that serves a root must give its server a state folder of its own (XDG_CACHE_HOME, --index-dir) or remove what it made\n", len(left), left[0])
+		fmt.Fprintf(os.Stderr, "FAIL: the tests left %d indexes or history folders in the user's state folders, e.g. %s: a test that serves a root must give its server a state folder of its own (XDG_CACHE_HOME, --index-dir) or remove what it made\n", len(left), left[0])
 		code = 1
 	}
 	os.RemoveAll(dir)
@@ -84,7 +84,7 @@ func cacheEnv(dir string) []string {
 	return []string{"HOME=" + dir, "XDG_CACHE_HOME=" + cache}
 }
 
-// stateFolders are the folders where a server run by this user keeps its indexes, backups and
+// stateFolders are the folders where a server run by this user keeps its indexes and
 // history when the test gives it none: the user's cache and data folders and the shared temporary
 // folders.
 func stateFolders() []string {
@@ -100,7 +100,8 @@ func stateFolders() []string {
 	return append(out, filepath.Join(data, "packfs-mcp"))
 }
 
-// stateEntries lists the indexes and backup folders in the folders of stateFolders.
+// stateEntries lists the indexes and history folders (and the backup folders older versions kept)
+// in the folders of stateFolders.
 func stateEntries(folders []string) map[string]bool {
 	out := map[string]bool{}
 	for _, f := range folders {
@@ -195,7 +196,7 @@ func (f *fixture) snapshot(t *testing.T) map[string]string {
 		if err != nil {
 			return err
 		}
-		for _, own := range []string{"backups", "cache"} { // the server's own stores, outside by design
+		for _, own := range []string{"history", "cache"} { // the server's own stores, outside by design
 			if p == filepath.Join(f.dir, own) {
 				return filepath.SkipDir
 			}
@@ -254,7 +255,7 @@ var eras = []struct {
 func start(t *testing.T, f *fixture, opts []client.ClientOption, args ...string) *session {
 	t.Helper()
 	env := cacheEnv(f.dir)
-	return startWith(t, f, env, opts, append([]string{"--backup-dir", filepath.Join(f.dir, "backups")}, args...)...)
+	return startWith(t, f, env, opts, append([]string{"--history-dir", filepath.Join(f.dir, "history")}, args...)...)
 }
 
 func compileSchema(t *testing.T, raw []byte) *jsonschema.Schema {

@@ -67,7 +67,7 @@ func newServerFlags(name string, stdout io.Writer) *serverFlags {
 		hardLinks:       fs.Bool("allow-hard-links", false, "allow files with more than one hard link (they can alias files outside the root)"),
 		rateMax:         fs.Int("rate-limit", security.DefaultMaxRequests, "`N` requests allowed per window, overall; each tool gets half"),
 		rateWindow:      fs.Duration("rate-window", security.DefaultWindow, "the rate limit's window, a `DURATION` such as 10s"),
-		backupDir:       fs.String("backup-dir", "", "the `DIR` where options.backup keeps previous versions; must be outside the root (default: the first of the user cache folder, /var/tmp and $TMPDIR that is outside the root)"),
+		backupDir:       fs.String("backup-dir", "", "the old name of --history-dir: `DIR`"),
 		historyDir:      fs.String("history-dir", "", "the `DIR` where what the tools' changes replace is kept so they can be undone; must be outside the root (default: the user data folder, else /var/tmp or $TMPDIR, the first outside the root)"),
 		noHistory:       fs.Bool("no-history", false, "keep no history: changes made through the tools are final"),
 		historyDays:     fs.Int("history-days", 7, "how many `DAYS` of changes the history keeps"),

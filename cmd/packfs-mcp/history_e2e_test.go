@@ -31,7 +31,7 @@ func TestHistoryEndToEnd(t *testing.T) {
 			t.Fatalf("%v: %v", args["purpose"], res)
 		}
 	}
-	r, err := fsroot.Open(hist, fsroot.Options{})
+	r, err := fsroot.Open(hist, fsroot.Options{AllowHardLinks: true})
 	must(t, err)
 	defer r.Close()
 	records, _, err := history.Open(r).Records(context.Background(), nil)

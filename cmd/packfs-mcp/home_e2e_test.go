@@ -24,7 +24,7 @@ import (
 // homeEnv is the environment of a server started as a user whose home folder is home: no
 // XDG_CACHE_HOME, so the user cache folder ($HOME/.cache) lies inside the root.
 func homeEnv(home string) []string {
-	return []string{"HOME=" + home, "XDG_CACHE_HOME="}
+	return []string{"HOME=" + home, "XDG_CACHE_HOME=", "XDG_DATA_HOME="}
 }
 
 // doctorRows runs doctor with env and args and returns its rows by name.
@@ -50,8 +50,8 @@ func doctorRows(t *testing.T, env []string, args ...string) map[string]string {
 
 // TestServeHomeFolder serves a home folder with the default flags (plus --allow-write), the root
 // people most often give a filesystem server, through the built binary. Its cache folder is inside
-// the root, so the index and the backups must live elsewhere: the test checks that the server
-// starts, reads, lists, searches and writes, that its index and backups are outside the home
+// the root, so the index and the history must live elsewhere: the test checks that the server
+// starts, reads, lists, searches and writes, that its index and history are outside the home
 // folder, and that no tool reaches them, by name, by link (absolute or climbing) or by moving and
 // deleting the folders where they would be by default; and that the index never indexes itself.
 func TestServeHomeFolder(t *testing.T) {
@@ -69,17 +69,17 @@ func TestServeHomeFolder(t *testing.T) {
 	env := homeEnv(home)
 	rows := doctorRows(t, env, "--root", home, "--allow-write")
 	indexDir := strings.Fields(rows["index"])[0]
-	backupDir := strings.Fields(rows["backups"])[0]
+	histDir := strings.Fields(rows["history"])[0]
 	resolvedHome, err := filepath.EvalSymlinks(home)
 	must(t, err)
-	for what, dir := range map[string]string{"index": indexDir, "backups": backupDir} {
+	for what, dir := range map[string]string{"index": indexDir, "history": histDir} {
 		if !filepath.IsAbs(dir) || within(dir, resolvedHome) || within(dir, home) {
 			t.Fatalf("doctor places the %s at %q: want an absolute folder outside the root %s", what, dir, home)
 		}
 		t.Cleanup(func() { os.RemoveAll(dir) })
 	}
 
-	s := startOn(t, &fixture{dir: home, root: home, outside: indexDir, pwned: backupDir}, env, "--allow-write")
+	s := startOn(t, &fixture{dir: home, root: home, outside: indexDir, pwned: histDir}, env, "--allow-write")
 
 	// The index is built, of the home folder's own files only.
 	waitIndexed(t, s)
@@ -92,18 +92,18 @@ func TestServeHomeFolder(t *testing.T) {
 		t.Fatalf("the index folder %s holds nothing after the build (%v)", indexDir, err)
 	}
 
-	// Links to the index and the backups, absolute and climbing, are refused by every tool.
+	// Links to the index and the history, absolute and climbing, are refused by every tool.
 	relIndex, err := filepath.Rel(home, indexDir)
 	must(t, err)
-	relBackups, err := filepath.Rel(home, backupDir)
+	relHistory, err := filepath.Rel(home, histDir)
 	must(t, err)
-	for name, target := range map[string]string{"idx-abs": indexDir, "idx-rel": relIndex, "bak-abs": backupDir, "bak-rel": relBackups} {
+	for name, target := range map[string]string{"idx-abs": indexDir, "idx-rel": relIndex, "bak-abs": histDir, "bak-rel": relHistory} {
 		must(t, os.Symlink(target, filepath.Join(home, name)))
 	}
 	for _, link := range []string{"idx-abs", "idx-rel", "bak-abs", "bak-rel"} {
 		inner := link + "/bleve/index_meta.json"
 		if strings.HasPrefix(link, "bak") {
-			inner = link + "/notes/todo.md"
+			inner = link + "/calls/x.json"
 		}
 		for _, tc := range []struct {
 			tool string
@@ -139,8 +139,8 @@ func TestServeHomeFolder(t *testing.T) {
 		}
 	}
 
-	// Writes work, with backups, and moving or deleting the folder where the cache would be by
-	// default leaves the index and the backups alone.
+	// Writes work, kept in the history, and moving or deleting the folder where the cache would be
+	// by default leaves the index and the history alone.
 	write := func(purpose string, args map[string]any) {
 		t.Helper()
 		args["purpose"] = purpose
@@ -148,17 +148,16 @@ func TestServeHomeFolder(t *testing.T) {
 			t.Fatalf("%s: %v", purpose, res)
 		}
 	}
-	write("update", map[string]any{"target": map[string]any{"path": "notes/todo.md"}, "content": "# Todo\nrepot the fern\n", "options": map[string]any{"backup": true}})
+	write("update", map[string]any{"target": map[string]any{"path": "notes/todo.md"}, "content": "# Todo\nrepot the fern\n"})
 	write("move", map[string]any{"target": map[string]any{"path": ".cache"}, "destination": "old-cache"})
 	write("delete", map[string]any{"target": map[string]any{"path": "old-cache"}, "options": map[string]any{"recursive": true}})
-	for _, dir := range []string{filepath.Join(indexDir, "bleve"), backupDir} {
+	for _, dir := range []string{filepath.Join(indexDir, "bleve"), histDir} {
 		if entries, err := os.ReadDir(dir); err != nil || len(entries) == 0 {
 			t.Errorf("%s is gone or empty after the home folder's cache was moved and deleted (%v)", dir, err)
 		}
 	}
-	backups, err := os.ReadDir(filepath.Join(backupDir, "notes"))
-	if err != nil || len(backups) == 0 {
-		t.Errorf("options.backup kept nothing in %s (%v)", backupDir, err)
+	if calls, err := os.ReadDir(filepath.Join(histDir, "calls")); err != nil || len(calls) == 0 {
+		t.Errorf("the history kept nothing in %s (%v)", histDir, err)
 	}
 	res, _ = s.call(searcher, map[string]any{"purpose": "search_semantic", "target": map[string]any{"path": ".", "query": "repot the fern"}})
 	if files, _ := res["files"].([]any); len(files) == 0 {
@@ -220,20 +219,20 @@ func startTransport(t *testing.T, f *fixture, tr *transport.Stdio, opts []client
 }
 
 // TestClientRootsOwnFiles is case J57 for the roots a client offers: a folder that holds a root's
-// index or backups, is one of them, or lies inside one (the index's bleve folder, a folder of
-// backups) is refused with the reason in the log, and no tool reaches the index or the backups
+// index or history, is one of them, or lies inside one (the index's bleve folder, the history's
+// records) is refused with the reason in the log, and no tool reaches the index or the history
 // through it, while the client's other root is served.
 func TestClientRootsOwnFiles(t *testing.T) {
 	f := rootsFixture(t, map[string]string{"a/one.md": "# One\nThe kestrel hovers.\n", "a/sub/two.md": "two\n"})
 	// With the cache folder there, the index lives in it (startRoots points XDG_CACHE_HOME at it),
-	// keyed by the root as stateKey keys it; the backups are in --backup-dir, keyed alike.
+	// keyed by the root as stateKey keys it; the history is in --history-dir, keyed alike.
 	must(t, os.Mkdir(filepath.Join(f.dir, "cache"), 0o755))
 	resolved, err := filepath.EvalSymlinks(f.root)
 	must(t, err)
 	sum := sha256.Sum256([]byte(resolved))
 	key := hex.EncodeToString(sum[:8])
 	indexDir := filepath.Join(f.dir, "cache", "packfs-mcp", "index", key)
-	backupDir := filepath.Join(f.dir, "backups", key)
+	histDir := filepath.Join(f.dir, "history", key)
 
 	list := &rootList{}
 	notes := mcp.Root{URI: fileURI(f.root), Name: "notes"}
@@ -246,10 +245,10 @@ func TestClientRootsOwnFiles(t *testing.T) {
 		t.Fatalf("the index of notes was not built:\n%s", s.stderr)
 	}
 	if res, isErr := s.call(writer, map[string]any{"purpose": "update", "target": map[string]any{"path": "notes/sub/two.md"},
-		"content": "two, changed\n", "options": map[string]any{"backup": true}}); isErr {
-		t.Fatalf("update with a backup: %v", res)
+		"content": "two, changed\n"}); isErr {
+		t.Fatalf("update: %v", res)
 	}
-	for _, dir := range []string{filepath.Join(indexDir, "bleve"), filepath.Join(backupDir, "sub")} {
+	for _, dir := range []string{filepath.Join(indexDir, "bleve"), filepath.Join(histDir, "calls")} {
 		if entries, err := os.ReadDir(dir); err != nil || len(entries) == 0 {
 			t.Fatalf("%s holds nothing (%v): the test would not offer the server's own files", dir, err)
 		}
@@ -259,9 +258,9 @@ func TestClientRootsOwnFiles(t *testing.T) {
 		filepath.Join(f.dir, "cache"),    // holds the index
 		indexDir,                         // is the index's folder
 		filepath.Join(indexDir, "bleve"), // lies in it
-		filepath.Join(f.dir, "backups"),  // holds the backups
-		backupDir,                        // is the backups' folder
-		filepath.Join(backupDir, "sub"),  // lies in it
+		filepath.Join(f.dir, "history"),  // holds the history
+		histDir,                          // is the history's folder
+		filepath.Join(histDir, "calls"),  // lies in it
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -287,7 +286,7 @@ func TestClientRootsOwnFiles(t *testing.T) {
 	}
 	offer("it holds, or lies in, the server's own files", bad...)
 	// The names the refused folders would have been served under reach nothing.
-	for _, name := range []string{"cache", "bleve", "backups", "sub"} {
+	for _, name := range []string{"cache", "bleve", "history", "calls"} {
 		if res, _ := s.call(searcher, access("list", name)); res["code"] != "NOT_FOUND" {
 			t.Errorf("list %s: %v, want NOT_FOUND", name, res)
 		}
@@ -297,13 +296,13 @@ func TestClientRootsOwnFiles(t *testing.T) {
 	// server's own too: its index may open again, inside what a client would then serve.
 	stale := []string{
 		filepath.Join(f.dir, "cache", "packfs-mcp", "index", "0123456789abcdef", "bleve"),
-		filepath.Join(f.dir, "backups", "0123456789abcdef"),
+		filepath.Join(f.dir, "history", "0123456789abcdef"),
 	}
 	for _, dir := range stale {
 		must(t, os.MkdirAll(dir, 0o700))
 		must(t, os.WriteFile(filepath.Join(dir, "x.md"), []byte("state\n"), 0o600))
 	}
-	offer("it lies where the server keeps indexes and backups", stale...)
+	offer("it lies where the server keeps indexes and history", stale...)
 	s.checkNoLeak()
 }
 

@@ -73,7 +73,7 @@ func startHTTP(t *testing.T, f *fixture, env []string, args ...string) *httpServ
 	if !slices.Contains(args, "--http") {
 		args = append(args, "--http", "127.0.0.1:0")
 	}
-	return startHTTPArgs(t, env, append([]string{"serve", "--root", f.root, "--no-index", "--backup-dir", filepath.Join(f.dir, "backups")}, args...)...)
+	return startHTTPArgs(t, env, append([]string{"serve", "--root", f.root, "--no-index", "--history-dir", filepath.Join(f.dir, "history")}, args...)...)
 }
 
 // startHTTPArgs is [startHTTP] with the whole command line: the binary run with args, which must
@@ -568,7 +568,7 @@ func TestHTTPInProcess(t *testing.T) {
 	var stdout bytes.Buffer
 	code := make(chan int, 1)
 	go func() {
-		code <- run([]string{"serve", "--root", f.root, "--no-index", "--backup-dir", filepath.Join(f.dir, "backups"),
+		code <- run([]string{"serve", "--root", f.root, "--no-index", "--history-dir", filepath.Join(f.dir, "history"),
 			"--http", "127.0.0.1:0", "--http-client-rate-limit", "100000"}, strings.NewReader(""), &stdout, pw)
 		pw.Close()
 	}()

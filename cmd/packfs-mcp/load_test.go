@@ -112,7 +112,7 @@ type pipeClient struct {
 func startPipe(tb testing.TB, root string, args ...string) *pipeClient {
 	tb.Helper()
 	home := tb.TempDir()
-	args = append([]string{"serve", "--root", root, "--backup-dir", filepath.Join(home, "backups")}, args...)
+	args = append([]string{"serve", "--root", root, "--history-dir", filepath.Join(home, "history")}, args...)
 	cmd := exec.Command(binPath, args...)
 	cmd.Env = append(os.Environ(), cacheEnv(home)...)
 	c := &pipeClient{

@@ -180,7 +180,7 @@ func TestParallelWritesHTTP(t *testing.T) {
 func TestParallelAppendsKilled(t *testing.T) {
 	f := newFixture(t)
 	args := []string{"serve", "--root", f.root, "--allow-write", "--no-index", "--rate-limit", "100000",
-		"--backup-dir", filepath.Join(f.dir, "backups")}
+		"--history-dir", filepath.Join(f.dir, "history")}
 	file := filepath.Join(f.root, "burst.md")
 	must(t, os.WriteFile(file, nil, 0o644))
 	line := regexp.MustCompile(`^burst \d+ call \d+ [x]{200}$`)

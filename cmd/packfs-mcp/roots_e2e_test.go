@@ -124,7 +124,7 @@ func TestSeveralRoots(t *testing.T) {
 			})
 			b := filepath.Join(f.dir, "b")
 			s := tr.start(t, f, []string{"--root", "a=" + f.root, "--root", "b=" + b, "--allow-write",
-				"--backup-dir", filepath.Join(f.dir, "backups")})
+				"--history-dir", filepath.Join(f.dir, "history")})
 
 			res, _ := s.call(searcher, access("list", "."))
 			if got := paths(res); !slices.Equal(got, []string{"a", "b"}) {
@@ -251,7 +251,7 @@ func startRoots(t *testing.T, f *fixture, opts []client.ClientOption, args ...st
 	t.Helper()
 	r := &rootsClient{stderr: &logBuffer{}}
 	env := cacheEnv(f.dir)
-	tr := transport.NewStdioWithOptions(binPath, env, append([]string{"serve", "--backup-dir", filepath.Join(f.dir, "backups")}, args...),
+	tr := transport.NewStdioWithOptions(binPath, env, append([]string{"serve", "--history-dir", filepath.Join(f.dir, "history")}, args...),
 		transport.WithCommandStderrWriter(r.stderr))
 	c := client.NewClient(tr, opts...)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

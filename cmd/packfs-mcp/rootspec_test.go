@@ -127,7 +127,7 @@ func TestRootsRefused(t *testing.T) {
 }
 
 // severalRoots makes two small roots, notes and work, and returns the flags that serve them with
-// the index and backups in one temporary folder each, which the roots then share out.
+// the index and history in one temporary folder each, which the roots then share out.
 func severalRoots(t *testing.T) (dir string, flags []string) {
 	t.Helper()
 	dir = t.TempDir()
@@ -141,7 +141,7 @@ func severalRoots(t *testing.T) (dir string, flags []string) {
 	}
 	must(t, os.Mkdir(filepath.Join(dir, "idx"), 0o755))
 	return dir, []string{"--root", filepath.Join(dir, "notes"), "--root", "w=" + filepath.Join(dir, "work"),
-		"--index-dir", filepath.Join(dir, "idx"), "--backup-dir", filepath.Join(dir, "bak")}
+		"--index-dir", filepath.Join(dir, "idx"), "--history-dir", filepath.Join(dir, "hist")}
 }
 
 // TestDoctorSeveralRoots checks that doctor describes and checks every root, each line naming its
@@ -159,7 +159,7 @@ func TestDoctorSeveralRoots(t *testing.T) {
 		"root         w: " + filepath.Join(dir, "work") + "\n",
 		"index        notes: " + idx + "/",
 		"index        w: " + idx + "/",
-		"backups      notes: " + filepath.Join(dir, "bak") + "/",
+		"history      notes: " + filepath.Join(dir, "hist") + "/",
 		"ok    notes: the root is a folder that can be listed (1 entries at its top)",
 		"ok    w: 1 files seen: 1 open to the tools",
 		"ok    w: writing works",

@@ -472,15 +472,8 @@ func writerCases(f *fixture) []toolCase {
 		{name: "update on dangling link", tool: writer, args: intent("update", "dangling.md", map[string]any{"content": "x"}), code: "PATH_OUTSIDE_ROOT"},
 		{name: "append on dangling link", tool: writer, args: intent("append", "dangling.md", map[string]any{"content": "x"}), code: "PATH_OUTSIDE_ROOT"},
 		{name: "create under dir link", tool: writer, args: intent("create", "dirlink/new/deeper/f.md", map[string]any{"content": "x", "options": map[string]any{"createPath": true}}), code: "PATH_OUTSIDE_ROOT"},
-		{name: "update", tool: writer, args: intent("update", "notes/b.md", map[string]any{"content": "replaced\n", "options": map[string]any{"backup": true}}),
-			check: func(t *testing.T, r map[string]any) {
-				fileIs(f, "notes/b.md", "replaced\n")(t, r)
-				b, _ := r["backup"].(string)
-				old, err := os.ReadFile(filepath.Join(f.dir, "backups", b))
-				if b == "" || err != nil || string(old) != "see [a](a.md)\nhello again\n" {
-					t.Errorf("backup %q = %q (%v)", b, old, err)
-				}
-			}},
+		{name: "update", tool: writer, args: intent("update", "notes/b.md", map[string]any{"content": "replaced\n"}),
+			check: fileIs(f, "notes/b.md", "replaced\n")},
 		{name: "update missing", tool: writer, args: intent("update", "notes/none.md", map[string]any{"content": "x"}), code: "NOT_FOUND"},
 		{name: "update through inner link keeps the link", tool: writer, args: intent("update", "link_in.md", map[string]any{"content": "# A\nhello world\nsecond line\n"}),
 			check: func(t *testing.T, r map[string]any) {

@@ -111,7 +111,7 @@ func listTools(t *testing.T, args ...string) []any {
 	t.Helper()
 	in := initializeLine + `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}` + "\n"
 	var stdout, stderr bytes.Buffer
-	args = append([]string{"serve", "--root", t.TempDir(), "--no-index", "--backup-dir", t.TempDir()}, args...)
+	args = append([]string{"serve", "--root", t.TempDir(), "--no-index", "--history-dir", t.TempDir()}, args...)
 	errw := &gatedWriter{w: &stderr} // the server's background cleanup may log after it returns
 	code := run(args, strings.NewReader(in), &stdout, errw)
 	errw.close()

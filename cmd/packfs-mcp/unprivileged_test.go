@@ -33,7 +33,7 @@ const nobodyUID, nobodyGID = 65534, 65534
 func startUnprivileged(t *testing.T, f *fixture, args ...string) *session {
 	t.Helper()
 	env := []string{"HOME=" + f.dir, "XDG_CACHE_HOME=" + filepath.Join(f.dir, "cache")}
-	args = append([]string{"serve", "--root", f.root, "--backup-dir", filepath.Join(f.dir, "backups")}, args...)
+	args = append([]string{"serve", "--root", f.root, "--history-dir", filepath.Join(f.dir, "history")}, args...)
 	if os.Geteuid() != 0 {
 		return startTransport(t, f, transport.NewStdio(binPath, env, args...), nil)
 	}

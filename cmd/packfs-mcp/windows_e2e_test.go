@@ -72,7 +72,7 @@ func TestWindowsNames(t *testing.T) {
 		f := newFixture(t)
 		env := []string{"WINEDEBUG=-all", "WINEPREFIX=" + winePrefix(), "HOME=" + os.Getenv("HOME")}
 		tr := transport.NewStdio("wine", env, exe, "serve", "--root", wineDrive(f.root), "--allow-write", "--no-index",
-			"--backup-dir", wineDrive(filepath.Join(f.dir, "backups")), "--index-dir", wineDrive(filepath.Join(f.dir, "index")))
+			"--history-dir", wineDrive(filepath.Join(f.dir, "history")), "--index-dir", wineDrive(filepath.Join(f.dir, "index")))
 		s := startTransport(t, f, tr, nil)
 		nameCases(t, s, true)
 		res, _ := s.call(writer, intent("create", "notes/from-windows.md", map[string]any{"content": "written under Wine\n"}))

@@ -8,7 +8,7 @@
 //   node examples/ts-interop/interop.mjs --server /path/to/packfs-mcp [--root DIR]
 //
 // The server runs with --allow-write on a small workspace this script writes into --root (a folder
-// that is empty or does not exist yet; by default a temporary folder). Its index, backups and cache
+// that is empty or does not exist yet; by default a temporary folder). Its index, history and cache
 // go to a temporary folder beside it, removed at the end. The exit status is 0 when every check
 // passed and 1 otherwise, with the failing check and the server's stderr on stderr.
 // The same options can come from the environment: PACKFS_MCP_BIN and PACKFS_INTEROP_ROOT.
@@ -128,8 +128,7 @@ async function connect(root, work, ...args) {
   const transport = new StdioClientTransport({
     command: serverBin,
     args: ['serve', '--root', root,
-      '--index-dir', path.join(work, 'index'), '--backup-dir', path.join(work, 'backups'),
-      '--history-dir', path.join(work, 'history'), ...args],
+      '--index-dir', path.join(work, 'index'), '--history-dir', path.join(work, 'history'), ...args],
     env: { XDG_CACHE_HOME: path.join(work, 'cache'), HOME: work },
     stderr: 'pipe',
   });

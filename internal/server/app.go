@@ -100,11 +100,11 @@ func (s *App) Record(ctx context.Context, id any, req *mcp.CallToolRequest, res 
 }
 
 // Doctor prints what a server on cfg would do (its permissions and tools, policy, limits, and
-// where its index, backups and journal live), then checks that it can work, without making any
+// where its index, history and journal live), then checks that it can work, without making any
 // folder. It reports whether every check passed; its error is a configuration that cannot be
 // described. A root that cannot be opened is a failed check.
 func Doctor(cfg Config, logger *log.Logger, w io.Writer) (passed bool, err error) {
-	cfg.inspect = true // doctor changes nothing: no index, backup or lock folder is made
+	cfg.inspect = true // doctor changes nothing: no index, history or lock folder is made
 	a, err := build(cfg, logger)
 	if rootErr := (badRoot{}); errors.As(err, &rootErr) {
 		// No server can be built without its root, but the report still shows what one on these

@@ -36,7 +36,7 @@ import (
 //
 // Each root the client lists is checked as a root the user chose on the command line is: a file://
 // URI naming a folder that exists, is not the whole filesystem, does not hold or lie in another
-// root, and does not hold the server's own files (the journal, another root's index or backups). A
+// root, and does not hold the server's own files (the journal, another root's index or history). A
 // root that fails is refused with a line in the log, on stderr and to the client, and the others
 // are served.
 
@@ -369,7 +369,7 @@ func (c *clientRoots) check(resolved string) error {
 	for _, m := range a.mountList() {
 		for _, own := range m.ownDirs() {
 			if overlap(resolveHost(own), resolved) {
-				return fmt.Errorf("it holds, or lies in, the server's own files (the index or backups of a root), which no tool may reach")
+				return fmt.Errorf("it holds, or lies in, the server's own files (the index or history of a root), which no tool may reach")
 			}
 		}
 	}
@@ -377,18 +377,18 @@ func (c *clientRoots) check(resolved string) error {
 		return errors.New("it holds the server's audit journal, which no tool may reach")
 	}
 	if insideAny(resolved, stateAreas(a.cfg)) {
-		return errors.New("it lies where the server keeps indexes and backups, which no tool may reach")
+		return errors.New("it lies where the server keeps indexes and history, which no tool may reach")
 	}
 	return nil
 }
 
-// stateAreas are the folders, resolved, under which the server keeps the indexes and backups of
+// stateAreas are the folders, resolved, under which the server keeps the indexes and history of
 // any root, open or not: the folders the operator named and every base packfs-mcp keeps state
 // under. A client's root inside one could reach a closed root's index, or hold one that opens
 // later.
 func stateAreas(cfg Config) []string {
 	var out []string
-	for _, d := range []string{cfg.Semantic.IndexDir, cfg.BackupDir, cfg.HistoryDir} {
+	for _, d := range []string{cfg.Semantic.IndexDir, cfg.HistoryDir} {
 		if d != "" {
 			out = append(out, resolveHost(d))
 		}

@@ -27,8 +27,8 @@ type Config struct {
 	Permissions []string       `json:"permissions,omitempty" yaml:"permissions" validate:"omitempty,dive,oneof=read write search list"`
 	Security    SecurityConfig `json:"security" yaml:"security"`
 	Semantic    SemanticConfig `json:"semantic" yaml:"semantic"`
-	// BackupDir is where options.backup keeps previous versions; it must lie outside the root.
-	// If empty, a folder in the user's cache directory keyed by the root.
+	// BackupDir is the old name of HistoryDir, read when HistoryDir is empty: the history does
+	// what options.backup did, for every change.
 	BackupDir string `json:"backupDir,omitempty" yaml:"backupDir"`
 	// HistoryDir is where what the tools' changes replace is kept, so they can be undone; it must
 	// lie outside the root. If empty, a folder in the user's data directory keyed by the root.

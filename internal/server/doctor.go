@@ -116,23 +116,10 @@ func (a *app) describe(w io.Writer) {
 		row("index", "%s%s", a.label(m.name), m.indexState())
 	}
 	switch {
-	case len(mounts) == 0 && a.perms.Has(security.PermWrite):
-		row("backups", "not opened: there is no root")
 	case !a.perms.Has(security.PermWrite):
-		row("backups", "off (writing is off)")
-	}
-	for _, m := range mounts {
-		if !a.perms.Has(security.PermWrite) {
-			break
-		}
-		backups := "off: no usable backup folder (set --backup-dir); options.backup is refused"
-		switch {
-		case m.backups != nil:
-			backups = m.backups.Dir()
-		case m.backupsPlace != "":
-			backups = m.backupsPlace + " (none yet: made when a server that writes starts)"
-		}
-		row("backups", "%s%s", a.label(m.name), backups)
+		row("history", "off (writing is off)")
+	case len(mounts) == 0:
+		row("history", "not opened: there is no root")
 	}
 	for _, m := range mounts {
 		if !a.perms.Has(security.PermWrite) {
@@ -161,7 +148,7 @@ func historyUsage(dir string) string {
 	if _, ok := fsroot.ResolveHost(dir); !ok {
 		return "none yet"
 	}
-	r, err := fsroot.Open(dir, fsroot.Options{})
+	r, err := fsroot.Open(dir, fsroot.Options{AllowHardLinks: true})
 	if err != nil {
 		return fmt.Sprintf("cannot be read (%v)", err)
 	}
@@ -223,9 +210,6 @@ func (a *app) checks() []check {
 			checks = append(checks, m.checkWrite())
 			if m.historyAt.Dir != "" {
 				checks = append(checks, checkPlace("history", m.historyAt, "off, and changes final"))
-			}
-			if m.backupAt.Dir != "" {
-				checks = append(checks, checkPlace("backup", m.backupAt, "off, and options.backup refused"))
 			}
 		}
 		for _, c := range checks {
@@ -376,10 +360,10 @@ func (m *mount) checkVisible() check {
 	return check{true, text}
 }
 
-// checkPlace checks that a server can keep its what (index, backups) in place: in the folder, or
+// checkPlace checks that a server can keep its what (index, history) in place: in the folder, or
 // the nearest folder above it that exists, a folder can be made (and is removed at once), as the
 // server makes its own there and writes in it. A folder the operator chose (--index-dir,
-// --backup-dir) that cannot be used fails the start; one by default leaves the server instead.
+// --history-dir) that cannot be used fails the start; one by default leaves the server instead.
 func checkPlace(what string, place statePlace, instead string) check {
 	near := filepath.Clean(place.Dir)
 	for {

@@ -20,24 +20,19 @@ import (
 )
 
 // mount is one served folder and what the server keeps for it: its policy, its search index (in
-// a folder of its own outside every root, see placeState), its backups, and the background work
+// a folder of its own outside every root, see placeState), its history, and the background work
 // on them (the sweep for leftover temporary files, the index build and its reconcile loop).
 type mount struct {
 	name       string
 	root       *fsroot.Root
-	backups    *fsroot.Root   // nil: backups are off
 	history    *history.Store // nil: changes are final
 	historyDir *fsroot.Root   // the history's folder, closed with m
 	// historyAt is where the history lives, or would (doctor makes no folder).
 	historyAt statePlace
 	locks     *fsroot.Root // the lock files shared with other servers; nil: writes lock within this one
-	// backupAt is where the backups go, for doctor's check (Config.inspect).
-	backupAt statePlace
-	// backupsPlace is where the backups would go, for doctor, which makes no folder (Config.inspect).
-	backupsPlace string
-	policy       *security.Policy
-	ignore       *tools.Ignore    // what listings, searches and the index leave out as noise
-	engine       *semantic.Engine // nil: the index is off
+	policy    *security.Policy
+	ignore    *tools.Ignore    // what listings, searches and the index leave out as noise
+	engine    *semantic.Engine // nil: the index is off
 	// indexPlace is where the index persists; its Dir is "" when it is kept in memory.
 	indexPlace statePlace
 	// log, warn and errs are the server's loggers, naming the root when the tools name roots.
@@ -52,8 +47,8 @@ type mount struct {
 }
 
 // openMount wires root r (which it owns from now on, and closes if it fails) as the root named
-// name: its policy, backups and index. others are the other roots' folders (resolved), which its
-// index and backups must lie outside too.
+// name: its policy, history and index. others are the other roots' folders (resolved), which its
+// index and history must lie outside too.
 func (a *app) openMount(name string, r *fsroot.Root, others []string) (*mount, error) {
 	m := &mount{name: name, root: r, log: a.log, warn: a.warn, errs: a.errs}
 	if a.named {
@@ -67,12 +62,10 @@ func (a *app) openMount(name string, r *fsroot.Root, others []string) (*mount, e
 	}
 	m.ignore = tools.NewIgnore(r, m.policy, ignoreAbove(r.ResolvedDir(), tools.IgnoreConfig{Global: a.globalIgnore}))
 	if a.perms.Has(security.PermWrite) {
-		if err := m.openBackups(a.stateDir(a.cfg.BackupDir, r), others, a.cfg.inspect); err != nil {
-			m.warn.Printf("backups are off (options.backup is refused): %v", err)
-		}
+
 		if !a.cfg.NoHistory {
 			if err := m.openHistory(a.stateDir(a.cfg.HistoryDir, r), others, a.cfg.inspect); err != nil {
-				if m.historyAt.chosen {
+				if a.cfg.HistoryDir != "" { // the operator's folder: refuse to start without it
 					m.close()
 					return nil, fmt.Errorf("history: %w", err)
 				}
@@ -97,7 +90,7 @@ func (a *app) openMount(name string, r *fsroot.Root, others []string) (*mount, e
 
 // toolsMount is m as the tools serve it, under name.
 func (m *mount) toolsMount(name string) tools.Mount {
-	return tools.Mount{Name: name, Root: m.root, Policy: m.policy, Engine: m.engine, Backups: m.backups, History: m.history, Ignore: m.ignore}
+	return tools.Mount{Name: name, Root: m.root, Policy: m.policy, Engine: m.engine, History: m.history, Ignore: m.ignore}
 }
 
 // prefixed returns a logger writing through l's output with prefix before each line.
@@ -107,7 +100,7 @@ func prefixed(l *log.Logger, prefix string) *log.Logger {
 
 // stateDir is the folder the operator named for a kind of state (--index-dir, --backup-dir) as
 // root r uses it: the folder itself for the one root, as always; with several, a folder of r's own
-// inside it, so that no two roots share an index or a backup store.
+// inside it, so that no two roots share an index or a history.
 func (a *app) stateDir(configured string, r *fsroot.Root) string {
 	if configured == "" || !a.named {
 		return configured
@@ -154,22 +147,6 @@ func (m *mount) openEngine(cfg SemanticConfig, configured string, others []strin
 	return nil
 }
 
-// openBackups opens (creating it) the backup store, outside every root (see placeState). With no
-// folder outside the roots, backups are off and options.backup is refused.
-func (m *mount) openBackups(configured string, others []string, inspect bool) (err error) {
-	if inspect {
-		// doctor makes no folder: a store not made yet is named where it would be.
-		place, err := placeState(stateBackups, configured, m.root, others...)
-		m.backupAt = place
-		if _, ok := fsroot.ResolveHost(place.Dir); err != nil || !ok {
-			m.backupsPlace = place.Dir
-			return err
-		}
-	}
-	m.backups, err = m.openPlace(stateBackups, configured, others, "--backup-dir")
-	return err
-}
-
 // openHistory opens (creating it) the history of m's root, outside every root (see placeState):
 // what the tools' changes replace, kept so they can be undone. doctor makes no folder.
 func (m *mount) openHistory(configured string, others []string, inspect bool) error {
@@ -210,7 +187,9 @@ func (m *mount) openPlace(kind stateKind, configured string, others []string, fl
 	if err := place.make(m.root, others...); err != nil {
 		return nil, err
 	}
-	r, err := fsroot.Open(place.Dir, fsroot.Options{})
+	// The history's files are written as the tools' are, linked into place from a temporary
+	// name: one a crash left linked twice is still the store's own, never an alias into a root.
+	r, err := fsroot.Open(place.Dir, fsroot.Options{AllowHardLinks: kind == stateHistory})
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +211,7 @@ func (m *mount) ownDirs() []string {
 	if m.indexPlace.Dir != "" {
 		dirs = append(dirs, m.indexPlace.Dir)
 	}
-	for _, r := range []*fsroot.Root{m.backups, m.historyDir, m.locks} {
+	for _, r := range []*fsroot.Root{m.historyDir, m.locks} {
 		if r != nil {
 			dirs = append(dirs, r.ResolvedDir())
 		}
@@ -243,7 +222,7 @@ func (m *mount) ownDirs() []string {
 // hostPaths are m's host paths, for the log to cut out of what clients receive.
 func (m *mount) hostPaths() []string {
 	paths := []string{m.root.Dir(), m.root.ResolvedDir(), m.indexPlace.Dir}
-	for _, r := range []*fsroot.Root{m.backups, m.historyDir, m.locks} {
+	for _, r := range []*fsroot.Root{m.historyDir, m.locks} {
 		if r != nil {
 			paths = append(paths, r.Dir(), r.ResolvedDir())
 		}
@@ -262,21 +241,18 @@ func (m *mount) indexSummary() string {
 	return "index " + m.indexPlace.Dir
 }
 
-// backupsSummary says where m's backups go, for the banner.
-func (m *mount) backupsSummary() string {
-	if m.backups == nil {
+// historySummary says where m's history is kept, for the banner.
+func (m *mount) historySummary() string {
+	if m.history == nil {
 		return "off"
 	}
-	return m.backups.Dir()
+	return m.history.Dir()
 }
 
-// close closes m's index, backups, locks and root.
+// close closes m's index, history, locks and root.
 func (m *mount) close() {
 	if m.engine != nil {
 		m.engine.Close()
-	}
-	if m.backups != nil {
-		m.backups.Close()
 	}
 	if m.historyDir != nil {
 		m.historyDir.Close()
@@ -479,12 +455,11 @@ func (m *mount) pruneHistory(ctx context.Context, l history.Limits) {
 // cleanTempBudget bounds the sweep for leftover temporary files of one root.
 const cleanTempBudget = 5 * time.Minute
 
-// cleanTemp removes temporary files a crashed write left behind, in the root, the backup store and
-// the history; it runs in the background so a large tree does not delay the first answer.
+// cleanTemp removes temporary files a crashed write left behind, in the root and the history; it runs in the background so a large tree does not delay the first answer.
 func (m *mount) cleanTemp(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, cleanTempBudget)
 	defer cancel()
-	for _, r := range []*fsroot.Root{m.root, m.backups, m.historyDir} {
+	for _, r := range []*fsroot.Root{m.root, m.historyDir} {
 		if r == nil {
 			continue
 		}

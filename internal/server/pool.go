@@ -8,7 +8,7 @@ import (
 )
 
 // The pool of the clients' folders. A folder offered as an MCP root is opened once, as a mount
-// of the server's (its policy, index and backups), whichever clients offer it: each client that
+// of the server's (its policy, index and history), whichever clients offer it: each client that
 // serves it holds a reference, and each tool call on a client's roots pins them while it runs. A
 // mount no client holds and no call pins is closed after lingerFor, so that a client that offers
 // it again soon (a reconnecting HTTP client, a stateless client's next call, a root removed and

@@ -14,19 +14,18 @@ import (
 	"github.com/packfs/packfs-mcp/fsroot"
 )
 
-// The server keeps two things of its own beside a root: the search index and the backups. Both
+// The server keeps two things of its own beside a root: the search index and the history. Both
 // must lie outside the root, where no tool can list, read, search, change or index them: the
 // root's os.Root is the one boundary the tools cannot cross, by any name, link or rename. When the
-// user's cache folder is inside the root (a home folder served as the root), they go to the first
+// user's cache (or data) folder is inside the root (a home folder served as the root), they go to the first
 // of the fallback folders that is outside it; when every candidate is inside (the root is /), the
-// index stays in memory and backups are off.
+// index stays in memory and the history is off.
 
 // stateKind names what a state folder holds.
 type stateKind string
 
 const (
-	stateIndex   stateKind = "index"
-	stateBackups stateKind = "backups"
+	stateIndex stateKind = "index"
 	// stateLocks is one folder for every root and every server of this user (not one a root):
 	// servers on one folder, or on folders one inside the other, take their file locks there.
 	stateLocks stateKind = "locks"
@@ -90,7 +89,7 @@ type statePlace struct {
 	// Dir is the folder, or "" when no candidate lies outside the root.
 	Dir    string
 	base   stateBase
-	chosen bool // the operator named Dir (--index-dir, --backup-dir)
+	chosen bool // the operator named Dir (--index-dir, --history-dir)
 }
 
 // placeState decides where kind lives for root: configured (the operator's folder, which must be
@@ -154,12 +153,7 @@ func insideAny(p string, dirs []string) bool {
 	return false
 }
 
-func flagKind(kind stateKind) string {
-	if kind == stateBackups {
-		return "backup"
-	}
-	return string(kind)
-}
+func flagKind(kind stateKind) string { return string(kind) }
 
 // make creates the place's folder and its missing parents (mode 0700), making a shared base private
 // first, and checks again, with every link now resolved, that it is outside the root and the

@@ -9,8 +9,8 @@ import (
 	"github.com/packfs/packfs-mcp/fsroot"
 )
 
-// TestPlaceState checks where the index and the backups go for roots that hold the usual places:
-// never inside the root, the operator's folder when it is outside, and nowhere (memory, backups
+// TestPlaceState checks where the index and the history go for roots that hold the usual places:
+// never inside the root, the operator's folder when it is outside, and nowhere (memory, history
 // off) when the root holds every candidate.
 func TestPlaceState(t *testing.T) {
 	dir := t.TempDir()
@@ -18,6 +18,7 @@ func TestPlaceState(t *testing.T) {
 	must(t, os.MkdirAll(filepath.Join(home, ".cache"), 0o755))
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CACHE_HOME", "")
+	t.Setenv("XDG_DATA_HOME", filepath.Join(home, ".cache")) // the history beside the index: the same places
 	t.Setenv("TMPDIR", filepath.Join(dir, "tmp"))
 	must(t, os.MkdirAll(filepath.Join(dir, "tmp"), 0o755))
 	open := func(p string) *fsroot.Root {
@@ -43,7 +44,7 @@ func TestPlaceState(t *testing.T) {
 	must(t, os.Symlink(home, filepath.Join(dir, "to-home")))
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, kind := range []stateKind{stateIndex, stateBackups} {
+			for _, kind := range []stateKind{stateIndex, stateHistory} {
 				p, err := placeState(kind, tc.configured, open(tc.root))
 				if tc.wantErr != "" {
 					if err == nil || !strings.Contains(err.Error(), tc.wantErr) {

@@ -78,6 +78,12 @@ func build(cfg Config, logger *log.Logger) (*app, error) {
 	a.log = a.logs.at(mcp.LoggingLevelInfo)
 	a.warn = a.logs.at(mcp.LoggingLevelWarning)
 	a.errs = a.logs.at(mcp.LoggingLevelError)
+	if cfg.BackupDir != "" {
+		a.warn.Printf("--backup-dir (backupDir) is now --history-dir (historyDir): the history keeps what every change replaces, as options.backup did on request; its folder is %s", cfg.BackupDir)
+		if a.cfg.HistoryDir == "" {
+			a.cfg.HistoryDir = cfg.BackupDir
+		}
+	}
 	var err error
 	if a.perms, err = PermissionsOf(cfg); err != nil {
 		return nil, err
@@ -332,7 +338,7 @@ func (a *app) afterStart(ctx context.Context) bool {
 
 // hostPaths are the host paths the server uses, for the log to cut out of what clients receive.
 func (a *app) hostPaths() []string {
-	paths := append([]string{a.cfg.BackupDir, a.cfg.HistoryDir, a.cfg.Semantic.IndexDir, a.cfg.Journal.File}, a.cfg.ClientRootsWithin...)
+	paths := append([]string{a.cfg.HistoryDir, a.cfg.Semantic.IndexDir, a.cfg.Journal.File}, a.cfg.ClientRootsWithin...)
 	paths = append(paths, a.within...)
 	for _, m := range a.mountList() {
 		paths = append(paths, m.hostPaths()...)
@@ -350,8 +356,8 @@ func (a *app) banner() string {
 	mounts := a.mountList()
 	if len(mounts) == 1 && !a.named {
 		m := mounts[0]
-		return fmt.Sprintf("%s serving %s; permissions %s; %s; max file %d bytes; %s; %s; backups %s",
-			Version, m.root.Dir(), a.perms, m.policy.Summary(), MaxFile(a.cfg), a.limiter.Summary(), m.indexSummary(), m.backupsSummary())
+		return fmt.Sprintf("%s serving %s; permissions %s; %s; max file %d bytes; %s; %s; history %s",
+			Version, m.root.Dir(), a.perms, m.policy.Summary(), MaxFile(a.cfg), a.limiter.Summary(), m.indexSummary(), m.historySummary())
 	}
 	serving := "the folders the client offers as MCP roots (none yet)"
 	if len(a.within) > 0 {
@@ -360,7 +366,7 @@ func (a *app) banner() string {
 	if !a.clientMode {
 		var parts []string
 		for _, m := range mounts {
-			parts = append(parts, fmt.Sprintf("%s=%s (%s; backups %s)", m.name, m.root.Dir(), m.indexSummary(), m.backupsSummary()))
+			parts = append(parts, fmt.Sprintf("%s=%s (%s; history %s)", m.name, m.root.Dir(), m.indexSummary(), m.historySummary()))
 		}
 		serving = fmt.Sprintf("%d roots: %s", len(mounts), strings.Join(parts, ", "))
 	}

@@ -43,7 +43,7 @@ func serverCommand(name string, roots []servedRoot, state string, o options) (co
 				args = append(args, "--root", r.Name+"="+r.Dir)
 			}
 		}
-		// With several roots, each keeps its index and backups in a folder of its own below these.
+		// With several roots, each keeps its index and history in a folder of its own below these.
 		return bin, append(args, "--allow-write",
 			"--index-dir", filepath.Join(state, "index"), "--backup-dir", filepath.Join(state, "backups"), "--history-dir", filepath.Join(state, "history")), true, nil
 	case "official":

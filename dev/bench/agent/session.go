@@ -28,7 +28,7 @@ import (
 //	session.json   what it runs (task, server, root, command)
 //	root/          the files the server serves, copied fresh from the corpus (a task of several
 //	               folders: root/NAME for each, every one served as a folder of its own)
-//	state/         the server's own files outside the root (our index and backups)
+//	state/         the server's own files outside the root (our index and history)
 //	log.jsonl      every event: the tools listing, each call with its arguments and result text
 //	ANSWER.txt     the agent's answer
 //	verdict.json   the verifier's verdict, written at stop
