@@ -169,3 +169,51 @@ func TestPrune(t *testing.T) {
 		t.Errorf("the pruned content: %v, want ErrNotKept", err)
 	}
 }
+
+// TestForget checks that forgetting a file removes its records and the contents only they named,
+// at once, and leaves the rest.
+func TestForget(t *testing.T) {
+	ctx := context.Background()
+	s, _ := newStore(t)
+	keep := func(path, content string) {
+		st, err := s.Keep(ctx, []byte(content), 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Commit(ctx, &Record{Purpose: "update", Changes: []Change{{Path: path, Before: &st, After: &State{}}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keep("secret/a.md", "password=hunter2\n")
+	keep("secret/b.md", "shared\n")
+	keep("notes.md", "shared\n")
+	// One call that changed a secret and a note: the note's change stays.
+	both, err := s.Keep(ctx, []byte("token=1\n"), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := s.Keep(ctx, []byte("other\n"), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Commit(ctx, &Record{Purpose: "edit", Changes: []Change{{Path: "secret/c.md", Before: &both, After: &State{}}, {Path: "other.md", Before: &other, After: &State{}}}}); err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.Forget(ctx, "secret", true)
+	if err != nil || n != 3 {
+		t.Fatalf("Forget = %d, %v; want 3 changes", n, err)
+	}
+	if _, err := s.Content(ctx, Sum([]byte("token=1\n"))); err != ErrNotKept {
+		t.Errorf("the forgotten change of a call of two: %v, want ErrNotKept", err)
+	}
+	if _, err := s.Content(ctx, Sum([]byte("password=hunter2\n"))); err != ErrNotKept {
+		t.Errorf("the forgotten content: %v, want ErrNotKept", err)
+	}
+	if _, err := s.Content(ctx, Sum([]byte("shared\n"))); err != nil {
+		t.Errorf("a content another record names: %v, want kept", err)
+	}
+	left, _, _ := s.Records(ctx, nil)
+	if len(left) != 2 || len(left[0].Changes) != 1 || left[0].Changes[0].Path != "other.md" || left[1].Changes[0].Path != "notes.md" {
+		t.Errorf("records left: %+v", left)
+	}
+}

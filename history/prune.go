@@ -2,6 +2,7 @@ package history
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"path"
@@ -142,4 +143,60 @@ func (s *Store) Usage(ctx context.Context) (records int, oldest time.Time, bytes
 		bytes += c.size
 	}
 	return len(all), oldest, bytes, err
+}
+
+// Forget removes from the records the changes of name (a file, or with dir everything below a
+// folder; "." with dir is the whole history), a record left with none going whole, and then the
+// contents no record names, at once: what a person asks to forget is not kept a moment longer. It
+// returns how many changes it forgot.
+func (s *Store) Forget(ctx context.Context, name string, dir bool) (int, error) {
+	match := Touching(name, dir)
+	records, _, err := s.Records(ctx, match)
+	if err != nil {
+		return 0, err
+	}
+	forgot := 0
+	for _, r := range records {
+		rest := slices.DeleteFunc(slices.Clone(r.Changes), func(c Change) bool {
+			return match(&Record{Changes: []Change{c}})
+		})
+		forgot += len(r.Changes) - len(rest)
+		file := path.Join("calls", r.ID+".json")
+		if len(rest) == 0 {
+			err = s.dir.Remove(file, false)
+		} else {
+			r.Changes = rest
+			var data []byte
+			if data, err = json.Marshal(r); err == nil {
+				err = s.dir.WriteFile(ctx, file, data)
+			}
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return forgot, err
+		}
+	}
+	left, _, err := s.Records(ctx, nil)
+	if err != nil {
+		return forgot, err
+	}
+	named := map[string]bool{}
+	for _, r := range left {
+		for _, c := range r.Changes {
+			if c.Before != nil {
+				named[c.Before.SHA256] = true
+			}
+		}
+	}
+	sizes, err := s.contents(ctx)
+	if err != nil {
+		return forgot, err
+	}
+	for sum := range sizes {
+		if !named[sum] {
+			if err := s.dir.Remove(objectName(sum), false); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return forgot, err
+			}
+		}
+	}
+	return forgot, nil
 }

@@ -109,3 +109,45 @@ func TestHistoryCommands(t *testing.T) {
 		t.Errorf("restore without a path: exit %d: %s", code, out)
 	}
 }
+
+// TestUndoAndPurgeCommands checks that undo undoes the last call whole (a two-file edit), that the
+// undo is undone by the next, and that history --purge forgets a path's changes for good.
+func TestUndoAndPurgeCommands(t *testing.T) {
+	dir := t.TempDir()
+	root, hist := filepath.Join(dir, "root"), filepath.Join(dir, "history")
+	must(t, os.MkdirAll(root, 0o755))
+	must(t, os.WriteFile(filepath.Join(root, "a.md"), []byte("alpha\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(root, "b.md"), []byte("beta\n"), 0o644))
+	flags := []string{"--root", root, "--history-dir", hist}
+	runs := func(stdin string, args ...string) (int, string) {
+		var out, errb bytes.Buffer
+		code := run(args, strings.NewReader(stdin), &out, &errb)
+		return code, out.String() + errb.String()
+	}
+	edit := `{"name": "packfs-file-writer", "arguments": {"purpose": "edit", "target": {"path": "a.md"}, "edits": [{"oldText": "alpha", "newText": "ALPHA"}, {"path": "b.md", "oldText": "beta", "newText": "BETA"}]}}`
+	if code, out := runs(edit, append([]string{"call", "--allow-write", "--no-index"}, flags...)...); code != 0 {
+		t.Fatalf("call edit: exit %d: %s", code, out)
+	}
+	read := func(name string) string {
+		data, _ := os.ReadFile(filepath.Join(root, name))
+		return string(data)
+	}
+	if code, out := runs("", append([]string{"undo"}, flags...)...); code != 0 || read("a.md") != "alpha\n" || read("b.md") != "beta\n" {
+		t.Fatalf("undo: exit %d: %s; a.md %q, b.md %q", code, out, read("a.md"), read("b.md"))
+	}
+	if code, out := runs("", append([]string{"undo"}, flags...)...); code != 0 || read("a.md") != "ALPHA\n" || read("b.md") != "BETA\n" {
+		t.Fatalf("undo of the undo: exit %d: %s; a.md %q, b.md %q", code, out, read("a.md"), read("b.md"))
+	}
+	if code, out := runs("", append([]string{"history", "--purge", "a.md"}, flags...)...); code != 0 || !strings.Contains(out, "forgot 3 changes of a.md") {
+		t.Errorf("history --purge a.md: exit %d: %s", code, out)
+	}
+	if code, out := runs("", append([]string{"history", "a.md"}, flags...)...); code != 0 || !strings.Contains(out, "no change kept") {
+		t.Errorf("history a.md after the purge: exit %d: %s", code, out)
+	}
+	if code, out := runs("", append([]string{"history", "b.md"}, flags...)...); code != 0 || strings.Count(out, "b.md") != 3 {
+		t.Errorf("history b.md after a.md's purge, want its 3 changes: exit %d: %s", code, out)
+	}
+	if code, out := runs("", append([]string{"restore", "a.md"}, flags...)...); code != 1 {
+		t.Errorf("restore after the purge: exit %d: %s", code, out)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -23,20 +24,27 @@ import (
 // newest first, for a person: the reader's history purpose without a client.
 func historyCmd(args []string, stdout, stderr io.Writer) int {
 	f := newServerFlags("history", stdout)
+	f.fs.Bool("purge", false, "forget what the history keeps of PATH (all of it without PATH), now: it cannot be restored after")
 	f.fs.Usage = func() {
 		fmt.Fprint(f.fs.Output(), `Usage: packfs-mcp history --root DIR [flags] [PATH]
 
 List the changes the tools made that the history keeps of PATH (a file, or everything below a
 folder, deleted files included; default: the whole root), newest first: when, by which purpose,
-and the version each replaced, which packfs-mcp restore brings back. Safe while a server runs on
-the same folder.
+the call (packfs-mcp undo undoes it whole), and the version each replaced, which packfs-mcp restore
+brings back. With --purge, forget them instead. Safe while a server runs on the same folder.
 
 Example:
   packfs-mcp history --root ~/notes journal/2026-12-06.md
+  packfs-mcp history --root ~/notes --purge drafts/passwords.md
 
-Flags (the same as serve's):
+Flags (the same as serve's, and --purge):
 `)
 		f.fs.PrintDefaults()
+	}
+	if slices.ContainsFunc(args, func(a string) bool {
+		return slices.Contains([]string{"-purge", "--purge", "-purge=true", "--purge=true"}, a)
+	}) {
+		return purgeHistory(f, args, stdout, stderr)
 	}
 	return runHistoryCall(f, args, 1, stdout, stderr, func(rest []string) (string, map[string]any) {
 		p := "."
@@ -45,6 +53,107 @@ Flags (the same as serve's):
 		}
 		return tools.ReaderName, map[string]any{"purpose": "history", "target": map[string]any{"path": p}}
 	}, printHistory)
+}
+
+// purgeHistory forgets what the history keeps of a path, for history --purge.
+func purgeHistory(f *serverFlags, args []string, stdout, stderr io.Writer) int {
+	flags, rest := positional(f.fs, args)
+	cfg, err := f.parse(append([]string{"--allow-write"}, flags...))
+	logger := log.New(stderr, "packfs-mcp: ", 0)
+	switch {
+	case err != nil:
+	case len(rest) > 1:
+		err = errors.New("history --purge takes at most one PATH: packfs-mcp history --help")
+	default:
+		err = cfg.RequireRoot()
+	}
+	if err != nil {
+		logger.Print(err)
+		return 2
+	}
+	name := "."
+	if len(rest) == 1 {
+		name = rest[0]
+	}
+	cfg.Semantic.Disabled = true
+	a, err := server.Build(cfg, logger)
+	if err != nil {
+		logger.Print(err)
+		return 2
+	}
+	defer a.Close()
+	n, err := a.ForgetHistory(context.Background(), name)
+	if err != nil {
+		logger.Print(err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "forgot %d changes of %s\n", n, name)
+	return 0
+}
+
+// undoCmd undoes a whole call the history keeps (by default the last): the writer's restore with
+// target.call, without a client.
+func undoCmd(args []string, stdout, stderr io.Writer) int {
+	f := newServerFlags("undo", stdout)
+	overwrite := f.fs.Bool("overwrite", false, "undo even where a file changed since the call")
+	f.fs.Usage = func() {
+		fmt.Fprint(f.fs.Output(), `Usage: packfs-mcp undo --root DIR [flags] [CALL]
+
+Undo every change of one call the tools made: CALL as packfs-mcp history lists it, or by default
+the last call the history keeps. A multi-file edit, a move with its link rewrites, a folder's
+delete undo together; the undo is kept too, so it can be undone the same way. Where a file changed
+since the call, nothing is done unless --overwrite. Safe while a server runs on the same folder.
+
+Example:
+  packfs-mcp undo --root ~/notes
+
+Flags (the same as serve's, and --overwrite):
+`)
+		f.fs.PrintDefaults()
+	}
+	var last string
+	return runHistoryCall(f, args, 1, stdout, stderr, func(rest []string) (string, map[string]any) {
+		call := map[string]any{"purpose": "restore", "target": map[string]any{"call": last}}
+		if len(rest) == 1 {
+			call["target"] = map[string]any{"call": rest[0]}
+		}
+		if *overwrite {
+			call["options"] = map[string]any{"overwrite": true}
+		}
+		return tools.WriterName, call
+	}, printRestore, func(a *server.App) error {
+		var err error
+		last, err = lastCall(a)
+		return err
+	})
+}
+
+// lastCall is the call the history of a's root kept last.
+func lastCall(a *server.App) (string, error) {
+	tool, _ := a.Tool(tools.ReaderName)
+	var req mcp.CallToolRequest
+	req.Params.Name = tools.ReaderName
+	req.Params.Arguments = map[string]any{"purpose": "history", "target": map[string]any{"path": "."}}
+	res, err := tool.Handler(context.Background(), req)
+	if err != nil || res == nil {
+		return "", fmt.Errorf("history: %v", err)
+	}
+	var out struct {
+		Error   string `json:"error"`
+		History []struct {
+			Call string `json:"call"`
+		} `json:"history"`
+	}
+	if b, err := json.Marshal(res.StructuredContent); err == nil {
+		json.Unmarshal(b, &out)
+	}
+	switch {
+	case out.Error != "":
+		return "", errors.New(out.Error)
+	case len(out.History) == 0:
+		return "", errors.New("the history keeps no change to undo")
+	}
+	return out.History[0].Call, nil
 }
 
 // restoreCmd puts back a version the history keeps: the writer's restore purpose without a client.
@@ -83,7 +192,7 @@ Flags (the same as serve's, and --overwrite):
 // writing on (the history is kept by a server that writes), runs the call args make, and prints
 // its answer with show. It exits 0 on success, 1 when the tool answered an error, 2 on bad flags.
 func runHistoryCall(f *serverFlags, args []string, most int, stdout, stderr io.Writer,
-	call func(rest []string) (string, map[string]any), show func(io.Writer, map[string]any)) int {
+	call func(rest []string) (string, map[string]any), show func(io.Writer, map[string]any), before ...func(*server.App) error) int {
 	flags, rest := positional(f.fs, args)
 	cfg, err := f.parse(append([]string{"--allow-write"}, flags...))
 	if errors.Is(err, flag.ErrHelp) {
@@ -108,6 +217,12 @@ func runHistoryCall(f *serverFlags, args []string, most int, stdout, stderr io.W
 		return 2
 	}
 	defer a.Close()
+	if len(before) > 0 && len(rest) == 0 {
+		if err := before[0](a); err != nil {
+			logger.Print(err)
+			return 1
+		}
+	}
 	name, arguments := call(rest)
 	tool, _ := a.Tool(name)
 	var req mcp.CallToolRequest
@@ -139,7 +254,7 @@ func printHistory(w io.Writer, out map[string]any) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME\tPURPOSE\tPATH\tVERSION REPLACED\tSIZE")
+	fmt.Fprintln(tw, "TIME\tCALL\tPURPOSE\tPATH\tVERSION REPLACED\tSIZE")
 	for _, e := range entries {
 		m, _ := e.(map[string]any)
 		version, size := "(none: made by it)", ""
@@ -152,7 +267,11 @@ func printHistory(w io.Writer, out map[string]any) {
 		if m["deleted"] == true {
 			version += " (deleted)"
 		}
-		fmt.Fprintf(tw, "%v\t%v\t%v\t%s\t%s\n", m["time"], m["purpose"], m["path"], version, size)
+		p := fmt.Sprint(m["path"])
+		if to, _ := m["movedTo"].(string); to != "" {
+			p += " -> " + to
+		}
+		fmt.Fprintf(tw, "%v\t%v\t%v\t%s\t%s\t%s\n", m["time"], m["call"], m["purpose"], p, version, size)
 	}
 	tw.Flush()
 	if out["truncated"] == true {
@@ -163,7 +282,13 @@ func printHistory(w io.Writer, out map[string]any) {
 // printRestore says what a restore did.
 func printRestore(w io.Writer, out map[string]any) {
 	if files, _ := out["files"].([]any); len(files) > 0 {
-		fmt.Fprintf(w, "restored %d files below %v\n", len(files), out["path"])
+		fmt.Fprintf(w, "undid %d changes:", len(files))
+		for _, f := range files {
+			if m, ok := f.(map[string]any); ok {
+				fmt.Fprintf(w, " %v", m["path"])
+			}
+		}
+		fmt.Fprintln(w)
 		return
 	}
 	switch {

@@ -97,6 +97,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return historyCmd(args, stdout, stderr)
 	case "restore":
 		return restoreCmd(args, stdout, stderr)
+	case "undo":
+		return undoCmd(args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, versionLine())
 		return 0
@@ -113,7 +115,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // commands are the subcommands run dispatches, for the suggestion made when one is mistyped.
-var commands = []string{"serve", "tools", "call", "doctor", "history", "restore", "journal", "version", "help"}
+var commands = []string{"serve", "tools", "call", "doctor", "history", "restore", "undo", "journal", "version", "help"}
 
 func usage(w io.Writer) {
 	fmt.Fprint(w, `packfs-mcp: a sandboxed filesystem server for AI agents, over MCP (stdio or HTTP).
@@ -130,6 +132,7 @@ Usage:
   packfs-mcp doctor --root DIR [flags]     print the effective policy and check that DIR is usable
   packfs-mcp history --root DIR [PATH]     list the changes the tools made that the history keeps
   packfs-mcp restore --root DIR PATH [V]   put back a version the history keeps (undo a change)
+  packfs-mcp undo --root DIR [CALL]        undo every change of a call (by default the last)
   packfs-mcp journal [--json] FILE         summarize an audit journal written by serve --journal FILE
   packfs-mcp version                       print the version
 

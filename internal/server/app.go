@@ -3,9 +3,12 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log"
+	"path"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -91,6 +94,32 @@ func (s *App) RefreshIndex(ctx context.Context, every time.Duration) {
 			}
 		})
 	}
+}
+
+// ForgetHistory removes from the history what it keeps of name (a file, or everything below a
+// folder; "." for all of it), at once, and returns how many changes it forgot. With several roots,
+// name starts with its root's name.
+func (s *App) ForgetHistory(ctx context.Context, name string) (int, error) {
+	for _, m := range s.a.mountList() {
+		rel := name
+		if s.a.named {
+			first, rest, _ := strings.Cut(name, "/")
+			if first != m.name {
+				continue
+			}
+			if rel = rest; rel == "" {
+				rel = "."
+			}
+		}
+		if m.history == nil {
+			return 0, errors.New("this server keeps no history (--no-history, or no folder for it outside the root)")
+		}
+		if rel = path.Clean(rel); path.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, "../") {
+			return 0, fmt.Errorf("%q is not a path inside the root: give it relative to the root, as history lists it", name)
+		}
+		return m.history.Forget(ctx, rel, true)
+	}
+	return 0, fmt.Errorf("no root is named %q", name)
 }
 
 // Record writes one tool call, req answered res after it started at start, to the journal, when
