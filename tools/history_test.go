@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -274,5 +275,63 @@ func TestRestoreCopy(t *testing.T) {
 	out := e.call(t, ReaderName, map[string]any{"purpose": "exists", "target": map[string]any{"path": "c.md"}})
 	if out.Tree["b.md"] != "beta\n" || out.Result["exists"] != false {
 		t.Errorf("after restoring the copies: b.md %q, c.md exists %v", out.Tree["b.md"], out.Result["exists"])
+	}
+}
+
+// TestRestoreRacesWrites runs restores of a file while appends to it go on: they take turns on the
+// file's lock, and no acknowledged append is lost: each is in the file at the end or in a content
+// the history keeps (what a restore replaced), so it can come back.
+func TestRestoreRacesWrites(t *testing.T) {
+	e := newOptionEnv(t, optionTable{tree: []string{"a.md=start\n"}})
+	h, _ := withHistory(t, e)
+	const appends = 40
+	var acked []string
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := range appends {
+			line := fmt.Sprintf("append %d\n", i)
+			out := e.call(t, WriterName, map[string]any{"purpose": "append", "target": map[string]any{"path": "a.md"}, "content": line})
+			if out.Result["success"] == true {
+				mu.Lock()
+				acked = append(acked, line)
+				mu.Unlock()
+			}
+		}
+	})
+	restores := 0
+	wg.Go(func() {
+		for range appends {
+			out := e.call(t, WriterName, map[string]any{"purpose": "restore", "target": map[string]any{"path": "a.md"}, "options": map[string]any{"overwrite": true}})
+			if out.Result["success"] == true {
+				restores++
+			} else if c := out.Result["code"]; c != CodeNotFound {
+				t.Errorf("restore: %s", out.json())
+			}
+		}
+	})
+	wg.Wait()
+	data, err := os.ReadFile(filepath.Join(e.root, "a.md"))
+	mustOK(t, err)
+	kept := []string{string(data)}
+	records, _, err := h.Records(context.Background(), nil)
+	mustOK(t, err)
+	for _, r := range records {
+		for _, c := range r.Changes {
+			if c.Before != nil {
+				b, err := h.Content(context.Background(), c.Before.SHA256)
+				mustOK(t, err)
+				kept = append(kept, string(b))
+			}
+		}
+	}
+	all := strings.Join(kept, "")
+	for _, line := range acked {
+		if !strings.Contains(all, line) {
+			t.Errorf("%q was acknowledged, and is neither in the file nor in the history", line)
+		}
+	}
+	if len(acked) != appends || restores == 0 {
+		t.Errorf("%d of %d appends acknowledged, %d restores: the race did not happen", len(acked), appends, restores)
 	}
 }
