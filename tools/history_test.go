@@ -335,3 +335,15 @@ func TestRestoreRacesWrites(t *testing.T) {
 		t.Errorf("%d of %d appends acknowledged, %d restores: the race did not happen", len(acked), appends, restores)
 	}
 }
+
+// TestNoHistorySaysSo checks that without a history, an answer that replaced something says the
+// change cannot be undone, and one that made something new says nothing of it.
+func TestNoHistorySaysSo(t *testing.T) {
+	e := newOptionEnv(t, optionTable{tree: []string{"a.md=alpha\n"}})
+	if out := e.call(t, WriterName, map[string]any{"purpose": "update", "target": map[string]any{"path": "a.md"}, "content": "beta\n"}); !strings.Contains(fmt.Sprint(out.Result["notKept"]), "cannot be undone") {
+		t.Errorf("update without a history: %s, want notKept", out.json())
+	}
+	if out := e.call(t, WriterName, map[string]any{"purpose": "create", "target": map[string]any{"path": "b.md"}, "content": "new\n"}); out.Result["notKept"] != nil {
+		t.Errorf("create without a history: %s, want no notKept", out.json())
+	}
+}

@@ -79,6 +79,9 @@ func (s *Server) update(ctx context.Context, c *call) (any, error) {
 	}
 	err = row.write(s, ctx, &writeCall{c: c, in: in, name: name, from: from, out: &out})
 	s.commit(ctx, c) // what changed, even when the call then failed
+	if s.cfg.History == nil && replaces[in.Purpose] && !in.Options.DryRun {
+		out.NotKept = "this server keeps no history (--no-history, or no folder for it outside the root): this change cannot be undone"
+	}
 	unlock()
 	if err != nil {
 		if row.merge {
@@ -310,6 +313,10 @@ func (s *Server) appendTo(ctx context.Context, c *call, name, content, version s
 	}
 	return nil
 }
+
+// replaces are the purposes whose change replaces or removes what a file held: without a
+// history, their answers say it cannot be undone.
+var replaces = map[string]bool{"update": true, "append": true, "edit": true, "delete": true, "move": true, "restore": true}
 
 // MaxAppendDiff is the largest append whose answer shows it as a diff, under the file's last
 // lines: enough for a note's new section, where an agent would otherwise read the end back.
