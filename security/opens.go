@@ -13,9 +13,12 @@ type Opening int
 const (
 	// OpensText is a file of an allowed extension or name: read, searched and edited as text.
 	OpensText Opening = iota
-	// OpensBinary is an allowed binary type (a PDF or an image): a read answers its media type,
-	// and its bytes as base64 when asked.
+	// OpensBinary is an allowed binary type (a PDF): a read answers its media type, and its bytes
+	// as base64 when asked.
 	OpensBinary
+	// OpensImage is an allowed image type a read hands a model as an image (PNG, JPEG, GIF,
+	// WebP).
+	OpensImage
 	// OpensIfText is a file of a type not on the list, or of no extension, that is read, searched
 	// and edited as text when its content is text (no NUL byte and valid UTF-8
 	// in its first bytes); it cannot be created.
@@ -26,7 +29,7 @@ const (
 	OpensNot
 )
 
-// String is the word listings use for o: "text", "binary", "if text" or "no".
+// String is the word listings use for o: "text", "binary", "image", "if text" or "no".
 func (o Opening) String() string {
 	switch o {
 	case OpensText:
@@ -35,6 +38,8 @@ func (o Opening) String() string {
 		return "binary"
 	case OpensIfText:
 		return "if text"
+	case OpensImage:
+		return "image"
 	}
 	return "no"
 }
@@ -60,6 +65,9 @@ var binaryTypes = setOf(
 	// Databases.
 	".db", ".sqlite", ".sqlite3", ".mdb", ".accdb",
 )
+
+// imageTypes are the binary types a read hands a model as an image (package extract).
+var imageTypes = setOf(".png", ".jpg", ".jpeg", ".gif", ".webp")
 
 // runTypes are text types that run when opened (double-clicked, or by a shell's file
 // association): never opened by content, so no call writes a program the user may launch.
@@ -89,8 +97,11 @@ func (p *Policy) Opens(name string) Opening {
 		ext = base[i:]
 	}
 	_, binary := binaryTypes[ext]
+	_, img := imageTypes[ext]
 	var pe *PathError
 	switch {
+	case err == nil && img:
+		return OpensImage
 	case err == nil && binary:
 		return OpensBinary
 	case err == nil:

@@ -25,6 +25,7 @@ func TestOpens(t *testing.T) {
 		{"a/b/NOTES.MD", OpensText, OpensText, OpensText},
 		{"Makefile", OpensText, OpensText, OpensText},
 		{"report.pdf", OpensBinary, OpensNot, OpensBinary},
+		{"shot.PNG", OpensImage, OpensNot, OpensImage},
 		{"letter.docx", OpensNot, OpensBinary, OpensNot},
 		{"case.txtar", OpensIfText, OpensNot, OpensIfText},
 		{"page.tmpl", OpensIfText, OpensNot, OpensText},

@@ -1,8 +1,16 @@
 package tools
 
 import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"image"
+	"image/png"
 	"strings"
 	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -40,7 +48,7 @@ func TestListingNamesEveryFile(t *testing.T) {
 	want := map[string]string{
 		"notes.md": "", "case.txtar": "if text", "Kconfig": "if text", "page.tmpl": "if text",
 		"blob.dat": "if text", "latin.txt1": "if text", "tool.exe": "no", "run.bat": "no", ".zshrc": "no",
-		"photo.png": "binary", "key.conf2": "if text",
+		"photo.png": "image", "key.conf2": "if text",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("listing (-want +got):\n%s\nin %s", diff, out.json())
@@ -131,5 +139,43 @@ func TestSearchOpensByContent(t *testing.T) {
 	want := []string{"Kconfig", "case.txtar", "page.tmpl"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("files (-want +got):\n%s\nin %s", diff, out.json())
+	}
+}
+
+// TestReadImage checks that a read of an image answers it as image content a model sees, scaled
+// to its bounds, beside the JSON that gives its size; a read of several files names it without
+// sending it.
+func TestReadImage(t *testing.T) {
+	var b bytes.Buffer
+	img := image.NewNRGBA(image.Rect(0, 0, 2400, 1200))
+	mustOK(t, png.Encode(&b, img))
+	e := newOptionEnv(t, optionTable{tree: []string{"shot.png=" + b.String(), "a.md=a\n"}})
+	var req mcp.CallToolRequest
+	req.Params.Name = ReaderName
+	req.Params.Arguments = map[string]any{"purpose": "read", "target": map[string]any{"path": "shot.png"}}
+	res, err := e.tools[ReaderName].Handler(context.Background(), req)
+	mustOK(t, err)
+	var images []mcp.ImageContent
+	for _, c := range res.Content {
+		if ic, ok := c.(mcp.ImageContent); ok {
+			images = append(images, ic)
+		}
+	}
+	if len(images) != 1 || images[0].MIMEType != "image/png" {
+		t.Fatalf("content %+v, want one PNG image", res.Content)
+	}
+	data, err := base64.StdEncoding.DecodeString(images[0].Data)
+	mustOK(t, err)
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
+	if err != nil || cfg.Width != 1516 || cfg.Height != 758 {
+		t.Errorf("image sent: %dx%d (%v), want 1516x758", cfg.Width, cfg.Height, err)
+	}
+	out := e.call(t, ReaderName, req.Params.Arguments.(map[string]any))
+	if out.Result["widthPx"] != 2400.0 || out.Result["heightPx"] != 1200.0 || !strings.Contains(fmt.Sprint(out.Result["imageSent"]), "1516x758 png") {
+		t.Errorf("answer %s", out.json())
+	}
+	many := e.call(t, ReaderName, map[string]any{"purpose": "read", "target": map[string]any{"paths": []string{"shot.png", "a.md"}}})
+	if !strings.Contains(many.json(), "read it alone") {
+		t.Errorf("read of several: %s", many.json())
 	}
 }

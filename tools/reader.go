@@ -6,9 +6,12 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"net/http"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/packfs/packfs-mcp/extract"
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/markdown"
@@ -105,6 +108,9 @@ func (s *Server) readMany(ctx context.Context, c *call, in intents.Access) (any,
 		name, fc, err := s.readPath(ctx, c, raw, in, budget, budget == MaxContentBytes)
 		// A path the policy could not clean is named by its place, never echoed: it may be a
 		// host path outside the root.
+		if fc.Image != nil { // one answer carries at most one image: the file read alone
+			fc.Image, fc.ImageSent = nil, "not sent in a read of several files: read it alone to see it"
+		}
 		entry := ReadEntry{Path: cmp.Or(name, fmt.Sprintf("target.paths[%d]", i)), Status: Status{Success: true}, FileContent: fc}
 		if err != nil {
 			entry.Status = failure(err, name, s.show)
@@ -169,6 +175,7 @@ func (s *Server) readEntry(ctx context.Context, name string, e *fsroot.Entry, in
 		out.Content, out.Encoding, out.Binary = &b64, "base64", !text
 	case !text:
 		out.Binary = true
+		s.attachImage(&out, data)
 	default:
 		if in.Preferences.ChunkIfLarge {
 			budget = min(budget, ChunkBytes)
@@ -274,3 +281,28 @@ func attrs(info fsroot.Info) FileAttrs {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// attachImage gives out, the read of the binary file data, the image a model receives, when data
+// is an image extract reads (by its bytes, not its name): the answer then carries it as image
+// content, scaled to the model's bounds, and says how in imageSent.
+func (s *Server) attachImage(out *FileContent, data []byte) {
+	kind := strings.Split(http.DetectContentType(data[:min(len(data), sniffLen)]), ";")[0]
+	if !extract.Supported(kind) {
+		return
+	}
+	img, err := extract.ImageFor(data, kind)
+	out.WidthPx, out.HeightPx = img.Width, img.Height
+	switch {
+	case errors.Is(err, extract.ErrTooManyPixels):
+		out.ImageSent = fmt.Sprintf("not sent: %dx%d is more than %d megapixels, more than the server decodes", img.Width, img.Height, extract.MaxPixels/1_000_000)
+		return
+	case err != nil:
+		out.ImageSent = "not sent: " + err.Error()
+		return
+	}
+	out.Image = &img
+	out.ImageSent = fmt.Sprintf("%dx%d %s, %s", img.SentWidth, img.SentHeight, strings.TrimPrefix(img.MediaType, "image/"), humanBytes(int64(len(img.Data))))
+	if img.SentWidth != img.Width || img.SentHeight != img.Height {
+		out.ImageSent += " (scaled down)"
+	}
+}

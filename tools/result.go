@@ -1,6 +1,9 @@
 package tools
 
-import "github.com/packfs/packfs-mcp/fulltext"
+import (
+	"github.com/packfs/packfs-mcp/extract"
+	"github.com/packfs/packfs-mcp/fulltext"
+)
 
 // The result types declare the tools' output schemas (see [intents.Schema]): a `validate:"required"`
 // tag marks a field the schema lists as required; results are never run through the validator.
@@ -47,7 +50,12 @@ type FileContent struct {
 	Offset     *int    `json:"offset,omitempty" jsonschema:"the first line returned, 0-based"`
 	NextOffset *int    `json:"nextOffset,omitempty" jsonschema:"when truncated: pass this as preferences.offset to read on"`
 	Truncated  bool    `json:"truncated,omitempty" jsonschema:"true when content holds only part of the file"`
-	Version    string  `json:"version,omitempty" jsonschema:"read and metadata of a file: the version of its whole content, even when content holds part of it; pass it to packfs-file-writer as target.version so a write fails with CONFLICT if the file changed since"`
+	WidthPx    int     `json:"widthPx,omitempty" jsonschema:"an image's width in pixels"`
+	HeightPx   int     `json:"heightPx,omitempty" jsonschema:"an image's height in pixels"`
+	ImageSent  string  `json:"imageSent,omitempty" jsonschema:"read of an image: how the image content of this answer holds it (at most 1568 pixels a side), or why it is not there"`
+	// Image is the image content the answer carries beside its JSON (shape), never in it.
+	Image   *extract.Image `json:"-"`
+	Version string         `json:"version,omitempty" jsonschema:"read and metadata of a file: the version of its whole content, even when content holds part of it; pass it to packfs-file-writer as target.version so a write fails with CONFLICT if the file changed since"`
 	FileAttrs
 }
 
@@ -93,7 +101,7 @@ type Match struct {
 type FileEntry struct {
 	Path string `json:"path" validate:"required" jsonschema:"root-relative path"`
 	FileAttrs
-	Opens      string  `json:"opens,omitempty" jsonschema:"list: what the tools do with a file they do not open as text: binary (read answers its media type, base64 on request), if text (read and edited when its content is text; not created), no (named only: archives, programs, media, office files, dotfiles)"`
+	Opens      string  `json:"opens,omitempty" jsonschema:"list: what the tools do with a file they do not open as text: image (read shows it, at most 1568 px a side), binary (read answers its media type, base64 on request), if text (read and edited when its content is text; not created), no (named only: archives, programs, media, office files, dotfiles)"`
 	Matches    []Match `json:"matches,omitempty" jsonschema:"search_content: the matching lines"`
 	MatchCount int     `json:"matchCount,omitempty" jsonschema:"search_content: how many lines matched in this file (matches may hold fewer)"`
 	Content    *string `json:"content,omitempty" jsonschema:"with options.includeContent: the file's text, capped"`

@@ -338,7 +338,7 @@ func TestRebaseCoversEveryPath(t *testing.T) {
 		"snippet": true, "via": true, "anchor": true, "target": true, "fragment": true, "kind": true,
 		"status": true, "source": true, "unknownWords": true, "message": true, "tags": true, "aliases": true,
 		"diff": true, "reason": true, "mentionsIncomplete": true, "hiddenHint": true,
-		"opens": true, "notKept": true, "time": true, "purpose": true, "call": true,
+		"opens": true, "notKept": true, "time": true, "purpose": true, "call": true, "imageSent": true, "-": true,
 	}
 	for _, v := range []any{&ReaderResult{}, &SearcherResult{}, &WriterResult{}} {
 		fill(reflect.ValueOf(v).Elem())

@@ -7,6 +7,7 @@ package tools
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -291,6 +292,10 @@ func shape(out any, isErr bool) *mcp.CallToolResult {
 	}
 	res := mcp.NewToolResultStructured(out, text)
 	res.IsError = isErr
+	if r, ok := out.(ReaderResult); ok && r.Image != nil {
+		// The image a model sees, beside the JSON that describes it.
+		res.Content = append(res.Content, mcp.NewImageContent(base64.StdEncoding.EncodeToString(r.Image.Data), r.Image.MediaType))
+	}
 	return res
 }
 
