@@ -361,16 +361,28 @@ func (c *Call) Answer(res *mcp.CallToolResult) any {
 			Output string          `json:"output"`
 		}{"function_call_output", id, text}
 	case ShapeAnthropic:
+		type source struct {
+			Type      string `json:"type"`
+			MediaType string `json:"media_type"`
+			Data      string `json:"data"`
+		}
 		type block struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
+			Type   string  `json:"type"`
+			Text   string  `json:"text,omitempty"`
+			Source *source `json:"source,omitempty"`
+		}
+		blocks := []block{{Type: "text", Text: text}}
+		for _, c := range res.Content { // an image the model sees, as Anthropic's image block
+			if img, ok := c.(mcp.ImageContent); ok {
+				blocks = append(blocks, block{Type: "image", Source: &source{"base64", img.MIMEType, img.Data}})
+			}
 		}
 		return struct {
 			Type      string          `json:"type"`
 			ToolUseID json.RawMessage `json:"tool_use_id"`
 			Content   []block         `json:"content"`
 			IsError   bool            `json:"is_error"`
-		}{"tool_result", id, []block{{"text", text}}, res.IsError}
+		}{"tool_result", id, blocks, res.IsError}
 	}
 	return res
 }

@@ -170,6 +170,7 @@ func TestParseCallErrors(t *testing.T) {
 func TestAnswer(t *testing.T) {
 	ok := &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(`{"success":true}`)}, StructuredContent: map[string]any{"success": true}}
 	failed := &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(`{"success":false,"code":"NOT_FOUND"}`)}, IsError: true}
+	picture := &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(`{"success":true}`), mcp.NewImageContent("iVBORw0KGgo=", "image/png")}}
 	tests := []struct {
 		name string
 		in   string
@@ -188,6 +189,9 @@ func TestAnswer(t *testing.T) {
 			want: `{"type": "function_call_output", "call_id": "call_2", "output": "{\"success\":false,\"code\":\"NOT_FOUND\"}"}`},
 		{name: "anthropic", in: `{"type": "tool_use", "id": "toolu_1", "name": "t", "input": {}}`, res: failed,
 			want: `{"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": "{\"success\":false,\"code\":\"NOT_FOUND\"}"}], "is_error": true}`},
+		{name: "anthropic with an image", in: `{"type": "tool_use", "id": "toolu_2", "name": "t", "input": {}}`, res: picture,
+			want: `{"type": "tool_result", "tool_use_id": "toolu_2", "content": [{"type": "text", "text": "{\"success\":true}"},
+				{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}], "is_error": false}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
