@@ -38,6 +38,11 @@ const (
 	jpegQuality = 85
 )
 
+// decoding holds the one decode that runs at a time: a 12-megapixel photo takes about 140 MB
+// while it is decoded and scaled (dev/bench/README.md), and parallel reads of images would add
+// those up.
+var decoding = make(chan struct{}, 1)
+
 // ErrTooManyPixels is an image larger than MaxPixels.
 var ErrTooManyPixels = errors.New("image too large to decode")
 
@@ -97,6 +102,8 @@ func ImageFor(data []byte, mediaType string) (Image, error) {
 		out.Data, out.MediaType, out.SentWidth, out.SentHeight = data, mediaType, w, h
 		return out, nil
 	}
+	decoding <- struct{}{}
+	defer func() { <-decoding }()
 	src, err := d.decode(data)
 	if err != nil {
 		return out, fmt.Errorf("not a readable %s: %w", mediaType, err)
