@@ -3,16 +3,10 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-
-	"github.com/packfs/packfs-mcp/fsroot"
-	"github.com/packfs/packfs-mcp/security"
 )
 
 // BenchmarkReadCall measures the server's share of a read's round trip, in process: a tools/call
@@ -49,20 +43,8 @@ const benchDeep = "a/b/c/d/e/f/g/4k.md"
 // server with the tools registered and every permission, and returns it with the context its calls
 // are handled in.
 func benchServer(b *testing.B, content string) (*server.MCPServer, context.Context) {
-	dir := b.TempDir()
-	for _, p := range []string{"4k.md", benchDeep} {
-		mustOKB(b, os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755))
-		mustOKB(b, os.WriteFile(filepath.Join(dir, p), []byte(content), 0o644))
-	}
-	root, err := fsroot.Open(dir, fsroot.Options{})
-	mustOKB(b, err)
-	b.Cleanup(func() { root.Close() })
-	policy, err := security.NewPolicy(security.PolicyConfig{RootDir: root.Dir(), RootResolved: root.ResolvedDir()})
-	mustOKB(b, err)
-	m := server.NewMCPServer("bench", "1", server.WithToolCapabilities(false))
-	New(Config{Root: root, Policy: policy, Permissions: security.AllPermissions(),
-		Limiter: security.NewLimiter(security.LimitConfig{MaxRequests: 1 << 30})}).Register(m)
-	return m, m.WithContext(context.Background(), &progressSession{ch: make(chan mcp.JSONRPCNotification, 1)})
+	m, ctx, _ := historyServer(b, map[string]string{"4k.md": content, benchDeep: content}, false)
+	return m, ctx
 }
 
 func mustOKB(b *testing.B, err error) {

@@ -147,17 +147,25 @@ func TestCrashSafeWrites(t *testing.T) {
 	}
 }
 
+// readHistory opens the history in dir, as a server's crash left it, and reads its records; the
+// caller closes it.
+func readHistory(t *testing.T, dir string) (*history.Store, []*history.Record, func() error) {
+	t.Helper()
+	r, err := fsroot.Open(dir, fsroot.Options{AllowHardLinks: true})
+	must(t, err)
+	h := history.Open(r)
+	records, _, err := h.Records(context.Background(), nil)
+	must(t, err)
+	return h, records, r.Close
+}
+
 // checkHistory checks that the kills left every answered change undoable: the history holds a
 // record for each of the acked writes at least (a write done but killed before its answer has one
 // too), and every content a record names is kept, whole.
 func checkHistory(t *testing.T, dir string, acked int) {
 	t.Helper()
-	r, err := fsroot.Open(dir, fsroot.Options{AllowHardLinks: true})
-	must(t, err)
-	defer r.Close()
-	h := history.Open(r)
-	records, _, err := h.Records(context.Background(), nil)
-	must(t, err)
+	h, records, done := readHistory(t, dir)
+	defer done()
 	kept := 0
 	for _, rec := range records {
 		for _, c := range rec.Changes {
@@ -344,12 +352,8 @@ func (o *crashOracle) checkRoot(t *testing.T, root string) {
 // file must be one complete version of that file.
 func (o *crashOracle) checkKept(t *testing.T, dir string, checked map[string]bool) {
 	t.Helper()
-	r, err := fsroot.Open(dir, fsroot.Options{AllowHardLinks: true})
-	must(t, err)
-	defer r.Close()
-	h := history.Open(r)
-	records, _, err := h.Records(context.Background(), nil)
-	must(t, err)
+	h, records, done := readHistory(t, dir)
+	defer done()
 	for _, rec := range records {
 		for _, c := range rec.Changes {
 			if c.Before == nil || checked[c.Before.SHA256] {
