@@ -1,12 +1,14 @@
 #!/bin/bash
-# idle.sh BINARY ROOT SECONDS: serves ROOT on stdio with no client call, waits until the index is
-# ready, then prints the CPU seconds the server used over the next SECONDS and its resident memory.
-# Linux only (reads /proc).
+# idle.sh BINARY ROOT SECONDS [FLAGS...]: serves ROOT on stdio with no client call (and FLAGS, such
+# as --config with semantic.reconcileMs set, to walk instead of following file events), waits until
+# the index is ready, then prints the CPU seconds the server used over the next SECONDS and its
+# resident memory. Linux only (reads /proc).
 set -eu
 bin=$1 root=$2 secs=$3
+shift 3
 idx=$(mktemp -d) err=$(mktemp)
 trap 'kill "$pid" 2>/dev/null || true; rm -rf "$idx" "$err"' EXIT
-sleep $((secs + 3600)) | "$bin" serve --root "$root" --index-dir "$idx" 2>"$err" >/dev/null &
+sleep $((secs + 3600)) | "$bin" serve --root "$root" --index-dir "$idx" "$@" 2>"$err" >/dev/null &
 pid=$!
 until grep -q 'search index ready' "$err"; do sleep 1; done
 sleep 5
