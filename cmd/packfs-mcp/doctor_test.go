@@ -46,6 +46,7 @@ func TestDoctor(t *testing.T) {
 			"permissions  read,search,list (writing off: add --allow-write to allow it)",
 			"tools        packfs-file-reader, packfs-file-searcher\n",
 			"none yet: built in the background at start",
+			"outside      changes by other programs reach the index ",
 			"history      off (writing is off)",
 			"ok    the root is a folder that can be listed (3 entries at its top)",
 			"ok    3 files seen: 1 open to the tools; 1 named in listings but not opened (a type the tools do not open, such as tool.exe); some hidden as blocked (such as .env)",

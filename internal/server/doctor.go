@@ -115,6 +115,9 @@ func (a *app) describe(w io.Writer) {
 	for _, m := range mounts {
 		row("index", "%s%s", a.label(m.name), m.indexState())
 	}
+	if len(mounts) > 0 && !a.cfg.Semantic.Disabled {
+		row("outside", "%s", a.followsChanges())
+	}
 	switch {
 	case !a.perms.Has(security.PermWrite):
 		row("history", "off (writing is off)")
@@ -169,6 +172,18 @@ func (a *app) label(name string) string {
 		return ""
 	}
 	return name + ": "
+}
+
+// followsChanges says how soon the index sees what other programs change.
+func (a *app) followsChanges() string {
+	walk := fmt.Sprintf("a walk every %v, or more rarely on a big tree (at most 1%% of the time)", defaultReconcile)
+	if ms := a.cfg.Semantic.ReconcileMs; ms > 0 {
+		return fmt.Sprintf("changes by other programs reach the index by a walk every %v (reconcileMs), or more rarely on a big tree (at most 1%% of the time)", time.Duration(ms)*time.Millisecond)
+	}
+	if runtime.GOOS == "linux" {
+		return "changes by other programs reach the index within seconds, from file events (past the system's limit of watched folders: " + walk + ")"
+	}
+	return "changes by other programs reach the index by " + walk
 }
 
 // indexState says where m's index lives and what the next start does with it.
