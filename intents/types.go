@@ -61,7 +61,7 @@ type DiscoverTarget struct {
 type Criteria struct {
 	Content   string     `json:"content,omitempty" validate:"max=1000" purposes:"list search_content"`
 	Extension []string   `json:"extension,omitempty" validate:"max=50,dive,max=32"`
-	Name      string     `json:"name,omitempty" validate:"max=256" jsonschema:"Base-name glob; {tar,zip}.md for several."`
+	Name      string     `json:"name,omitempty" validate:"max=256" jsonschema:"Base-name glob; {tar,zip}.md for several, {*.go,!*_test.go} to leave some out."`
 	Modified  *TimeRange `json:"modified,omitempty"`
 	SizeBytes *SizeRange `json:"sizeBytes,omitempty"`
 	Tags      []string   `json:"tags,omitempty" validate:"max=20,dive,max=100" purposes:"search_semantic" jsonschema:"Frontmatter tags."`

@@ -329,13 +329,13 @@ func newFilter(in intents.Discover) (*filter, error) {
 		names, err := expandBraces(strings.ToLower(cr.Name))
 		if err == nil {
 			for _, n := range names {
-				if _, err = path.Match(n, ""); err != nil {
+				if _, err = path.Match(strings.TrimPrefix(n, "!"), ""); err != nil {
 					break
 				}
 			}
 		}
 		if err != nil {
-			return nil, &callError{code: CodeInvalidArgument, field: "target.criteria.name", msg: "target.criteria.name is not a valid glob pattern: use * and ? wildcards and {a,b} alternatives, such as \"*.md\" or \"{tar,zip}.md\""}
+			return nil, &callError{code: CodeInvalidArgument, field: "target.criteria.name", msg: "target.criteria.name is not a valid glob pattern: use * and ? wildcards, {a,b} alternatives and ! to leave out, such as \"*.md\", \"{tar,zip}.md\" or \"{*.go,!*_test.go}\""}
 		}
 		f.names = names
 	}
@@ -382,17 +382,26 @@ func (f *filter) keep(info fsroot.Info) bool {
 
 // named reports whether a base name matches one of the criteria's name globs, ignoring case,
 // or there is none.
+// named reports whether base passes the name criteria: it matches one of the patterns that
+// include (any, when all exclude) and none of those that exclude ("!*_test.go").
 func (f *filter) named(base string) bool {
 	if f.names == nil {
 		return true
 	}
 	base = strings.ToLower(base)
+	included, includes := false, false
 	for _, n := range f.names {
-		if ok, _ := path.Match(n, base); ok {
-			return true
+		pattern, exclude := strings.CutPrefix(n, "!")
+		ok, _ := path.Match(pattern, base)
+		switch {
+		case exclude && ok:
+			return false
+		case !exclude:
+			includes = true
+			included = included || ok
 		}
 	}
-	return false
+	return included || !includes
 }
 
 // maxAlternatives bounds the globs one name pattern expands to, so that "{a,b}{c,d}..." cannot

@@ -40,8 +40,8 @@ func TestFilesSearched(t *testing.T) {
 }
 
 // TestNameAlternatives checks criteria.name's {a,b} alternatives: one listing finds several
-// named files, as "{tar,zip}.md" does in a shell, and a pattern that cannot expand is refused
-// naming the field.
+// named files, as "{tar,zip}.md" does in a shell, a "!" alternative leaves names out, and a
+// pattern that cannot expand is refused naming the field.
 func TestNameAlternatives(t *testing.T) {
 	e := newRaceEnv(t, "common/tar.md=t\n", "common/zip.md=z\n", "linux/7z.md=7\n", "common/gzip.md=g\n", "x.txt=x\n")
 	tests := []struct {
@@ -52,6 +52,10 @@ func TestNameAlternatives(t *testing.T) {
 		{"{tar,zip,7z}.md", []string{"common/tar.md", "common/zip.md", "linux/7z.md"}},
 		{"{TAR,g*}.{md,txt}", []string{"common/gzip.md", "common/tar.md"}},
 		{"{x}.txt", []string{"x.txt"}},
+		{"{*.md,!g*}", []string{"common/tar.md", "common/zip.md", "linux/7z.md"}},
+		{"!*.md", []string{"common", "linux", "x.txt"}},
+		{"{!*.md,!*.txt}", []string{"common", "linux"}},
+		{"![.md", nil},
 		{"{tar,zip.md", nil},
 		{"tar}.md", nil},
 		{"{a,{b}}.md", nil},
