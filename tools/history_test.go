@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -288,26 +289,32 @@ func TestRestoreRacesWrites(t *testing.T) {
 	var acked []string
 	var mu sync.Mutex
 	var wg sync.WaitGroup
+	started := make(chan struct{}) // closed once an append is kept: from then on a restore has work
+	start := sync.OnceFunc(func() { close(started) })
+	var done atomic.Bool
 	wg.Go(func() {
+		defer start() // even when no append was kept: the restores then end at once
+		defer done.Store(true)
 		for i := range appends {
 			line := fmt.Sprintf("append %d\n", i)
 			out := e.call(t, WriterName, map[string]any{"purpose": "append", "target": map[string]any{"path": "a.md"}, "content": line})
 			if out.Result["success"] == true {
 				mu.Lock()
 				acked = append(acked, line)
+				start()
 				mu.Unlock()
 			}
 		}
 	})
 	restores := 0
 	wg.Go(func() {
-		for range appends {
+		<-started
+		for first := true; first || !done.Load(); first = false {
 			out := e.call(t, WriterName, map[string]any{"purpose": "restore", "target": map[string]any{"path": "a.md"}, "options": map[string]any{"overwrite": true}})
-			if out.Result["success"] == true {
-				restores++
-			} else if c := out.Result["code"]; c != CodeNotFound {
+			if out.Result["success"] != true {
 				t.Errorf("restore: %s", out.json())
 			}
+			restores++
 		}
 	})
 	wg.Wait()

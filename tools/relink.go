@@ -192,6 +192,9 @@ type mentionsFound struct {
 // report puts the mentions on a move's result.
 func (m mentionsFound) report(out *WriterResult) {
 	out.Mentions, out.MentionsIncomplete = m.lines, m.cut
+	if out.Mentions == nil {
+		out.Mentions = []Mention{} // looked for, and none: not "not looked for"
+	}
 	if m.total > len(m.lines) {
 		out.MentionsTotal = m.total
 	}

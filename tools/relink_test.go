@@ -460,3 +460,20 @@ func TestMoveFollowsVaultLinkFormat(t *testing.T) {
 		})
 	}
 }
+
+// TestMentionsNone checks that a move that looked for mentions of the old path and found none says
+// so with [], in its dry run and for real, where a move that did not look says nothing.
+func TestMentionsNone(t *testing.T) {
+	e := newOptionEnv(t, optionTable{engine: true, tree: []string{"a.md=# A\n", "b.md=see [a](a.md)\n"}})
+	for _, dry := range []bool{true, false} {
+		out := e.call(t, WriterName, map[string]any{"purpose": "move", "target": map[string]any{"path": "a.md", "destination": "c.md"},
+			"options": map[string]any{"preserveRelationships": true, "dryRun": dry}})
+		if m, ok := out.Result["mentions"].([]any); !ok || len(m) != 0 {
+			t.Errorf("dry run %v: mentions %v, want []: %s", dry, out.Result["mentions"], out.json())
+		}
+	}
+	out := e.call(t, WriterName, map[string]any{"purpose": "move", "target": map[string]any{"path": "c.md", "destination": "d.md"}})
+	if _, ok := out.Result["mentions"]; ok {
+		t.Errorf("a move that did not look answers mentions: %s", out.json())
+	}
+}
