@@ -256,6 +256,7 @@ type WriterResult struct {
 	Created       bool        `json:"created,omitempty" jsonschema:"true when a new file or directory was created (with dryRun, would be)"`
 	Deleted       bool        `json:"deleted,omitempty" jsonschema:"true when the entry was removed"`
 	SizeBytes     *int        `json:"sizeBytes,omitempty" jsonschema:"the file's size in bytes after the write (with dryRun, would be)"`
+	Lines         *int        `json:"lines,omitempty" jsonschema:"create, update: the file's lines after the write"`
 	BytesAppended *int        `json:"bytesAppended,omitempty" jsonschema:"append: the bytes added to the end"`
 	Version       string      `json:"version,omitempty" jsonschema:"create, update, append, edit of one file, copy of a file: the file's version after the write (with dryRun, its version now), for target.version of the next write"`
 	Replacements  *int        `json:"replacements,omitempty" jsonschema:"edit: how many occurrences were replaced, in all files"`

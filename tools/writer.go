@@ -157,7 +157,7 @@ func (s *Server) create(ctx context.Context, c *call, name, content string, o in
 		return err
 	}
 	s.changed(c, name, nil, []byte(content), 0o644)
-	out.Created, out.SizeBytes = true, ptr(len(content))
+	out.Created, out.SizeBytes, out.Lines = true, ptr(len(content)), ptr(lineCount([]byte(content)))
 	out.Version = fsroot.Version([]byte(content))
 	return nil
 }
@@ -252,7 +252,7 @@ func (s *Server) replace(ctx context.Context, c *call, name, content, version st
 		return err
 	}
 	s.changed(c, name, before, []byte(content), info.Mode)
-	out.SizeBytes, out.Version = ptr(len(content)), v
+	out.SizeBytes, out.Version, out.Lines = ptr(len(content)), v, ptr(lineCount([]byte(content)))
 	return nil
 }
 
