@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"path"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/packfs/packfs-mcp/fsroot"
@@ -35,14 +34,13 @@ func (s *Server) keep(ctx context.Context, name string, old []byte, mode fs.File
 // after, content of permission bits mode (nil content: it removed it), for the record committed
 // when the call ends. Nothing is recorded when the server keeps no history.
 func (s *Server) changed(c *call, name string, before *history.State, after []byte, mode fs.FileMode) {
-	if s.cfg.History == nil {
+	if after == nil {
+		if s.cfg.History != nil {
+			c.changes = append(c.changes, history.Change{Path: name, Before: before})
+		}
 		return
 	}
-	ch := history.Change{Path: name, Before: before}
-	if after != nil {
-		ch.After = &history.State{Version: fsroot.Version(after), Size: int64(len(after)), Mode: mode.Perm()}
-	}
-	c.changes = append(c.changes, ch)
+	s.changedTo(c, name, before, fsroot.Version(after), int64(len(after)), mode)
 }
 
 // commit records the changes call c made, which undo together. The changes happened: a record
@@ -85,7 +83,7 @@ func (s *Server) history(ctx context.Context, c *call, in intents.Access) (any, 
 	out := ReaderResult{Status: Status{Success: true}, History: []HistoryEntry{}}
 	for _, r := range records {
 		for _, ch := range r.Changes {
-			if !under(ch.Path, name) && !under(ch.To, name) {
+			if !isBelow(ch.Path, name) && !isBelow(ch.To, name) {
 				continue
 			}
 			if len(out.History) == MaxHistoryEntries {
@@ -123,22 +121,22 @@ func (s *Server) restoreVersion(ctx context.Context, c *call, name, version stri
 	if err != nil {
 		return err
 	}
-	var changes, below []history.Change // of name, and of the files below it, newest first
+	var changes, under []history.Change // of name, and of the files below it, newest first
 	for _, r := range records {
 		for _, ch := range r.Changes {
 			switch {
 			case ch.Path == name:
 				changes = append(changes, ch)
-			case strings.HasPrefix(ch.Path, name+"/") || name == ".":
-				below = append(below, ch)
+			case isBelow(ch.Path, name):
+				under = append(under, ch)
 			}
 		}
 	}
 	if version == "" && len(records) > 0 && hasMove(records[0]) {
 		return s.undoRecord(ctx, c, records[0], o, out) // a move, and its link rewrites, undo together
 	}
-	if len(changes) == 0 && len(below) > 0 && version == "" {
-		return s.restoreFolder(ctx, c, name, below, o, out)
+	if len(changes) == 0 && len(under) > 0 && version == "" {
+		return s.restoreFolder(ctx, c, name, under, o, out)
 	}
 	if len(changes) == 0 {
 		return newError(CodeNotFound, "the history keeps no change of %q: purpose history lists what it keeps", s.show(name))
@@ -243,8 +241,8 @@ func (s *Server) putBack(ctx context.Context, c *call, name string, want *histor
 // keepFolder keeps, before the folder e found at name is deleted, the content of every file in it
 // (each looked up and judged as a read is), and returns their changes for the call's record, named
 // below name. What it cannot keep it counts in out.NotKept: links, files over the size limit, and
-// every file when there are more than MaxCopyEntries. A file the policy refuses is left for the
-// delete, which refuses a folder holding one.
+// every file when there are more than MaxCopyEntries. A folder holding what the policy blocks is
+// kept nothing of: the delete refuses it.
 func (s *Server) keepFolder(ctx context.Context, e *fsroot.Entry, name string, out *WriterResult) ([]history.Change, error) {
 	var changes []history.Change
 	var lost []string
@@ -252,6 +250,9 @@ func (s *Server) keepFolder(ctx context.Context, e *fsroot.Entry, name string, o
 	err := s.cfg.Root.Walk(ctx, e.Path(), 0, func(info fsroot.Info, err error) error {
 		if err != nil {
 			return err
+		}
+		if s.blocked(info.Path, info.Type == fsroot.TypeDir) {
+			return errBlockedInside // the delete refuses the folder: keep nothing for it
 		}
 		rel, _ := below(info.Path, e.Path())
 		p := path.Join(name, rel)
@@ -268,7 +269,8 @@ func (s *Server) keepFolder(ctx context.Context, e *fsroot.Entry, name string, o
 		}
 		fe, err := s.open(info.Path, useRead)
 		if err != nil {
-			return nil // refused: the delete refuses the folder
+			lost = append(lost, p) // refused for another reason (a hard link): not kept
+			return nil
 		}
 		data, st, err := fe.ReadFile(ctx, s.cfg.MaxFileSize)
 		fe.Close()
@@ -286,6 +288,9 @@ func (s *Server) keepFolder(ctx context.Context, e *fsroot.Entry, name string, o
 		changes = append(changes, history.Change{Path: p, Before: kept})
 		return nil
 	})
+	if errors.Is(err, errBlockedInside) {
+		return nil, nil
+	}
 	if errors.Is(err, errTooMany) {
 		out.NotKept = fmt.Sprintf("the folder holds more than %d files, more than the history keeps of one delete: this delete cannot be undone", MaxCopyEntries)
 		return nil, nil
@@ -294,13 +299,17 @@ func (s *Server) keepFolder(ctx context.Context, e *fsroot.Entry, name string, o
 		return nil, err
 	}
 	if len(lost) > 0 {
-		out.NotKept = fmt.Sprintf("%d entries were not kept (links, files over the size limit), such as %q: restore brings back the rest", len(lost), s.show(lost[0]))
+		out.NotKept = fmt.Sprintf("%d entries were not kept (links, files over the size limit or with other hard links), such as %q: restore brings back the rest", len(lost), s.show(lost[0]))
 	}
 	return changes, nil
 }
 
-// errTooMany stops keepFolder's walk of a folder too large to keep.
-var errTooMany = errors.New("too many files")
+// errTooMany and errBlockedInside stop keepFolder's walk of a folder too large to keep, or one
+// holding what the policy blocks, which the delete refuses (removeFolder).
+var (
+	errTooMany       = errors.New("too many files")
+	errBlockedInside = errors.New("blocked entry inside")
+)
 
 // restoreFolder brings back the files below the folder name whose last change deleted them, as
 // one change: a file there again is a CONFLICT, before anything is written, unless
@@ -461,7 +470,8 @@ func (s *Server) moveBack(ctx context.Context, c *call, ch history.Change, overw
 	return nil
 }
 
-// under reports whether p is name or lies below it.
-func under(p, name string) bool {
-	return p != "" && (p == name || name == "." || strings.HasPrefix(p, name+"/"))
+// isBelow reports whether p is name or lies below it ([below]).
+func isBelow(p, name string) bool {
+	_, ok := below(p, name)
+	return p != "" && (p == name || ok)
 }

@@ -41,53 +41,33 @@ Flags (the same as serve's, and --purge):
 `)
 		f.fs.PrintDefaults()
 	}
-	if slices.ContainsFunc(args, func(a string) bool {
+	purge := slices.ContainsFunc(args, func(a string) bool {
 		return slices.Contains([]string{"-purge", "--purge", "-purge=true", "--purge=true"}, a)
-	}) {
-		return purgeHistory(f, args, stdout, stderr)
+	})
+	a, rest, logger, code := historyApp(f, args, 1, false, stderr)
+	if a == nil {
+		return code
 	}
-	return runHistoryCall(f, args, 1, stdout, stderr, func(rest []string) (string, map[string]any) {
-		p := "."
-		if len(rest) == 1 {
-			p = rest[0]
-		}
-		return tools.ReaderName, map[string]any{"purpose": "history", "target": map[string]any{"path": p}}
-	}, printHistory)
-}
-
-// purgeHistory forgets what the history keeps of a path, for history --purge.
-func purgeHistory(f *serverFlags, args []string, stdout, stderr io.Writer) int {
-	flags, rest := positional(f.fs, args)
-	cfg, err := f.parse(append([]string{"--allow-write"}, flags...))
-	logger := log.New(stderr, "packfs-mcp: ", 0)
-	switch {
-	case err != nil:
-	case len(rest) > 1:
-		err = errors.New("history --purge takes at most one PATH: packfs-mcp history --help")
-	default:
-		err = cfg.RequireRoot()
-	}
-	if err != nil {
-		logger.Print(err)
-		return 2
-	}
+	defer a.Close()
 	name := "."
 	if len(rest) == 1 {
 		name = rest[0]
 	}
-	cfg.Semantic.Disabled = true
-	a, err := server.Build(cfg, logger)
-	if err != nil {
-		logger.Print(err)
-		return 2
+	if purge {
+		n, err := a.ForgetHistory(context.Background(), name)
+		if err != nil {
+			logger.Print(err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "forgot %d changes of %s\n", n, name)
+		return 0
 	}
-	defer a.Close()
-	n, err := a.ForgetHistory(context.Background(), name)
+	out, err := callTool(a, tools.ReaderName, map[string]any{"purpose": "history", "target": map[string]any{"path": name}})
 	if err != nil {
 		logger.Print(err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "forgot %d changes of %s\n", n, name)
+	printHistory(stdout, out)
 	return 0
 }
 
@@ -111,49 +91,38 @@ Flags (the same as serve's, and --overwrite):
 `)
 		f.fs.PrintDefaults()
 	}
-	var last string
-	return runHistoryCall(f, args, 1, stdout, stderr, func(rest []string) (string, map[string]any) {
-		call := map[string]any{"purpose": "restore", "target": map[string]any{"call": last}}
-		if len(rest) == 1 {
-			call["target"] = map[string]any{"call": rest[0]}
+	a, rest, logger, code := historyApp(f, args, 1, false, stderr)
+	if a == nil {
+		return code
+	}
+	defer a.Close()
+	var id string
+	if len(rest) == 1 {
+		id = rest[0]
+	} else { // the last call the history keeps
+		out, err := callTool(a, tools.ReaderName, map[string]any{"purpose": "history", "target": map[string]any{"path": "."}})
+		if err != nil {
+			logger.Print(err)
+			return 1
 		}
-		if *overwrite {
-			call["options"] = map[string]any{"overwrite": true}
+		entries, _ := out["history"].([]any)
+		if len(entries) == 0 {
+			logger.Print("the history keeps no change to undo")
+			return 1
 		}
-		return tools.WriterName, call
-	}, printRestore, func(a *server.App) error {
-		var err error
-		last, err = lastCall(a)
-		return err
-	})
-}
-
-// lastCall is the call the history of a's root kept last.
-func lastCall(a *server.App) (string, error) {
-	tool, _ := a.Tool(tools.ReaderName)
-	var req mcp.CallToolRequest
-	req.Params.Name = tools.ReaderName
-	req.Params.Arguments = map[string]any{"purpose": "history", "target": map[string]any{"path": "."}}
-	res, err := tool.Handler(context.Background(), req)
-	if err != nil || res == nil {
-		return "", fmt.Errorf("history: %v", err)
+		id, _ = entries[0].(map[string]any)["call"].(string)
 	}
-	var out struct {
-		Error   string `json:"error"`
-		History []struct {
-			Call string `json:"call"`
-		} `json:"history"`
+	call := map[string]any{"purpose": "restore", "target": map[string]any{"call": id}}
+	if *overwrite {
+		call["options"] = map[string]any{"overwrite": true}
 	}
-	if b, err := json.Marshal(res.StructuredContent); err == nil {
-		json.Unmarshal(b, &out)
+	out, err := callTool(a, tools.WriterName, call)
+	if err != nil {
+		logger.Print(err)
+		return 1
 	}
-	switch {
-	case out.Error != "":
-		return "", errors.New(out.Error)
-	case len(out.History) == 0:
-		return "", errors.New("the history keeps no change to undo")
-	}
-	return out.History[0].Call, nil
+	printRestore(stdout, out)
+	return 0
 }
 
 // restoreCmd puts back a version the history keeps: the writer's restore purpose without a client.
@@ -175,75 +144,77 @@ Flags (the same as serve's, and --overwrite):
 `)
 		f.fs.PrintDefaults()
 	}
-	return runHistoryCall(f, args, 2, stdout, stderr, func(rest []string) (string, map[string]any) {
-		target := map[string]any{"path": rest[0]}
-		if len(rest) == 2 {
-			target["version"] = rest[1]
-		}
-		call := map[string]any{"purpose": "restore", "target": target}
-		if *overwrite {
-			call["options"] = map[string]any{"overwrite": true}
-		}
-		return tools.WriterName, call
-	}, printRestore)
+	a, rest, logger, code := historyApp(f, args, 2, true, stderr)
+	if a == nil {
+		return code
+	}
+	defer a.Close()
+	target := map[string]any{"path": rest[0]}
+	if len(rest) == 2 {
+		target["version"] = rest[1]
+	}
+	call := map[string]any{"purpose": "restore", "target": target}
+	if *overwrite {
+		call["options"] = map[string]any{"overwrite": true}
+	}
+	out, err := callTool(a, tools.WriterName, call)
+	if err != nil {
+		logger.Print(err)
+		return 1
+	}
+	printRestore(stdout, out)
+	return 0
 }
 
-// runHistoryCall parses a history command's flags and up to most arguments, builds the server with
-// writing on (the history is kept by a server that writes), runs the call args make, and prints
-// its answer with show. It exits 0 on success, 1 when the tool answered an error, 2 on bad flags.
-func runHistoryCall(f *serverFlags, args []string, most int, stdout, stderr io.Writer,
-	call func(rest []string) (string, map[string]any), show func(io.Writer, map[string]any), before ...func(*server.App) error) int {
+// historyApp parses a history command's flags and its arguments (at most most, at least one when
+// one is needed) and builds the server with writing on (the history is kept by a server that
+// writes) and no index. When it returns no app, code is the exit status: 0 after --help, 2 for bad
+// flags or arguments, the reason on stderr.
+func historyApp(f *serverFlags, args []string, most int, one bool, stderr io.Writer) (a *server.App, rest []string, logger *log.Logger, code int) {
 	flags, rest := positional(f.fs, args)
 	cfg, err := f.parse(append([]string{"--allow-write"}, flags...))
 	if errors.Is(err, flag.ErrHelp) {
-		return 0
+		return nil, nil, nil, 0
 	}
-	logger := log.New(stderr, "packfs-mcp: ", 0)
+	logger = log.New(stderr, "packfs-mcp: ", 0)
 	switch {
 	case err != nil:
-	case len(rest) > most || most == 2 && len(rest) == 0:
-		err = fmt.Errorf("%s takes %s: packfs-mcp %s --help", f.fs.Name(), map[int]string{1: "at most one PATH", 2: "a PATH and maybe a VERSION"}[most], f.fs.Name())
+	case len(rest) > most || one && len(rest) == 0:
+		err = fmt.Errorf("%s takes %s: packfs-mcp %s --help", f.fs.Name(), map[bool]string{false: "at most one PATH or CALL", true: "a PATH and maybe a VERSION"}[one], f.fs.Name())
 	default:
 		err = cfg.RequireRoot()
 	}
+	if err == nil {
+		cfg.Semantic.Disabled = true // the history needs no index
+		a, err = server.Build(cfg, logger)
+	}
 	if err != nil {
 		logger.Print(err)
-		return 2
+		return nil, nil, nil, 2
 	}
-	cfg.Semantic.Disabled = true // the history needs no index
-	a, err := server.Build(cfg, logger)
-	if err != nil {
-		logger.Print(err)
-		return 2
-	}
-	defer a.Close()
-	if len(before) > 0 && len(rest) == 0 {
-		if err := before[0](a); err != nil {
-			logger.Print(err)
-			return 1
-		}
-	}
-	name, arguments := call(rest)
+	return a, rest, logger, 0
+}
+
+// callTool runs one call of the tool name through a, as the server would, and returns its flat
+// answer; an answer that did not succeed is an error giving its reason and code.
+func callTool(a *server.App, name string, arguments map[string]any) (map[string]any, error) {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
 	tool, _ := a.Tool(name)
 	var req mcp.CallToolRequest
 	req.Params.Name, req.Params.Arguments = name, arguments
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
 	res, err := tool.Handler(ctx, req)
 	if err != nil || res == nil {
-		logger.Printf("%s: %v", name, err)
-		return 1
+		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	var out map[string]any
 	if b, err := json.Marshal(res.StructuredContent); err == nil {
 		json.Unmarshal(b, &out)
 	}
 	if out["success"] != true {
-		logger.Printf("%v (%v)", out["error"], out["code"])
-		return 1
+		return nil, fmt.Errorf("%v (%v)", out["error"], out["code"])
 	}
-	show(stdout, out)
-	return 0
+	return out, nil
 }
 
 // printHistory prints a history answer as a table, newest first.

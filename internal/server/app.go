@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"path"
 	"runtime"
 	"strings"
 	"time"
@@ -114,8 +113,9 @@ func (s *App) ForgetHistory(ctx context.Context, name string) (int, error) {
 		if m.history == nil {
 			return 0, errors.New("this server keeps no history (--no-history, or no folder for it outside the root)")
 		}
-		if rel = path.Clean(rel); path.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, "../") {
-			return 0, fmt.Errorf("%q is not a path inside the root: give it relative to the root, as history lists it", name)
+		rel, err := m.policy.Clean(rel) // as a tool call's path is cleaned
+		if err != nil {
+			return 0, err
 		}
 		return m.history.Forget(ctx, rel, true)
 	}
