@@ -65,6 +65,9 @@ type Mark struct {
 	Line int
 	// Place names it: "page 3", "slide 2", "sheet Totals", "chapter 4".
 	Place string
+	// N is its number: the page, slide or chapter number, or the sheet's place among the sheets
+	// with text (1-based).
+	N int
 }
 
 // extractor turns one document type's bytes into its text.
@@ -105,20 +108,20 @@ func (d *Document) Render(ext string) (string, []Mark) {
 	var marks []Mark
 	line := 1
 	word := pageWord[strings.ToLower(ext)]
-	page, sheet := 0, ""
+	page, sheet, sheets := 0, "", 0
 	write := func(s string) {
 		b.WriteString(s)
 		line += strings.Count(s, "\n")
 	}
 	for i, p := range d.Parts {
-		place := ""
+		place, n := "", 0
 		switch {
 		case p.Sheet != "" && p.Sheet != sheet:
-			sheet = p.Sheet
-			place = "sheet " + p.Sheet
+			sheet, sheets = p.Sheet, sheets+1
+			place, n = "sheet "+p.Sheet, sheets
 		case p.Page != 0 && p.Page != page && word != "":
 			page = p.Page
-			place = fmt.Sprintf("%s %d", word, p.Page)
+			place, n = fmt.Sprintf("%s %d", word, p.Page), p.Page
 		}
 		if i > 0 {
 			if p.Row != 0 && place == "" {
@@ -128,7 +131,7 @@ func (d *Document) Render(ext string) (string, []Mark) {
 			}
 		}
 		if place != "" {
-			marks = append(marks, Mark{Line: line, Place: place})
+			marks = append(marks, Mark{Line: line, Place: place, N: n})
 			write("[" + place + "]\n\n")
 		}
 		switch {

@@ -20,9 +20,9 @@ func TestRender(t *testing.T) {
 		{"paragraphs and headings", Document{Parts: []Part{{Heading: 1, Text: "Lease"}, {Text: "Rent is due."}, {Heading: 2, Text: "Terms"}}},
 			"# Lease\n\nRent is due.\n\n## Terms\n", nil},
 		{"pages", Document{Parts: []Part{{Page: 1, Text: "one"}, {Page: 1, Text: "more"}, {Page: 3, Text: "three"}}},
-			"[page 1]\n\none\n\nmore\n\n[page 3]\n\nthree\n", []Mark{{1, "page 1"}, {7, "page 3"}}},
+			"[page 1]\n\none\n\nmore\n\n[page 3]\n\nthree\n", []Mark{{1, "page 1", 1}, {7, "page 3", 3}}},
 		{"sheets", Document{Parts: []Part{{Sheet: "Budget", Row: 1, Text: "Item | Cost"}, {Sheet: "Budget", Row: 3, Text: "Rent | 1200"}, {Sheet: "Notes", Row: 2, Text: "paid"}}},
-			"[sheet Budget]\n\n1: Item | Cost\n3: Rent | 1200\n\n[sheet Notes]\n\n2: paid\n", []Mark{{1, "sheet Budget"}, {6, "sheet Notes"}}},
+			"[sheet Budget]\n\n1: Item | Cost\n3: Rent | 1200\n\n[sheet Notes]\n\n2: paid\n", []Mark{{1, "sheet Budget", 1}, {6, "sheet Notes", 2}}},
 		{"empty", Document{}, "", nil},
 	}
 	for _, tt := range tests {
@@ -48,7 +48,7 @@ func TestRender(t *testing.T) {
 }
 
 func TestPlaceOf(t *testing.T) {
-	marks := []Mark{{1, "page 1"}, {7, "page 3"}}
+	marks := []Mark{{1, "page 1", 1}, {7, "page 3", 3}}
 	for line, want := range map[int]string{1: "page 1", 6: "page 1", 7: "page 3", 100: "page 3"} {
 		if got := PlaceOf(marks, line); got != want {
 			t.Errorf("PlaceOf(%d) = %q, want %q", line, got, want)

@@ -204,6 +204,7 @@ func (a *Access) check() *FieldError {
 		{"preferences.chunkIfLarge", p.ChunkIfLarge},
 		{"preferences.offset", p.Offset > 0},
 		{"preferences.limit", p.Limit > 0},
+		{"preferences.page", p.Page > 0},
 	} {
 		if f.set {
 			return &FieldError{Field: f.name, Rule: "conflict",

@@ -35,6 +35,7 @@ type AccessPreferences struct {
 	ChunkIfLarge    bool  `json:"chunkIfLarge,omitempty" jsonschema:"Parts of 64 KB."`
 	Offset          int   `json:"offset,omitempty" validate:"min=0" jsonschema:"First line (0), or a nextOffset."`
 	Limit           int   `json:"limit,omitempty" validate:"min=0,max=100000" jsonschema:"Lines."`
+	Page            int   `json:"page,omitempty" validate:"min=0,max=100000" jsonschema:"Document page (slide, sheet) to start at."`
 }
 
 // Discover is the searcher tool's intent: list a directory or search file

@@ -177,6 +177,15 @@ func Parse(name string, src []byte, modTime time.Time) Doc {
 	return d
 }
 
+// ParseAsMarkdown parses src as Markdown whatever name's extension: the text of a document (a PDF,
+// a Word file) rendered as Markdown by package extract, so its headings make sections.
+func ParseAsMarkdown(name string, src []byte, modTime time.Time) Doc {
+	d := Doc{Path: name, Title: baseTitle(name), Size: int64(len(src)), ModTime: modTime, Markdown: true}
+	p := &mdParse{src: src, lines: newLineIndex(src), doc: &d}
+	p.run()
+	return d
+}
+
 // mdParse holds the state of parsing one markdown document.
 type mdParse struct {
 	src   []byte

@@ -19,6 +19,9 @@ const (
 	// OpensImage is an allowed image type a read hands a model as an image (PNG, JPEG, GIF,
 	// WebP).
 	OpensImage
+	// OpensDocument is an allowed document type whose text a read and the searches extract
+	// (PDF, Word, PowerPoint, Excel, OpenDocument text, EPUB): never written as text.
+	OpensDocument
 	// OpensIfText is a file of a type not on the list, or of no extension, that is read, searched
 	// and edited as text when its content is text (no NUL byte and valid UTF-8
 	// in its first bytes); it cannot be created.
@@ -40,6 +43,8 @@ func (o Opening) String() string {
 		return "if text"
 	case OpensImage:
 		return "image"
+	case OpensDocument:
+		return "document"
 	}
 	return "no"
 }
@@ -68,6 +73,12 @@ var binaryTypes = setOf(
 
 // imageTypes are the binary types a read hands a model as an image (package extract).
 var imageTypes = setOf(".png", ".jpg", ".jpeg", ".gif", ".webp")
+
+// DocumentTypes are the binary types whose text package extract reads: allowed by default, opened
+// as their text, never written as text.
+var DocumentTypes = []string{".pdf", ".docx", ".pptx", ".xlsx", ".odt", ".odp", ".epub"}
+
+var documentTypes = setOf(DocumentTypes...)
 
 // runTypes are text types that run when opened (double-clicked, or by a shell's file
 // association): never opened by content, so no call writes a program the user may launch.
@@ -98,10 +109,13 @@ func (p *Policy) Opens(name string) Opening {
 	}
 	_, binary := binaryTypes[ext]
 	_, img := imageTypes[ext]
+	_, doc := documentTypes[ext]
 	var pe *PathError
 	switch {
 	case err == nil && img:
 		return OpensImage
+	case err == nil && doc:
+		return OpensDocument
 	case err == nil && binary:
 		return OpensBinary
 	case err == nil:

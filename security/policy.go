@@ -69,8 +69,8 @@ type PolicyConfig struct {
 // [PolicyConfig.AllowedExtensions] is nil: text and documents (md, txt,
 // rst, org, tex, ...), data and configuration (csv, json, yaml, toml, xml,
 // ini, ...), web and source code in common languages, shell scripts, logs
-// and patches, notebooks and bibliographies, and a few binary formats that
-// are safe to report as binary (pdf, png, jpg, jpeg, gif, webp). It has no
+// and patches, notebooks and bibliographies, documents whose text the tools
+// read ([DocumentTypes]) and images they hand a model as images. It has no
 // executables or archives, and no ".env" in any form.
 func DefaultAllowedExtensions() []string {
 	return []string{
@@ -89,8 +89,8 @@ func DefaultAllowedExtensions() []string {
 		".sh", ".bash", ".zsh", ".fish", ".ps1",
 		// Logs and changes.
 		".log", ".diff", ".patch",
-		// Binary documents and images, reported as binary.
-		".pdf", ".png", ".jpg", ".jpeg", ".gif", ".webp",
+		// Documents read as their text, and images handed to a model as images.
+		".pdf", ".docx", ".pptx", ".xlsx", ".odt", ".odp", ".epub", ".png", ".jpg", ".jpeg", ".gif", ".webp",
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/packfs/packfs-mcp/extract"
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/fulltext"
 	"github.com/packfs/packfs-mcp/markdown"
@@ -47,6 +48,9 @@ type Options struct {
 	// Refuse, if set, reports whether a file's content is refused whatever its name (a private
 	// key): such a file is neither indexed nor shown in a hit.
 	Refuse func(content []byte) bool
+	// Document, if set, gives the extension (lower case, no dot) of a file whose text is extracted
+	// to be indexed (package extract), or "" for a file indexed as it is.
+	Document func(name string) string
 	// Index configures the full-text index.
 	Index fulltext.IndexOptions
 	// MaxFileBytes is the largest file indexed. If zero, DefaultMaxIndexBytes.
@@ -532,8 +536,13 @@ func (e *Engine) read(name string) (markdown.Doc, error) {
 	return d, nil
 }
 
-// parse reads and parses one text file.
+// parse reads and parses one text file, or a document's text.
 func (e *Engine) parse(name string) (markdown.Doc, error) {
+	if e.opts.Document != nil {
+		if ext := e.opts.Document(name); ext != "" {
+			return e.parseDocument(name, ext)
+		}
+	}
 	src, info, err := e.readText(name, nil)
 	if err != nil {
 		return markdown.Doc{}, err
@@ -541,6 +550,38 @@ func (e *Engine) parse(name string) (markdown.Doc, error) {
 	d := markdown.Parse(name, src, info.ModTime())
 	d.Size = int64(len(src))
 	d.Frontmatter = hasFrontmatter(src)
+	return d, nil
+}
+
+// parseDocument reads the document name, of extension ext, and parses its text as the Markdown
+// package extract renders it: its headings are the index's sections, its own title its title.
+// The document's bytes may be larger than MaxFileBytes, a bound on text; its text is bounded by
+// extract's limits.
+func (e *Engine) parseDocument(name, ext string) (markdown.Doc, error) {
+	f, err := e.opts.FS.Open(name)
+	if err != nil {
+		return markdown.Doc{}, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return markdown.Doc{}, err
+	}
+	if !info.Mode().IsRegular() || info.Size() > extract.MaxDocumentBytes {
+		return markdown.Doc{}, errNotText
+	}
+	data, err := readSized(f, info.Size())
+	if err != nil {
+		return markdown.Doc{}, err
+	}
+	x, err := extract.Read(context.Background(), data, ext)
+	if err != nil {
+		return markdown.Doc{}, fmt.Errorf("%w: %v", errNotText, err)
+	}
+	d := markdown.ParseAsMarkdown(name, []byte(x.Text), info.ModTime())
+	if x.Doc.Title != "" {
+		d.Title = x.Doc.Title
+	}
 	return d, nil
 }
 

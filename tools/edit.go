@@ -95,6 +95,11 @@ func (s *Server) editFiles(c *call, name string, in intents.Update) ([]*editFile
 		if e.Path != "" {
 			field := fmt.Sprintf("edits[%d].path", i)
 			n, entry, err := s.editEntry(e.Path)
+			if err == nil {
+				if err = s.writesText(n); err != nil {
+					entry.Close()
+				}
+			}
 			if err != nil {
 				return files, &fileError{err: err, name: n, field: field}
 			}

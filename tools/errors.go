@@ -41,6 +41,8 @@ const (
 	CodeNotText          = "NOT_TEXT"
 	CodeNotKept          = "NOT_KEPT" // what a change would replace could not be kept in the history
 	CodeNotAvailable     = "NOT_AVAILABLE"
+	CodeEncrypted        = "ENCRYPTED" // a document that needs a password
+	CodeMalformed        = "MALFORMED" // a document that is not what its type says, or is broken
 	CodeConflict         = "CONFLICT"
 	CodeInUse            = "FILE_IN_USE"
 	CodeInternal         = "INTERNAL"
@@ -71,7 +73,7 @@ var codes = []struct {
 	{CodeEditNotFound, false}, {CodeNotText, false}, {CodeNotAvailable, false}, {CodeConflict, false},
 	{CodeInUse, false}, {CodeInternal, false}, {CodeUnknownTool, false}, {CodeInvalidRequest, false},
 	{CodeProtocol, false}, {CodeUnauthenticated, true}, {CodeOriginNotAllowed, true},
-	{CodeAutoRun, true}, {CodeNotKept, false},
+	{CodeAutoRun, true}, {CodeNotKept, false}, {CodeEncrypted, false}, {CodeMalformed, false},
 }
 
 // Codes returns every stable code, in the table's order.

@@ -244,7 +244,7 @@ func newOptionEnv(t *testing.T, table optionTable) *optionEnv {
 		Permissions: security.AllPermissions(),
 	}
 	if table.engine {
-		e := semantic.New(semantic.Options{FS: root.FS(), Allow: func(name string, isDir bool) bool { return policy.CheckName(name, isDir) == nil }})
+		e := semantic.New(semantic.Options{FS: root.FS(), Allow: func(name string, isDir bool) bool { return policy.CheckName(name, isDir) == nil }, Document: DocumentExt(policy)})
 		mustOK(t, e.Build(context.Background()))
 		t.Cleanup(func() { e.Close() })
 		cfg.Engine = e
@@ -323,6 +323,7 @@ func readerOptions() optionTable {
 			"read preferences.chunkIfLarge":    {set: map[string]any{"preferences.chunkIfLarge": true}, also: map[string]any{"target.path": "big.txt"}},
 			"read preferences.offset":          {set: map[string]any{"preferences.offset": 1}},
 			"read preferences.limit":           {set: map[string]any{"preferences.limit": 1}},
+			"read preferences.page":            {set: map[string]any{"preferences.page": 1}},
 		},
 		refuse: map[string]map[string]any{
 			"target.paths":                {"target.paths": []string{"a.md"}},
@@ -332,6 +333,7 @@ func readerOptions() optionTable {
 			"preferences.chunkIfLarge":    {"preferences.chunkIfLarge": true},
 			"preferences.offset":          {"preferences.offset": 1},
 			"preferences.limit":           {"preferences.limit": 1},
+			"preferences.page":            {"preferences.page": 1},
 		},
 	}
 }

@@ -28,8 +28,8 @@ const (
 
 func readerTool() mcp.Tool {
 	return mcp.NewTool(ReaderName,
-		mcp.WithDescription("read: content, byte for byte, in parts when long (nextOffset); a binary file gives mediaType, or base64 with target.encoding. "+
-			"metadata: sizeBytes, modified, lines, finalNewline, mediaType. "+
+		mcp.WithDescription("read: content, byte for byte, in parts when long (nextOffset); a document (PDF, Office, EPUB) gives its text, an image an image, other files mediaType, or base64 with target.encoding. "+
+			"metadata: sizeBytes, modified, lines, finalNewline, mediaType, pages. "+
 			"Both give version, a hash of the bytes, for writes."),
 		schemas[intents.Access, ReaderResult](),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{
@@ -157,6 +157,19 @@ func (s *Server) readEntry(ctx context.Context, name string, e *fsroot.Entry, in
 		return FileContent{}, err
 	}
 	out := FileContent{Version: fsroot.Version(data)}
+	if ext := s.documentExt(name); ext != "" && in.Target.Encoding != "base64" {
+		out.MediaType = mediaType(name, data, false)
+		if in.Preferences.IncludeMetadata {
+			out.FileAttrs = attrs(info)
+		}
+		if in.Preferences.ChunkIfLarge {
+			budget = min(budget, ChunkBytes)
+		}
+		return out, s.readDocument(ctx, name, ext, data, in.Preferences, budget, first, &out)
+	}
+	if in.Preferences.Page > 0 {
+		return FileContent{}, &callError{code: CodeInvalidArgument, field: "preferences.page", msg: "preferences.page: " + s.show(name) + " is not a document (PDF, Word, PowerPoint, Excel, OpenDocument, EPUB): read text by lines with preferences.offset"}
+	}
 	text := markdown.IsText(data)
 	if in.Preferences.IncludeMetadata {
 		out.FileAttrs = attrs(info)
@@ -251,7 +264,11 @@ func (s *Server) metadata(ctx context.Context, c *call, name string, e *fsroot.E
 		return nil, err
 	}
 	out := ReaderResult{Status: Status{Success: true}, FileContent: FileContent{FileAttrs: attrs(info)}}
-	if info.Type == fsroot.TypeFile {
+	if ext := s.documentExt(name); ext != "" && info.Type == fsroot.TypeFile {
+		if err := s.documentMetadata(ctx, name, ext, e, &out.FileContent); err != nil {
+			return nil, err
+		}
+	} else if info.Type == fsroot.TypeFile {
 		var t textScan
 		var v fsroot.VersionHash
 		if _, err := e.Scan(ctx, s.cfg.MaxFileSize, func(p []byte) error { t.add(p); v.Write(p); return nil }); err == nil {

@@ -53,6 +53,12 @@ type FileContent struct {
 	WidthPx    int     `json:"widthPx,omitempty" jsonschema:"an image's width in pixels"`
 	HeightPx   int     `json:"heightPx,omitempty" jsonschema:"an image's height in pixels"`
 	ImageSent  string  `json:"imageSent,omitempty" jsonschema:"read of an image: how the image content of this answer holds it (at most 1568 pixels a side), or why it is not there"`
+	Document   bool    `json:"document,omitempty" jsonschema:"true for a document (PDF, Word, PowerPoint, Excel, OpenDocument, EPUB): content and lines are its text, extracted, with a line such as [page 3] where each page, slide, sheet or chapter begins"`
+	Pages      *int    `json:"pages,omitempty" jsonschema:"a document's pages, slides, sheets or chapters"`
+	Title      string  `json:"title,omitempty" jsonschema:"a document's own title"`
+	Author     string  `json:"author,omitempty" jsonschema:"a document's own author"`
+	Created    string  `json:"created,omitempty" jsonschema:"when a document says it was created, RFC 3339"`
+	TextCut    string  `json:"textCut,omitempty" jsonschema:"a document whose text stops before its end, and why"`
 	// Image is the image content the answer carries beside its JSON (shape), never in it.
 	Image   *extract.Image `json:"-"`
 	Version string         `json:"version,omitempty" jsonschema:"read and metadata of a file: the version of its whole content, even when content holds part of it; pass it to packfs-file-writer as target.version so a write fails with CONFLICT if the file changed since"`
@@ -93,6 +99,7 @@ type ReadEntry struct {
 type Match struct {
 	Line   int      `json:"line" validate:"required" jsonschema:"1-based line number"`
 	Text   string   `json:"text" validate:"required" jsonschema:"the matching line"`
+	Place  string   `json:"place,omitempty" jsonschema:"in a document, the page, slide, sheet or chapter of the line"`
 	Before []string `json:"before,omitempty" jsonschema:"context lines before the match"`
 	After  []string `json:"after,omitempty" jsonschema:"context lines after the match"`
 }

@@ -339,6 +339,7 @@ func TestRebaseCoversEveryPath(t *testing.T) {
 		"status": true, "source": true, "unknownWords": true, "message": true, "tags": true, "aliases": true,
 		"diff": true, "reason": true, "mentionsIncomplete": true, "hiddenHint": true,
 		"opens": true, "notKept": true, "time": true, "purpose": true, "call": true, "imageSent": true, "-": true,
+		"author": true, "created": true, "textCut": true, "place": true,
 	}
 	for _, v := range []any{&ReaderResult{}, &SearcherResult{}, &WriterResult{}} {
 		fill(reflect.ValueOf(v).Elem())

@@ -14,10 +14,10 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/packfs/packfs-mcp/extract"
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/fulltext"
 	"github.com/packfs/packfs-mcp/intents"
-	"github.com/packfs/packfs-mcp/markdown"
 	"github.com/packfs/packfs-mcp/security"
 )
 
@@ -281,10 +281,8 @@ func (s *Server) fileContains(ctx context.Context, info fsroot.Info, needle stri
 		return false
 	}
 	data, _, err := s.readJudged(ctx, info.Path, s.cfg.MaxFileSize)
-	if err != nil || !markdown.IsText(data) {
-		return false
-	}
-	return containsLower(string(data), needle)
+	text, _, ok, _ := s.searchable(ctx, info.Path, data, err)
+	return ok && containsLower(text, needle)
 }
 
 // entry is one entry of a listing: its path, type and, for a file, size; its modification time only
@@ -542,17 +540,26 @@ func (s *Server) searchContent(ctx context.Context, name string, depth int, o in
 			r.hide(HiddenBlocked) // a private key under an innocent name, or a name leading to a blocked file
 			return true
 		}
-		if err != nil || !markdown.IsText(data) {
+		text, marks, ok, unread := s.searchable(ctx, info.Path, data, err)
+		if unread != "" { // a document whose text could not be read is not "nothing found" in it
+			r.hide(HiddenOther)
+			if len(r.others) < maxHintRules {
+				r.others = append(r.others, fmt.Sprintf("%s (its text cannot be read: %s)", info.Path, unread))
+			}
+		}
+		if !ok {
 			return true // unreadable, special, too large or binary: not searchable text
 		}
 		t.searched++
-		text := string(data)
 		if f.content != "" && !containsLower(text, f.content) || !m.mayMatch(text) {
 			return true
 		}
 		matches, count := findMatches(splitLines(text), m, o.ContextLines)
 		if count == 0 {
 			return true
+		}
+		for i := range matches {
+			matches[i].Place = extract.PlaceOf(marks, matches[i].Line)
 		}
 		if o.FilesOnly {
 			matches = nil

@@ -62,6 +62,11 @@ func (s *Server) update(ctx context.Context, c *call) (any, error) {
 	if name == "." && in.Purpose != "mkdir" && in.Target.Call == "" && from == s { // a root may be copied into another
 		return nil, fsroot.ErrIsRoot
 	}
+	if writesText[in.Purpose] {
+		if err := s.writesText(name); err != nil {
+			return nil, err
+		}
+	}
 	if in.Content != nil && int64(len(*in.Content)) > s.cfg.MaxFileSize {
 		return nil, &callError{code: CodeTooLarge, field: "content", msg: "content is larger than the server's file size limit (" + humanBytes(s.cfg.MaxFileSize) + "): write it in parts with purpose \"append\""}
 	}
@@ -95,6 +100,10 @@ func (s *Server) update(ctx context.Context, c *call) (any, error) {
 	out.Metadata = c.meta()
 	return out, nil
 }
+
+// writesText holds the purposes that write text into their target: refused for a document, an
+// image or another binary type ([Server.writesText]).
+var writesText = map[string]bool{"create": true, "update": true, "append": true, "edit": true}
 
 // folderAsFile turns err, the path policy's refusal of dest as the new path of the file src (a
 // copy's or a move's target.destination), into IS_DIRECTORY naming the path to give instead when

@@ -25,7 +25,7 @@ var (
 		"intents":           {},
 		"markdown":          {},
 		"fulltext":          {"markdown"},
-		"semantic":          {"fsroot", "markdown", "fulltext"},
+		"semantic":          {"fsroot", "markdown", "fulltext", "extract"},
 		"tools":             {"fsroot", "security", "intents", "semantic", "markdown", "fulltext", "history", "extract"},
 		"extract":           {},
 		"audit":             {"fsroot"},

@@ -135,9 +135,10 @@ func (m *mount) openEngine(cfg SemanticConfig, configured string, others []strin
 		Busy: func() {
 			m.warn.Printf("the search index in %s is in use by another packfs-mcp on this root: this one keeps its own in memory", place.Dir)
 		},
-		FS:     tools.IndexFS(m.policy, m.root),
-		Allow:  tools.Indexed(m.policy, m.root, m.ignore),
-		Refuse: func(content []byte) bool { return security.PrivateKey(content) != "" },
+		FS:       tools.IndexFS(m.policy, m.root),
+		Allow:    tools.Indexed(m.policy, m.root, m.ignore),
+		Refuse:   func(content []byte) bool { return security.PrivateKey(content) != "" },
+		Document: tools.DocumentExt(m.policy),
 		Index: fulltext.IndexOptions{
 			Dir:         dir,
 			ChunkSize:   cfg.ChunkSize,

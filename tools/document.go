@@ -1,0 +1,166 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/packfs/packfs-mcp/extract"
+	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/intents"
+	"github.com/packfs/packfs-mcp/markdown"
+	"github.com/packfs/packfs-mcp/security"
+)
+
+// documentExt is the extension (lower case, no dot) of name when the tools read it as a document's
+// text ([security.OpensDocument]), else "".
+func (s *Server) documentExt(name string) string { return DocumentExt(s.cfg.Policy)(name) }
+
+// DocumentExt gives the search index what the tools read as a document's text under p: the
+// extension (lower case, no dot) of a name p opens as a document, else "".
+func DocumentExt(p *security.Policy) func(name string) string {
+	return func(name string) string {
+		if p.Opens(name) != security.OpensDocument {
+			return ""
+		}
+		ext := strings.ToLower(strings.TrimPrefix(path.Ext(name), "."))
+		if !extract.Extracts(ext) {
+			return ""
+		}
+		return ext
+	}
+}
+
+// documentText is the text of name, a document of extension ext whose bytes are data.
+func (s *Server) documentText(ctx context.Context, name, ext string, data []byte) (*extract.Extracted, error) {
+	x, err := extract.Read(ctx, data, ext)
+	if err != nil {
+		return nil, documentError(s.show(name), ext, err)
+	}
+	return x, nil
+}
+
+// documentError turns an extraction's failure into the answer's code and what to do next.
+func documentError(shown, ext string, err error) error {
+	kind := strings.ToUpper(ext)
+	switch {
+	case errors.Is(err, extract.ErrEncrypted):
+		return newError(CodeEncrypted, "%q is a %s that needs a password to open: its text cannot be read here; ask the user for an unprotected copy", shown, kind)
+	case errors.Is(err, extract.ErrTooLarge):
+		return newError(CodeTooLarge, "%q: its text is not read: %v", shown, err)
+	case errors.Is(err, context.DeadlineExceeded):
+		return newError(CodeTimeout, "%q: reading its text took longer than %s, so it was stopped: the document is too large or too complex to read here", shown, extract.Timeout)
+	case errors.Is(err, context.Canceled):
+		return err
+	}
+	return newError(CodeMalformed, "%q is not a %s this server can read (%v): open it in its own application, or read its bytes with target.encoding base64", shown, kind, err)
+}
+
+// readDocument answers a read of name, a document of extension ext: its text, windowed by lines as
+// a text file's read is (preferences.page starts at a page, slide, sheet or chapter), with the
+// document's properties.
+func (s *Server) readDocument(ctx context.Context, name, ext string, data []byte, p intents.AccessPreferences, budget int, first bool, out *FileContent) error {
+	x, err := s.documentText(ctx, name, ext, data)
+	if err != nil {
+		return err
+	}
+	if p.Page > 0 {
+		line, ok := pageLine(x.Marks, p.Page)
+		if !ok {
+			return &callError{code: CodeInvalidArgument, field: "preferences.page", msg: pageRange(x, p.Page)}
+		}
+		p.Offset = line - 1 + p.Offset
+	}
+	window(out, []byte(x.Text), p, budget, first)
+	out.Encoding = "utf-8"
+	describeDocument(out, x)
+	return nil
+}
+
+// pageLine is the line page (slide, chapter; the n-th sheet) n of a document begins on.
+func pageLine(marks []extract.Mark, n int) (int, bool) {
+	for _, m := range marks {
+		if m.N == n {
+			return m.Line, true
+		}
+	}
+	return 0, false
+}
+
+// pageRange says why preferences.page n is not in the document x.
+func pageRange(x *extract.Extracted, n int) string {
+	if len(x.Marks) == 0 {
+		return "preferences.page: this document has no pages, slides, sheets or chapters with text: read it with preferences.offset"
+	}
+	word := strings.Fields(x.Marks[0].Place)[0]
+	if n <= x.Doc.Pages {
+		return fmt.Sprintf("preferences.page: %s %d has no text (a scanned page holds only an image): read on from another", word, n)
+	}
+	return fmt.Sprintf("preferences.page: %d is past the document's last %s (%d)", n, word, max(x.Doc.Pages, x.Marks[len(x.Marks)-1].N))
+}
+
+// describeDocument gives out the properties of the document x.
+func describeDocument(out *FileContent, x *extract.Extracted) {
+	out.Document = true
+	if x.Doc.Pages > 0 {
+		out.Pages = ptr(x.Doc.Pages)
+	}
+	out.Title, out.Author = x.Doc.Title, x.Doc.Author
+	if !x.Doc.Created.IsZero() {
+		out.Created = x.Doc.Created.UTC().Format(time.RFC3339)
+	}
+	if x.Doc.Truncated {
+		out.TextCut = "the text stops early: the document holds more than the " + humanBytes(extract.MaxTextBytes) + " or pages the server extracts"
+	}
+}
+
+// writesText refuses a write of text to name when the tools read it as a document, an image or
+// another binary type: a model that read a .docx as text must not write that text over it.
+func (s *Server) writesText(name string) error {
+	switch s.cfg.Policy.Opens(name) {
+	case security.OpensDocument, security.OpensImage, security.OpensBinary:
+		return newError(CodeNotText, "%q is a %s file, not text: reads give its text or image, but writing text into it would break it; move, copy or delete it, or write the text to a .md or .txt file", s.show(name), strings.ToUpper(strings.TrimPrefix(path.Ext(name), ".")))
+	}
+	return nil
+}
+
+// documentMetadata gives out, the metadata of name, a document of extension ext, what its text
+// says of it: its pages, properties and lines of text.
+func (s *Server) documentMetadata(ctx context.Context, name, ext string, e *fsroot.Entry, out *FileContent) error {
+	data, _, err := e.ReadFile(ctx, min(s.cfg.MaxFileSize, extract.MaxDocumentBytes))
+	if err != nil {
+		return err
+	}
+	out.Version = fsroot.Version(data)
+	out.MediaType = mediaType(name, data, false)
+	x, err := s.documentText(ctx, name, ext, data)
+	if err != nil {
+		return err
+	}
+	describeDocument(out, x)
+	out.Lines = ptr(strings.Count(x.Text, "\n"))
+	return nil
+}
+
+// searchable is the text a search reads of name, whose read gave data and err: a text file's
+// content, a document's extracted text with where its pages begin; ok is false for what is not
+// searched (unreadable, binary), and unread says why a document's text could not be read.
+func (s *Server) searchable(ctx context.Context, name string, data []byte, err error) (text string, marks []extract.Mark, ok bool, unread string) {
+	if err != nil {
+		return "", nil, false, ""
+	}
+	if ext := s.documentExt(name); ext != "" {
+		x, err := s.documentText(ctx, name, ext, data)
+		if err != nil {
+			return "", nil, false, failure(err, name, s.show).Code
+		}
+		return x.Text, x.Marks, true, ""
+	}
+	if !markdown.IsText(data) {
+		return "", nil, false, ""
+	}
+	return string(data), nil, true, ""
+}
