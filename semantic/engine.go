@@ -19,7 +19,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/packfs/packfs-mcp/extract"
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/fulltext"
 	"github.com/packfs/packfs-mcp/markdown"
@@ -550,38 +549,6 @@ func (e *Engine) parse(name string) (markdown.Doc, error) {
 	d := markdown.Parse(name, src, info.ModTime())
 	d.Size = int64(len(src))
 	d.Frontmatter = hasFrontmatter(src)
-	return d, nil
-}
-
-// parseDocument reads the document name, of extension ext, and parses its text as the Markdown
-// package extract renders it: its headings are the index's sections, its own title its title.
-// The document's bytes may be larger than MaxFileBytes, a bound on text; its text is bounded by
-// extract's limits.
-func (e *Engine) parseDocument(name, ext string) (markdown.Doc, error) {
-	f, err := e.opts.FS.Open(name)
-	if err != nil {
-		return markdown.Doc{}, err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return markdown.Doc{}, err
-	}
-	if !info.Mode().IsRegular() || info.Size() > extract.MaxDocumentBytes {
-		return markdown.Doc{}, errNotText
-	}
-	data, err := readSized(f, info.Size())
-	if err != nil {
-		return markdown.Doc{}, err
-	}
-	x, err := extract.Read(context.Background(), data, ext)
-	if err != nil {
-		return markdown.Doc{}, fmt.Errorf("%w: %v", errNotText, err)
-	}
-	d := markdown.ParseAsMarkdown(name, []byte(x.Text), info.ModTime())
-	if x.Doc.Title != "" {
-		d.Title = x.Doc.Title
-	}
 	return d, nil
 }
 

@@ -116,6 +116,8 @@ func TestDocuments(t *testing.T) {
 			has: []string{`"path":"budget.xlsx"`, `"place":"sheet Notes"`}},
 		{name: "search_semantic finds the letter by its words", tool: SearcherName, args: search("search_semantic", "notice of rent 1,450"),
 			has: []string{`"path":"letter.docx"`}},
+		{name: "search_semantic names the sheet", tool: SearcherName, args: search("search_semantic", "landlord asked"),
+			has: []string{`"path":"budget.xlsx"`, `"place":"sheet Notes"`}},
 		{name: "update refused", tool: WriterName, args: write("update", "letter.docx", map[string]any{"content": "new rent\n"}), code: CodeNotText, unchanged: "letter.docx"},
 		{name: "append refused", tool: WriterName, args: write("append", "letter.docx", map[string]any{"content": "more\n"}), code: CodeNotText, unchanged: "letter.docx"},
 		{name: "edit refused", tool: WriterName, args: write("edit", "letter.docx", map[string]any{"edits": []any{map[string]any{"oldText": "1,450", "newText": "1,500"}}}), code: CodeNotText, unchanged: "letter.docx"},

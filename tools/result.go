@@ -117,6 +117,7 @@ type FileEntry struct {
 	Heading    string  `json:"heading,omitempty" jsonschema:"search_semantic: heading of the best matching section"`
 	Line       int     `json:"line,omitempty" jsonschema:"search_semantic: first line of the best matching section"`
 	Snippet    string  `json:"snippet,omitempty" jsonschema:"search_semantic: the best passage, matched terms in **bold**"`
+	Place      string  `json:"place,omitempty" jsonschema:"search_semantic: in a document, the page, slide, sheet or chapter of line"`
 }
 
 // RelatedEntry is a document reached through a link rather than through the search itself.

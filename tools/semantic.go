@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/packfs/packfs-mcp/extract"
 	"github.com/packfs/packfs-mcp/fulltext"
 	"github.com/packfs/packfs-mcp/intents"
-	"github.com/packfs/packfs-mcp/markdown"
 	"github.com/packfs/packfs-mcp/semantic"
 )
 
@@ -46,11 +46,14 @@ func (s *Server) searchSemantic(ctx context.Context, c *call, in intents.Discove
 	}
 	for _, h := range hits {
 		fe := FileEntry{Path: h.Path, Title: shownTitle(h.Path, h.Title), Score: round2(h.Score), Heading: h.Heading, Line: h.Line, Snippet: h.Snippet}
-		if in.Options.IncludeContent {
-			if data, _, err := s.readJudged(ctx, h.Path, s.cfg.MaxFileSize); err == nil && markdown.IsText(data) {
-				c := capString(string(data), MaxIncludedBytes)
+		if ext := s.documentExt(h.Path); ext != "" || in.Options.IncludeContent {
+			data, _, err := s.readJudged(ctx, h.Path, s.cfg.MaxFileSize)
+			text, marks, ok, _ := s.searchable(ctx, h.Path, data, err)
+			if ok && in.Options.IncludeContent {
+				c := capString(text, MaxIncludedBytes)
 				fe.Content = &c
 			}
+			fe.Place = extract.PlaceOf(marks, h.Line)
 		}
 		out.Files = append(out.Files, fe)
 	}

@@ -1,0 +1,75 @@
+package semantic
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/packfs/packfs-mcp/extract"
+	"github.com/packfs/packfs-mcp/markdown"
+)
+
+// parseDocument reads the document name, of extension ext, and parses its text as the Markdown
+// package extract renders it: its headings and its pages (slides, sheets, chapters) are the
+// index's sections, so a hit's line says where in the document it is; its own title is its
+// title. The document's bytes may be larger than MaxFileBytes, a bound on text; its text is
+// bounded by extract's limits.
+func (e *Engine) parseDocument(name, ext string) (markdown.Doc, error) {
+	f, err := e.opts.FS.Open(name)
+	if err != nil {
+		return markdown.Doc{}, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return markdown.Doc{}, err
+	}
+	if !info.Mode().IsRegular() || info.Size() > extract.MaxDocumentBytes {
+		return markdown.Doc{}, errNotText
+	}
+	data, err := readSized(f, info.Size())
+	if err != nil {
+		return markdown.Doc{}, err
+	}
+	x, err := extract.Read(context.Background(), data, ext)
+	if err != nil {
+		return markdown.Doc{}, fmt.Errorf("%w: %v", errNotText, err)
+	}
+	d := markdown.ParseAsMarkdown(name, []byte(x.Text), info.ModTime())
+	d.Sections = splitAtMarks(d.Sections, x.Text, x.Marks)
+	if x.Doc.Title != "" {
+		d.Title = x.Doc.Title
+	}
+	return d, nil
+}
+
+// splitAtMarks cuts sections, of the rendered text, where a page, slide, sheet or chapter begins
+// inside one: the part after the cut is a section headed by the place ("page 3").
+func splitAtMarks(sections []markdown.Section, text string, marks []extract.Mark) []markdown.Section {
+	if len(marks) == 0 {
+		return sections
+	}
+	lines := strings.SplitAfter(text, "\n")
+	join := func(from, to int) string { // lines from..to, 1-based, inclusive
+		return strings.Join(lines[min(from, len(lines))-1:min(to, len(lines))], "")
+	}
+	var out []markdown.Section
+	for _, sec := range sections {
+		cur := sec
+		for _, m := range marks {
+			if m.Line <= cur.Line || m.Line > cur.EndLine {
+				continue
+			}
+			head := cur
+			head.EndLine = m.Line - 1
+			head.Text = join(head.Line, head.EndLine)
+			out = append(out, head)
+			cur = markdown.Section{Heading: m.Place, Level: 0, Line: m.Line, EndLine: sec.EndLine}
+		}
+		if cur.Line != sec.Line {
+			cur.Text = join(cur.Line, cur.EndLine)
+		}
+		out = append(out, cur)
+	}
+	return out
+}
