@@ -1,6 +1,8 @@
 // Package extract turns the bytes of files the tools do not read as text into what a model can
-// use: images into model-sized images. It takes bytes from its callers and touches no filesystem;
-// every parser runs within limits on what it decodes, so a hostile file costs a bounded amount of
+// use: documents (PDF, Office, OpenDocument, EPUB) into their text with where each part is, images
+// into model-sized images. It takes bytes from its callers and opens no file of theirs: the one
+// folder it uses is the cache of PDFium's compiled code, which its caller places ([SetCacheDir]).
+// Every parser runs within limits on what it decodes, so a hostile file costs a bounded amount of
 // memory and time.
 package extract
 

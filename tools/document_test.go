@@ -3,6 +3,8 @@ package tools
 import (
 	"archive/zip"
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -63,7 +65,10 @@ func xlsx(t *testing.T) string {
 // over them: a model that read a .docx as text must not write that text back.
 func TestDocuments(t *testing.T) {
 	letter := docx(t, "Rent review", "Ada Landlord", "Notice of rent", "From March the rent is 1,450 EUR a month.", "Kind regards")
+	invoice, err := os.ReadFile(filepath.Join("..", "extract", "testdata", "pdf", "invoice.pdf"))
+	mustOK(t, err)
 	tree := []string{
+		"invoice.pdf=" + string(invoice),
 		"letter.docx=" + letter,
 		"budget.xlsx=" + xlsx(t),
 		"broken.docx=PK\x03\x04 not a zip at all",
@@ -93,6 +98,14 @@ func TestDocuments(t *testing.T) {
 	}{
 		{name: "read docx", tool: ReaderName, args: read("letter.docx", nil),
 			has: []string{`"document":true`, `# Notice of rent`, `1,450 EUR`, `"title":"Rent review"`, `"author":"Ada Landlord"`, `"created":"2026-11-02T09:30:00Z"`}},
+		{name: "read pdf", tool: ReaderName, args: read("invoice.pdf", nil),
+			has: []string{`[page 2]\n\n-2-\nTotal due: 1,284.50 EUR`, `"pages":3`, `"title":"Invoice 2026-117"`}},
+		{name: "read pdf from page 3", tool: ReaderName, args: read("invoice.pdf", map[string]any{"page": 3}),
+			has: []string{`"content":"[page 3]\n\n-3-\nPayment is expected within thirty days of receipt.\n"`}},
+		{name: "search_content says the page", tool: SearcherName, args: search("search_content", "total due"),
+			has: []string{`"path":"invoice.pdf"`, `"place":"page 2"`}},
+		{name: "search_semantic says the page", tool: SearcherName, args: search("search_semantic", "total due"),
+			has: []string{`"path":"invoice.pdf"`, `"place":"page 2"`}},
 		{name: "read docx lines", tool: ReaderName, args: read("letter.docx", map[string]any{"offset": 2, "limit": 1}),
 			has: []string{`"content":"From March the rent is 1,450 EUR a month.\n"`, `"nextOffset":3`}},
 		{name: "metadata docx", tool: ReaderName, args: map[string]any{"purpose": "metadata", "target": map[string]any{"path": "letter.docx"}},

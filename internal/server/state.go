@@ -32,6 +32,10 @@ const (
 	// stateHistory is what the tools' changes replaced (package history): data, not cache, so it
 	// is kept in the user's data folder first.
 	stateHistory stateKind = "history"
+	// stateCode is PDFium's compiled code (wazero's compilation cache, package extract): one folder
+	// for every root and server of this user. The server runs what it holds as native code, so it
+	// lies outside every root, where no tool can write it.
+	stateCode stateKind = "pdfium"
 )
 
 // stateBase is a folder packfs-mcp may keep state under.
@@ -126,7 +130,7 @@ func placeState(kind stateKind, configured string, root *fsroot.Root, others ...
 			continue
 		}
 		dir := filepath.Join(b.dir, string(kind), stateKey(root))
-		if kind == stateLocks {
+		if kind == stateLocks || kind == stateCode {
 			dir = filepath.Join(b.dir, string(kind))
 		}
 		if !insideAny(resolveHost(dir), roots) {

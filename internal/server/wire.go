@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/packfs/packfs-mcp/extract"
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/history"
 	"github.com/packfs/packfs-mcp/security"
@@ -49,6 +50,10 @@ type app struct {
 	// under mu; openMu makes one client's folder open at a time (see acquire).
 	clientMode bool
 	clients    map[string]*clientRoots
+	// codeDir is the folder of PDFium's compiled code, outside every root, "" when none is kept;
+	// codePlaced says it was placed (see placeCode).
+	codeDir    string
+	codePlaced bool
 	streams    map[string]server.ClientSession // the sessions registered, by id (see streamOpened)
 	openMu     sync.Mutex
 	// within are the folders (resolved) the clients' roots must lie in, if any (--client-roots-within).
@@ -236,6 +241,7 @@ func (a *app) addMount(m *mount) error {
 			return err
 		}
 	}
+	a.placeCode(m)
 	i, _ := slices.BinarySearchFunc(a.mounts, m.name, func(o *mount, name string) int { return strings.Compare(o.name, name) })
 	a.mounts = slices.Insert(a.mounts, i, m)
 	a.logs.remember(m.hostPaths()...)
@@ -243,6 +249,43 @@ func (a *app) addMount(m *mount) error {
 		a.startWork(m, false)
 	}
 	return nil
+}
+
+// placeCode keeps PDFium's compiled code (see stateCode) outside every root as m joins them,
+// under a.mu: placed with the first root, outside it and the others served then; given up (no
+// cache: PDFium is compiled at each start, 3-5 s) when a root added later holds it, or when no
+// folder outside the roots can be made. doctor makes no folder.
+func (a *app) placeCode(m *mount) {
+	if a.cfg.inspect {
+		return
+	}
+	if a.codeDir != "" {
+		if within(a.codeDir, m.root.ResolvedDir()) {
+			a.codeDir = ""
+			extract.SetCacheDir("")
+			m.warn.Printf("PDFium's compiled code was kept inside this root: it is compiled anew at each start now")
+		}
+		return
+	}
+	if a.codePlaced {
+		return
+	}
+	a.codePlaced = true
+	var others []string
+	for _, o := range a.mounts {
+		others = append(others, o.root.ResolvedDir())
+	}
+	place, err := placeState(stateCode, "", m.root, others...)
+	if err == nil {
+		err = place.make(m.root, others...)
+	}
+	if err != nil {
+		extract.SetCacheDir("")
+		m.warn.Printf("PDFium's compiled code is not kept (%v): reading the first PDF after each start takes a few seconds more", err)
+		return
+	}
+	a.codeDir = resolveHost(place.Dir)
+	extract.SetCacheDir(a.codeDir)
 }
 
 // mountList returns the mounts served now, in name order.
