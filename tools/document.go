@@ -69,6 +69,9 @@ func (s *Server) readDocument(ctx context.Context, name, ext string, data []byte
 	}
 	if p.Page > 0 {
 		line, ok := pageLine(x.Marks, p.Page)
+		if !ok && ext == "pdf" && p.Page <= x.Doc.Pages {
+			return s.pageImage(ctx, name, data, p.Page, x, out)
+		}
 		if !ok {
 			return &callError{code: CodeInvalidArgument, field: "preferences.page", msg: pageRange(x, p.Page)}
 		}
@@ -77,6 +80,20 @@ func (s *Server) readDocument(ctx context.Context, name, ext string, data []byte
 	window(out, []byte(x.Text), p, budget, first)
 	out.Encoding = "utf-8"
 	describeDocument(out, x)
+	return nil
+}
+
+// pageImage answers a read of page n of the PDF name, a page without text (a scan), with the page
+// as an image the model can look at.
+func (s *Server) pageImage(ctx context.Context, name string, data []byte, n int, x *extract.Extracted, out *FileContent) error {
+	img, err := extract.PDFPageImage(ctx, data, n)
+	if err != nil {
+		return documentError(s.show(name), "pdf", err)
+	}
+	describeDocument(out, x)
+	out.Image = &img
+	out.WidthPx, out.HeightPx = img.Width, img.Height
+	out.ImageSent = fmt.Sprintf("page %d has no text (a scan): sent as a %dx%d JPEG image, %s", n, img.SentWidth, img.SentHeight, humanBytes(int64(len(img.Data))))
 	return nil
 }
 

@@ -61,6 +61,24 @@ func xlsx(t *testing.T) string {
 	return b.String()
 }
 
+// scanPDF is a PDF of two pages: text on the first, only a drawing on the second, as a scan has
+// only its image. It has no cross-reference table, which PDFium rebuilds.
+const scanPDF = `%PDF-1.4
+1 0 obj <</Type /Catalog /Pages 2 0 R>> endobj
+2 0 obj <</Type /Pages /Kids [3 0 R 5 0 R] /Count 2>> endobj
+3 0 obj <</Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Resources <</Font <</F1 6 0 R>>>> /Contents 4 0 R>> endobj
+4 0 obj <</Length 44>> stream
+BT /F1 12 Tf 10 50 Td (Scanned letter) Tj ET
+endstream endobj
+5 0 obj <</Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Contents 7 0 R>> endobj
+6 0 obj <</Type /Font /Subtype /Type1 /BaseFont /Helvetica>> endobj
+7 0 obj <</Length 26>> stream
+0 0 1 rg 20 20 100 50 re f
+endstream endobj
+trailer <</Root 1 0 R>>
+%%EOF
+`
+
 // TestDocuments reads, describes and searches documents as their text, and refuses to write text
 // over them: a model that read a .docx as text must not write that text back.
 func TestDocuments(t *testing.T) {
@@ -69,6 +87,7 @@ func TestDocuments(t *testing.T) {
 	mustOK(t, err)
 	tree := []string{
 		"invoice.pdf=" + string(invoice),
+		"scan.pdf=" + scanPDF,
 		"letter.docx=" + letter,
 		"budget.xlsx=" + xlsx(t),
 		"broken.docx=PK\x03\x04 not a zip at all",
@@ -102,6 +121,10 @@ func TestDocuments(t *testing.T) {
 			has: []string{`[page 2]\n\n-2-\nTotal due: 1,284.50 EUR`, `"pages":3`, `"title":"Invoice 2026-117"`}},
 		{name: "read pdf from page 3", tool: ReaderName, args: read("invoice.pdf", map[string]any{"page": 3}),
 			has: []string{`"content":"[page 3]\n\n-3-\nPayment is expected within thirty days of receipt.\n"`}},
+		{name: "a page without text comes as an image", tool: ReaderName, args: read("scan.pdf", map[string]any{"page": 2}),
+			has: []string{`"imageSent":"page 2 has no text (a scan): sent as a 1516x758 JPEG image`, `"pages":2`}},
+		{name: "a page with text comes as text", tool: ReaderName, args: read("scan.pdf", map[string]any{"page": 1}),
+			has: []string{`Scanned letter`}},
 		{name: "search_content says the page", tool: SearcherName, args: search("search_content", "total due"),
 			has: []string{`"path":"invoice.pdf"`, `"place":"page 2"`}},
 		{name: "search_semantic says the page", tool: SearcherName, args: search("search_semantic", "total due"),
