@@ -154,6 +154,11 @@ func (s *Server) documentMetadata(ctx context.Context, name, ext string, e *fsro
 	out.Version = fsroot.Version(data)
 	out.MediaType = mediaType(name, data, false)
 	x, err := s.documentText(ctx, name, ext, data)
+	var ce *callError
+	if errors.As(err, &ce) { // the file is there all the same: say why its text is not
+		out.Document, out.TextCut = true, ce.code+": "+ce.msg
+		return nil
+	}
 	if err != nil {
 		return err
 	}

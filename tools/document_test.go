@@ -144,6 +144,8 @@ func TestDocuments(t *testing.T) {
 			has: []string{`"encoding":"base64"`}},
 		{name: "malformed", tool: ReaderName, args: read("broken.docx", nil), code: CodeMalformed},
 		{name: "encrypted", tool: ReaderName, args: read("locked.docx", nil), code: CodeEncrypted, has: []string{"password"}},
+		{name: "metadata of an encrypted document", tool: ReaderName, args: map[string]any{"purpose": "metadata", "target": map[string]any{"path": "locked.docx"}},
+			has: []string{`"sizeBytes":608`, `"textCut":"ENCRYPTED: \"locked.docx\" is a DOCX that needs a password`}},
 		{name: "search_content finds the rent in the letter", tool: SearcherName, args: search("search_content", "1,450"),
 			has: []string{`"path":"letter.docx"`, `From March the rent`}},
 		{name: "search_content names the documents it could not read", tool: SearcherName, args: search("search_content", "nothing like this"), noIndex: true,

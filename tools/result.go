@@ -58,7 +58,7 @@ type FileContent struct {
 	Title      string  `json:"title,omitempty" jsonschema:"a document's own title"`
 	Author     string  `json:"author,omitempty" jsonschema:"a document's own author"`
 	Created    string  `json:"created,omitempty" jsonschema:"when a document says it was created, RFC 3339"`
-	TextCut    string  `json:"textCut,omitempty" jsonschema:"a document whose text stops before its end, and why"`
+	TextCut    string  `json:"textCut,omitempty" jsonschema:"a document whose text stops before its end, or cannot be read at all, and why"`
 	// Image is the image content the answer carries beside its JSON (shape), never in it.
 	Image   *extract.Image `json:"-"`
 	Version string         `json:"version,omitempty" jsonschema:"read and metadata of a file: the version of its whole content, even when content holds part of it; pass it to packfs-file-writer as target.version so a write fails with CONFLICT if the file changed since"`
