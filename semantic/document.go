@@ -3,13 +3,14 @@ package semantic
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/packfs/packfs-mcp/extract"
 	"github.com/packfs/packfs-mcp/markdown"
 )
 
-// parseDocument reads the document name, of extension ext, and parses its text as the Markdown
+// parseDocument reads the document name, of extension ext (or a web page), and parses its text as the Markdown
 // package extract renders it: its headings and its pages (slides, sheets, chapters) are the
 // index's sections, so a hit's line says where in the document it is; its own title is its
 // title. The document's bytes may be larger than MaxFileBytes, a bound on text; its text is
@@ -31,6 +32,9 @@ func (e *Engine) parseDocument(name, ext string) (markdown.Doc, error) {
 	if err != nil {
 		return markdown.Doc{}, err
 	}
+	if e.opts.Refuse != nil && e.opts.Refuse(data) {
+		return markdown.Doc{}, fs.ErrPermission // counted as unreadable
+	}
 	x, err := extract.Read(context.Background(), data, ext)
 	if err != nil {
 		return markdown.Doc{}, fmt.Errorf("%w: %v", errNotText, err)
@@ -40,6 +44,9 @@ func (e *Engine) parseDocument(name, ext string) (markdown.Doc, error) {
 	if x.Doc.Title != "" {
 		d.Title = x.Doc.Title
 	}
+	// A web page is searched by search_content as its source, markup and entities included,
+	// which the index of its text cannot vouch for: a literal search reads it always.
+	d.Frontmatter = ext == "html" || ext == "htm"
 	return d, nil
 }
 

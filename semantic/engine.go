@@ -48,7 +48,7 @@ type Options struct {
 	// key): such a file is neither indexed nor shown in a hit.
 	Refuse func(content []byte) bool
 	// Document, if set, gives the extension (lower case, no dot) of a file whose text is extracted
-	// to be indexed (package extract), or "" for a file indexed as it is.
+	// to be indexed (package extract: documents, web pages), or "" for a file indexed as it is.
 	Document func(name string) string
 	// Index configures the full-text index.
 	Index fulltext.IndexOptions

@@ -17,20 +17,40 @@ import (
 
 // documentExt is the extension (lower case, no dot) of name when the tools read it as a document's
 // text ([security.OpensDocument]), else "".
-func (s *Server) documentExt(name string) string { return DocumentExt(s.cfg.Policy)(name) }
+func (s *Server) documentExt(name string) string { return documentExt(s.cfg.Policy, name) }
 
-// DocumentExt gives the search index what the tools read as a document's text under p: the
-// extension (lower case, no dot) of a name p opens as a document, else "".
-func DocumentExt(p *security.Policy) func(name string) string {
-	return func(name string) string {
-		if p.Opens(name) != security.OpensDocument {
-			return ""
-		}
-		ext := strings.ToLower(strings.TrimPrefix(path.Ext(name), "."))
-		if !extract.Extracts(ext) {
-			return ""
-		}
+func documentExt(p *security.Policy, name string) string {
+	if p.Opens(name) != security.OpensDocument {
+		return ""
+	}
+	if ext := lowerExt(name); extract.Extracts(ext) {
 		return ext
+	}
+	return ""
+}
+
+// lowerExt is name's extension, lower case, without the dot.
+func lowerExt(name string) string { return strings.ToLower(strings.TrimPrefix(path.Ext(name), ".")) }
+
+// isHTML reports whether name is a web page the tools read and edit as its source, and the index
+// holds as its text.
+func isHTML(p *security.Policy, name string) bool {
+	ext := lowerExt(name)
+	return (ext == "html" || ext == "htm") && p.Opens(name) == security.OpensText
+}
+
+// IndexText gives the search index what it holds as extracted text under p: the extension (lower
+// case, no dot) of a document (its text, as reads give it) or of a web page (its text, not its
+// markup, which a read and search_content still give as it is), else "".
+func IndexText(p *security.Policy) func(name string) string {
+	return func(name string) string {
+		if ext := documentExt(p, name); ext != "" {
+			return ext
+		}
+		if isHTML(p, name) {
+			return lowerExt(name)
+		}
+		return ""
 	}
 }
 

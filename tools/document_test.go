@@ -93,6 +93,7 @@ func TestDocuments(t *testing.T) {
 		"broken.docx=PK\x03\x04 not a zip at all",
 		"locked.docx=\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + strings.Repeat("\x00", 600),
 		"notes.md=the rent is due\n",
+		"trip.html=<html><head><title>Trip</title><style>p{color:red}</style></head><body>\n<h1>Ferry</h1>\n<p class=\"x\">We booked the ferry &amp; the hotel</p>\n</body></html>\n",
 	}
 	read := func(p string, prefs map[string]any) map[string]any {
 		return map[string]any{"purpose": "read", "target": map[string]any{"path": p}, "preferences": prefs}
@@ -156,6 +157,12 @@ func TestDocuments(t *testing.T) {
 			has: []string{`"path":"letter.docx"`}},
 		{name: "search_semantic names the sheet", tool: SearcherName, args: search("search_semantic", "landlord asked"),
 			has: []string{`"path":"budget.xlsx"`, `"place":"sheet Notes"`}},
+		{name: "search_semantic finds a web page by its text, not its markup", tool: SearcherName, args: search("search_semantic", "booked ferry hotel"),
+			has: []string{`{"heading":"Ferry","path":"trip.html","score":1,"snippet":"# **Ferry** We **booked** the **ferry** \u0026 the **hotel**","title":"Trip"}`}}, // no line: the page's text has other lines than its source
+		{name: "search_content reads a web page as it is", tool: SearcherName, args: search("search_content", "&amp; the hotel"),
+			has: []string{`"path":"trip.html"`, `"line":3`}},
+		{name: "read of a web page is its source", tool: ReaderName, args: read("trip.html", nil),
+			has: []string{`\u003cp class=\"x\"\u003eWe booked`}},
 		{name: "update refused", tool: WriterName, args: write("update", "letter.docx", map[string]any{"content": "new rent\n"}), code: CodeNotText, unchanged: "letter.docx"},
 		{name: "append refused", tool: WriterName, args: write("append", "letter.docx", map[string]any{"content": "more\n"}), code: CodeNotText, unchanged: "letter.docx"},
 		{name: "edit refused", tool: WriterName, args: write("edit", "letter.docx", map[string]any{"edits": []any{map[string]any{"oldText": "1,450", "newText": "1,500"}}}), code: CodeNotText, unchanged: "letter.docx"},

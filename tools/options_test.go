@@ -244,7 +244,7 @@ func newOptionEnv(t *testing.T, table optionTable) *optionEnv {
 		Permissions: security.AllPermissions(),
 	}
 	if table.engine {
-		e := semantic.New(semantic.Options{FS: root.FS(), Allow: func(name string, isDir bool) bool { return policy.CheckName(name, isDir) == nil }, Document: DocumentExt(policy)})
+		e := semantic.New(semantic.Options{FS: root.FS(), Allow: func(name string, isDir bool) bool { return policy.CheckName(name, isDir) == nil }, Document: IndexText(policy)})
 		mustOK(t, e.Build(context.Background()))
 		t.Cleanup(func() { e.Close() })
 		cfg.Engine = e

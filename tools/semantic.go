@@ -55,6 +55,9 @@ func (s *Server) searchSemantic(ctx context.Context, c *call, in intents.Discove
 			}
 			fe.Place = extract.PlaceOf(marks, h.Line)
 		}
+		if isHTML(s.cfg.Policy, h.Path) {
+			fe.Line = 0 // a line of the page's text, which no read gives: the heading says where
+		}
 		out.Files = append(out.Files, fe)
 	}
 	falling(out.Files)

@@ -138,7 +138,7 @@ func (m *mount) openEngine(cfg SemanticConfig, configured string, others []strin
 		FS:       tools.IndexFS(m.policy, m.root),
 		Allow:    tools.Indexed(m.policy, m.root, m.ignore),
 		Refuse:   func(content []byte) bool { return security.PrivateKey(content) != "" },
-		Document: tools.DocumentExt(m.policy),
+		Document: tools.IndexText(m.policy),
 		Index: fulltext.IndexOptions{
 			Dir:         dir,
 			ChunkSize:   cfg.ChunkSize,
