@@ -56,16 +56,20 @@ func makeSnippet(body string, spans []span, limit int) string {
 		}
 	}
 	var b strings.Builder
-	budget := limit - len(ellipsis) // room kept for a trailing ellipsis
+	budget := limit - len(" "+ellipsis) // room kept for a trailing ellipsis
 	if start > 0 {
 		b.WriteString(ellipsis)
 	}
 	space := start > 0
+	var lineEnds []int // where in b a line of body ended (its newline collapsed into a space)
 	// write appends s with whitespace runs collapsed to one space, up to the budget, and
 	// reports whether all of it fit.
 	write := func(s string) bool {
 		for _, r := range s {
 			if r == ' ' || r == '\t' || r == '\n' || r == '\r' {
+				if r == '\n' && b.Len() > 0 {
+					lineEnds = append(lineEnds, b.Len())
+				}
 				if !space && b.Len() > 0 {
 					if b.Len()+1 > budget {
 						return false
@@ -109,11 +113,33 @@ func makeSnippet(body string, spans []span, limit int) string {
 	}
 	out := b.String()
 	if !full {
-		// Do not end in a cut word.
-		if i := strings.LastIndexByte(out, ' '); i > len(out)/2 {
-			out = out[:i]
+		out = cutAtEnd(out, lineEnds) + ellipsis
+	}
+	return strings.TrimRight(out, " ")
+}
+
+// cutAtEnd ends out, a snippet that stops before its text does, where a sentence or a line of its
+// text ends (lineEnds, byte offsets in out) in its second half, so that it does not stop
+// mid-sentence; else at its last whole word. What it returns ends in a space when it ends at a
+// sentence or line, so the ellipsis after it reads as more text to come.
+func cutAtEnd(out string, lineEnds []int) string {
+	cut := -1
+	for _, i := range lineEnds {
+		if i > len(out)/2 && i <= len(out) {
+			cut = i
 		}
-		out = strings.TrimRight(out, " ") + ellipsis
+	}
+	for i := len(out) - 2; i > len(out)/2 && i+1 > cut; i-- {
+		if strings.IndexByte(".!?;:", out[i]) >= 0 && out[i+1] == ' ' {
+			cut = i + 1
+			break
+		}
+	}
+	if cut > 0 {
+		return strings.TrimRight(out[:cut], " ") + " "
+	}
+	if i := strings.LastIndexByte(out, ' '); i > len(out)/2 {
+		out = out[:i] // do not end in a cut word
 	}
 	return strings.TrimRight(out, " ")
 }
