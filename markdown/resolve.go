@@ -182,6 +182,11 @@ func hasMarkdownExt(p string) bool { return strings.EqualFold(path.Ext(p), ".md"
 // the caller answers from its own set of known documents, so resolution never touches a filesystem.
 // The Target is used as parsed: it is not percent-decoded again.
 func Resolve(from string, l Link, names *Names, exists func(path string) bool) Resolved {
+	return resolve(from, l, names.lookup, exists)
+}
+
+// resolve is [Resolve] with the documents found by a lower-cased name given by lookup.
+func resolve(from string, l Link, lookup func(key string) iter.Seq[string], exists func(path string) bool) Resolved {
 	r := Resolved{Link: l, Status: StatusBroken}
 	target := strings.TrimSpace(l.Target)
 	switch {
@@ -192,7 +197,7 @@ func Resolve(from string, l Link, names *Names, exists func(path string) bool) R
 	case wikiStyle(l) && relativeWiki(target):
 		r.To = resolvePath(path.Dir(from), target, exists)
 	case wikiStyle(l):
-		r.To = resolveName(from, target, names, exists)
+		r.To = resolveName(from, target, lookup, exists)
 	default:
 		r.To = resolvePath(path.Dir(from), target, exists)
 	}
@@ -241,7 +246,7 @@ func resolvePath(dir, target string, exists func(string) bool) string {
 }
 
 // resolveName resolves a wiki target by name; "" when broken.
-func resolveName(from, target string, names *Names, exists func(string) bool) string {
+func resolveName(from, target string, lookup func(key string) iter.Seq[string], exists func(string) bool) string {
 	for _, e := range strings.Split(target, "/") {
 		if e == ".." {
 			return ""
@@ -261,7 +266,7 @@ func resolveName(from, target string, names *Names, exists func(string) bool) st
 		suffix = "/" + lower
 	}
 	var best string
-	for p := range names.lookup(path.Base(lower)) {
+	for p := range lookup(path.Base(lower)) {
 		lp := strings.ToLower(p)
 		if suffix != "" && !strings.HasSuffix("/"+lp, suffix) && !strings.HasSuffix("/"+lp, suffix+".md") {
 			continue

@@ -1146,6 +1146,12 @@ func (e *Engine) under(name string) []string {
 	return out
 }
 
+// AfterMoves is the graph as it would be after moves ([markdown.Graph.AfterMoves]): what a dry
+// run of a move resolves links against.
+func (e *Engine) AfterMoves(moves []markdown.Moved) *markdown.MovedView {
+	return e.graph.AfterMoves(moves)
+}
+
 // RewriteLinks returns src, the document at from, with its links into what moves takes (each a
 // document, or a folder and what is in it) changed to point at the same documents where they go,
 // and the rewrites it made; keepText says how a wiki link whose name changes reads and format

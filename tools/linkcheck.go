@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"time"
+
 	"github.com/packfs/packfs-mcp/markdown"
 )
 
@@ -61,22 +63,46 @@ func (s *Server) holdLinks(moves []markdown.Moved) linkCheck {
 // document has a link on the same line to the same document: a rewrite changes a link's text,
 // never its line.
 func (c linkCheck) check(s *Server) (int, []LostLink) {
+	e := s.cfg.Engine
+	return c.compare(func(p string) []markdown.Resolved {
+		rel, _ := e.Relations(p)
+		return rel.Links
+	})
+}
+
+// predict is check before the move, for its dry run: the links as they would resolve in v, the
+// tree after the move, in the documents as the move would leave them (after: the content of each
+// document it would rewrite, by its path after the move; the others as the index holds them).
+func (c linkCheck) predict(v *markdown.MovedView, after map[string][]byte) (int, []LostLink) {
+	return c.compare(func(p string) []markdown.Resolved {
+		links, _ := v.Links(p)
+		if data, ok := after[p]; ok {
+			links = markdown.Parse(p, data, time.Time{}).Links
+		}
+		out := make([]markdown.Resolved, 0, len(links))
+		for _, l := range links {
+			out = append(out, v.Resolve(p, l))
+		}
+		return out
+	})
+}
+
+// compare matches the held links with the links each document has after the move (linksOf, by
+// its path after the move), as check says.
+func (c linkCheck) compare(linksOf func(p string) []markdown.Resolved) (int, []LostLink) {
 	type reach struct {
 		line int
 		to   string
 	}
-	e := s.cfg.Engine
 	now := map[string]map[reach]int{} // per document, its internal links by line and target
 	var lost []LostLink
 	for _, h := range c.held {
 		links, ok := now[h.path]
 		if !ok {
 			links = map[reach]int{}
-			if rel, ok := e.Relations(h.path); ok {
-				for _, l := range rel.Links {
-					if l.Status == markdown.StatusInternal {
-						links[reach{l.Line, l.To}]++
-					}
+			for _, l := range linksOf(h.path) {
+				if l.Status == markdown.StatusInternal {
+					links[reach{l.Line, l.To}]++
 				}
 			}
 			now[h.path] = links
@@ -93,13 +119,20 @@ func (c linkCheck) check(s *Server) (int, []LostLink) {
 
 // report puts the check's outcome on a move's result, the lost links capped at MaxLinksLost.
 func (c linkCheck) report(s *Server, out *WriterResult) {
-	n, lost := c.check(s)
-	out.LinksChecked = &n
-	if lost == nil {
-		lost = []LostLink{} // checked: [] says none was lost
-	}
-	out.LinksLost = lost
-	if len(lost) > MaxLinksLost {
-		out.LinksLost, out.LinksLostTotal = lost[:MaxLinksLost], len(lost)
+	reportLinks(out)(c.check(s))
+}
+
+// reportLinks puts n links checked and those lost on a move's result, the lost links capped at
+// MaxLinksLost.
+func reportLinks(out *WriterResult) func(n int, lost []LostLink) {
+	return func(n int, lost []LostLink) {
+		out.LinksChecked = &n
+		if lost == nil {
+			lost = []LostLink{} // checked: [] says none was lost
+		}
+		out.LinksLost = lost
+		if len(lost) > MaxLinksLost {
+			out.LinksLost, out.LinksLostTotal = lost[:MaxLinksLost], len(lost)
+		}
 	}
 }

@@ -26,6 +26,9 @@ const MaxRewrites = 50
 type relinked struct {
 	files    []string      // the documents changed, sorted
 	rewrites []LinkRewrite // every link rewritten, by path and line
+	// after holds, in a dry run, what each document rewritten would hold, by its path after the
+	// moves: what the dry run's link check reads.
+	after map[string][]byte
 }
 
 // relink keeps links working after moves: it rewrites the links in other documents that pointed
@@ -37,10 +40,13 @@ func (s *Server) relink(ctx context.Context, c *call, moves []markdown.Moved, dr
 	if e == nil {
 		return relinked{}, noIndex()
 	}
-	var out relinked
+	out := relinked{after: map[string][]byte{}}
 	format := s.linkFormat(ctx)
 	seen := map[string]bool{}
-	note := func(p string, rw []markdown.Rewrite) {
+	note := func(p string, rw []markdown.Rewrite, text []byte) {
+		if dry {
+			out.after[p] = text
+		}
 		if !seen[p] {
 			seen[p] = true
 			out.files = append(out.files, p)
@@ -54,14 +60,14 @@ func (s *Server) relink(ctx context.Context, c *call, moves []markdown.Moved, dr
 		sort.SliceStable(out.rewrites, func(i, j int) bool { return out.rewrites[i].Path < out.rewrites[j].Path })
 	}()
 	for _, from := range s.linkedFromAny(moves) {
-		rw, err := s.rewriteLinks(ctx, c, from, dry, func(data []byte, mod time.Time) ([]byte, []markdown.Rewrite) {
+		rw, text, err := s.rewriteLinks(ctx, c, from, dry, func(data []byte, mod time.Time) ([]byte, []markdown.Rewrite) {
 			return e.RewriteLinks(from, data, mod, moves, keepText, format)
 		})
 		if err != nil {
 			return out, err
 		}
 		if len(rw) > 0 {
-			note(from, rw)
+			note(from, rw, text)
 		}
 	}
 	for _, m := range moves {
@@ -71,14 +77,14 @@ func (s *Server) relink(ctx context.Context, c *call, moves []markdown.Moved, dr
 			if dry {
 				at = p
 			}
-			rw, err := s.rewriteLinks(ctx, c, at, dry, func(data []byte, mod time.Time) ([]byte, []markdown.Rewrite) {
+			rw, text, err := s.rewriteLinks(ctx, c, at, dry, func(data []byte, mod time.Time) ([]byte, []markdown.Rewrite) {
 				return e.RelinkMoved(data, mod, p, now, moves, keepText, format)
 			})
 			if err != nil {
 				return out, err
 			}
 			if len(rw) > 0 {
-				note(now, rw)
+				note(now, rw, text)
 			}
 		}
 	}
@@ -87,34 +93,35 @@ func (s *Server) relink(ctx context.Context, c *call, moves []markdown.Moved, dr
 
 // rewriteLinks reads the text file name through one judged lookup ([Server.open], useWrite) and, unless
 // dry, writes what relinking it gives back through that same entry, if the file is still as it
-// was read. It returns the rewrites (none for a file it cannot read as text, and none for one
-// another program changed since the read: its links are checked after the move).
-func (s *Server) rewriteLinks(ctx context.Context, c *call, name string, dry bool, relink func([]byte, time.Time) ([]byte, []markdown.Rewrite)) ([]markdown.Rewrite, error) {
+// was read. It returns the rewrites and what the file holds with them (none for a file it cannot
+// read as text, and none for one another program changed since the read: its links are checked
+// after the move).
+func (s *Server) rewriteLinks(ctx context.Context, c *call, name string, dry bool, relink func([]byte, time.Time) ([]byte, []markdown.Rewrite)) ([]markdown.Rewrite, []byte, error) {
 	f, err := s.open(name, useWrite)
 	if err != nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	defer f.Close()
 	data, info, err := f.ReadFile(ctx, s.cfg.MaxFileSize)
 	if err != nil || !markdown.IsText(data) || noKey(name, data) != nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	text, rw := relink(data, info.ModTime)
 	if len(rw) == 0 || dry {
-		return rw, nil
+		return rw, text, nil
 	}
 	before, err := s.keep(ctx, name, data, info.Mode)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if _, err := f.WriteFileIf(ctx, text, fsroot.Version(data), s.cfg.MaxFileSize); err != nil {
 		if errors.Is(err, fsroot.ErrConflict) {
-			return nil, nil
+			return nil, nil, nil
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	s.changed(c, name, before, text, info.Mode)
-	return rw, nil
+	return rw, text, nil
 }
 
 // obsidianSettings is the file where Obsidian keeps a vault's settings, among them the format of

@@ -349,46 +349,57 @@ func TestLinkTextNeedsPreserve(t *testing.T) {
 
 // TestMoveChecksLinks checks that a move with preserveRelationships resolves again, after the
 // move, every link to and from what moved, and names the ones it did not keep: here the links in
-// frontmatter, which the move does not rewrite.
+// frontmatter, which the move does not rewrite. Its dry run, which moves nothing, answers the
+// same, from the links as they would resolve after the move.
 func TestMoveChecksLinks(t *testing.T) {
 	tests := []struct {
 		name     string
 		tree     []string
 		from, to string
-		dry      bool
-		checked  any // float64 as JSON decodes it, or nil when absent
+		checked  float64 // as JSON decodes it
 		lost     []LostLink
 	}{
-		{name: "every kind of link kept", tree: moveTree, from: "notes/old.md", to: "archive/new.md", checked: 6.0},
-		{name: "a dry run checks nothing", tree: moveTree, from: "notes/old.md", to: "archive/new.md", dry: true},
+		{name: "every kind of link kept", tree: moveTree, from: "notes/old.md", to: "archive/new.md", checked: 6},
 		{name: "a folder with links inside and out",
 			tree: []string{"f/a.md=[[b]] [c](../c.md) [b](b.md)\n", "f/b.md=[[f/a]]\n", "c.md=[A](f/a.md) [[a]]\n"},
-			from: "f", to: "g/h", checked: 6.0},
+			from: "f", to: "g/h", checked: 6},
 		{name: "a frontmatter link by path is lost",
 			tree: []string{"a/old.md=# Old\n", "child.md=---\nparent: \"[[a/old]]\"\n---\n# Child\nsee [[a/old]]\n"},
-			from: "a/old.md", to: "b/old.md", checked: 2.0,
+			from: "a/old.md", to: "b/old.md", checked: 2,
 			lost: []LostLink{{Path: "child.md", Line: 2, Target: "a/old", Reached: "b/old.md"}}},
+		{name: "a renamed note found by its new name",
+			tree: []string{"x/n.md=# N\n", "x/a.md=[[n]] and [n](n.md)\n", "y/m.md=# M\n", "y/b.md=[[m]]\n"},
+			from: "x/n.md", to: "y/renamed.md", checked: 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newOptionEnv(t, optionTable{tree: tt.tree, engine: true})
-			out := move(t, e, tt.from, tt.to, map[string]any{"createPath": true, "dryRun": tt.dry})
-			if out.Result["success"] != true {
-				t.Fatalf("move failed: %s", out.json())
-			}
-			if got := out.Result["linksChecked"]; got != tt.checked {
-				t.Errorf("linksChecked = %v, want %v: %s", got, tt.checked, out.json())
-			}
-			var lost []LostLink
-			_, checked := out.Result["linksChecked"]
-			if _, ok := out.Result["linksLost"]; ok != checked {
-				t.Errorf("linksLost given %v, linksChecked %v: a check answers both, even when none was lost, and no check neither: %s", ok, checked, out.json())
-			}
-			if checked {
+			var answers [2]map[string]any
+			for i, dry := range []bool{true, false} {
+				out := move(t, e, tt.from, tt.to, map[string]any{"createPath": true, "dryRun": dry})
+				if out.Result["success"] != true {
+					t.Fatalf("move (dry run %v) failed: %s", dry, out.json())
+				}
+				if _, moved := out.Tree[tt.to]; moved == dry {
+					t.Fatalf("dry run %v: %s moved %v", dry, tt.to, moved)
+				}
+				if got := out.Result["linksChecked"]; got != tt.checked {
+					t.Errorf("dry run %v: linksChecked = %v, want %v: %s", dry, got, tt.checked, out.json())
+				}
+				var lost []LostLink
 				field(t, out, "linksLost", &lost)
+				if diff := cmp.Diff(tt.lost, lost, cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("dry run %v: linksLost (-want +got):\n%s", dry, diff)
+				}
+				if lost == nil {
+					t.Errorf("dry run %v: linksLost absent: a check answers [] when none was lost: %s", dry, out.json())
+				}
+				answers[i] = out.Result
 			}
-			if diff := cmp.Diff(tt.lost, lost, cmpopts.EquateEmpty()); diff != "" {
-				t.Errorf("linksLost (-want +got):\n%s", diff)
+			for _, f := range []string{"rewrites", "updatedFiles", "mentions", "linksChecked", "linksLost"} {
+				if diff := cmp.Diff(answers[0][f], answers[1][f]); diff != "" {
+					t.Errorf("%s: the dry run says other than the move (-dry +move):\n%s", f, diff)
+				}
 			}
 		})
 	}

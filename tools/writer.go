@@ -653,6 +653,7 @@ func (s *Server) moveAll(ctx context.Context, c *call, moves []moving, in intent
 			}
 			r.report(out)
 			s.mentions(ctx, pairs).report(out)
+			reportLinks(out)(s.holdLinks(pairs).predict(s.cfg.Engine.AfterMoves(pairs), r.after))
 		}
 		return nil
 	}
