@@ -45,6 +45,9 @@ func (v *SearcherResult) rebase(show func(string) string) {
 	for i := range v.Files {
 		v.Files[i].Path = show(v.Files[i].Path)
 	}
+	for i := range v.ExcludedFiles {
+		v.ExcludedFiles[i] = show(v.ExcludedFiles[i])
+	}
 	for i := range v.Related {
 		v.Related[i].Path = show(v.Related[i].Path)
 		v.Related[i].From = show(v.Related[i].From)

@@ -45,8 +45,7 @@ func (s *Server) relationships(ctx context.Context, c *call, in intents.Discover
 	for _, r := range rel.Related {
 		out.Related = append(out.Related, RelatedEntry{Path: r.Path, Via: r.Via}) // from is the target
 	}
-	out.TotalFound = ptr(len(out.Links))
-	relationsState(&out, cv, "this document")
+	relationsState(&out, cv, "this document") // links and backlinks are whole: no count says less
 	out.Metadata = c.meta()
 	return out, nil
 }

@@ -160,12 +160,13 @@ type BacklinkEntry struct {
 type SearcherResult struct {
 	Status
 	Files         []FileEntry    `json:"files,omitempty" jsonschema:"the files found, sorted by path"`
-	TotalFound    *int           `json:"totalFound,omitempty" jsonschema:"list: entries matching the criteria; search_content: files with a matching line; relationships: links, or documents of several; a lower bound when truncated (search_semantic gives none: its candidates are every document holding any one word)"`
+	TotalFound    *int           `json:"totalFound,omitempty" jsonschema:"list: entries matching the criteria; search_content: files with a matching line; relationships of a folder or of target.paths: documents (of one document, none: its links and backlinks are listed whole); a lower bound when truncated (search_semantic gives none: its candidates are every document holding any one word)"`
 	Truncated     bool           `json:"truncated,omitempty" jsonschema:"true when more results exist than were returned"`
 	NextOffset    *int           `json:"nextOffset,omitempty" jsonschema:"when truncated: pass this as options.offset to get the next page"`
 	FilesSearched int            `json:"filesSearched,omitempty" jsonschema:"search_content: how many text files under target.path (within the criteria) the search covered; the index rules out, without reading them, the files that lack the query's words; absent when the page filled before the search ended"`
 	FilesExcluded int            `json:"filesExcluded,omitempty" jsonschema:"search_content with criteria: files below target.path that the criteria left out, unread (when the index narrowed the search, of the text files it holds); filesSearched plus filesExcluded is what lies below target.path; absent when the page filled before the search ended"`
 	TimedOut      bool           `json:"timedOut,omitempty" jsonschema:"true when time ran out before the walk ended: files holds what it found; nextOffset goes on from where it stopped"`
+	ExcludedFiles []string       `json:"excludedFiles,omitempty" jsonschema:"search_content: up to 3 of the files counted in filesExcluded"`
 	Hidden        map[string]int `json:"hidden,omitempty" jsonschema:"list and search_content: entries the walk left out, by reason: ignored, cache, blocked, other"`
 	HiddenHint    string         `json:"hiddenHint,omitempty"`
 	// search_semantic

@@ -215,9 +215,9 @@ func found(v SearcherResult) int {
 }
 
 func pageResult(c *call, p *page, t tally) SearcherResult {
-	out := SearcherResult{Status: Status{Success: true}, Files: p.files, TotalFound: ptr(p.total), FilesSearched: t.searched, FilesExcluded: t.excluded}
+	out := SearcherResult{Status: Status{Success: true}, Files: p.files, TotalFound: ptr(p.total), FilesSearched: t.searched, FilesExcluded: t.excluded, ExcludedFiles: t.some}
 	if p.more {
-		out.Truncated, out.NextOffset, out.FilesSearched, out.FilesExcluded = true, ptr(p.offset+len(p.files)), 0, 0
+		out.Truncated, out.NextOffset, out.FilesSearched, out.FilesExcluded, out.ExcludedFiles = true, ptr(p.offset+len(p.files)), 0, 0, nil
 	}
 	out.Metadata = c.meta()
 	return out
@@ -258,6 +258,7 @@ func (r *Roots) pages(ctx context.Context, c *call, roots []*Server, in intents.
 		v := out.(SearcherResult)
 		t.searched += v.FilesSearched
 		t.excluded += v.FilesExcluded
+		t.some = append(t.some, v.ExcludedFiles[:min(len(v.ExcludedFiles), maxExcludedNamed-len(t.some))]...)
 		timedOut = timedOut || v.TimedOut
 		got := v.Files
 		if len(got) > left {

@@ -8,6 +8,7 @@ import (
 	"path"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -104,7 +105,22 @@ func (s *Server) searchFiles(ctx context.Context, c *call, in intents.Discover, 
 
 // tally is what a search_content covered: the text files it searched, and the files below its
 // folder that the criteria left out, unread.
-type tally struct{ searched, excluded int }
+type tally struct {
+	searched, excluded int
+	some               []string // up to maxExcludedNamed of the files excluded, to name them
+}
+
+// maxExcludedNamed is how many of the files criteria left out a search names (excludedFiles), so
+// that a model need not list the folder to learn what "filesExcluded: 1" was.
+const maxExcludedNamed = 3
+
+// exclude counts p, a file the criteria left out.
+func (t *tally) exclude(p string) {
+	t.excluded++
+	if len(t.some) < maxExcludedNamed {
+		t.some = append(t.some, p)
+	}
+}
 
 // walkFiles answers a list or a search_content of name: walk fills one page of files through the
 // call's filter and reporter, within the walk's share of the call's time, and returns what it
@@ -132,7 +148,7 @@ func (s *Server) walkFiles(ctx context.Context, c *call, in intents.Discover, na
 	wctx, cancel := budget(ctx)
 	defer cancel()
 	t, err := walk(wctx, f, p, r)
-	out.FilesSearched, out.FilesExcluded = t.searched, t.excluded
+	out.FilesSearched, out.FilesExcluded, out.ExcludedFiles = t.searched, t.excluded, t.some
 	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 		out.TimedOut, err = true, nil
 	}
@@ -157,7 +173,7 @@ func (s *Server) walkFiles(ctx context.Context, c *call, in intents.Discover, na
 	if out.TimedOut {
 		far := fmt.Sprintf(" after %d files searched", out.FilesSearched)
 		if r.narrowed { // the index's count is of every file it covers, not of those read in time
-			far, out.FilesSearched, out.FilesExcluded = "", 0, 0
+			far, out.FilesSearched, out.FilesExcluded, out.ExcludedFiles = "", 0, 0, nil
 		}
 		out.Message = fmt.Sprintf("stopped at the call's time limit%s: pass options.offset %d to go on from where it stopped, or narrow target.path", far, *out.NextOffset)
 	}
@@ -165,7 +181,7 @@ func (s *Server) walkFiles(ctx context.Context, c *call, in intents.Discover, na
 		// The search stopped when the page filled: it did not cover every file, so it gives no
 		// count of files searched (a walk's would be the few before the page filled, the
 		// index's every file, neither what the next page covers).
-		out.FilesSearched, out.FilesExcluded = 0, 0
+		out.FilesSearched, out.FilesExcluded, out.ExcludedFiles = 0, 0, nil
 	}
 	out.Metadata = c.meta()
 	return out, nil
@@ -529,7 +545,7 @@ func (s *Server) searchContent(ctx context.Context, name string, depth int, o in
 			return true
 		}
 		if !f.keep(info) {
-			t.excluded++
+			t.exclude(info.Path)
 			return true
 		}
 		if s.beforeSearch != nil {
@@ -583,7 +599,7 @@ func (s *Server) searchContent(ctx context.Context, name string, depth int, o in
 	if paths, ok := s.candidates(ctx, m); ok && !s.walksNoise(name, r) { // the index holds no noise
 		r.narrowed = true
 		err := s.visitCandidates(ctx, name, depth, paths, r, p.cur, visit)
-		t.searched, t.excluded = s.covered(name, depth, f)
+		t = s.covered(name, depth, f)
 		return t, err
 	}
 	err := s.walk(ctx, name, depth, r, p.cur, visit)
@@ -594,18 +610,20 @@ func (s *Server) searchContent(ctx context.Context, name string, depth int, o in
 // candidates covers: the files a walk would have read, as the index knows them, and those of them
 // that f left out. The answer reports it, not the few candidates read, so that a model does not
 // take "38 files searched" for a search that looked at 38 files of 38,000.
-func (s *Server) covered(name string, depth int, f *filter) (kept, left int) {
-	kept = s.cfg.Engine.Covered(name, func(p string, st fulltext.Stamp) bool {
+func (s *Server) covered(name string, depth int, f *filter) tally {
+	var t tally
+	t.searched = s.cfg.Engine.Covered(name, func(p string, st fulltext.Stamp) bool {
 		if rel, ok := below(p, name); !ok || !withinDepth(rel, depth) {
 			return false
 		}
 		if f.keep(fsroot.Info{Path: p, Name: path.Base(p), Type: fsroot.TypeFile, Size: st.Size, ModTime: st.ModTime}) {
 			return true
 		}
-		left++
+		t.exclude(p)
 		return false
 	})
-	return kept, left
+	slices.Sort(t.some) // named in path order, as a walk names them
+	return t
 }
 
 // candidates asks the index which files may hold a literal query, or the literals a regular

@@ -3,6 +3,8 @@ package tools
 import (
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestFilesSearched checks what search_content's filesSearched counts: every text file under the
@@ -17,10 +19,11 @@ func TestFilesSearched(t *testing.T) {
 		extension  []string
 		want       any // filesSearched as decoded, nil when absent
 		excluded   any // filesExcluded as decoded, nil when absent
+		named      any // excludedFiles as decoded, nil when absent
 	}{
-		{"to the end", 0, nil, 4.0, nil},
-		{"page filled first", 2, nil, nil, nil},
-		{"narrowed by extension", 0, []string{"md"}, 3.0, 2.0},
+		{"to the end", 0, nil, 4.0, nil, nil},
+		{"page filled first", 2, nil, nil, nil, nil},
+		{"narrowed by extension", 0, []string{"md"}, 3.0, 2.0, []any{"bin.png", "d.txt"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -34,6 +37,9 @@ func TestFilesSearched(t *testing.T) {
 			out := e.call(SearcherName, args)
 			if out["success"] != true || out["filesSearched"] != tt.want || out["filesExcluded"] != tt.excluded {
 				t.Errorf("filesSearched = %v, filesExcluded %v; want %v and %v (%v)", out["filesSearched"], out["filesExcluded"], tt.want, tt.excluded, out)
+			}
+			if diff := cmp.Diff(tt.named, out["excludedFiles"]); diff != "" {
+				t.Errorf("excludedFiles (-want +got):\n%s", diff)
 			}
 		})
 	}
