@@ -253,10 +253,18 @@ func (u *Update) check() *FieldError {
 			return &FieldError{Field: "target.call", Rule: "conflict",
 				Message: "target.call undoes a whole call: send it alone, without target.path or target.version"}
 		}
+	} else if len(u.Target.Moves) > 0 {
+		if fe := u.checkMoves(); fe != nil {
+			return fe
+		}
 	} else if fe := onePath(u.Target.Path, u.Target.Paths,
 		"target.path is required: send the path, relative to the root (or, to move several files into one folder, target.paths)",
 		"target.path and target.paths both name files: send target.paths alone to move several, or target.path alone for one"); fe != nil {
 		return fe
+	}
+	if (u.Purpose == "copy" || u.Purpose == "move" && len(u.Target.Moves) == 0) && strings.TrimSpace(u.Target.Destination) == "" {
+		return &FieldError{Field: "target.destination", Rule: "required",
+			Message: "target.destination is required when purpose is " + u.Purpose + ": send the new path"}
 	}
 	if len(u.Target.Paths) > 0 && u.Target.Version != "" {
 		return &FieldError{Field: "target.version", Rule: "conflict",
@@ -269,6 +277,26 @@ func (u *Update) check() *FieldError {
 	if u.Options.Atomic != nil && !*u.Options.Atomic {
 		return &FieldError{Field: "options.atomic", Rule: "atomic-only",
 			Message: "writes are always atomic; omit options.atomic"}
+	}
+	return nil
+}
+
+// checkMoves refuses what target.moves cannot go with: another way of naming what moves, one
+// destination for all, one version for several files.
+func (u *Update) checkMoves() *FieldError {
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{
+		{"target.path", u.Target.Path != ""},
+		{"target.paths", len(u.Target.Paths) > 0},
+		{"target.destination", u.Target.Destination != ""},
+		{"target.version", u.Target.Version != ""},
+	} {
+		if f.set {
+			return &FieldError{Field: f.name, Rule: "conflict",
+				Message: "target.moves names each file and its destination: remove " + f.name + ", or send it without target.moves"}
+		}
 	}
 	return nil
 }

@@ -59,8 +59,9 @@ func TestSchema(t *testing.T) {
 			"": {"purpose"},
 		}},
 		{"Update", Schema[Update](), Purposes[Update](), map[string][]string{
-			"":        {"purpose", "target"}, // target.path or target.paths: Decode asks for one
-			"edits[]": {"oldText"},
+			"":               {"purpose", "target"}, // target.path or target.paths: Decode asks for one
+			"edits[]":        {"oldText"},
+			"target.moves[]": {"path", "destination"},
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -140,11 +140,19 @@ type Update struct {
 // UpdateTarget names what an [Update] intent changes: Path, or for a move of several files Paths,
 // [Decode] checks that exactly one is given. Destination is required for move and copy.
 type UpdateTarget struct {
-	Path        string   `json:"path,omitempty" validate:"max=4096"`
-	Paths       []string `json:"paths,omitempty" validate:"max=20,unique,dive,required,max=4096" purposes:"move" jsonschema:"Instead of path: moved into the folder destination, all or none."`
-	Destination string   `json:"destination,omitempty" validate:"max=4096" purposes:"move copy" required:"send the new path"`
-	Call        string   `json:"call,omitempty" validate:"max=64" purposes:"restore" jsonschema:"Undoes every change of a call history listed, instead of path."`
-	Version     string   `json:"version,omitempty" validate:"max=16" purposes:"update append edit delete move restore" jsonschema:"From a read: CONFLICT, nothing written, if the file changed since. restore: one history lists (default: before the last change)."`
+	Path        string     `json:"path,omitempty" validate:"max=4096"`
+	Paths       []string   `json:"paths,omitempty" validate:"max=20,unique,dive,required,max=4096" purposes:"move" jsonschema:"Instead of path: into the folder destination."`
+	Moves       []MovePair `json:"moves,omitempty" validate:"max=20,dive" purposes:"move" jsonschema:"Instead of path: each to its destination."`
+	Destination string     `json:"destination,omitempty" validate:"max=4096" purposes:"move copy" jsonschema:"Required, unless moves."`
+	Call        string     `json:"call,omitempty" validate:"max=64" purposes:"restore" jsonschema:"Undoes a call history listed, instead of path."`
+	Version     string     `json:"version,omitempty" validate:"max=16" purposes:"update append edit delete move restore" jsonschema:"From a read: CONFLICT if the file changed since. restore: one history lists (default: the last)."`
+}
+
+// MovePair is one file or folder of a move of several to new paths ([UpdateTarget].Moves), and
+// where it goes.
+type MovePair struct {
+	Path        string `json:"path" validate:"required,max=4096"`
+	Destination string `json:"destination" validate:"required,max=4096"`
 }
 
 // MaxEditFiles is the most files one edit changes: as many as one read returns ([MaxReadPaths]),
@@ -166,7 +174,7 @@ type Edit struct {
 type UpdateOptions struct {
 	CreatePath            bool  `json:"createPath,omitempty" purposes:"create append move copy restore" jsonschema:"Makes parents."`
 	Atomic                *bool `json:"atomic,omitempty" schema:"-"`
-	PreserveRelationships bool  `json:"preserveRelationships,omitempty" purposes:"move" jsonschema:"Rewrites the links to what moves and checks them; answers rewrites, mentions (other files' lines naming the old path), linksChecked, linksLost: no check call needed."`
+	PreserveRelationships bool  `json:"preserveRelationships,omitempty" purposes:"move" jsonschema:"Rewrites links to what moves, checks them (a dry run too): answers rewrites, mentions, linksChecked, linksLost."`
 	Recursive             bool  `json:"recursive,omitempty" purposes:"delete copy" jsonschema:"A full folder."`
 	Overwrite             bool  `json:"overwrite,omitempty" purposes:"move copy restore"`
 	DryRun                bool  `json:"dryRun,omitempty" purposes:"edit move copy" jsonschema:"Answers what would change."`

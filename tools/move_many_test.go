@@ -1,10 +1,12 @@
 package tools
 
 import (
+	"cmp"
 	"maps"
+	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	gocmp "github.com/google/go-cmp/cmp"
 )
 
 // manyTree is a vault whose notes name each other by path and by name: inbox/a.md and inbox/b.md
@@ -65,7 +67,7 @@ func TestMoveSeveral(t *testing.T) {
 				} else if out.Result["code"] != tt.code || out.Result["field"] != tt.field {
 					t.Errorf("want %s naming %s, got %s", tt.code, tt.field, out.json())
 				}
-				if diff := cmp.Diff(before, out.Tree); diff != "" {
+				if diff := gocmp.Diff(before, out.Tree); diff != "" {
 					t.Errorf("a refused move changed the tree (-before +after):\n%s", diff)
 				}
 				return
@@ -74,7 +76,7 @@ func TestMoveSeveral(t *testing.T) {
 				t.Fatalf("move failed: %s", out.json())
 			}
 			if tt.want == nil { // dry run
-				if diff := cmp.Diff(before, out.Tree); diff != "" {
+				if diff := gocmp.Diff(before, out.Tree); diff != "" {
 					t.Errorf("a dry run changed the tree (-before +after):\n%s", diff)
 				}
 				if out.Result["rewrites"] == nil {
@@ -94,11 +96,70 @@ func TestMoveSeveral(t *testing.T) {
 			}
 			var moved []MovedFile
 			field(t, out, "moved", &moved)
-			if want := []MovedFile{{"inbox/a.md", "done/a.md"}, {"inbox/b.md", "done/b.md"}}; !cmp.Equal(want, moved) {
+			if want := []MovedFile{{"inbox/a.md", "done/a.md"}, {"inbox/b.md", "done/b.md"}}; !gocmp.Equal(want, moved) {
 				t.Errorf("moved = %v, want %v", moved, want)
 			}
 			if lost, ok := out.Result["linksLost"].([]any); !ok || len(lost) > 0 {
 				t.Errorf("linksLost = %v, want [] (checked, none lost): %s", out.Result["linksLost"], out.json())
+			}
+		})
+	}
+}
+
+// TestMoveEach checks a move of target.moves, each file to its own new path: renames in one call,
+// all or none, links kept as a single move keeps them; a chain, a swap or two files to one path
+// are refused naming the field, before anything changes.
+func TestMoveEach(t *testing.T) {
+	type pair = map[string]any
+	tests := []struct {
+		name  string
+		moves []pair
+		field string // the field a refusal names; "" for a move that succeeds
+		code  string // the refusal's code, when not INVALID_ARGUMENT
+	}{
+		{name: "renamed to their dates", moves: []pair{{"path": "inbox/a.md", "destination": "journal/2026-01-01.md"}, {"path": "inbox/b.md", "destination": "journal/2026-01-02.md"}}},
+		{name: "a swap", moves: []pair{{"path": "inbox/a.md", "destination": "inbox/b.md"}, {"path": "inbox/b.md", "destination": "inbox/a.md"}},
+			field: "target.moves[0].destination"},
+		{name: "a chain", moves: []pair{{"path": "inbox/b.md", "destination": "x.md"}, {"path": "inbox/a.md", "destination": "inbox/b.md"}},
+			field: "target.moves[1].destination"},
+		{name: "two to one path", moves: []pair{{"path": "inbox/a.md", "destination": "x.md"}, {"path": "inbox/b.md", "destination": "x.md"}},
+			field: "target.moves[1].destination"},
+		{name: "a folder and what is in it", moves: []pair{{"path": "inbox", "destination": "box"}, {"path": "inbox/a.md", "destination": "a.md"}},
+			field: "target.moves[1].path"},
+		{name: "a destination taken moves none", moves: []pair{{"path": "inbox/a.md", "destination": "x.md"}, {"path": "inbox/b.md", "destination": "archive/keep.md"}},
+			field: "target.moves[1].destination", code: CodeExists},
+		{name: "outside the root", moves: []pair{{"path": "inbox/a.md", "destination": "../x.md"}},
+			field: "target.moves[0].destination", code: CodeOutsideRoot},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newOptionEnv(t, optionTable{tree: manyTree, engine: true})
+			before := e.call(t, ReaderName, map[string]any{"purpose": "exists", "target": map[string]any{"path": "."}}).Tree
+			out := e.call(t, WriterName, map[string]any{"purpose": "move", "target": map[string]any{"moves": tt.moves},
+				"options": map[string]any{"createPath": true, "preserveRelationships": true}})
+			if tt.field != "" {
+				if code := cmp.Or(tt.code, CodeInvalidArgument); out.Result["code"] != code || out.Result["field"] != tt.field {
+					t.Errorf("want %s naming %s, got %s", code, tt.field, out.json())
+				}
+				if diff := gocmp.Diff(before, out.Tree); diff != "" {
+					t.Errorf("a refused move changed the tree (-before +after):\n%s", diff)
+				}
+				return
+			}
+			if out.Result["success"] != true {
+				t.Fatalf("move failed: %s", out.json())
+			}
+			for _, m := range tt.moves {
+				from, to := m["path"].(string), m["destination"].(string)
+				if _, ok := out.Tree[from]; ok || !strings.HasPrefix(out.Tree[to], before[from][:4]) {
+					t.Errorf("%s is not at %s: %s", from, to, out.json())
+				}
+			}
+			if index := out.Tree["index.md"]; strings.Contains(index, "[[inbox") || strings.Contains(index, "(inbox") {
+				t.Errorf("index.md still links into inbox: %q", index)
+			}
+			if lost, ok := out.Result["linksLost"].([]any); !ok || len(lost) > 0 || out.Result["linksChecked"] == 0.0 {
+				t.Errorf("linksChecked %v, linksLost %v; want links checked and none lost: %s", out.Result["linksChecked"], out.Result["linksLost"], out.json())
 			}
 		})
 	}

@@ -453,6 +453,8 @@ func writerOptions() optionTable {
 		"mkdir target.path":                  {set: map[string]any{"target.path": "otherdir"}},
 		"move target.destination":            {set: map[string]any{"target.destination": "elsewhere.md"}},
 		"move target.paths":                  {set: map[string]any{"target.path": "", "target.paths": []string{"a.md", "b.md"}, "target.destination": "dir"}},
+		"move target.moves[].path":           {set: map[string]any{"target.path": "", "target.destination": "", "target.moves[].path": "b.md", "target.moves[].destination": "moved.md"}},
+		"move target.moves[].destination":    {set: map[string]any{"target.path": "", "target.destination": "", "target.moves[].path": "a.md", "target.moves[].destination": "other.md"}},
 		"* target.version":                   {set: map[string]any{"target.version": "0123456789abcdef"}}, // no file holds it: CONFLICT
 		"create content":                     {set: map[string]any{"content": "hi"}},
 		"update content":                     {set: map[string]any{"content": "hi"}},
@@ -518,6 +520,8 @@ func writerOptions() optionTable {
 		refuse: map[string]map[string]any{
 			"target.destination":            {"target.destination": "elsewhere.md"},
 			"target.paths":                  {"target.paths": []string{"c.md"}},
+			"target.moves[].path":           {"target.moves[].path": "c.md", "target.moves[].destination": "d.md"},
+			"target.moves[].destination":    {"target.moves[].path": "c.md", "target.moves[].destination": "d.md"},
 			"target.version":                {"target.version": "0123456789abcdef"},
 			"target.call":                   {"target.call": "20260101T000000.000000000Z-none"},
 			"content":                       {"content": "hi"},

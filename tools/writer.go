@@ -22,7 +22,7 @@ import (
 
 func writerTool() mcp.Tool {
 	return mcp.NewTool(WriterName,
-		mcp.WithDescription("Writes are atomic: a failed call changes nothing. What a change replaces is kept: reader purpose history lists it, restore puts it back. append creates a missing file, mkdir its parents."),
+		mcp.WithDescription("Writes are atomic: a failed call changes nothing. What a change replaces is kept: reader purpose history lists it, restore puts it back. append creates a missing file."),
 		schemas[intents.Update, WriterResult](),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{
 			Title:           "Write files",
@@ -48,7 +48,7 @@ func (s *Server) update(ctx context.Context, c *call) (any, error) {
 	if c.from != nil {
 		from = c.from // a copy from another root (see Roots)
 	}
-	if len(in.Target.Paths) > 0 { // only move takes target.paths
+	if len(in.Target.Paths) > 0 || len(in.Target.Moves) > 0 { // only move takes them
 		return s.moveMany(ctx, c, in)
 	}
 	if in.Target.Call != "" { // only restore takes target.call, which names no path
@@ -549,46 +549,42 @@ func kindOf(isDir bool) kind {
 }
 
 // moveMany answers a move of target.paths into the folder target.destination, each keeping its
-// name: every one moves, or none does.
+// name, or of each of target.moves to its own destination: every one moves, or none does.
 func (s *Server) moveMany(ctx context.Context, c *call, in intents.Update) (any, error) {
+	pairs := in.Target.Moves
+	if len(pairs) == 0 {
+		for _, p := range in.Target.Paths {
+			pairs = append(pairs, intents.MovePair{Path: p})
+		}
+	}
 	var moves []moving
-	at := map[string]int{} // destination -> index in target.paths
-	for i, p := range in.Target.Paths {
-		field := fmt.Sprintf("target.paths[%d]", i)
-		name, err := s.resolvePath(p, kindAny)
-		if c.path == "" {
-			c.path = name
-		}
-		if err == nil && name == "." {
-			err = fsroot.ErrIsRoot
-		}
+	at := map[string]int{} // destination -> index of the pair
+	for i, pair := range pairs {
+		m, err := s.movePair(c, in, i, pair)
 		if err != nil {
-			return nil, s.withField(err, field)
+			return nil, err
 		}
-		isDir, err := s.isFolder(name)
-		if err != nil {
-			return nil, s.withField(err, field)
-		}
-		dest, err := s.resolvePath(path.Join(in.Target.Destination, path.Base(name)), kindOf(isDir))
-		if err != nil {
-			return nil, s.destErr(err)
-		}
-		if j, ok := at[dest]; ok {
+		if j, ok := at[m.To]; ok {
+			field := pairField(in, i, "destination")
+			if len(in.Target.Moves) == 0 {
+				field = pairField(in, i, "path") // what is the same is its name
+			}
 			return nil, &callError{code: CodeInvalidArgument, field: field, msg: fmt.Sprintf(
-				"target.paths[%d] and %s both have the name %q, and a folder holds one file of a name: move them in two calls, one with its own destination", j, field, path.Base(name))}
+				"%s and %s would both be %q: a folder holds one file of a name; give each its own destination (target.moves)", pairField(in, j, "path"), pairField(in, i, "path"), s.show(m.To))}
 		}
-		if within(dest, name) {
-			return nil, &callError{code: CodeInvalidArgument, field: "target.destination", msg: fmt.Sprintf(
-				"%q is inside %s, %q: a folder cannot move into itself; choose a destination outside it", s.show(dest), field, s.show(name))}
-		}
-		at[dest] = i
-		moves = append(moves, moving{markdown.Moved{From: name, To: dest}, isDir})
+		at[m.To] = i
+		moves = append(moves, m)
+	}
+	if err := s.chained(in, moves); err != nil {
+		return nil, err
 	}
 	if err := s.charge(c, false); err != nil {
 		return nil, err
 	}
-	dir := path.Dir(moves[0].To)
-	out := WriterResult{Status: Status{Success: true}, Destination: dir}
+	out := WriterResult{Status: Status{Success: true}}
+	if len(in.Target.Moves) == 0 {
+		out.Destination = path.Dir(moves[0].To)
+	}
 	if err := s.moveAll(ctx, c, moves, in, &out); err != nil {
 		return nil, err
 	}
@@ -597,6 +593,74 @@ func (s *Server) moveMany(ctx context.Context, c *call, in intents.Update) (any,
 	}
 	out.Metadata = c.meta()
 	return out, nil
+}
+
+// pairField names the field of the i-th file of a move of several: target.paths[i], or
+// target.moves[i].path or .destination (what).
+func pairField(in intents.Update, i int, what string) string {
+	if len(in.Target.Moves) == 0 {
+		if what == "destination" {
+			return "target.destination"
+		}
+		return fmt.Sprintf("target.paths[%d]", i)
+	}
+	return fmt.Sprintf("target.moves[%d].%s", i, what)
+}
+
+// movePair judges the i-th file of a move of several, pair, and where it goes: its own
+// destination, or into target.destination under its name.
+func (s *Server) movePair(c *call, in intents.Update, i int, pair intents.MovePair) (moving, error) {
+	field := pairField(in, i, "path")
+	name, err := s.resolvePath(pair.Path, kindAny)
+	if c.path == "" {
+		c.path = name
+	}
+	if err == nil && name == "." {
+		err = fsroot.ErrIsRoot
+	}
+	if err != nil {
+		return moving{}, s.withField(err, field)
+	}
+	isDir, err := s.isFolder(name)
+	if err != nil {
+		return moving{}, s.withField(err, field)
+	}
+	to := pair.Destination
+	if len(in.Target.Moves) == 0 {
+		to = path.Join(in.Target.Destination, path.Base(name))
+	}
+	dest, err := s.resolvePath(to, kindOf(isDir))
+	if err != nil {
+		if len(in.Target.Moves) > 0 {
+			return moving{}, s.withField(err, pairField(in, i, "destination"))
+		}
+		return moving{}, s.destErr(err)
+	}
+	if within(dest, name) {
+		return moving{}, &callError{code: CodeInvalidArgument, field: pairField(in, i, "destination"), msg: fmt.Sprintf(
+			"%q is inside %s, %q: a folder cannot move into itself; choose a destination outside it", s.show(dest), field, s.show(name))}
+	}
+	return moving{markdown.Moved{From: name, To: dest}, isDir}, nil
+}
+
+// chained refuses a move of several where one file's destination is, or is inside, what another
+// moves, or one moves inside another: done in turn, one rename would overwrite, or carry off,
+// what another has still to move.
+func (s *Server) chained(in intents.Update, moves []moving) error {
+	for i, a := range moves {
+		for j, b := range moves {
+			switch {
+			case i == j:
+			case within(a.To, b.From):
+				return &callError{code: CodeInvalidArgument, field: pairField(in, i, "destination"), msg: fmt.Sprintf(
+					"%q is where %s is now, which this call moves too: a chain or a swap needs two calls (move one to a new name first)", s.show(a.To), pairField(in, j, "path"))}
+			case within(a.From, b.From):
+				return &callError{code: CodeInvalidArgument, field: pairField(in, i, "path"), msg: fmt.Sprintf(
+					"%q is inside %q, which %s moves: move the folder, or what is in it, not both", s.show(a.From), s.show(b.From), pairField(in, j, "path"))}
+			}
+		}
+	}
+	return nil
 }
 
 // moveAll moves each of moves, all or none, and with options.preserveRelationships keeps the
@@ -638,9 +702,13 @@ func (s *Server) moveAll(ctx context.Context, c *call, moves []moving, in intent
 	}
 	keep, relinks := in.Options.LinkText != "target", in.Options.PreserveRelationships
 	if !in.Options.Overwrite && (in.Options.DryRun || len(moves) > 1) {
-		for _, m := range moves { // a move of several looks before it moves any
+		for i, m := range moves { // a move of several looks before it moves any
 			if _, err := s.cfg.Root.Lstat(m.To); err == nil {
-				return existsAt(m.To)
+				err := existsAt(m.To).(*callError)
+				if len(in.Target.Moves) > 0 {
+					err.field = pairField(in, i, "destination")
+				}
+				return err
 			}
 		}
 	}
