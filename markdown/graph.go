@@ -562,7 +562,7 @@ func (g *Graph) linksTo(p string) []Backlink {
 // Neighbour is a document one hop from another, and how it is reached.
 type Neighbour struct {
 	Path string
-	Via  string // [Via] of the link that leads there, or [ViaBacklink]
+	Via  string // [Via] of the link that leads there, or [ViaBacklink], or both ("wiki and backlink")
 }
 
 // viaRank orders the ways a neighbour is reached, for [Graph.Neighbours]: a link in the body,
@@ -585,7 +585,8 @@ func viaRank(via string) int {
 // links and frontmatter relations (Via as [Via] says) and the documents linking to it
 // ([ViaBacklink]). Each appears once, reached the first way in the order of a link in the body
 // (the first in the document), a backlink, the frontmatter's parent, children and related, sorted
-// by Path. The document itself is left out.
+// by Path; one the document links to that also links back says so ("wiki and backlink"). The
+// document itself is left out.
 func (g *Graph) Neighbours(p string) []Neighbour {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
@@ -615,6 +616,9 @@ func (g *Graph) neighbours(p string) []Neighbour {
 	}
 	out := make([]Neighbour, 0, len(via))
 	for q, v := range via {
+		if v != ViaBacklink && back.has(q) {
+			v += " and " + ViaBacklink // they link each other: both ways are said
+		}
 		out = append(out, Neighbour{Path: q, Via: v})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })

@@ -159,9 +159,9 @@ func TestGraphRelations(t *testing.T) {
 		if diff := cmp.Diff(want, g.Neighbours("fm.md")); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
 		}
-		// A document linked from the body and linking back is reached by the link; one that only
-		// links here, by a backlink.
-		want = []Neighbour{{"fm.md", "backlink"}, {"p/index.md", "wiki"}}
+		// A document linked from the body and linking back is reached both ways, and says so;
+		// one that only links here, by a backlink.
+		want = []Neighbour{{"fm.md", "backlink"}, {"p/index.md", "wiki and backlink"}}
 		if diff := cmp.Diff(want, g.Neighbours("p/q/child.md")); diff != "" {
 			t.Errorf("child's neighbours (-want +got):\n%s", diff)
 		}

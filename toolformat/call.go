@@ -353,13 +353,13 @@ func (c *Call) Answer(res *mcp.CallToolResult) any {
 			Role       string          `json:"role"`
 			ToolCallID json.RawMessage `json:"tool_call_id"`
 			Content    string          `json:"content"`
-		}{"tool", id, text}
+		}{"tool", id, text + imagesLeftOut(res)}
 	case ShapeResponses:
 		return struct {
 			Type   string          `json:"type"`
 			CallID json.RawMessage `json:"call_id"`
 			Output string          `json:"output"`
-		}{"function_call_output", id, text}
+		}{"function_call_output", id, text + imagesLeftOut(res)}
 	case ShapeAnthropic:
 		type source struct {
 			Type      string `json:"type"`
@@ -385,6 +385,21 @@ func (c *Call) Answer(res *mcp.CallToolResult) any {
 		}{"tool_result", id, blocks, res.IsError}
 	}
 	return res
+}
+
+// imagesLeftOut is the note a shape that carries only text adds for the images of res it leaves
+// out, so that a model does not take the result's word that an image was sent for one it saw.
+func imagesLeftOut(res *mcp.CallToolResult) string {
+	n := 0
+	for _, c := range res.Content {
+		if _, ok := c.(mcp.ImageContent); ok {
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("\n[%d image(s) not shown: this tool result's shape carries text only; the MCP and Anthropic shapes carry images]", n)
 }
 
 // ResultText is the text a model reads from a result: its text blocks, joined by newlines. Other

@@ -192,6 +192,10 @@ func TestAnswer(t *testing.T) {
 		{name: "anthropic with an image", in: `{"type": "tool_use", "id": "toolu_2", "name": "t", "input": {}}`, res: picture,
 			want: `{"type": "tool_result", "tool_use_id": "toolu_2", "content": [{"type": "text", "text": "{\"success\":true}"},
 				{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}], "is_error": false}`},
+		{name: "openai with an image says it left it out", in: `{"id": "call_3", "type": "function", "function": {"name": "t"}}`, res: picture,
+			want: `{"role": "tool", "tool_call_id": "call_3", "content": "{\"success\":true}\n[1 image(s) not shown: this tool result's shape carries text only; the MCP and Anthropic shapes carry images]"}`},
+		{name: "responses with an image says it left it out", in: `{"type": "function_call", "call_id": "call_4", "name": "t"}`, res: picture,
+			want: `{"type": "function_call_output", "call_id": "call_4", "output": "{\"success\":true}\n[1 image(s) not shown: this tool result's shape carries text only; the MCP and Anthropic shapes carry images]"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -124,7 +124,7 @@ type FileEntry struct {
 type RelatedEntry struct {
 	Path  string `json:"path" validate:"required" jsonschema:"root-relative path"`
 	Title string `json:"title,omitempty" jsonschema:"the document's title"`
-	Via   string `json:"via" validate:"required" jsonschema:"how it was reached from the document in from: markdown, reference, wiki or embed (a link of that kind there), frontmatter:parent, frontmatter:children or frontmatter:related (that frontmatter field there), or backlink (it links there)"`
+	Via   string `json:"via" validate:"required" jsonschema:"how it was reached from the document in from: markdown, reference, wiki or embed (a link of that kind there), frontmatter:parent, frontmatter:children or frontmatter:related (that frontmatter field there), or backlink (it links there); both (wiki and backlink) when they link each other"`
 	From  string `json:"from,omitempty" jsonschema:"search_semantic: the hit it was reached from (relationships leaves it out: it is target.path)"`
 }
 
