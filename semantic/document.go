@@ -2,8 +2,9 @@ package semantic
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"io/fs"
+	"slices"
 	"strings"
 
 	"github.com/packfs/packfs-mcp/extract"
@@ -16,6 +17,49 @@ import (
 // title. The document's bytes may be larger than MaxFileBytes, a bound on text; its text is
 // bounded by extract's limits.
 func (e *Engine) parseDocument(name, ext string) (markdown.Doc, error) {
+	d, err := e.extractDocument(name, ext)
+	var why *unreadable
+	e.mu.Lock()
+	if errors.As(err, &why) {
+		e.unread[name] = why.err
+	} else {
+		delete(e.unread, name)
+	}
+	e.mu.Unlock()
+	return d, err
+}
+
+// unreadable is a document whose text could not be extracted, and why (package extract's error).
+type unreadable struct{ err error }
+
+func (u *unreadable) Error() string { return u.err.Error() }
+
+// Is makes an unreadable document count as errNotText, as a file not indexed.
+func (u *unreadable) Is(target error) bool { return target == errNotText }
+
+// Unread is a document the index does not hold because its text could not be extracted.
+type Unread struct {
+	Path string
+	Err  error // package extract's: ErrEncrypted, ErrMalformed, ErrTooLarge, a deadline
+}
+
+// Unread returns the documents at or below dir ("." for all) whose text could not be extracted,
+// by path.
+func (e *Engine) Unread(dir string) []Unread {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []Unread
+	for p, err := range e.unread {
+		if dir == "." || p == dir || strings.HasPrefix(p, dir+"/") {
+			out = append(out, Unread{p, err})
+		}
+	}
+	slices.SortFunc(out, func(a, b Unread) int { return strings.Compare(a.Path, b.Path) })
+	return out
+}
+
+// extractDocument is parseDocument's read and extraction.
+func (e *Engine) extractDocument(name, ext string) (markdown.Doc, error) {
 	f, err := e.opts.FS.Open(name)
 	if err != nil {
 		return markdown.Doc{}, err
@@ -37,7 +81,7 @@ func (e *Engine) parseDocument(name, ext string) (markdown.Doc, error) {
 	}
 	x, err := extract.Read(context.Background(), data, ext)
 	if err != nil {
-		return markdown.Doc{}, fmt.Errorf("%w: %v", errNotText, err)
+		return markdown.Doc{}, &unreadable{err}
 	}
 	d := markdown.ParseAsMarkdown(name, []byte(x.Text), info.ModTime())
 	d.Sections = splitAtMarks(d.Sections, x.Text, x.Marks)

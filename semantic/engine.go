@@ -151,6 +151,10 @@ type Engine struct {
 	// all their text: files too large to index, and files with frontmatter (kept out of the
 	// indexed words). Guarded by mu.
 	scan map[string]bool
+	// unread holds the documents whose text could not be extracted (encrypted, broken, too
+	// large), by path, with why: the index does not hold them, and a search it narrows names
+	// them rather than say nothing was found. Guarded by mu.
+	unread map[string]error
 }
 
 // ErrIndexUnavailable is returned by searches when the index could not be opened.
@@ -166,7 +170,7 @@ func New(opts Options) *Engine {
 	if opts.Allow == nil {
 		opts.Allow = func(string, bool) bool { return true }
 	}
-	return &Engine{opts: opts, graph: markdown.NewGraph(), graphLoaded: make(chan struct{}), scan: map[string]bool{}}
+	return &Engine{opts: opts, graph: markdown.NewGraph(), graphLoaded: make(chan struct{}), scan: map[string]bool{}, unread: map[string]error{}}
 }
 
 // Open returns an engine whose index is open now; the graph is empty until [Engine.Build].
@@ -742,6 +746,13 @@ func (e *Engine) drop(paths ...string) error {
 
 // Remove drops name, and everything below it when it is a folder, from the index and the graph.
 func (e *Engine) Remove(name string) error {
+	e.mu.Lock()
+	for p := range e.unread {
+		if p == name || strings.HasPrefix(p, name+"/") || name == "." {
+			delete(e.unread, p)
+		}
+	}
+	e.mu.Unlock()
 	gone := e.under(name)
 	e.graph.Delete(name)
 	return e.drop(gone...)

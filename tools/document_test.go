@@ -151,6 +151,8 @@ func TestDocuments(t *testing.T) {
 			has: []string{`"path":"letter.docx"`, `From March the rent`}},
 		{name: "search_content names the documents it could not read", tool: SearcherName, args: search("search_content", "nothing like this"), noIndex: true,
 			has: []string{`"hidden":{"other":2}`, `broken.docx (its text cannot be read: MALFORMED)`, `locked.docx (its text cannot be read: ENCRYPTED)`}},
+		{name: "search_content through the index names them too", tool: SearcherName, args: search("search_content", "nothing like this"),
+			has: []string{`"hidden":{"other":2}`, `broken.docx (its text cannot be read: MALFORMED)`, `locked.docx (its text cannot be read: ENCRYPTED)`}},
 		{name: "search_content finds a cell", tool: SearcherName, args: search("search_content", "landlord asked"),
 			has: []string{`"path":"budget.xlsx"`, `"place":"sheet Notes"`}},
 		{name: "search_semantic finds the letter by its words", tool: SearcherName, args: search("search_semantic", "notice of rent 1,450"),

@@ -83,6 +83,15 @@ func (r *reporter) hide(why string) {
 	r.hidden[why]++
 }
 
+// unread counts the document p, whose text could not be read (code says why), among the entries
+// left out as HiddenOther, naming it while the hint has room.
+func (r *reporter) unread(p, code string) {
+	r.hide(HiddenOther)
+	if len(r.others) < maxHintRules {
+		r.others = append(r.others, fmt.Sprintf("%s (its text cannot be read: %s)", p, code))
+	}
+}
+
 // maxHintRules is how many of the rules that left entries out a hint names.
 const maxHintRules = 3
 

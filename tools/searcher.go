@@ -558,10 +558,7 @@ func (s *Server) searchContent(ctx context.Context, name string, depth int, o in
 		}
 		text, marks, ok, unread := s.searchable(ctx, info.Path, data, err)
 		if unread != "" { // a document whose text could not be read is not "nothing found" in it
-			r.hide(HiddenOther)
-			if len(r.others) < maxHintRules {
-				r.others = append(r.others, fmt.Sprintf("%s (its text cannot be read: %s)", info.Path, unread))
-			}
+			r.unread(info.Path, unread)
 		}
 		if !ok {
 			return true // unreadable, special, too large or binary: not searchable text
@@ -600,10 +597,28 @@ func (s *Server) searchContent(ctx context.Context, name string, depth int, o in
 		r.narrowed = true
 		err := s.visitCandidates(ctx, name, depth, paths, r, p.cur, visit)
 		t = s.covered(name, depth, f)
+		s.unreadDocuments(name, depth, f, r)
 		return t, err
 	}
 	err := s.walk(ctx, name, depth, r, p.cur, visit)
 	return t, err
+}
+
+// unreadDocuments tells r of the documents below name, within depth and f, whose text the index
+// could not extract: a search its candidates narrowed read none of them, and must say so.
+func (s *Server) unreadDocuments(name string, depth int, f *filter, r *reporter) {
+	for _, u := range s.cfg.Engine.Unread(name) {
+		if rel, ok := below(u.Path, name); !ok || !withinDepth(rel, depth) {
+			continue
+		}
+		if !f.keep(fsroot.Info{Path: u.Path, Name: path.Base(u.Path), Type: fsroot.TypeFile}) {
+			continue
+		}
+		var ce *callError
+		if errors.As(documentError(u.Path, lowerExt(u.Path), u.Err), &ce) {
+			r.unread(u.Path, ce.code)
+		}
+	}
 }
 
 // covered counts the files below name, within depth, that a search narrowed by the index's
