@@ -69,7 +69,11 @@ func (e *Engine) extractDocument(name, ext string) (markdown.Doc, error) {
 	if err != nil {
 		return markdown.Doc{}, err
 	}
-	if !info.Mode().IsRegular() || info.Size() > extract.MaxDocumentBytes {
+	limit := int64(extract.MaxDocumentBytes)
+	if ext == "html" || ext == "htm" {
+		limit = e.opts.MaxFileBytes // a page is text: the bound of any text file
+	}
+	if !info.Mode().IsRegular() || info.Size() > limit {
 		return markdown.Doc{}, errNotText
 	}
 	data, err := readSized(f, info.Size())
