@@ -31,9 +31,30 @@ type Extracted struct {
 // it was ages out), else extracted within Timeout and kept. Errors are not kept: a document that
 // failed under load may be read next time.
 func Read(ctx context.Context, data []byte, ext string) (*Extracted, error) {
+	return ReadStored(ctx, "", data, ext, nil)
+}
+
+// Store keeps extracted texts across restarts, by the file they are of: what its caller keeps on
+// disk. Load returns the text kept for name if it is of the bytes whose SHA-256 is sum; Save keeps
+// x for name, replacing what was kept for it.
+type Store interface {
+	Load(name string, sum [sha256.Size]byte, ext string) (*Extracted, bool)
+	Save(name string, sum [sha256.Size]byte, ext string, x *Extracted)
+}
+
+// ReadStored is [Read] for the file name, with store (if not nil) between the cache and an
+// extraction: a text the store kept for these bytes is not extracted again, and one extracted is
+// kept there.
+func ReadStored(ctx context.Context, name string, data []byte, ext string, store Store) (*Extracted, error) {
 	k := cacheKey{sha256.Sum256(data), ext}
 	if x := cache.get(k); x != nil {
 		return x, nil
+	}
+	if store != nil {
+		if x, ok := store.Load(name, k.sum, ext); ok {
+			cache.put(k, x)
+			return x, nil
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
@@ -45,6 +66,9 @@ func Read(ctx context.Context, data []byte, ext string) (*Extracted, error) {
 	d.Parts = nil
 	x := &Extracted{Text: text, Marks: marks, Doc: *d}
 	cache.put(k, x)
+	if store != nil {
+		store.Save(name, k.sum, ext, x)
+	}
 	return x, nil
 }
 

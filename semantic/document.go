@@ -26,7 +26,16 @@ func (e *Engine) parseDocument(name, ext string) (markdown.Doc, error) {
 		delete(e.unread, name)
 	}
 	e.mu.Unlock()
+	if ts, ok := e.store.(textStore); ok && why != nil {
+		ts.drop(name) // the text of what it was before it changed
+	}
 	return d, err
+}
+
+// DocumentText is the text of the document name, of extension ext, whose bytes are data: from
+// memory, from the store beside the index, or extracted now (and kept).
+func (e *Engine) DocumentText(ctx context.Context, name, ext string, data []byte) (*extract.Extracted, error) {
+	return extract.ReadStored(ctx, name, data, ext, e.store)
 }
 
 // unreadable is a document whose text could not be extracted, and why (package extract's error).
@@ -83,7 +92,7 @@ func (e *Engine) extractDocument(name, ext string) (markdown.Doc, error) {
 	if e.opts.Refuse != nil && e.opts.Refuse(data) {
 		return markdown.Doc{}, fs.ErrPermission // counted as unreadable
 	}
-	x, err := extract.Read(context.Background(), data, ext)
+	x, err := e.DocumentText(context.Background(), name, ext, data)
 	if err != nil {
 		return markdown.Doc{}, &unreadable{err}
 	}

@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/packfs/packfs-mcp/extract"
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/fulltext"
 	"github.com/packfs/packfs-mcp/markdown"
@@ -47,6 +48,9 @@ type Options struct {
 	// Refuse, if set, reports whether a file's content is refused whatever its name (a private
 	// key): such a file is neither indexed nor shown in a hit.
 	Refuse func(content []byte) bool
+	// TextStore, if set, is the folder beside the index where the text extracted from documents
+	// is kept across restarts (see textStore); without it the text is kept in memory only.
+	TextStore *fsroot.Root
 	// Document, if set, gives the extension (lower case, no dot) of a file whose text is extracted
 	// to be indexed (package extract: documents, web pages), or "" for a file indexed as it is.
 	Document func(name string) string
@@ -155,6 +159,8 @@ type Engine struct {
 	// large), by path, with why: the index does not hold them, and a search it narrows names
 	// them rather than say nothing was found. Guarded by mu.
 	unread map[string]error
+	// store keeps documents' text across restarts (Options.TextStore); nil: memory only.
+	store extract.Store
 }
 
 // ErrIndexUnavailable is returned by searches when the index could not be opened.
@@ -170,7 +176,11 @@ func New(opts Options) *Engine {
 	if opts.Allow == nil {
 		opts.Allow = func(string, bool) bool { return true }
 	}
-	return &Engine{opts: opts, graph: markdown.NewGraph(), graphLoaded: make(chan struct{}), scan: map[string]bool{}, unread: map[string]error{}}
+	e := &Engine{opts: opts, graph: markdown.NewGraph(), graphLoaded: make(chan struct{}), scan: map[string]bool{}, unread: map[string]error{}}
+	if opts.TextStore != nil {
+		e.store = textStore{opts.TextStore}
+	}
+	return e
 }
 
 // Open returns an engine whose index is open now; the graph is empty until [Engine.Build].
@@ -422,6 +432,9 @@ func (e *Engine) Build(ctx context.Context) error {
 		return err
 	}
 	e.complete.Store(true)
+	if ts, ok := e.store.(textStore); ok {
+		ts.prune(ctx, e.under("."))
+	}
 	if e.opts.Progress != nil {
 		e.opts.Progress(e.Status())
 	}
@@ -747,13 +760,18 @@ func (e *Engine) drop(paths ...string) error {
 // Remove drops name, and everything below it when it is a folder, from the index and the graph.
 func (e *Engine) Remove(name string) error {
 	e.mu.Lock()
-	for p := range e.unread {
+	for p := range e.unread { // a document gone; one still there stays unread
 		if p == name || strings.HasPrefix(p, name+"/") || name == "." {
-			delete(e.unread, p)
+			if _, err := fs.Stat(e.opts.FS, p); errors.Is(err, fs.ErrNotExist) {
+				delete(e.unread, p)
+			}
 		}
 	}
 	e.mu.Unlock()
 	gone := e.under(name)
+	if ts, ok := e.store.(textStore); ok {
+		ts.drop(append(gone, name)...)
+	}
 	e.graph.Delete(name)
 	return e.drop(gone...)
 }

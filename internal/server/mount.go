@@ -27,6 +27,7 @@ type mount struct {
 	root       *fsroot.Root
 	history    *history.Store // nil: changes are final
 	historyDir *fsroot.Root   // the history's folder, closed with m
+	texts      *fsroot.Root   // the documents' text beside the index, closed with m; nil: in memory
 	// historyAt is where the history lives, or would (doctor makes no folder).
 	historyAt statePlace
 	locks     *fsroot.Root // the lock files shared with other servers; nil: writes lock within this one
@@ -128,6 +129,9 @@ func (m *mount) openEngine(cfg SemanticConfig, configured string, others []strin
 		m.indexPlace = statePlace{}
 	} else {
 		dir = filepath.Join(place.Dir, "bleve")
+		if m.texts, err = m.openTexts(filepath.Join(place.Dir, "text")); err != nil {
+			m.warn.Printf("the text of documents (PDF, Office) is kept in memory only, and extracted again after a restart: %v", err)
+		}
 	}
 	// The index opens at the start of the background build, so even a large persisted index does not
 	// delay the first answer.
@@ -135,10 +139,11 @@ func (m *mount) openEngine(cfg SemanticConfig, configured string, others []strin
 		Busy: func() {
 			m.warn.Printf("the search index in %s is in use by another packfs-mcp on this root: this one keeps its own in memory", place.Dir)
 		},
-		FS:       tools.IndexFS(m.policy, m.root),
-		Allow:    tools.Indexed(m.policy, m.root, m.ignore),
-		Refuse:   func(content []byte) bool { return security.PrivateKey(content) != "" },
-		Document: tools.IndexText(m.policy),
+		FS:        tools.IndexFS(m.policy, m.root),
+		Allow:     tools.Indexed(m.policy, m.root, m.ignore),
+		Refuse:    func(content []byte) bool { return security.PrivateKey(content) != "" },
+		Document:  tools.IndexText(m.policy),
+		TextStore: m.texts,
 		Index: fulltext.IndexOptions{
 			Dir:         dir,
 			ChunkSize:   cfg.ChunkSize,
@@ -146,6 +151,15 @@ func (m *mount) openEngine(cfg SemanticConfig, configured string, others []strin
 		},
 	})
 	return nil
+}
+
+// openTexts opens (creating it) dir, the folder of the index's place where the text extracted
+// from documents is kept (see semantic.Options.TextStore): outside every root, as the index is.
+func (m *mount) openTexts(dir string) (*fsroot.Root, error) {
+	if err := makeDirs(dir); err != nil {
+		return nil, err
+	}
+	return fsroot.Open(dir, fsroot.Options{})
 }
 
 // openHistory opens (creating it) the history of m's root, outside every root (see placeState):
@@ -257,6 +271,9 @@ func (m *mount) close() {
 	}
 	if m.historyDir != nil {
 		m.historyDir.Close()
+	}
+	if m.texts != nil {
+		m.texts.Close()
 	}
 	if m.locks != nil {
 		m.locks.Close()
