@@ -33,9 +33,15 @@ func (e *Engine) parseDocument(name, ext string) (markdown.Doc, error) {
 }
 
 // DocumentText is the text of the document name, of extension ext, whose bytes are data: from
-// memory, from the store beside the index, or extracted now (and kept).
+// memory, from the store beside the index, or extracted now (and kept there if the index holds
+// name: the store's files follow the index's documents, and a document it does not hold, in an
+// ignored folder, would leave its text behind when it goes).
 func (e *Engine) DocumentText(ctx context.Context, name, ext string, data []byte) (*extract.Extracted, error) {
-	return extract.ReadStored(ctx, name, data, ext, e.store)
+	store := e.store
+	if e.opts.Allow != nil && !e.opts.Allow(name, false) {
+		store = nil
+	}
+	return extract.ReadStored(ctx, name, data, ext, store)
 }
 
 // unreadable is a document whose text could not be extracted, and why (package extract's error).

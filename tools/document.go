@@ -56,11 +56,13 @@ func IndexText(p *security.Policy) func(name string) string {
 
 // documentText is the text of name, a document of extension ext whose bytes are data.
 func (s *Server) documentText(ctx context.Context, name, ext string, data []byte) (*extract.Extracted, error) {
-	read := func() (*extract.Extracted, error) { return extract.Read(ctx, data, ext) }
-	if s.cfg.Engine != nil { // which keeps it on disk, beside the index, across restarts
-		read = func() (*extract.Extracted, error) { return s.cfg.Engine.DocumentText(ctx, name, ext, data) }
+	var x *extract.Extracted
+	var err error
+	if e := s.cfg.Engine; e != nil { // which keeps it on disk, beside the index, across restarts
+		x, err = e.DocumentText(ctx, name, ext, data)
+	} else {
+		x, err = extract.Read(ctx, data, ext)
 	}
-	x, err := read()
 	if err != nil {
 		return nil, documentError(s.show(name), ext, err)
 	}
