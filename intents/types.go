@@ -24,7 +24,7 @@ const MaxReadPaths = 20
 type AccessTarget struct {
 	Path     string   `json:"path,omitempty" validate:"max=4096"`
 	Paths    []string `json:"paths,omitempty" validate:"max=20,unique,dive,required,max=4096" purposes:"read" jsonschema:"Several files, instead of path."`
-	Encoding string   `json:"encoding,omitempty" validate:"omitempty,oneof=utf-8 utf8 base64" purposes:"read"`
+	Encoding string   `json:"encoding,omitempty" validate:"omitempty,oneof=utf-8 utf8 base64 markdown" purposes:"read"`
 }
 
 // AccessPreferences tunes how an [Access] read returns content. The zero
@@ -44,7 +44,7 @@ type Discover struct {
 	Purpose string          `json:"purpose" validate:"required,oneof=list search_content search_semantic relationships"`
 	Target  DiscoverTarget  `json:"target"`
 	Options DiscoverOptions `json:"options,omitzero" purposes:"list search_content search_semantic relationships"`
-	Queries []string        `json:"queries,omitempty" validate:"max=8,dive,max=1000" purposes:"search_semantic" jsonschema:"Other phrasings, in the documents' likely words (names, terms, synonyms)."`
+	Queries []string        `json:"queries,omitempty" validate:"max=8,dive,max=1000" purposes:"search_semantic" jsonschema:"Other phrasings in the documents' likely words (names, synonyms)."`
 }
 
 // DiscoverTarget says where a [Discover] intent looks and what it looks for.

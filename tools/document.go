@@ -212,3 +212,19 @@ func (s *Server) searchable(ctx context.Context, name string, data []byte, err e
 	}
 	return string(data), nil, true, ""
 }
+
+// readMarkdown answers a read of name, whose bytes are data, with target.encoding markdown: a web
+// page as Markdown, windowed by lines as text is; its version is the page's own, for writes.
+func (s *Server) readMarkdown(ctx context.Context, name string, data []byte, p intents.AccessPreferences, budget int, first bool, out *FileContent) error {
+	if !isHTML(s.cfg.Policy, name) {
+		return &callError{code: CodeInvalidArgument, field: "target.encoding", msg: fmt.Sprintf(
+			"target.encoding markdown reads a web page (.html, .htm) as Markdown, and %q is not one: leave target.encoding out", s.show(name))}
+	}
+	md, err := extract.HTMLMarkdown(ctx, data)
+	if err != nil {
+		return documentError(s.show(name), "html", err)
+	}
+	window(out, []byte(md), p, budget, first)
+	out.Encoding = "markdown"
+	return nil
+}

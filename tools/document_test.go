@@ -163,6 +163,10 @@ func TestDocuments(t *testing.T) {
 			has: []string{`{"heading":"Ferry","path":"trip.html","score":1,"snippet":"# **Ferry** We **booked** the **ferry** \u0026 the **hotel**","title":"Trip"}`}}, // no line: the page's text has other lines than its source
 		{name: "search_content reads a web page as it is", tool: SearcherName, args: search("search_content", "&amp; the hotel"),
 			has: []string{`"path":"trip.html"`, `"line":3`}},
+		{name: "a web page as Markdown", tool: ReaderName, args: map[string]any{"purpose": "read", "target": map[string]any{"path": "trip.html", "encoding": "markdown"}},
+			has: []string{`"content":"# Ferry\n\nWe booked the ferry \u0026 the hotel\n"`, `"encoding":"markdown"`}},
+		{name: "Markdown of what is not a web page", tool: ReaderName, args: map[string]any{"purpose": "read", "target": map[string]any{"path": "notes.md", "encoding": "markdown"}},
+			code: CodeInvalidArgument, has: []string{`"field":"target.encoding"`}},
 		{name: "read of a web page is its source", tool: ReaderName, args: read("trip.html", nil),
 			has: []string{`\u003cp class=\"x\"\u003eWe booked`}},
 		{name: "search_content through the index names what criteria left out", tool: SearcherName,

@@ -28,8 +28,8 @@ const (
 
 func readerTool() mcp.Tool {
 	return mcp.NewTool(ReaderName,
-		mcp.WithDescription("read: content, byte for byte, in parts when long (nextOffset); a document (PDF, Office, EPUB) gives its text, an image an image, other files mediaType, or base64 with target.encoding. "+
-			"metadata: sizeBytes, modified, lines, finalNewline, mediaType, pages. "+
+		mcp.WithDescription("read: content, byte for byte, in parts when long (nextOffset); a document (PDF, Office, EPUB) gives its text, an image an image, other files mediaType, or base64 with target.encoding (markdown: a web page as Markdown). "+
+			"metadata: size, modified, lines, mediaType, pages. "+
 			"Both give version, a hash of the bytes, for writes."),
 		schemas[intents.Access, ReaderResult](),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{
@@ -166,6 +166,9 @@ func (s *Server) readEntry(ctx context.Context, name string, e *fsroot.Entry, in
 			budget = min(budget, ChunkBytes)
 		}
 		return out, s.readDocument(ctx, name, ext, data, in.Preferences, budget, first, &out)
+	}
+	if in.Target.Encoding == "markdown" {
+		return out, s.readMarkdown(ctx, name, data, in.Preferences, budget, first, &out)
 	}
 	if in.Preferences.Page > 0 {
 		return FileContent{}, &callError{code: CodeInvalidArgument, field: "preferences.page", msg: "preferences.page: " + s.show(name) + " is not a document (PDF, Word, PowerPoint, Excel, OpenDocument, EPUB): read text by lines with preferences.offset"}

@@ -44,7 +44,7 @@ type FileAttrs struct {
 // preferences.includeMetadata its attributes.
 type FileContent struct {
 	Content    *string `json:"content,omitempty" jsonschema:"the file's text (or base64 bytes when encoding is base64)"`
-	Encoding   string  `json:"encoding,omitempty" jsonschema:"utf-8 or base64"`
+	Encoding   string  `json:"encoding,omitempty" jsonschema:"utf-8, base64, or markdown (a web page converted: edits need its source)"`
 	Binary     bool    `json:"binary,omitempty" jsonschema:"true when the file is not UTF-8 text; read it with target.encoding base64 to get its bytes"`
 	TotalLines *int    `json:"totalLines,omitempty" jsonschema:"number of lines in the whole file"`
 	Offset     *int    `json:"offset,omitempty" jsonschema:"the first line returned, 0-based"`
