@@ -63,13 +63,15 @@ var errPDFSlow = errors.New("pdf read past its time")
 // of one document, and parallel reads would add those up.
 var pdf pdfEngine
 
-// SetCacheDir sets the folder wazero's compilation cache keeps PDFium's compiled code in, from
-// the next time PDFium starts for [Text] or [PDFPageImage]: compiling it takes 3-5 s and 350 MB,
-// loading it from the cache 0.1-0.2 s. The folder holds native code the process runs, so it must
-// be private (0700) and outside every root, where no tool can write it; "" keeps no cache. Until
-// it is called, a shared private folder in the temporary folder is used (sharedCacheDir), so test
-// processes compile PDFium once (30 s and 1 GB under the race detector): a server calls it.
-func SetCacheDir(dir string) {
+// SetCacheDir sets where wazero's compilation cache keeps PDFium's compiled code, from the next
+// time PDFium starts for [Text] or [PDFPageImage]: compiling it takes 3-5 s and 350 MB, loading
+// it from the cache 0.1-0.2 s. dir is called when PDFium starts (so a server that reads no PDF
+// makes no folder) and gives the folder, "" to keep none; nil keeps none. The folder holds native
+// code the process runs, so it must be private (0700) and outside every root, where no tool can
+// write it. Until SetCacheDir is called, a shared private folder in the temporary folder is used
+// (sharedCacheDir), so test processes compile PDFium once (30 s and 1 GB under the race
+// detector): a server calls it.
+func SetCacheDir(dir func() string) {
 	pdf.mu.Lock()
 	defer pdf.mu.Unlock()
 	pdf.cacheDir, pdf.cacheSet = dir, true
@@ -318,8 +320,8 @@ func pdfZone(z string) (*time.Location, bool) {
 // does not pay for it, and closed when idle.
 type pdfEngine struct {
 	mu       sync.Mutex
-	cacheDir string
-	cacheSet bool // SetCacheDir was called: cacheDir "" means no cache
+	cacheDir func() string
+	cacheSet bool // SetCacheDir was called: a nil cacheDir, or "", means no cache
 	cache    wazero.CompilationCache
 	pool     pdfium.Pool
 	inst     pdfium.Pdfium
@@ -439,9 +441,12 @@ func (e *pdfEngine) newPool() (pdfium.Pool, error) {
 // compilationCache opens the compilation cache in the folder set by SetCacheDir, or in the
 // shared one; nil when it cannot, and PDFium is compiled anew.
 func (e *pdfEngine) compilationCache() wazero.CompilationCache {
-	dir := e.cacheDir
-	if !e.cacheSet {
+	dir := ""
+	switch {
+	case !e.cacheSet:
 		dir = sharedCacheDir()
+	case e.cacheDir != nil:
+		dir = e.cacheDir()
 	}
 	if dir == "" {
 		return nil

@@ -252,9 +252,10 @@ func (a *app) addMount(m *mount) error {
 }
 
 // placeCode keeps PDFium's compiled code (see stateCode) outside every root as m joins them,
-// under a.mu: placed with the first root, outside it and the others served then; given up (no
-// cache: PDFium is compiled at each start, 3-5 s) when a root added later holds it, or when no
-// folder outside the roots can be made. doctor makes no folder.
+// under a.mu: placed with the first root, outside it and the others served then, and made when
+// PDFium first starts (a server that reads no PDF makes no folder); given up (no cache: PDFium is
+// compiled at each start, 3-5 s) when a root added later holds it, or when no folder outside the
+// roots can be made. doctor places nothing.
 func (a *app) placeCode(m *mount) {
 	if a.cfg.inspect {
 		return
@@ -262,8 +263,8 @@ func (a *app) placeCode(m *mount) {
 	if a.codeDir != "" {
 		if within(a.codeDir, m.root.ResolvedDir()) {
 			a.codeDir = ""
-			extract.SetCacheDir("")
-			m.warn.Printf("PDFium's compiled code was kept inside this root: it is compiled anew at each start now")
+			extract.SetCacheDir(nil)
+			m.warn.Printf("PDFium's compiled code was to be kept inside this root: it is compiled anew at each start now")
 		}
 		return
 	}
@@ -276,16 +277,28 @@ func (a *app) placeCode(m *mount) {
 		others = append(others, o.root.ResolvedDir())
 	}
 	place, err := placeState(stateCode, "", m.root, others...)
-	if err == nil {
-		err = place.make(m.root, others...)
+	if err == nil && place.Dir == "" {
+		err = errors.New("no folder for it lies outside the roots")
 	}
 	if err != nil {
-		extract.SetCacheDir("")
+		extract.SetCacheDir(nil)
 		m.warn.Printf("PDFium's compiled code is not kept (%v): reading the first PDF after each start takes a few seconds more", err)
 		return
 	}
 	a.codeDir = resolveHost(place.Dir)
-	extract.SetCacheDir(a.codeDir)
+	root, warn := m.root, m.warn
+	var once sync.Once
+	dir := ""
+	extract.SetCacheDir(func() string {
+		once.Do(func() {
+			if err := place.make(root, others...); err != nil {
+				warn.Printf("PDFium's compiled code is not kept (%v): reading the first PDF after each start takes a few seconds more", err)
+				return
+			}
+			dir = resolveHost(place.Dir)
+		})
+		return dir
+	})
 }
 
 // mountList returns the mounts served now, in name order.
