@@ -72,7 +72,9 @@ var binaryTypes = setOf(
 )
 
 // imageTypes are the binary types a read hands a model as an image (package extract).
-var imageTypes = setOf(".png", ".jpg", ".jpeg", ".gif", ".webp")
+var imageTypes = setOf(imageExts...)
+
+var imageExts = []string{".png", ".jpg", ".jpeg", ".gif", ".webp"}
 
 // DocumentTypes are the binary types whose text package extract reads: allowed by default, opened
 // as their text, never written as text.

@@ -73,7 +73,7 @@ type PolicyConfig struct {
 // read ([DocumentTypes]) and images they hand a model as images. It has no
 // executables or archives, and no ".env" in any form.
 func DefaultAllowedExtensions() []string {
-	return []string{
+	return append([]string{
 		// Prose and documents.
 		".md", ".markdown", ".mdx", ".txt", ".rst", ".adoc", ".org", ".tex", ".bib", ".canvas",
 		// Data and configuration.
@@ -89,9 +89,7 @@ func DefaultAllowedExtensions() []string {
 		".sh", ".bash", ".zsh", ".fish", ".ps1",
 		// Logs and changes.
 		".log", ".diff", ".patch",
-		// Documents read as their text, and images handed to a model as images.
-		".pdf", ".docx", ".pptx", ".xlsx", ".odt", ".odp", ".epub", ".png", ".jpg", ".jpeg", ".gif", ".webp",
-	}
+	}, slices.Concat(imageExts, DocumentTypes)...) // images as images, documents as their text
 }
 
 // DefaultAllowedNames returns the base names allowed when

@@ -19,11 +19,10 @@ import (
 // text ([security.OpensDocument]), else "".
 func (s *Server) documentExt(name string) string { return documentExt(s.cfg.Policy, name) }
 
+// The extension is looked at before the policy: every file a search reads, and every file the
+// index reads, asks, and most are of no document type.
 func documentExt(p *security.Policy, name string) string {
-	if p.Opens(name) != security.OpensDocument {
-		return ""
-	}
-	if ext := lowerExt(name); extract.Extracts(ext) {
+	if ext := lowerExt(name); extract.Extracts(ext) && !isHTMLExt(ext) && p.Opens(name) == security.OpensDocument {
 		return ext
 	}
 	return ""
@@ -35,20 +34,28 @@ func lowerExt(name string) string { return strings.ToLower(strings.TrimPrefix(pa
 // isHTML reports whether name is a web page the tools read and edit as its source, and the index
 // holds as its text.
 func isHTML(p *security.Policy, name string) bool {
-	ext := lowerExt(name)
-	return (ext == "html" || ext == "htm") && p.Opens(name) == security.OpensText
+	return isHTMLExt(lowerExt(name)) && p.Opens(name) == security.OpensText
 }
+
+func isHTMLExt(ext string) bool { return ext == "html" || ext == "htm" }
 
 // IndexText gives the search index what it holds as extracted text under p: the extension (lower
 // case, no dot) of a document (its text, as reads give it) or of a web page (its text, not its
-// markup, which a read and search_content still give as it is), else "".
+// markup, which a read and search_content still give as it is), else "". It asks the policy once,
+// and only of a name of such a type.
 func IndexText(p *security.Policy) func(name string) string {
 	return func(name string) string {
-		if ext := documentExt(p, name); ext != "" {
-			return ext
+		ext := lowerExt(name)
+		if !extract.Extracts(ext) {
+			return ""
 		}
-		if isHTML(p, name) {
-			return lowerExt(name)
+		switch p.Opens(name) {
+		case security.OpensDocument:
+			return ext
+		case security.OpensText:
+			if isHTMLExt(ext) {
+				return ext
+			}
 		}
 		return ""
 	}
@@ -76,7 +83,7 @@ func documentError(shown, ext string, err error) error {
 	case errors.Is(err, extract.ErrEncrypted):
 		return newError(CodeEncrypted, "%q is a %s that needs a password to open: its text cannot be read here; ask the user for an unprotected copy", shown, kind)
 	case errors.Is(err, extract.ErrTooLarge):
-		return newError(CodeTooLarge, "%q: its text is not read: %v", shown, err)
+		return newError(CodeTooLarge, "%q: its text is not read: %v; open it in its own application, or read its bytes with target.encoding base64", shown, err)
 	case errors.Is(err, context.DeadlineExceeded):
 		return newError(CodeTimeout, "%q: reading its text took longer than %s, so it was stopped: the document is too large or too complex to read here", shown, extract.Timeout)
 	case errors.Is(err, context.Canceled):
@@ -197,10 +204,14 @@ func (s *Server) documentMetadata(ctx context.Context, name, ext string, e *fsro
 // content, a document's extracted text with where its pages begin; ok is false for what is not
 // searched (unreadable, binary), and unread says why a document's text could not be read.
 func (s *Server) searchable(ctx context.Context, name string, data []byte, err error) (text string, marks []extract.Mark, ok bool, unread string) {
+	ext := s.documentExt(name)
 	if err != nil {
+		if ext != "" && errors.Is(err, fsroot.ErrTooLarge) {
+			return "", nil, false, CodeTooLarge // a document past --max-file-size: not searched, and said so
+		}
 		return "", nil, false, ""
 	}
-	if ext := s.documentExt(name); ext != "" {
+	if ext != "" {
 		x, err := s.documentText(ctx, name, ext, data)
 		if err != nil {
 			return "", nil, false, failure(err, name, s.show).Code

@@ -115,6 +115,7 @@ func TestDocuments(t *testing.T) {
 		has        []string // in the answer's JSON
 		unchanged  string   // a file the call must leave as it was
 		noIndex    bool     // serve without the index: search_content walks every file
+		maxFile    int64    // the server's file size limit, when not the default
 	}{
 		{name: "read docx", tool: ReaderName, args: read("letter.docx", nil),
 			has: []string{`"document":true`, `# Notice of rent`, `1,450 EUR`, `"title":"Rent review"`, `"author":"Ada Landlord"`, `"created":"2026-11-02T09:30:00Z"`}},
@@ -151,6 +152,8 @@ func TestDocuments(t *testing.T) {
 			has: []string{`"path":"letter.docx"`, `From March the rent`}},
 		{name: "search_content names the documents it could not read", tool: SearcherName, args: search("search_content", "nothing like this"), noIndex: true,
 			has: []string{`"hidden":{"other":2}`, `broken.docx (its text cannot be read: MALFORMED)`, `locked.docx (its text cannot be read: ENCRYPTED)`}},
+		{name: "search_content names a document past the size limit", tool: SearcherName, args: search("search_content", "total due"), noIndex: true, maxFile: 10_000,
+			has: []string{`invoice.pdf (its text cannot be read: TOO_LARGE)`}},
 		{name: "search_content through the index names them too", tool: SearcherName, args: search("search_content", "nothing like this"),
 			has: []string{`"hidden":{"other":2}`, `broken.docx (its text cannot be read: MALFORMED)`, `locked.docx (its text cannot be read: ENCRYPTED)`}},
 		{name: "search_content finds a cell", tool: SearcherName, args: search("search_content", "landlord asked"),
@@ -183,6 +186,9 @@ func TestDocuments(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newOptionEnv(t, optionTable{tree: tree, engine: !tt.noIndex})
+			if tt.maxFile > 0 {
+				e.srv.cfg.MaxFileSize = tt.maxFile
+			}
 			before := map[string]string{}
 			for _, f := range tree {
 				name, content, _ := strings.Cut(f, "=")
