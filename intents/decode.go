@@ -30,6 +30,8 @@ import (
 //   - a top-level field that T lacks but T's target has ("path",
 //     "destination", "query") moves into target; if target already has a
 //     different value for it, Decode refuses it with Rule "unknown-field";
+//   - a read's target.paths (a list of paths) is taken as target.reads of
+//     those paths;
 //   - wherever T has a number or a boolean, a string holding one ("10",
 //     "true") is accepted, and so is an integral number such as 10.0 for an
 //     integer;
@@ -155,7 +157,7 @@ func liftTarget(m map[string]any, t reflect.Type) *FieldError {
 		if _, ok := fieldNamed(t, key); ok {
 			continue
 		}
-		if _, ok := fieldNamed(tt, key); !ok {
+		if _, ok := fieldNamed(tt, key); !ok && (key != "paths" || !pathsAsReads(tt)) {
 			continue
 		}
 		if target == nil {
@@ -172,6 +174,47 @@ func liftTarget(m map[string]any, t reflect.Type) *FieldError {
 		}
 		delete(m, key)
 	}
+	return liftPaths(target, tt)
+}
+
+// pathsAsReads reports whether target type t takes a list of paths as reads of them: it has reads
+// and no paths.
+func pathsAsReads(t reflect.Type) bool {
+	_, paths := fieldNamed(t, "paths")
+	_, reads := fieldNamed(t, "reads")
+	return reads && !paths
+}
+
+// liftPaths takes target.paths, in a target t that reads several files as target.reads (a read),
+// as target.reads of those paths, each with the read's preferences: the shorter form of a read of
+// several files, which the schema leaves out so that a model is shown one way.
+func liftPaths(target map[string]any, t reflect.Type) *FieldError {
+	if !pathsAsReads(t) || target["paths"] == nil {
+		return nil
+	}
+	if target["reads"] != nil {
+		return &FieldError{Field: "target.paths", Rule: "conflict",
+			Message: "target.paths and target.reads both name files: send target.reads alone"}
+	}
+	paths := target["paths"]
+	if s, ok := paths.(string); ok {
+		paths = []any{s}
+		if v, err := unmarshal([]byte(s)); err == nil {
+			if list, ok := v.([]any); ok {
+				paths = list
+			}
+		}
+	}
+	list, ok := paths.([]any)
+	if !ok {
+		return typeError("target.paths", "a list of paths", paths)
+	}
+	reads := make([]any, len(list))
+	for i, p := range list {
+		reads[i] = map[string]any{"path": p}
+	}
+	delete(target, "paths")
+	target["reads"] = reads
 	return nil
 }
 

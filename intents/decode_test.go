@@ -2,6 +2,7 @@ package intents
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -95,7 +96,7 @@ func TestDecodeAccess(t *testing.T) {
 		{name: "unknown top-level field", in: `{"purpose":"read","target":{"path":"a.md"},"mode":"fast"}`,
 			field: "mode", rule: "unknown-field", msg: `unknown field "mode"; accepted fields: purpose, target, preferences`},
 		{name: "unknown nested field", in: `{"purpose":"read","target":{"path":"a.md","line":3}}`,
-			field: "target.line", rule: "unknown-field", msg: "accepted fields: path, paths, encoding"},
+			field: "target.line", rule: "unknown-field", msg: "accepted fields: path, reads, encoding"},
 		{name: "unknown field with a near miss", in: `{"purpose":"read","target":{"path":"a.md"},"preferences":{"max_size":3}}`,
 			field: "preferences.max_size", rule: "unknown-field", msg: "did you mean maxSizeBytes?"},
 		{name: "miscased field", in: `{"Purpose":"read","target":{"path":"a.md"}}`,
@@ -120,11 +121,19 @@ func TestDecodeAccess(t *testing.T) {
 			field: "purpose", rule: "oneof", msg: `purpose must be one of: read, metadata, exists, history (got "raed"): did you mean "read"?`},
 		{name: "missing target", in: `{"purpose":"read"}`, field: "target.path", rule: "required"},
 		{name: "empty target", in: `{"purpose":"read","target":{}}`, field: "target.path", rule: "required"},
-		{name: "path and paths", in: `{"purpose":"read","target":{"path":"a.md","paths":["b.md"]}}`, field: "target.paths", rule: "conflict"},
-		{name: "paths for metadata", in: `{"purpose":"metadata","target":{"paths":["a.md"]}}`, field: "target.paths", rule: "unexpected", msg: "use purpose read"},
-		{name: "too many paths", in: `{"purpose":"read","target":{"paths":["f0.md","f1.md","f2.md","f3.md","f4.md","f5.md","f6.md","f7.md","f8.md","f9.md","f10.md","f11.md","f12.md","f13.md","f14.md","f15.md","f16.md","f17.md","f18.md","f19.md","f20.md"]}}`, field: "target.paths", rule: "max"},
-		{name: "a path twice", in: `{"purpose":"read","target":{"paths":["a.md","a.md"]}}`, field: "target.paths", rule: "unique"},
-		{name: "an empty path among paths", in: `{"purpose":"read","target":{"paths":["a.md",""]}}`, field: "target.paths[1]", rule: "required"},
+		{name: "path and paths", in: `{"purpose":"read","target":{"path":"a.md","paths":["b.md"]}}`, field: "target.reads", rule: "conflict"},
+		{name: "paths for metadata", in: `{"purpose":"metadata","target":{"paths":["a.md"]}}`, field: "target.reads", rule: "unexpected", msg: "use purpose read"},
+		{name: "too many paths", in: `{"purpose":"read","target":{"paths":["f0.md","f1.md","f2.md","f3.md","f4.md","f5.md","f6.md","f7.md","f8.md","f9.md","f10.md","f11.md","f12.md","f13.md","f14.md","f15.md","f16.md","f17.md","f18.md","f19.md","f20.md"]}}`, field: "target.reads", rule: "max"},
+		{name: "an empty path among paths", in: `{"purpose":"read","target":{"paths":["a.md",""]}}`, field: "target.reads[1].path", rule: "required"},
+		{name: "a path twice", in: `{"purpose":"read","target":{"paths":["a.md","a.md"]}}`, field: "target.reads", rule: "unique"},
+		{name: "a range twice", in: `{"purpose":"read","target":{"reads":[{"path":"a.md","limit":3},{"path":"a.md","limit":3}]}}`, field: "target.reads", rule: "unique"},
+		{name: "paths not a list", in: `{"purpose":"read","target":{"paths":{"a":1}}}`, field: "target.paths", rule: "type"},
+		{name: "reads and path", in: `{"purpose":"read","target":{"path":"a.md","reads":[{"path":"b.md"}]}}`, field: "target.reads", rule: "conflict"},
+		{name: "reads and paths", in: `{"purpose":"read","target":{"paths":["a.md"],"reads":[{"path":"b.md"}]}}`, field: "target.paths", rule: "conflict"},
+		{name: "reads for metadata", in: `{"purpose":"metadata","target":{"reads":[{"path":"a.md"}]}}`, field: "target.reads", rule: "unexpected", msg: "use purpose read"},
+		{name: "a read without its path", in: `{"purpose":"read","target":{"reads":[{"path":"a.md"},{"offset":3}]}}`, field: "target.reads[1].path", rule: "required"},
+		{name: "a read's negative offset", in: `{"purpose":"read","target":{"reads":[{"path":"a.md","offset":-1}]}}`, field: "target.reads[0].offset", rule: "min"},
+		{name: "a read's lines in base64", in: `{"purpose":"read","target":{"encoding":"base64","reads":[{"path":"a.md"},{"path":"b.md","limit":3}]}}`, field: "target.reads[1].limit", rule: "conflict"},
 		{name: "empty path", in: `{"purpose":"read","target":""}`, field: "target.path", rule: "required"},
 		{name: "unknown encoding", in: `{"purpose":"read","target":{"path":"a","encoding":"latin1"}}`,
 			field: "target.encoding", rule: "oneof", msg: "utf-8, utf8, base64"},
@@ -418,4 +427,26 @@ func fmtBool(b *bool) string {
 		return "unset"
 	}
 	return strconv.FormatBool(*b)
+}
+
+// TestPathsAsReads checks that a read's target.paths, the shorter form the schema leaves out, is
+// taken as target.reads of those paths, each with the read's preferences.
+func TestPathsAsReads(t *testing.T) {
+	for _, in := range []string{
+		`{"purpose":"read","target":{"paths":["a.md","b.md"]}}`,
+		`{"purpose":"read","target":{"paths":"[\"a.md\",\"b.md\"]"}}`,
+		`{"purpose":"read","paths":["a.md","b.md"]}`,
+	} {
+		got, err := Decode[Access]([]byte(in))
+		if err != nil {
+			t.Fatalf("Decode(%s): %v", in, err)
+		}
+		if want := []ReadRange{{Path: "a.md"}, {Path: "b.md"}}; !slices.Equal(got.Target.Reads, want) {
+			t.Errorf("Decode(%s).Target.Reads = %+v, want %+v", in, got.Target.Reads, want)
+		}
+	}
+	got, err := Decode[Access]([]byte(`{"purpose":"read","target":{"paths":"a.md"}}`))
+	if err != nil || len(got.Target.Reads) != 1 || got.Target.Reads[0].Path != "a.md" {
+		t.Errorf("one path as a string: %+v, %v", got.Target, err)
+	}
 }

@@ -118,6 +118,8 @@ func fromValidator(root reflect.Type, fe validator.FieldError) *FieldError {
 		e.Message = fmt.Sprintf("%s must %s at most %s", field, verb(fe), bound(fe))
 	case "min", "gte":
 		e.Message = fmt.Sprintf("%s must %s at least %s", field, verb(fe), bound(fe))
+	case "unique":
+		e.Message = field + " names the same entry twice: send each once"
 	default:
 		e.Message = fmt.Sprintf("%s does not satisfy the rule %s", field, fe.Tag())
 	}
@@ -185,27 +187,35 @@ func oneofOf(root reflect.Type, ns string) []string {
 	return ruleParam(before, "oneof")
 }
 
-// check asks for exactly one of target.path and target.paths, and refuses preferences that read
+// check asks for exactly one of target.path and target.reads, and refuses preferences that read
 // text by lines alongside target.encoding base64, which returns the whole file's bytes.
 func (a *Access) check() *FieldError {
-	if fe := onePath(a.Target.Path, a.Target.Paths,
-		"target.path is required: send the file's path relative to the root (or, to read several files, target.paths)",
-		"target.path and target.paths both name files: send target.paths alone to read several, or target.path alone for one"); fe != nil {
-		return fe
+	switch {
+	case a.Target.Path == "" && len(a.Target.Reads) == 0:
+		return &FieldError{Field: "target.path", Rule: "required",
+			Message: "target.path is required: send the file's path relative to the root (or, to read several files, target.reads)"}
+	case a.Target.Path != "" && len(a.Target.Reads) > 0:
+		return &FieldError{Field: "target.reads", Rule: "conflict",
+			Message: "target.path and target.reads both name files: send target.reads alone to read several, or target.path alone for one"}
 	}
 	if a.Target.Encoding != "base64" {
 		return nil
 	}
 	p := a.Preferences
-	for _, f := range []struct {
+	type set struct {
 		name string
 		set  bool
-	}{
+	}
+	sets := []set{
 		{"preferences.chunkIfLarge", p.ChunkIfLarge},
 		{"preferences.offset", p.Offset > 0},
 		{"preferences.limit", p.Limit > 0},
 		{"preferences.page", p.Page > 0},
-	} {
+	}
+	for i, r := range a.Target.Reads {
+		sets = append(sets, set{fmt.Sprintf("target.reads[%d].offset", i), r.Offset > 0}, set{fmt.Sprintf("target.reads[%d].limit", i), r.Limit > 0})
+	}
+	for _, f := range sets {
 		if f.set {
 			return &FieldError{Field: f.name, Rule: "conflict",
 				Message: f.name + " reads text by lines, but target.encoding base64 returns the whole file's bytes: remove " + f.name + ", or leave target.encoding out to read text"}

@@ -53,7 +53,8 @@ func TestSchema(t *testing.T) {
 		required map[string][]string
 	}{
 		{"Access", Schema[Access](), Purposes[Access](), map[string][]string{
-			"": {"purpose", "target"}, // target.path or target.paths: Decode asks for one
+			"":               {"purpose", "target"}, // target.path, paths or reads: Decode asks for one
+			"target.reads[]": {"path"},
 		}},
 		{"Discover", Schema[Discover](), Purposes[Discover](), map[string][]string{
 			"": {"purpose"},

@@ -15,16 +15,26 @@ type Access struct {
 	Preferences AccessPreferences `json:"preferences,omitzero" purposes:"read"`
 }
 
-// MaxReadPaths is the most files one read names in target.paths: enough to compare a few notes or
+// MaxReadPaths is the most files one read names in target.reads: enough to compare a few notes or
 // read a page and what it links to, while one answer stays within the reader's size cap.
 const MaxReadPaths = 20
 
 // AccessTarget names the file an [Access] intent is about: Path, or for a read of several files
-// Paths; [Decode] checks that exactly one is given.
+// Reads ([Decode] takes a list of paths sent as target.paths as Reads of them); [Decode] checks
+// that exactly one is given.
 type AccessTarget struct {
-	Path     string   `json:"path,omitempty" validate:"max=4096"`
-	Paths    []string `json:"paths,omitempty" validate:"max=20,unique,dive,required,max=4096" purposes:"read" jsonschema:"Several files, instead of path."`
-	Encoding string   `json:"encoding,omitempty" validate:"omitempty,oneof=utf-8 utf8 base64 markdown" purposes:"read"`
+	Path     string      `json:"path,omitempty" validate:"max=4096"`
+	Reads    []ReadRange `json:"reads,omitempty" validate:"max=20,unique,dive" purposes:"read" jsonschema:"Several files, instead of path."`
+	Encoding string      `json:"encoding,omitempty" validate:"omitempty,oneof=utf-8 utf8 base64 markdown" purposes:"read"`
+}
+
+// ReadRange is one file of a read of several ([AccessTarget].Reads) and the lines to read of it:
+// an offset or limit left out is the read's preferences.offset or preferences.limit. One file may
+// be named twice, to read two of its sections.
+type ReadRange struct {
+	Path   string `json:"path" validate:"required,max=4096"`
+	Offset int    `json:"offset,omitempty" validate:"min=0"`
+	Limit  int    `json:"limit,omitempty" validate:"min=0,max=100000"`
 }
 
 // AccessPreferences tunes how an [Access] read returns content. The zero
@@ -32,7 +42,7 @@ type AccessTarget struct {
 type AccessPreferences struct {
 	IncludeMetadata bool  `json:"includeMetadata,omitempty"`
 	MaxSizeBytes    int64 `json:"maxSizeBytes,omitempty" validate:"min=0"`
-	ChunkIfLarge    bool  `json:"chunkIfLarge,omitempty" jsonschema:"Parts of 64 KB."`
+	ChunkIfLarge    bool  `json:"chunkIfLarge,omitempty"`
 	Offset          int   `json:"offset,omitempty" validate:"min=0" jsonschema:"First line (0), or a nextOffset."`
 	Limit           int   `json:"limit,omitempty" validate:"min=0,max=100000" jsonschema:"Lines."`
 	Page            int   `json:"page,omitempty" validate:"min=0,max=100000" jsonschema:"Document page (slide, sheet) to start at."`
@@ -93,7 +103,7 @@ type DiscoverOptions struct {
 	Offset              int   `json:"offset,omitempty" validate:"min=0"`
 	IncludeModified     bool  `json:"includeModified,omitempty" purposes:"list search_content"`
 	IncludeContent      bool  `json:"includeContent,omitempty" purposes:"search_content search_semantic"`
-	FollowRelationships bool  `json:"followRelationships,omitempty" purposes:"search_semantic" jsonschema:"Adds the documents one link away."`
+	FollowRelationships bool  `json:"followRelationships,omitempty" purposes:"search_semantic" jsonschema:"Adds documents one link away."`
 	FilesOnly           bool  `json:"filesOnly,omitempty" purposes:"search_content" jsonschema:"Paths and matchCount only."`
 	Regex               bool  `json:"regex,omitempty" purposes:"search_content" jsonschema:"RE2 on each line (^ $: its ends), any case unless caseSensitive."`
 	CaseSensitive       bool  `json:"caseSensitive,omitempty" purposes:"search_content"`
@@ -145,7 +155,7 @@ type UpdateTarget struct {
 	Moves       []MovePair `json:"moves,omitempty" validate:"max=20,dive" purposes:"move" jsonschema:"Instead of path: each to its destination."`
 	Destination string     `json:"destination,omitempty" validate:"max=4096" purposes:"move copy" jsonschema:"Required, unless moves."`
 	Call        string     `json:"call,omitempty" validate:"max=64" purposes:"restore" jsonschema:"Undoes a call history listed, instead of path."`
-	Version     string     `json:"version,omitempty" validate:"max=16" purposes:"update append edit delete move restore" jsonschema:"From a read: CONFLICT if the file changed since. restore: one history lists (default: the last)."`
+	Version     string     `json:"version,omitempty" validate:"max=16" purposes:"update append edit delete move restore" jsonschema:"From a read: CONFLICT if the file changed since. restore: one history lists (default: last)."`
 }
 
 // MovePair is one file or folder of a move of several to new paths ([UpdateTarget].Moves), and
@@ -174,7 +184,7 @@ type Edit struct {
 type UpdateOptions struct {
 	CreatePath            bool  `json:"createPath,omitempty" purposes:"create append move copy restore" jsonschema:"Makes parents."`
 	Atomic                *bool `json:"atomic,omitempty" schema:"-"`
-	PreserveRelationships bool  `json:"preserveRelationships,omitempty" purposes:"move" jsonschema:"Rewrites links to what moves, checks them (a dry run too): answers rewrites, mentions, linksChecked, linksLost."`
+	PreserveRelationships bool  `json:"preserveRelationships,omitempty" purposes:"move" jsonschema:"Rewrites links to what moves and checks them, in a dry run too."`
 	Recursive             bool  `json:"recursive,omitempty" purposes:"delete copy" jsonschema:"A full folder."`
 	Overwrite             bool  `json:"overwrite,omitempty" purposes:"move copy restore"`
 	DryRun                bool  `json:"dryRun,omitempty" purposes:"edit move copy" jsonschema:"Answers what would change."`

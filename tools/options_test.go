@@ -316,7 +316,9 @@ func readerOptions() optionTable {
 		},
 		cases: map[string]optionCase{
 			"* target.path":                    {set: map[string]any{"target.path": "missing.md"}},
-			"read target.paths":                {set: map[string]any{"target.paths": []string{"a.md", "big.txt"}, "target.path": ""}},
+			"read target.reads[].path":         {set: map[string]any{"target.path": "", "target.reads[].path": "big.txt"}},
+			"read target.reads[].offset":       {set: map[string]any{"target.reads[].offset": 1}, also: map[string]any{"target.path": "", "target.reads[].path": "a.md"}},
+			"read target.reads[].limit":        {set: map[string]any{"target.reads[].limit": 1}, also: map[string]any{"target.path": "", "target.reads[].path": "a.md"}},
 			"read target.encoding":             {set: map[string]any{"target.encoding": "base64"}},
 			"read preferences.includeMetadata": {set: map[string]any{"preferences.includeMetadata": true}},
 			"read preferences.maxSizeBytes":    {set: map[string]any{"preferences.maxSizeBytes": 1}},
@@ -326,7 +328,9 @@ func readerOptions() optionTable {
 			"read preferences.page":            {set: map[string]any{"preferences.page": 1}},
 		},
 		refuse: map[string]map[string]any{
-			"target.paths":                {"target.paths": []string{"a.md"}},
+			"target.reads[].path":         {"target.reads[].path": "a.md"},
+			"target.reads[].offset":       {"target.reads[].path": "a.md", "target.reads[].offset": 1},
+			"target.reads[].limit":        {"target.reads[].path": "a.md", "target.reads[].limit": 1},
 			"target.encoding":             {"target.encoding": "base64"},
 			"preferences.includeMetadata": {"preferences.includeMetadata": true},
 			"preferences.maxSizeBytes":    {"preferences.maxSizeBytes": 1},

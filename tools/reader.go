@@ -29,8 +29,8 @@ const (
 func readerTool() mcp.Tool {
 	return mcp.NewTool(ReaderName,
 		mcp.WithDescription("read: content, byte for byte, in parts when long (nextOffset); a document (PDF, Office, EPUB) gives its text, an image an image, other files mediaType, or base64 with target.encoding (markdown: a web page as Markdown). "+
-			"metadata: size, modified, lines, mediaType, pages. "+
-			"Both give version, a hash of the bytes, for writes."),
+			"metadata: size, modified, lines, pages. "+
+			"Both give version (a hash) for writes."),
 		schemas[intents.Access, ReaderResult](),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{
 			Title:           "Read files",
@@ -53,7 +53,7 @@ func (s *Server) read(ctx context.Context, c *call) (any, error) {
 
 // readFiles answers purpose read: of target.path, or of each of target.paths.
 func (s *Server) readFiles(ctx context.Context, c *call, in intents.Access) (any, error) {
-	if len(in.Target.Paths) > 0 {
+	if len(in.Target.Reads) > 0 {
 		return s.readMany(ctx, c, in)
 	}
 	name, e, err := s.readTarget(c, in)
@@ -93,7 +93,8 @@ func (s *Server) readTarget(c *call, in intents.Access) (string, *fsroot.Entry, 
 	return name, e, nil
 }
 
-// readMany reads each of target.paths as a read of that path alone would, within one answer's
+// readMany reads each of target.reads, with its own lines, as a read of that path alone would,
+// within one answer's
 // budget: each file's lines are cut to what the files before it left, so the answer stays within
 // MaxContentBytes, and a file cut short says so with nextOffset. Only while the answer holds no
 // text yet does a file get its first line whatever its length, as a read of it alone would: a
@@ -104,14 +105,17 @@ func (s *Server) readTarget(c *call, in intents.Access) (string, *fsroot.Entry, 
 func (s *Server) readMany(ctx context.Context, c *call, in intents.Access) (any, error) {
 	out := ReaderResult{Status: Status{Success: true}}
 	budget := max(0, MaxContentBytes-c.spent)
-	for i, raw := range in.Target.Paths {
-		name, fc, err := s.readPath(ctx, c, raw, in, budget, budget == MaxContentBytes)
+	for i, r := range in.Target.Reads {
+		one := in
+		one.Preferences.Offset = cmp.Or(r.Offset, in.Preferences.Offset)
+		one.Preferences.Limit = cmp.Or(r.Limit, in.Preferences.Limit)
+		name, fc, err := s.readPath(ctx, c, r.Path, one, budget, budget == MaxContentBytes)
 		// A path the policy could not clean is named by its place, never echoed: it may be a
 		// host path outside the root.
 		if fc.Image != nil { // one answer carries at most one image: the file read alone
 			fc.Image, fc.ImageSent = nil, "not sent in a read of several files: read it alone to see it"
 		}
-		entry := ReadEntry{Path: cmp.Or(name, fmt.Sprintf("target.paths[%d]", i)), Status: Status{Success: true}, FileContent: fc}
+		entry := ReadEntry{Path: cmp.Or(name, fmt.Sprintf("target.reads[%d]", i)), Status: Status{Success: true}, FileContent: fc}
 		if err != nil {
 			entry.Status = failure(err, name, s.show)
 			if entry.Code == CodeInternal {

@@ -91,8 +91,11 @@ func TestReadMany(t *testing.T) {
 	bigLine := strings.Repeat("x", 999) + "\n"
 	longLine := strings.Repeat("y", MaxContentBytes+1)
 	e := newRaceEnv(t, "a.md=alpha\n", "b.md=beta\nline two\n", ".env=SECRET=1\n", "big.txt="+strings.Repeat(bigLine, 300), "big2.txt="+strings.Repeat(bigLine, 300), "long.md="+longLine, "d/")
-	read := func(paths []string, prefs map[string]any) map[string]any {
+	read := func(paths []string, reads []map[string]any, prefs map[string]any) map[string]any {
 		a := map[string]any{"purpose": "read", "target": map[string]any{"paths": paths}}
+		if reads != nil {
+			a["target"] = map[string]any{"reads": reads}
+		}
 		if prefs != nil {
 			a["preferences"] = prefs
 		}
@@ -105,27 +108,37 @@ func TestReadMany(t *testing.T) {
 	tests := []struct {
 		name  string
 		paths []string
+		reads []map[string]any // target.reads in place of paths
 		prefs map[string]any
 		want  []want
 	}{
-		{"two files, in the order given", []string{"b.md", "a.md"}, nil, []want{
+		{"two files, in the order given", []string{"b.md", "a.md"}, nil, nil, []want{
 			{path: "b.md", content: "beta\nline two\n"}, {path: "a.md", content: "alpha\n"}}},
-		{"each refused as alone, the rest read", []string{"missing.md", ".env", "../outside/secret.md", "d", "./a.md"}, nil, []want{
-			{path: "missing.md", code: CodeNotFound}, {path: ".env", code: CodeBlocked}, {path: "target.paths[2]", code: CodeOutsideRoot},
+		{"each refused as alone, the rest read", []string{"missing.md", ".env", "../outside/secret.md", "d", "./a.md"}, nil, nil, []want{
+			{path: "missing.md", code: CodeNotFound}, {path: ".env", code: CodeBlocked}, {path: "target.reads[2]", code: CodeOutsideRoot},
 			{path: "d", code: CodeIsDir}, {path: "a.md", content: "alpha\n"}}},
-		{"preferences apply to each", []string{"b.md", "a.md"}, map[string]any{"limit": 1}, []want{
+		{"preferences apply to each", []string{"b.md", "a.md"}, nil, map[string]any{"limit": 1}, []want{
 			{path: "b.md", content: "beta\n"}, {path: "a.md", content: "alpha\n"}}},
 		// big.txt leaves 144 bytes: big2.txt's first line waits for a read of its own, and a.md fits.
-		{"one answer's budget, shared", []string{"big.txt", "big2.txt", "a.md"}, nil, []want{
+		{"one answer's budget, shared", []string{"big.txt", "big2.txt", "a.md"}, nil, nil, []want{
 			{path: "big.txt", content: strings.Repeat(bigLine, MaxContentBytes/len(bigLine)), truncated: true},
 			{path: "big2.txt", content: "", truncated: true}, {path: "a.md", content: "alpha\n"}}},
 		// Only the first file gets a line longer than the budget: the names of one long line cost one.
-		{"one long line, named again", []string{"long.md", "./long.md", "d/../long.md"}, nil, []want{
+		{"one long line, named again", []string{"long.md", "./long.md", "d/../long.md"}, nil, nil, []want{
 			{path: "long.md", content: longLine}, {path: "long.md", content: "", truncated: true}, {path: "long.md", content: "", truncated: true}}},
+		{"a range each", nil, []map[string]any{{"path": "b.md", "offset": 1}, {"path": "a.md"}}, nil, []want{
+			{path: "b.md", content: "line two\n"}, {path: "a.md", content: "alpha\n"}}},
+		{"two sections of one file", nil, []map[string]any{{"path": "b.md", "limit": 1}, {"path": "b.md", "offset": 1}}, nil, []want{
+			{path: "b.md", content: "beta\n"}, {path: "b.md", content: "line two\n"}}},
+		// A read's own offset wins; its limit left out is the preferences'.
+		{"a range over the preferences", nil, []map[string]any{{"path": "big.txt", "offset": 299}, {"path": "b.md"}}, map[string]any{"offset": 1, "limit": 2}, []want{
+			{path: "big.txt", content: bigLine}, {path: "b.md", content: "line two\n"}}},
+		{"each refused as alone, named by its place", nil, []map[string]any{{"path": "../outside/secret.md", "limit": 1}, {"path": ".env"}, {"path": "a.md", "offset": 5}}, nil, []want{
+			{path: "target.reads[0]", code: CodeOutsideRoot}, {path: ".env", code: CodeBlocked}, {path: "a.md", content: ""}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out := read(tt.paths, tt.prefs)
+			out := read(tt.paths, tt.reads, tt.prefs)
 			files, _ := out["files"].([]any)
 			if out["success"] != true || len(files) != len(tt.want) {
 				t.Fatalf("answer %v, want %d files", out, len(tt.want))

@@ -21,9 +21,9 @@ func rebase(out any, show func(string) string) any {
 }
 
 // entryPath is the path of one entry of a call about several paths: a path outside the root is
-// named by its place (target.paths[2]), which stays as it is.
+// named by its place (target.paths[2], target.reads[2]), which stays as it is.
 func entryPath(p string, show func(string) string) string {
-	if strings.HasPrefix(p, "target.paths[") {
+	if strings.HasPrefix(p, "target.paths[") || strings.HasPrefix(p, "target.reads[") {
 		return p
 	}
 	return show(p)

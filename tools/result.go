@@ -90,7 +90,7 @@ type HistoryEntry struct {
 
 // ReadEntry is one file of a read of several: its path, whether it was read, and what was.
 type ReadEntry struct {
-	Path string `json:"path" validate:"required" jsonschema:"the path as given, cleaned to be root-relative; for a path outside the root, its place such as target.paths[2]"`
+	Path string `json:"path" validate:"required" jsonschema:"the path as given, cleaned to be root-relative; for a path outside the root, its place such as target.reads[2]"`
 	Status
 	FileContent
 }

@@ -172,9 +172,17 @@ func (r *Roots) read(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(in.Target.Paths) > 0 {
-		return r.several(ctx, c, roots, in.Target.Paths, 0, func(paths []string, _ int) any {
-			in.Target.Paths = paths
+	if reads := in.Target.Reads; len(reads) > 0 {
+		paths := make([]string, len(reads))
+		for i, r := range reads {
+			paths[i] = r.Path
+		}
+		return r.several(ctx, c, roots, "target.reads", paths, 0, func(idx []int, paths []string, _ int) any {
+			in.Target.Reads = make([]intents.ReadRange, len(idx))
+			for j, i := range idx {
+				in.Target.Reads[j] = reads[i]
+				in.Target.Reads[j].Path = paths[j]
+			}
 			return in
 		}, reader)
 	}
@@ -206,7 +214,7 @@ func (r *Roots) discover(ctx context.Context, c *call) (any, error) {
 		return nil, err
 	}
 	if len(in.Target.Paths) > 0 {
-		return r.several(ctx, c, roots, in.Target.Paths, in.Options.Offset, func(paths []string, offset int) any {
+		return r.several(ctx, c, roots, "target.paths", in.Target.Paths, in.Options.Offset, func(_ []int, paths []string, offset int) any {
 			in.Target.Paths, in.Options.Offset = paths, offset
 			return in
 		}, searcher)

@@ -13,14 +13,15 @@ import (
 	"github.com/packfs/packfs-mcp/intents"
 )
 
-// several runs a call about several paths (target.paths) on the roots they are in, one call per
-// root, and answers as one root would: one entry per path from offset on, in the order given, each
-// with its own success or error. with returns the call's arguments for the paths of one root.
+// several runs a call about several paths (field: target.paths, or target.reads) on the roots they
+// are in, one call per root, and answers as one root would: one entry per path from offset on, in
+// the order given, each with its own success or error. with returns the call's arguments for the
+// paths of one root, given their places in paths (idx) and their paths within the root.
 // A read shares one MaxContentBytes among all its files, each cut to what the files before it
 // left, as one root's read does: so it runs one call per run of consecutive paths in one root, in
 // the order given, each told what the runs before it spent (call.spent).
-func (r *Roots) several(ctx context.Context, c *call, roots []*Server, paths []string, offset int,
-	with func(paths []string, offset int) any, h func(*Server) handlerFunc) (any, error) {
+func (r *Roots) several(ctx context.Context, c *call, roots []*Server, field string, paths []string, offset int,
+	with func(idx []int, paths []string, offset int) any, h func(*Server) handlerFunc) (any, error) {
 	type group struct {
 		s    *Server
 		idx  []int
@@ -29,10 +30,10 @@ func (r *Roots) several(ctx context.Context, c *call, roots []*Server, paths []s
 	var groups []*group
 	failed := map[int]Status{}
 	for i, p := range paths {
-		field := fmt.Sprintf("target.paths[%d]", i)
-		s, rest, err := route(roots, p, field)
+		name := fmt.Sprintf("%s[%d]", field, i)
+		s, rest, err := route(roots, p, name)
 		if err == nil && s == nil {
-			err = &callError{code: CodeIsDir, field: field, msg: "\".\" is the folder of roots: name a file inside one"}
+			err = &callError{code: CodeIsDir, field: name, msg: "\".\" is the folder of roots: name a file inside one"}
 		}
 		if err != nil {
 			failed[i] = failure(err, "", identity)
@@ -50,7 +51,7 @@ func (r *Roots) several(ctx context.Context, c *call, roots []*Server, paths []s
 		groups[k].idx, groups[k].rest = append(groups[k].idx, i), append(groups[k].rest, rest)
 	}
 	if len(groups) == 1 && len(failed) == 0 {
-		return r.on(ctx, c, groups[0].s, with(groups[0].rest, offset), h)
+		return r.on(ctx, c, groups[0].s, with(groups[0].idx, groups[0].rest, offset), h)
 	}
 	// Each root answers for its paths from offset on; the entries before it are left out.
 	entries := make([]any, len(paths))
@@ -68,7 +69,7 @@ func (r *Roots) several(ctx context.Context, c *call, roots []*Server, paths []s
 			continue
 		}
 		c.spent = spent
-		out, err := r.on(ctx, c, g.s, with(rest, 0), h)
+		out, err := r.on(ctx, c, g.s, with(idx, rest, 0), h)
 		c.spent = 0
 		if err != nil {
 			st := failure(err, "", identity)
@@ -80,6 +81,9 @@ func (r *Roots) several(ctx context.Context, c *call, roots []*Server, paths []s
 		switch v := out.(type) {
 		case ReaderResult:
 			for j, e := range v.Files {
+				if strings.HasPrefix(e.Path, field+"[") { // named by its place in this root's call
+					e.Path = fmt.Sprintf("%s[%d]", field, idx[j])
+				}
 				entries[idx[j]] = e
 				if e.Success && e.Content != nil {
 					spent += len(*e.Content)
@@ -87,6 +91,9 @@ func (r *Roots) several(ctx context.Context, c *call, roots []*Server, paths []s
 			}
 		case SearcherResult:
 			for j, d := range v.Documents {
+				if strings.HasPrefix(d.Path, field+"[") {
+					d.Path = fmt.Sprintf("%s[%d]", field, idx[j])
+				}
 				entries[idx[j]] = d
 			}
 			cov.add(v, g.s.name)
@@ -96,7 +103,7 @@ func (r *Roots) several(ctx context.Context, c *call, roots []*Server, paths []s
 		if p := paths[i]; !strings.HasPrefix(p, "/") && failed[i].Code != CodeOutsideRoot {
 			return p
 		}
-		return fmt.Sprintf("target.paths[%d]", i)
+		return fmt.Sprintf("%s[%d]", field, i)
 	}
 	if c.tool == ReaderName {
 		var out ReaderResult

@@ -273,6 +273,22 @@ func TestRootsRelationships(t *testing.T) {
 			t.Errorf("read of both roots lacks %s: %s", s, b)
 		}
 	}
+	// Each root reads its own ranges; a file outside every root, and one the policy refuses in a
+	// root's own call, are named by their places in target.reads.
+	read = e.call(t, ReaderName, `{"purpose":"read","target":{"reads":[{"path":"/etc/passwd"},{"path":"work/w.md"},{"path":"notes/b.md","offset":1},{"path":"notes/../../x.md"}]}}`)
+	b, _ = json.Marshal(read["files"])
+	var files []ReadEntry
+	mustOK(t, json.Unmarshal(b, &files))
+	got = nil
+	for _, f := range files {
+		got = append(got, f.Path+" "+f.Code)
+	}
+	if diff := cmp.Diff([]string{"target.reads[0] PATH_OUTSIDE_ROOT", "work/w.md ", "notes/b.md ", "target.reads[3] PATH_OUTSIDE_ROOT"}, got); diff != "" {
+		t.Errorf("reads across roots (-want +got):\n%s", diff)
+	}
+	if len(files) == 4 && (files[2].Content == nil || *files[2].Content != "aardvark facts\n") {
+		t.Errorf("notes/b.md from line 1 = %s", b)
+	}
 }
 
 // TestRootsCopy checks a copy from one root to another, of a file and of a folder, and that each

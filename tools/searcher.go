@@ -42,7 +42,7 @@ func searcherTool() mcp.Tool {
 		mcp.WithDescription("list: a folder's entries. "+
 			"search_content: lines holding target.query (any case) below target.path. "+
 			"search_semantic: documents ranked by BM25 (words, not meaning), with best section and snippet. "+
-			"relationships: a document's outline, tags, links, broken links and backlinks in every form (name, alias, path, %20) with lines (no text search adds to them); for target.paths or a folder, links of each; it takes only target.path(s) and options.offset."),
+			"relationships: a document's outline, tags, links, broken links and backlinks (by name, alias, path, %20) with lines (no text search adds to them); for target.paths or a folder, links of each; it takes only target.path(s) and options.offset."),
 		schemas[intents.Discover, SearcherResult](),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{
 			Title:           "Find files",

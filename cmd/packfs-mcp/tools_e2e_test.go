@@ -127,7 +127,7 @@ func readerCases(f *fixture) []toolCase {
 			check: func(t *testing.T, r map[string]any) {
 				files, _ := r["files"].([]any)
 				want := []struct{ path, code string }{{"notes/a.md", ""}, {"link_out.md", "PATH_OUTSIDE_ROOT"}, {".env", "PATH_BLOCKED"},
-					{"target.paths[3]", "PATH_OUTSIDE_ROOT"}, {"notes/missing.md", "NOT_FOUND"}, {"link_in.md", ""}}
+					{"target.reads[3]", "PATH_OUTSIDE_ROOT"}, {"notes/missing.md", "NOT_FOUND"}, {"link_in.md", ""}}
 				if len(files) != len(want) || r["content"] != nil {
 					t.Fatalf("files = %v, want %d entries and no top-level content", r, len(want))
 				}
@@ -143,6 +143,17 @@ func readerCases(f *fixture) []toolCase {
 				}
 				if c, _ := files[0].(map[string]any)["content"].(string); c != "# A\nhello world\nsecond line\n" {
 					t.Errorf("notes/a.md content = %q", c)
+				}
+			}},
+		{name: "read a range of each", tool: reader, args: map[string]any{"purpose": "read", "target": map[string]any{
+			"reads": []map[string]any{{"path": "notes/a.md", "offset": 1, "limit": 1}, {"path": "big.txt", "offset": 2, "limit": 2}, {"path": "notes/a.md", "offset": 2}}}},
+			check: func(t *testing.T, r map[string]any) {
+				var got []string
+				for _, f := range r["files"].([]any) {
+					got = append(got, fmt.Sprint(f.(map[string]any)["content"]))
+				}
+				if want := []string{"hello world\n", "line 00003 of a long file that is read in chunks\nline 00004 of a long file that is read in chunks\n", "second line\n"}; fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("contents = %q, want %q", got, want)
 				}
 			}},
 		{name: "read in chunks", tool: reader, args: map[string]any{"purpose": "read", "target": map[string]any{"path": "big.txt"}, "preferences": map[string]any{"chunkIfLarge": true}},
