@@ -35,6 +35,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/packfs/packfs-mcp/fsroot"
 )
 
 // The states of a [Part], as the AI SDK names them.
@@ -136,14 +138,9 @@ type Call struct {
 	Duration time.Duration
 }
 
-const (
-	// maxPurposeBytes bounds the purpose kept in metadata: real purposes are short words, and the
-	// summary groups by it, so an agent's garbage must not bloat either.
-	maxPurposeBytes = 64
-	// maxPathBytes bounds the path kept in metadata: Linux's PATH_MAX, the longest path a tool
-	// accepts.
-	maxPathBytes = 4096
-)
+// maxPurposeBytes bounds the purpose kept in metadata: real purposes are short words, and the
+// summary groups by it, so an agent's garbage must not bloat either.
+const maxPurposeBytes = 64
 
 // NewRecord turns c into a journal record, keeping file contents to opts.MaxContentBytes each (see
 // there for zero and negative values), a failed call whose code opts.Denied accepts as a denial.
@@ -169,7 +166,7 @@ func NewRecord(c Call, opts Options) Record {
 		Time:       c.Start.UTC(),
 		DurationMs: float64(c.Duration.Microseconds()) / 1000,
 		Purpose:    stringArg(maxPurposeBytes, args.Purpose),
-		Path:       stringArg(maxPathBytes, args.Target.Path),
+		Path:       stringArg(fsroot.MaxPathBytes, args.Target.Path), // the longest path a tool accepts
 		Code:       flat.Code,
 		Session:    c.Session,
 	}

@@ -12,7 +12,7 @@
 // Every name argument is a root-relative, slash-separated path in
 // [fs.ValidPath] form ("." is the root). Anything else — "..", "a/../b", a
 // leading or trailing slash, an empty name, a NUL byte, a name longer than
-// 4096 bytes — is refused with [ErrInvalid] before the operating system sees
+// [MaxPathBytes] — is refused with [ErrInvalid] before the operating system sees
 // it; a name whose ".." components would climb above the root also matches
 // [ErrEscapes]. Safety never depends on the caller having cleaned the name:
 // fsroot never joins a name to the root's host path and never calls os or

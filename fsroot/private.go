@@ -85,5 +85,12 @@ func HostRel(p, dir string) (string, bool) {
 	return filepath.ToSlash(p[len(prefix):]), true
 }
 
+// HostWithin reports whether the host path p is the host folder dir or lies below it, compared as
+// [HostRel] compares them.
+func HostWithin(p, dir string) bool {
+	_, ok := HostRel(p, dir)
+	return ok
+}
+
 // foldHostCase reports that host paths are compared without regard to case.
 const foldHostCase = runtime.GOOS == "windows" || runtime.GOOS == "darwin"

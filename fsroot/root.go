@@ -18,11 +18,14 @@ import (
 // removes leftovers.
 const TempPrefix = ".packfs-tmp-"
 
+// MaxPathBytes is the longest path accepted, in bytes. It is Linux's PATH_MAX: anything longer
+// fails in the kernel anyway, no legitimate caller needs more, and refusing it early gives a clear
+// message and bounds the resolution work one call can cause. It lives here, in the lowest package,
+// so that security's path policy, the journal and the intents' validate tags (which a test ties to
+// it) hold one number.
+const MaxPathBytes = 4096
+
 const (
-	// maxNameLen bounds a name argument. It is Linux's PATH_MAX: no
-	// legitimate caller needs more, and it bounds the resolution work one
-	// call can cause.
-	maxNameLen = 4096
 	// maxSymlinks bounds the links followed while resolving one name. It
 	// matches Linux's limit, so a name resolves here iff it would for the
 	// kernel, and a loop ends quickly.
@@ -162,10 +165,19 @@ func fileType(m fs.FileMode) FileType {
 	return TypeOther
 }
 
+// Within reports whether name is the folder dir or lies below it, both root-relative names in
+// [fs.ValidPath] form ("." is the root, which holds every name). Names are compared as they are
+// spelled, whole component by whole component ("a/bc" is not within "a/b"); an empty name, which
+// names nothing, is within no folder. Like [HostRel] for host paths, it is the one spelling of
+// "at or below" for names, so that every package draws a folder's edge in the same place.
+func Within(name, dir string) bool {
+	return name != "" && (dir == "." || name == dir || strings.HasPrefix(name, dir+"/"))
+}
+
 // checkName validates a name argument, returning the cause to wrap when it
 // is refused.
 func checkName(name string) error {
-	if len(name) > maxNameLen || strings.IndexByte(name, 0) >= 0 {
+	if len(name) > MaxPathBytes || strings.IndexByte(name, 0) >= 0 {
 		return invalidName
 	}
 	if fs.ValidPath(name) {

@@ -52,6 +52,16 @@ type fieldBoost struct {
 	boost float64
 }
 
+// Wanted returns how many documents a search asked for n returns: n, or [DefaultMax] when n is
+// zero or less. It is the one place the default applies, here and in the callers that size a
+// search (its offset, the room for hits they drop) before they make its [Query].
+func Wanted(n int) int {
+	if n <= 0 {
+		return DefaultMax
+	}
+	return n
+}
+
 // Query is a ranked search.
 type Query struct {
 	// Text is the user's query, taken literally: no operators, fields or wildcards. Required.
@@ -74,7 +84,7 @@ type Query struct {
 	// matching unit before ranking, so the hits and the total hold only such documents; it must be
 	// cheap and safe for concurrent use. If nil, every path is kept.
 	Keep func(path string) bool
-	// Max is the number of documents wanted. If zero, defaults to [DefaultMax].
+	// Max is the number of documents wanted. If zero, defaults to [DefaultMax] (see [Wanted]).
 	Max int
 	// Threshold drops hits whose score, normalised so that the top hit of their phrasing scores
 	// 1, is below it. With paraphrases it applies to each phrasing's list before fusion, because
@@ -217,10 +227,7 @@ func (ix *Index) SearchChecked(ctx context.Context, q Query, keep func(path stri
 	if strings.TrimSpace(q.Text) == "" {
 		return Found{}, ErrEmptyQuery
 	}
-	want := q.Max
-	if want <= 0 {
-		want = DefaultMax
-	}
+	want := Wanted(q.Max)
 	phrasings := []string{q.Text}
 	for _, p := range q.Paraphrases {
 		if strings.TrimSpace(p) != "" && !slices.Contains(phrasings, p) {
@@ -310,10 +317,7 @@ func (ix *Index) Lead(ctx context.Context, q Query) ([]float64, error) {
 	if strings.TrimSpace(q.Text) == "" {
 		return nil, ErrEmptyQuery
 	}
-	want := q.Max
-	if want <= 0 {
-		want = DefaultMax
-	}
+	want := Wanted(q.Max)
 	q.Keep = ix.keeper(q)
 	gen := ix.dfs.generation()
 	r, err := ix.reader()

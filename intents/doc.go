@@ -26,8 +26,10 @@
 // filter 1000, a name glob 256, an extension 32 and a list of them 50;
 // search_semantic takes at most 8 extra phrasings, an edit at most 100
 // replacements, and a search at most 10000 results, 10 context lines and a
-// depth of 1000. They live in the tags, not in constants, because that is
-// where both validation and [Schema] read them.
+// depth of 1000. They live in the tags, because that is where both
+// validation and [Schema] read them; a limit that code elsewhere holds too
+// (fsroot's MaxPathBytes, [MaxReadPaths], [MaxResults]) is also a constant,
+// and a test ties the tag's number to it.
 //
 // The package knows nothing of files or of MCP: it imports neither os nor
 // an MCP library, and paths here are unchecked strings that the caller must

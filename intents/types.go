@@ -90,6 +90,11 @@ type SizeRange struct {
 	Max *int64 `json:"max,omitempty" validate:"omitempty,min=0"`
 }
 
+// MaxResults is the most results one list or search may ask for (options.maxResults), which bounds
+// the work of one call; a call across roots asks each root for at most this many, so that each
+// root's own call is valid too.
+const MaxResults = 10_000
+
 // DiscoverOptions tunes a [Discover] intent. The zero value lists
 // target.path itself, not its subdirectories, searches the whole tree below
 // it (see [Discover.Depth]), and returns the server's default number of

@@ -4,13 +4,11 @@ import (
 	"path"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/packfs/packfs-mcp/fsroot"
 )
 
 const (
-	// MaxPathBytes is the longest path accepted, in bytes. It is Linux's
-	// PATH_MAX: anything longer fails in the kernel anyway, and refusing it
-	// here gives a clear message and bounds the work done on hostile input.
-	MaxPathBytes = 4096
 	// MaxComponentBytes is the longest single name accepted, in bytes. It is
 	// NAME_MAX on Linux and the limit of common filesystems (ext4, APFS, NTFS
 	// in UTF-16 units), so longer names could never be created.
@@ -40,7 +38,7 @@ const (
 //  7. any other backslash: on Linux it is an ordinary character, so
 //     "a\..\..\x" would be a single odd name rather than a traversal, and
 //     a caller who sends one almost certainly meant "/" ([RuleBackslash]);
-//  8. more than [MaxPathBytes] bytes ([RuleTooLong]);
+//  8. more than [fsroot.MaxPathBytes] bytes ([RuleTooLong]);
 //  9. a component of more than [MaxComponentBytes] bytes
 //     ([RuleComponentTooLong]).
 //
@@ -133,7 +131,7 @@ func lexical(raw string) *PathError {
 	if strings.IndexByte(raw, '\\') >= 0 {
 		return newPathError(raw, RuleBackslash, ErrInvalidPath, "")
 	}
-	if len(raw) > MaxPathBytes {
+	if len(raw) > fsroot.MaxPathBytes {
 		return newPathError(raw, RuleTooLong, ErrInvalidPath, "")
 	}
 	for rest := raw; rest != ""; {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/security"
 )
 
@@ -39,7 +40,7 @@ func pathErr(t *testing.T, err, sentinel error, rule string) {
 
 func TestClean(t *testing.T) {
 	p := newTestPolicy(t)
-	long := strings.Repeat("a/", security.MaxPathBytes/2) + "b" // 4097 bytes
+	long := strings.Repeat("a/", fsroot.MaxPathBytes/2) + "b" // 4097 bytes
 	tests := []struct {
 		name string
 		in   string
@@ -122,7 +123,7 @@ func TestClean(t *testing.T) {
 		{name: "unicode name", in: "notes/café ☕.md", want: "notes/café ☕.md"},
 		// A7: lengths.
 		{name: "4097-byte path", in: long, err: security.ErrInvalidPath, rule: security.RuleTooLong},
-		{name: "4096-byte path", in: long[:security.MaxPathBytes], want: long[:security.MaxPathBytes-1]},
+		{name: "4096-byte path", in: long[:fsroot.MaxPathBytes], want: long[:fsroot.MaxPathBytes-1]},
 		{name: "10000 levels", in: strings.Repeat("d/", 10000), err: security.ErrInvalidPath, rule: security.RuleTooLong},
 		{name: "256-byte component", in: "a/" + strings.Repeat("x", 256), err: security.ErrInvalidPath, rule: security.RuleComponentTooLong},
 		{name: "255-byte component", in: "a/" + strings.Repeat("x", 255), want: "a/" + strings.Repeat("x", 255)},

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/packfs/packfs-mcp/fsroot"
 )
 
 // Sentinel errors. Every error this package returns wraps exactly one of
@@ -127,7 +129,7 @@ func (e *PathError) Error() string {
 	case RuleBackslash:
 		return p + ` contains a backslash: separate directories with "/" instead`
 	case RuleTooLong:
-		return fmt.Sprintf(`%s is longer than %d bytes: use a shorter path`, p, MaxPathBytes)
+		return fmt.Sprintf(`%s is longer than %d bytes: use a shorter path`, p, fsroot.MaxPathBytes)
 	case RuleComponentTooLong:
 		return fmt.Sprintf(`%s has a name longer than %d bytes: use shorter names`, p, MaxComponentBytes)
 	case RuleTrailingDotOrSpace:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/security"
 )
 
@@ -289,7 +290,7 @@ func TestDefaults(t *testing.T) {
 func BenchmarkCheckName(b *testing.B) {
 	p := newTestPolicy(b)
 	var sb strings.Builder
-	for i := 0; sb.Len() < security.MaxPathBytes-10; i++ {
+	for i := 0; sb.Len() < fsroot.MaxPathBytes-10; i++ {
 		fmt.Fprintf(&sb, "%02x/", i%256+i/256)
 	}
 	name := sb.String() + "x.md"

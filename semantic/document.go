@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/packfs/packfs-mcp/extract"
+	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/markdown"
 )
 
@@ -65,7 +66,7 @@ func (e *Engine) Unread(dir string) []Unread {
 	defer e.mu.Unlock()
 	var out []Unread
 	for p, err := range e.unread {
-		if dir == "." || p == dir || strings.HasPrefix(p, dir+"/") {
+		if fsroot.Within(p, dir) {
 			out = append(out, Unread{p, err})
 		}
 	}

@@ -761,7 +761,7 @@ func (e *Engine) drop(paths ...string) error {
 func (e *Engine) Remove(name string) error {
 	e.mu.Lock()
 	for p := range e.unread { // a document gone; one still there stays unread
-		if p == name || strings.HasPrefix(p, name+"/") || name == "." {
+		if fsroot.Within(p, name) {
 			if _, err := fs.Stat(e.opts.FS, p); errors.Is(err, fs.ErrNotExist) {
 				delete(e.unread, p)
 			}
@@ -807,10 +807,7 @@ type RelatedHit struct {
 // While the index is incomplete, the files it does not hold yet are read directly for up to
 // [ScanBudget] (see [Coverage]).
 func (e *Engine) Search(ctx context.Context, q fulltext.Query, follow bool) (Results, error) {
-	want := q.Max
-	if want <= 0 {
-		want = fulltext.DefaultMax
-	}
+	want := fulltext.Wanted(q.Max)
 	q.Max = want + want/2 + 2 // room for hits dropped by the re-check
 	// One budget for waiting on the open and reading unindexed files: on a restart of 384,050
 	// files the open took most of a second and the walk for unindexed files a second more.

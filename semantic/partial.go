@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/fulltext"
 	"github.com/packfs/packfs-mcp/markdown"
 )
@@ -81,7 +82,7 @@ func (e *Engine) eachUnindexed(ctx context.Context, sq *fulltext.ScanQuery, inde
 	visit := func(p string) bool { return !late() && do(p) }
 	prefix := sq.Prefix()
 	under := func(p string) bool {
-		return prefix == "" || prefix == "." || p == prefix || strings.HasPrefix(p, prefix+"/")
+		return prefix == "" || fsroot.Within(p, prefix)
 	}
 	var later []string // files whose name holds no query term, visited after the others
 	first := func(p string) bool {

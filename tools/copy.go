@@ -108,9 +108,9 @@ func copyRefuses(src, dest, real string, isDir, recursive bool) error {
 	switch {
 	case same && real == src:
 		return refuse("%q is target.path itself: choose another destination for the copy", dest)
-	case same && isDir && within(real, src):
+	case same && isDir && fsroot.Within(real, src):
 		return refuse("%q is inside target.path %q: a folder cannot be copied into itself; choose a destination outside it", dest, src)
-	case same && isDir && within(src, real):
+	case same && isDir && fsroot.Within(src, real):
 		return refuse("%q holds target.path %q: a folder cannot be copied over a folder it is in; choose another destination", dest, src)
 	case isDir && !recursive:
 		return &callError{code: CodeInvalidArgument, field: "options.recursive", msg: fmt.Sprintf(

@@ -83,7 +83,7 @@ func (s *Server) history(ctx context.Context, c *call, in intents.Access) (any, 
 	out := ReaderResult{Status: Status{Success: true}, History: []HistoryEntry{}}
 	for _, r := range records {
 		for _, ch := range r.Changes {
-			if !isBelow(ch.Path, name) && !isBelow(ch.To, name) {
+			if !fsroot.Within(ch.Path, name) && !fsroot.Within(ch.To, name) {
 				continue
 			}
 			if len(out.History) == MaxHistoryEntries {
@@ -127,7 +127,7 @@ func (s *Server) restoreVersion(ctx context.Context, c *call, name, version stri
 			switch {
 			case ch.Path == name:
 				changes = append(changes, ch)
-			case isBelow(ch.Path, name):
+			case fsroot.Within(ch.Path, name):
 				under = append(under, ch)
 			}
 		}
@@ -468,10 +468,4 @@ func (s *Server) moveBack(ctx context.Context, c *call, ch history.Change, overw
 	}
 	s.refresh(ctx, ch.To, ch.Path)
 	return nil
-}
-
-// isBelow reports whether p is name or lies below it ([below]).
-func isBelow(p, name string) bool {
-	_, ok := below(p, name)
-	return p != "" && (p == name || ok)
 }

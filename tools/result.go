@@ -18,7 +18,7 @@ type Status struct {
 	RetryAfterMs int64  `json:"retryAfterMs,omitempty" jsonschema:"with RATE_LIMITED, or while the search index is being built: milliseconds to wait before trying again"`
 	// CurrentVersion is a field of Status because failure, which maps every error, sets it.
 	CurrentVersion string  `json:"currentVersion,omitempty" jsonschema:"with CONFLICT: the version the file holds now"`
-	CurrentContent *string `json:"currentContent,omitempty" jsonschema:"with CONFLICT on update, append or edit of a text file of at most 16 KB: its whole text now (of currentVersion), to merge your change into without reading it again"`
+	CurrentContent *string `json:"currentContent,omitempty" jsonschema:"with CONFLICT on update, append or edit of a small text file: its whole text now (of currentVersion), to merge your change into without reading it again"`
 }
 
 // Meta is the only nested object of a result: facts about the call rather than about the files.
@@ -52,7 +52,7 @@ type FileContent struct {
 	Truncated  bool    `json:"truncated,omitempty" jsonschema:"true when content holds only part of the file"`
 	WidthPx    int     `json:"widthPx,omitempty" jsonschema:"an image's width in pixels"`
 	HeightPx   int     `json:"heightPx,omitempty" jsonschema:"an image's height in pixels"`
-	ImageSent  string  `json:"imageSent,omitempty" jsonschema:"read of an image: how the image content of this answer holds it (at most 1568 pixels a side), or why it is not there"`
+	ImageSent  string  `json:"imageSent,omitempty" jsonschema:"read of an image: how the image content of this answer holds it (scaled down if large), or why it is not there"`
 	Document   bool    `json:"document,omitempty" jsonschema:"true for a document (PDF, Word, PowerPoint, Excel, OpenDocument, EPUB): content and lines are its text, extracted, with a line such as [page 3] where each page, slide, sheet or chapter begins"`
 	Pages      *int    `json:"pages,omitempty" jsonschema:"a document's pages, slides, sheets or chapters"`
 	Title      string  `json:"title,omitempty" jsonschema:"a document's own title"`
@@ -108,7 +108,7 @@ type Match struct {
 type FileEntry struct {
 	Path string `json:"path" validate:"required" jsonschema:"root-relative path"`
 	FileAttrs
-	Opens      string  `json:"opens,omitempty" jsonschema:"list: what the tools do with a file they do not open as text: image (read shows it, at most 1568 px a side), binary (read answers its media type, base64 on request), if text (read and edited when its content is text; not created), no (named only: archives, programs, media, office files, dotfiles)"`
+	Opens      string  `json:"opens,omitempty" jsonschema:"list: what the tools do with a file they do not open as text: image (read shows it, scaled down if large), binary (read answers its media type, base64 on request), if text (read and edited when its content is text; not created), no (named only: archives, programs, media, office files, dotfiles)"`
 	Matches    []Match `json:"matches,omitempty" jsonschema:"search_content: the matching lines"`
 	MatchCount int     `json:"matchCount,omitempty" jsonschema:"search_content: how many lines matched in this file (matches may hold fewer)"`
 	Content    *string `json:"content,omitempty" jsonschema:"with options.includeContent: the file's text, capped"`
@@ -153,7 +153,7 @@ type BacklinkEntry struct {
 	Line   int    `json:"line,omitempty" jsonschema:"1-based line of the link in that document"`
 	Kind   string `json:"kind,omitempty" jsonschema:"how the link is written"`
 	Text   string `json:"text,omitempty" jsonschema:"the link text or alias"`
-	Source string `json:"source,omitempty" jsonschema:"the line the link is on, as written (a long one cut to about 160 bytes around the link, marked with …); on the first 50 backlinks"`
+	Source string `json:"source,omitempty" jsonschema:"the line the link is on, as written (a long one cut around the link, marked with …); only on the first backlinks"`
 }
 
 // SearcherResult is what packfs-file-searcher returns.
@@ -166,7 +166,7 @@ type SearcherResult struct {
 	FilesSearched int            `json:"filesSearched,omitempty" jsonschema:"search_content: how many text files under target.path (within the criteria) the search covered; the index rules out, without reading them, the files that lack the query's words; absent when the page filled before the search ended"`
 	FilesExcluded int            `json:"filesExcluded,omitempty" jsonschema:"search_content with criteria: files below target.path that the criteria left out, unread (when the index narrowed the search, of the text files it holds); filesSearched plus filesExcluded is what lies below target.path; absent when the page filled before the search ended"`
 	TimedOut      bool           `json:"timedOut,omitempty" jsonschema:"true when time ran out before the walk ended: files holds what it found; nextOffset goes on from where it stopped"`
-	ExcludedFiles []string       `json:"excludedFiles,omitempty" jsonschema:"search_content: up to 3 of the files counted in filesExcluded"`
+	ExcludedFiles []string       `json:"excludedFiles,omitempty" jsonschema:"search_content: a few of the files counted in filesExcluded"`
 	Hidden        map[string]int `json:"hidden,omitempty" jsonschema:"list and search_content: entries the walk left out, by reason: ignored, cache, blocked, other"`
 	HiddenHint    string         `json:"hiddenHint,omitempty"`
 	// search_semantic
@@ -269,7 +269,7 @@ type WriterResult struct {
 	BytesAppended *int        `json:"bytesAppended,omitempty" jsonschema:"append: the bytes added to the end"`
 	Version       string      `json:"version,omitempty" jsonschema:"create, update, append, edit of one file, copy of a file: the file's version after the write (with dryRun, its version now), for target.version of the next write"`
 	Replacements  *int        `json:"replacements,omitempty" jsonschema:"edit: how many occurrences were replaced, in all files"`
-	Diff          string      `json:"diff,omitempty" jsonschema:"edit, and append of at most 4 KB: unified diff of the change, with the lines around it, one per file (with options.dryRun nothing was written)"`
+	Diff          string      `json:"diff,omitempty" jsonschema:"edit, and a small append: unified diff of the change, with the lines around it, one per file (with options.dryRun nothing was written)"`
 	DryRun        bool        `json:"dryRun,omitempty" jsonschema:"true when nothing was written"`
 	NotKept       string      `json:"notKept,omitempty" jsonschema:"why this change cannot be undone: what it replaced was not kept in the history"`
 	LinkedFrom    []string    `json:"linkedFrom,omitempty" jsonschema:"delete: documents that linked to what was deleted (their links are now broken)"`

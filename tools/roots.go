@@ -81,7 +81,7 @@ func (r *Roots) Add(m Mount) error {
 		if o.name == m.Name {
 			return fmt.Errorf("a root is already named %q (%s): give this one another name", m.Name, o.cfg.Root.Dir())
 		}
-		if od := o.cfg.Root.ResolvedDir(); inDir(dir, od) || inDir(od, dir) {
+		if od := o.cfg.Root.ResolvedDir(); fsroot.HostWithin(dir, od) || fsroot.HostWithin(od, dir) {
 			return fmt.Errorf("%s overlaps root %q (%s): roots may not hold one another", m.Root.Dir(), o.name, o.cfg.Root.Dir())
 		}
 	}
@@ -230,10 +230,4 @@ func (r *Roots) Instructions() string {
 		return s.Instructions()
 	}
 	return r.top.instructions(r.Names())
-}
-
-// inDir reports whether the host path p is the folder dir or lies below it.
-func inDir(p, dir string) bool {
-	_, ok := fsroot.HostRel(p, dir)
-	return ok
 }

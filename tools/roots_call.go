@@ -45,7 +45,7 @@ func route(roots []*Server, raw, field string) (*Server, string, error) {
 		clean := path.Clean(raw)
 		for _, s := range roots {
 			for _, dir := range []string{s.cfg.Root.Dir(), s.cfg.Root.ResolvedDir()} {
-				if inDir(clean, dir) {
+				if fsroot.HostWithin(clean, dir) {
 					return s, raw, nil
 				}
 			}
@@ -145,7 +145,7 @@ func (r *Roots) otherRoots(s *Server, doc string, d *DocumentLinks) {
 			continue
 		}
 		host := path.Join(s.cfg.Root.Dir(), path.Dir(doc), target)
-		if inDir(host, s.cfg.Root.Dir()) {
+		if fsroot.HostWithin(host, s.cfg.Root.Dir()) {
 			continue // broken within its own root
 		}
 		for _, o := range r.list() {

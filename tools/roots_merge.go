@@ -257,7 +257,7 @@ func (r *Roots) pages(ctx context.Context, c *call, roots []*Server, in intents.
 			}
 		}
 		left := p.max - len(p.files)
-		sub.Target.Path, sub.Options.Offset, sub.Options.MaxResults = ".", skip, min(left+1, 10_000)
+		sub.Target.Path, sub.Options.Offset, sub.Options.MaxResults = ".", skip, min(left+1, intents.MaxResults)
 		out, err := r.on(ctx, c, s, sub, searcher)
 		if err != nil {
 			return nil, err
@@ -303,13 +303,10 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 	}
 	c.free = true
 	c.stats = rootStats(roots)
-	want := in.Options.MaxResults
-	if want <= 0 {
-		want = fulltext.DefaultMax
-	}
+	want := fulltext.Wanted(in.Options.MaxResults)
 	sub := in
 	sub.Target.Path = "."
-	sub.Options.Offset, sub.Options.MaxResults = 0, min(in.Options.Offset+want, 10_000)
+	sub.Options.Offset, sub.Options.MaxResults = 0, min(in.Options.Offset+want, intents.MaxResults)
 	c.leading, c.lead = true, []float64{}
 	for _, s := range roots {
 		if res, err := r.on(ctx, c, s, sub, searcher); err == nil {

@@ -77,10 +77,7 @@ func (s *Server) searchSemantic(ctx context.Context, c *call, in intents.Discove
 // semanticQuery is the engine's query for a search_semantic of in below name, a root-relative
 // folder.
 func (s *Server) semanticQuery(in intents.Discover, name string) (fulltext.Query, error) {
-	want := in.Options.MaxResults
-	if want <= 0 {
-		want = fulltext.DefaultMax
-	}
+	want := fulltext.Wanted(in.Options.MaxResults)
 	q := fulltext.Query{
 		Text:        in.Target.Query,
 		Paraphrases: in.Queries,

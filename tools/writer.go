@@ -459,18 +459,13 @@ func (s *Server) linkedFrom(name string) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, b := range s.cfg.Engine.LinksInto(name) {
-		if !seen[b.From] && !within(b.From, name) {
+		if !seen[b.From] && !fsroot.Within(b.From, name) {
 			seen[b.From] = true
 			out = append(out, b.From)
 		}
 	}
 	sort.Strings(out)
 	return out
-}
-
-// within reports whether p is name or lies below it.
-func within(p, name string) bool {
-	return p == name || strings.HasPrefix(p, name+"/")
 }
 
 // moving is one file or folder a move takes, and where.
@@ -636,7 +631,7 @@ func (s *Server) movePair(c *call, in intents.Update, i int, pair intents.MovePa
 		}
 		return moving{}, s.destErr(err)
 	}
-	if within(dest, name) {
+	if fsroot.Within(dest, name) {
 		return moving{}, &callError{code: CodeInvalidArgument, field: pairField(in, i, "destination"), msg: fmt.Sprintf(
 			"%q is inside %s, %q: a folder cannot move into itself; choose a destination outside it", s.show(dest), field, s.show(name))}
 	}
@@ -651,10 +646,10 @@ func (s *Server) chained(in intents.Update, moves []moving) error {
 		for j, b := range moves {
 			switch {
 			case i == j:
-			case within(a.To, b.From):
+			case fsroot.Within(a.To, b.From):
 				return &callError{code: CodeInvalidArgument, field: pairField(in, i, "destination"), msg: fmt.Sprintf(
 					"%q is where %s is now, which this call moves too: a chain or a swap needs two calls (move one to a new name first)", s.show(a.To), pairField(in, j, "path"))}
-			case within(a.From, b.From):
+			case fsroot.Within(a.From, b.From):
 				return &callError{code: CodeInvalidArgument, field: pairField(in, i, "path"), msg: fmt.Sprintf(
 					"%q is inside %q, which %s moves: move the folder, or what is in it, not both", s.show(a.From), s.show(b.From), pairField(in, j, "path"))}
 			}
@@ -838,7 +833,7 @@ func (s *Server) linkedFromAny(moves []markdown.Moved) []string {
 	var out []string
 	for _, m := range moves {
 		for _, p := range s.linkedFrom(m.From) {
-			if !slices.ContainsFunc(moves, func(o markdown.Moved) bool { return within(p, o.From) }) {
+			if !slices.ContainsFunc(moves, func(o markdown.Moved) bool { return fsroot.Within(p, o.From) }) {
 				out = append(out, p)
 			}
 		}

@@ -138,7 +138,7 @@ var hostExceptions = map[string]struct {
 // touches the operating system's filesystem (save the files of hostExceptions), only tools, cmd and
 // internal/server speak MCP (toolformat uses MCP's types, not its server), and imports point one
 // way (cmd -> internal/server -> tools -> intents, security, semantic -> fsroot; semantic ->
-// fulltext -> markdown; cmd, internal/server -> toolformat, audit).
+// fulltext -> markdown; cmd -> toolformat; cmd, internal/server -> audit).
 //
 // What the walk sees is every use of a host package's name, by whatever name the file imports it,
 // in every non-test file outside examples and testdata. What it cannot see is a method called on a

@@ -355,7 +355,7 @@ func (c *clientRoots) check(resolved string) error {
 	if resolved == "/" {
 		return errors.New("it is the whole filesystem, which the server serves only when started with it as --root")
 	}
-	if len(a.within) > 0 && !slices.ContainsFunc(a.within, func(w string) bool { return within(resolved, w) }) {
+	if len(a.within) > 0 && !slices.ContainsFunc(a.within, func(w string) bool { return fsroot.HostWithin(resolved, w) }) {
 		return errors.New("it is outside the folders the server lets clients offer (--client-roots-within)")
 	}
 	c.mu.Lock()
@@ -373,7 +373,7 @@ func (c *clientRoots) check(resolved string) error {
 			}
 		}
 	}
-	if j := a.cfg.Journal.File; j != "" && within(resolveHost(filepath.Dir(j)), resolved) {
+	if j := a.cfg.Journal.File; j != "" && fsroot.HostWithin(resolveHost(filepath.Dir(j)), resolved) {
 		return errors.New("it holds the server's audit journal, which no tool may reach")
 	}
 	if insideAny(resolved, stateAreas(a.cfg)) {

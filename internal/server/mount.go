@@ -209,7 +209,7 @@ func (m *mount) openPlace(kind stateKind, configured string, others []string, fl
 		return nil, err
 	}
 	for _, dir := range append([]string{m.root.ResolvedDir()}, others...) {
-		if within(r.ResolvedDir(), dir) {
+		if fsroot.HostWithin(r.ResolvedDir(), dir) {
 			r.Close()
 			if flag != "" {
 				return nil, fmt.Errorf("the %s directory %s is inside a root: choose one outside every root with %s", flagKind(kind), place.Dir, flag)

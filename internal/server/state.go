@@ -107,7 +107,7 @@ func placeState(kind stateKind, configured string, root *fsroot.Root, others ...
 		// The folder is kept by where it lands, its links resolved: what is judged outside the
 		// root is what is used.
 		dir := resolveHost(configured)
-		if within(dir, root.ResolvedDir()) {
+		if fsroot.HostWithin(dir, root.ResolvedDir()) {
 			return statePlace{}, fmt.Errorf("the %s directory %s is inside the root, where the tools could reach it: choose one outside it with --%s-dir, or leave the flag out", kind, configured, flagKind(kind))
 		}
 		if insideAny(dir, others) {
@@ -150,7 +150,7 @@ func stateKey(root *fsroot.Root) string {
 // insideAny reports whether the host path p lies in one of the folders dirs.
 func insideAny(p string, dirs []string) bool {
 	for _, d := range dirs {
-		if within(p, d) {
+		if fsroot.HostWithin(p, d) {
 			return true
 		}
 	}

@@ -61,7 +61,7 @@ func TestPlaceState(t *testing.T) {
 					}
 					continue
 				}
-				if !strings.HasPrefix(p.Dir, tc.inside) || within(p.Dir, tc.root) {
+				if !strings.HasPrefix(p.Dir, tc.inside) || fsroot.HostWithin(p.Dir, tc.root) {
 					t.Errorf("%s: placed at %q; want a folder under %s, outside %s", kind, p.Dir, tc.inside, tc.root)
 				}
 			}

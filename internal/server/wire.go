@@ -224,7 +224,7 @@ func (a *app) mountAll(specs []rootSpec) error {
 }
 
 // overlap reports whether the folders a and b (resolved) are one, or one holds the other.
-func overlap(a, b string) bool { return within(a, b) || within(b, a) }
+func overlap(a, b string) bool { return fsroot.HostWithin(a, b) || fsroot.HostWithin(b, a) }
 
 // addMount serves m: the tools answer on it at once, and its background work starts if the
 // server's has. It closes m when it cannot be served.
@@ -261,7 +261,7 @@ func (a *app) placeCode(m *mount) {
 		return
 	}
 	if a.codeDir != "" {
-		if within(a.codeDir, m.root.ResolvedDir()) {
+		if fsroot.HostWithin(a.codeDir, m.root.ResolvedDir()) {
 			a.codeDir = ""
 			extract.SetCacheDir(nil)
 			m.warn.Printf("PDFium's compiled code was to be kept inside this root: it is compiled anew at each start now")
@@ -400,11 +400,6 @@ func (a *app) hostPaths() []string {
 		paths = append(paths, m.hostPaths()...)
 	}
 	return paths
-}
-
-func within(p, dir string) bool {
-	_, ok := fsroot.HostRel(p, dir)
-	return ok
 }
 
 // banner is the line the server logs when it starts: its version, what it serves and how.
