@@ -45,10 +45,10 @@ var htmlHead = map[atom.Atom]bool{
 // <meta name="author"> as the document's. Scripts, styles, templates and the head are left out.
 //
 // It reads the page token by token (golang.org/x/net/html's Tokenizer) rather than parsing it into
-// a tree: a tree of a 64 MB page of tiny elements takes over a gigabyte, while the tokens take
-// the page's size, and paragraphs need no tree, only where blocks begin and end. So no nesting
-// depth limits it (html.Parse refuses more than 512), and misnested markup costs nothing.
-// The page is read as UTF-8.
+// a tree: the tree of a page of tiny elements takes many times its size (dev/bench/README.md,
+// Documents read as their text), while the tokens take the page's size, and paragraphs need no
+// tree, only where blocks begin and end. So no nesting depth limits it (html.Parse refuses more
+// than 512), and misnested markup costs nothing. The page is read as UTF-8.
 func HTMLText(ctx context.Context, data []byte) (*Document, error) {
 	c := &collector{}
 	var m htmlMeta

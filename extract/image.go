@@ -40,9 +40,9 @@ const (
 	jpegQuality = 85
 )
 
-// decoding holds the one decode that runs at a time: a 12-megapixel photo takes about 140 MB
-// while it is decoded and scaled (dev/bench/README.md), and parallel reads of images would add
-// those up.
+// decoding holds the one decode that runs at a time: a photo takes many times its file's size
+// while it is decoded and scaled (dev/bench/README.md, An image a model can see), and parallel
+// reads of images would add those up.
 var decoding = make(chan struct{}, 1)
 
 // ErrTooManyPixels is an image larger than MaxPixels.

@@ -31,18 +31,22 @@ const (
 	// maxPDFPages is the most pages whose text is read: PDFium trusts a page tree's /Count, and a
 	// tree that loops claims a million pages.
 	maxPDFPages = 2000
-	// pdfMemoryBytes is the most memory PDFium's WebAssembly instance may have: a 2 GiB content
-	// stream took the process to 9 GB without it, and ordinary documents use a small part of it.
+	// pdfMemoryBytes is the most memory PDFium's WebAssembly instance may have: without it a
+	// content stream that inflates to GiB takes the process to several times that
+	// (dev/bench/README.md, Documents read as their text), and ordinary documents use a small part
+	// of it.
 	pdfMemoryBytes = 256 << 20
 	// pdfIdle is how long PDFium stays loaded after its last use: an instance holds its memory
-	// and compiled code, and starting one again from the compilation cache takes 0.1-0.2 s.
+	// and compiled code, and starting one again from the compilation cache takes a noticeable
+	// fraction of a second.
 	pdfIdle = time.Minute
 	// maxPDFBadPages is the most pages in a row that may fail to load before the rest are taken
-	// as missing too: a page tree that claims a million pages it does not have costs 2 ms a page.
+	// as missing too: a page tree that claims a million pages it does not have costs a failed load
+	// for each of them.
 	maxPDFBadPages = 50
 	// maxPDFTime is the longest one call may run whatever its caller's deadline: a 6 KB page
 	// that draws one form 100,000 times parses for hours, and every other PDF waits meanwhile.
-	// 2,000 pages take 20-30 s.
+	// maxPDFPages ordinary pages take well under it.
 	maxPDFTime = 2 * time.Minute
 	// maxPDFMetaBytes is the most of a title or an author kept: they are shown with every read.
 	maxPDFMetaBytes = 1024
@@ -64,13 +68,14 @@ var errPDFSlow = errors.New("pdf read past its time")
 var pdf pdfEngine
 
 // SetCacheDir sets where wazero's compilation cache keeps PDFium's compiled code, from the next
-// time PDFium starts for [Text] or [PDFPageImage]: compiling it takes 3-5 s and 350 MB, loading
-// it from the cache 0.1-0.2 s. dir is called when PDFium starts (so a server that reads no PDF
-// makes no folder) and gives the folder, "" to keep none; nil keeps none. The folder holds native
-// code the process runs, so it must be private (0700) and outside every root, where no tool can
-// write it. Until SetCacheDir is called, a shared private folder in the temporary folder is used
-// (sharedCacheDir), so test processes compile PDFium once (30 s and 1 GB under the race
-// detector): a server calls it.
+// time PDFium starts for [Text] or [PDFPageImage]: compiling it takes seconds and hundreds of MB,
+// loading it from the cache a fraction of a second (dev/bench/README.md, Documents read as their
+// text). dir is called when PDFium starts (so a server that reads no PDF makes no folder) and gives
+// the folder, "" to keep none; nil keeps none. The folder holds native code the process runs, so it
+// must be private (0700) and outside every root, where no tool can write it. Until SetCacheDir is
+// called, a shared private folder in the temporary folder is used (sharedCacheDir), so test
+// processes compile PDFium once (slower and larger still under the race detector): a server calls
+// it.
 func SetCacheDir(dir func() string) {
 	pdf.mu.Lock()
 	defer pdf.mu.Unlock()
@@ -491,7 +496,7 @@ func (e *pdfEngine) shutdown() {
 }
 
 // pdfAllocator backs an instance's memory with one block of pdfMemoryBytes reserved up front:
-// wazero otherwise grows memory by copying it, which took 3.5-4.5 times the cap. The block is
+// wazero otherwise grows memory by copying it, which took several times the cap. The block is
 // taken from the OS untouched, so what PDFium does not use costs no RAM, and it is kept for the
 // next instance: a fresh block after each bomb would hold the process at a multiple of the cap
 // until the garbage collector ran.

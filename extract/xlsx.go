@@ -25,15 +25,17 @@ const (
 	// shared strings to a temporary file (in TmpDir) exactly when that part's declared size is
 	// over UnzipXMLSizeLimit (lib.go, ReadZipReader), and a part over UnzipSizeLimit is refused
 	// before that, so with the two equal nothing is ever written to disk and every part is held
-	// in memory: this bounds that memory, which peaks at about 5 times it (excelize reads a part
-	// into a buffer that doubles once full; a 63 MiB sheet took 350 MB of heap). The package
-	// touches no filesystem. 24 MiB holds about 75,000 rows of 10 numbers and peaks near 120 MB;
-	// one workbook is read at a time (workbooks), so that is the bound, not one per reader.
+	// in memory: this bounds that memory, which peaks at a few times it (excelize reads a part
+	// into a buffer that doubles once full). The package touches no filesystem. The limit holds
+	// sheets of tens of thousands of rows at a peak of some hundred MB (dev/bench/README.md,
+	// Documents read as their text); one workbook is read at a time (workbooks), so that is the
+	// bound, not one per reader.
 	xlsxUnzipLimit = 24 << 20
 	// xlsxXMLPartLimit is the most a part other than a worksheet may take unzipped. excelize
 	// streams worksheets row by row but decodes the other XML parts (shared strings, styles,
-	// the calculation chain) whole into structs that take many times the XML's size: 15 MiB of
-	// <si><t>a</t></si> took 314 MB of heap and 2.6 s. A workbook's styles take a few MB at most.
+	// the calculation chain) whole into structs that take many times the XML's size, and take
+	// seconds to do it (dev/bench/README.md, Documents read as their text). A workbook's styles
+	// take a few MB at most.
 	xlsxXMLPartLimit = 4 << 20
 	// checkEvery is how many rows are read between two looks at the context.
 	checkEvery = 1_000

@@ -19,7 +19,7 @@ import (
 const (
 	// MaxZipEntries is the most entries a document's zip may hold: Word and LibreOffice write a few
 	// dozen, a long EPUB a few thousand, and archive/zip keeps every entry of the directory in
-	// memory (a 64 MB zip of empty entries would take about 400 MB).
+	// memory, several times the zip's size for a zip of empty entries.
 	MaxZipEntries = 10_000
 	// MaxEntryBytes is the most one entry may declare or inflate to: a MaxDocumentBytes document's
 	// XML deflates about 10:1, so no real entry read for text comes near it.

@@ -112,7 +112,7 @@ func wordsQuery(words []string) query.Query {
 
 // containingRegexp matches the documents with a word containing run through the index's own
 // dictionary, when the list of words is too large to hold: a walk of every segment's dictionary,
-// about 2 s per run on the Linux sources.
+// seconds per run on a big tree (dev/bench/README.md, Scale).
 func containingRegexp(run string) query.Query {
 	rq := query.NewRegexpQuery(".*" + run + ".*")
 	rq.SetField(fieldWords)

@@ -20,10 +20,10 @@ import (
 //
 // The values were chosen on the odd-numbered queries of dev/eval/queries (go run ./dev/eval --split)
 // from k in {3,5,10}, m in {5,10,20,30}, w in {0.1..3}, max df in {0.05,0.1,0.2}, also fusing
-// the two lists by rank instead: nDCG@5 odd/even went from 0.604/0.582 to 0.639/0.614 on
-// obsidian and from 0.229/0.228 to 0.258/0.226 on tldr. Without the df cap, terms common to
-// every feedback unit outweighed the title match of TestSearchRanking. It costs a second
-// search: TLDR p50 went from about 1.7 to 4.3 ms.
+// the two lists by rank instead, and raised nDCG@5 on both corpora (dev/bench/README.md, The
+// ranking's values). Without the df cap, terms common to every feedback unit outweighed the
+// title match of TestSearchRanking. It costs a second search, which more than doubles the
+// latency of a literal query (dev/bench/README.md, Other timings).
 const (
 	feedbackDocs   = 3
 	feedbackTerms  = 20
@@ -35,9 +35,8 @@ const (
 
 // feedback reruns the literal phrasing, the first, with expansion terms drawn from the top units
 // of its own list. The paraphrases keep their lists: they already bring the vocabulary feedback would, and
-// expanding them too doubled the cost of a search with paraphrases (tldr p50 with a calling
-// model's 3 to 5 paraphrases 9.7 -> 4.4 ms) for no gain in ranking (eval --paraphrases nDCG@5
-// 0.905 -> 0.908 on obsidian, 0.808 -> 0.809 on tldr).
+// expanding them too doubled the cost of a search with paraphrases for no gain in ranking
+// (dev/bench/README.md, The ranking's values).
 //
 // With q.Lead (a search of several indexes), it draws only on the documents of this index among
 // the best of all, weighted as one index of all would weigh them, and gives the expansion their

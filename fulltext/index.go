@@ -241,14 +241,13 @@ func PersistedFormat(dir string) (int, bool) {
 //
 // The index is opened with scorch's unsafe_batch: a batch returns once it is searchable, not
 // once it is on disk, so the build's next batch is analysed while the previous one is written
-// (the cold build of the tldr corpus went from about 2,500 to over 3,000 files/s). Nothing is
-// lost by it: the index is a cache whose stamps are checked against the files at every start,
-// so a batch that a crash kept off the disk is read again; [Index.Close] waits for the
-// batches still being written.
+// (a faster cold build: dev/bench/README.md, Other timings). Nothing is lost by it: the index is a
+// cache whose stamps are checked against the files at every start, so a batch that a crash kept off
+// the disk is read again; [Index.Close] waits for the batches still being written.
 //
 // scorch is opened directly rather than through bleve's root package, which links in every
-// index type, store, highlighter and its HTTP and TLS dependencies: 3.4 MB of binary and about
-// 1 MB of memory at start.
+// index type, store, highlighter and its HTTP and TLS dependencies, which would add to the
+// binary and to its memory at start (dev/bench/README.md, Other timings).
 func openBleve(dir string) (bindex.Index, error) {
 	if dir == "" {
 		return newBleve("")
@@ -464,8 +463,9 @@ func (ix *Index) load() error {
 //
 // It walks each segment's postings of kind:meta and reads the stored fields of one record at a
 // time, so its memory is that of one record however many the index holds. A search for all of
-// them, as this used to be, built every hit with its fields before the first was used: on 384,050
-// documents that held over 1 GB at a restart and took 14 s before the first search could run.
+// them, as this used to be, built every hit with its fields before the first was used: on a big
+// tree that held memory in proportion to the whole index at a restart and kept the first search
+// waiting for seconds (dev/bench/README.md, Scale).
 func (ix *Index) eachMeta(outlines bool, fn func(path, stamp, outline string)) error {
 	r, err := ix.reader()
 	if err != nil {
@@ -976,15 +976,15 @@ func (ix *Index) layout(d markdown.Doc) layout {
 // in all, whatever its size. Every unit repeats the document's title, its aliases (in the text,
 // the aliases field and, as keys, the names field) and the headings above its section, which
 // the ranking reads, and every chunk of a section repeats its heading: a note of long context
-// and many units would cost their product (a 100 KB heading over 2,000 sections took 40 GB to
-// index, 60 KB of aliases over 2,000 sections 16 GB). Each part gets, on every unit, an equal
-// share of MaxContextCopyBytes or of one byte per contextCopyBytes of the document, whichever
-// is more: the title, the section's heading and the headings above it (the innermost first)
-// are cut at a word to the share, and the document keeps its first aliases that fit in it. What
-// is cut is still in the document's text but is not searched as a title, alias, name or heading.
-// Notes have little context: in the corpora, no note repeats more than 4 KB of any part over its
-// units, so their units are those of before; a note of 500 sections keeps 32 bytes of each part
-// on each unit, or more from 128 KB.
+// and many units would cost their product (a note of one long heading or many aliases over
+// thousands of sections took tens of GB to index: dev/bench/README.md, Hostile input). Each part
+// gets, on every unit, an equal share of MaxContextCopyBytes or of one byte per contextCopyBytes of
+// the document, whichever is more: the title, the section's heading and the headings above it (the
+// innermost first) are cut at a word to the share, and the document keeps its first aliases that
+// fit in it. What is cut is still in the document's text but is not searched as a title, alias,
+// name or heading. Notes have little context: in the corpora, no note repeats more than 4 KB of any
+// part over its units, so their units are those of before; a note of 500 sections keeps 32 bytes of
+// each part on each unit, or more from 128 KB.
 const MaxContextCopyBytes = 16 << 10
 
 // contextCopyBytes is the bytes of a document that pay for one more byte of each part of its
@@ -1046,12 +1046,12 @@ func headingPath(path []string, n int) string {
 
 // MaxTagCopies is how many tags a document's units may carry in all, whatever its size: each
 // unit carries the document's tags, which the tag filter ([Query].Tags) and the ranking's tag
-// bonus read, so a note of many tags and many units would cost their product (a 740 KB note of
-// 50,000 tags over 410 units took 20 GB to index). A document keeps, on every unit, its first
-// tags in the order it gives them, as many as fit in MaxTagCopies or in one copy per
-// tagCopyBytes of the document, whichever is more; the tags past them are neither filtered nor
-// ranked by. Notes carry a handful of tags: 32 tags over 32 units fit whatever the size, and
-// 50 tags over 200 units fit in a note of 40 KB.
+// bonus read, so a note of many tags and many units would cost their product (tens of GB to
+// index for a note under 1 MB: dev/bench/README.md, Hostile input). A document keeps, on every
+// unit, its first tags in the order it gives them, as many as fit in MaxTagCopies or in one copy
+// per tagCopyBytes of the document, whichever is more; the tags past them are neither filtered nor
+// ranked by. Notes carry a handful of tags: 32 tags over 32 units fit whatever the size, and 50
+// tags over 200 units fit in a note of 40 KB.
 const MaxTagCopies = 1024
 
 // tagCopyBytes is the bytes of a document that pay for one more tag on its units past
@@ -1139,10 +1139,10 @@ func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 // The folder filter ([Query].Prefix) matches a folder the ordinary way by a term: each unit
 // carries its ancestor folders (fieldDir), so a search under a folder of 20,000 subfolders looks
 // up one term. A unit carries only the ancestors of up to maxDirDepth levels and maxDirBytes
-// bytes, though: every ancestor of every unit cost depth times the units, and a note of 200
-// sections 1,000 folders deep took 1.5 GB to index. A folder past those bounds, which holds few
-// folders in practice, is matched by the prefix of the document's folder (fieldFolder) instead,
-// a lookup of every folder below it.
+// bytes, though: every ancestor of every unit cost depth times the units, so a note of many
+// sections deep in folders took GB to index (dev/bench/README.md, Hostile input). A folder past
+// those bounds, which holds few folders in practice, is matched by the prefix of the document's
+// folder (fieldFolder) instead, a lookup of every folder below it.
 const (
 	maxDirDepth = 16
 	maxDirBytes = 256

@@ -13,11 +13,10 @@ type Ranking struct {
 	// BM25B is BM25's length normalisation. bleve v2.6.1 takes the average field length from the
 	// number of distinct terms of the field in the whole index divided by the number of records,
 	// far below the real average, so its default b=0.75 punishes every unit for its length. Units
-	// are already cut to at most ChunkSize bytes, so no normalisation (b=0) ranks best: see
-	// TestRankingEval, which measured mean nDCG@5 on 20 judged queries over 173 notes: tf-idf
-	// (bleve's default) 0.357, BM25 b=0.75 0.357, b=0.3 0.373, b=0.1 0.403 and, with the heading
-	// path searched too, tf-idf 0.386, b=0.1 0.398, b=0 0.430 (and 0.413 with link texts searched
-	// as well, so the links field is indexed but not searched).
+	// are already cut to at most ChunkSize bytes, so no normalisation (b=0) ranks best, as
+	// TestRankingEval measured against tf-idf (bleve's default) and smaller and larger b, with
+	// and without the heading path searched; searching link texts as well ranked worse, so the
+	// links field is indexed but not searched (dev/bench/README.md, The ranking's values).
 	BM25B float64
 	// BM25K1 is BM25's term-frequency saturation (bleve's default, 1.2).
 	BM25K1 float64
@@ -54,18 +53,17 @@ type Ranking struct {
 // ./dev/eval --split, in each of the three query views, after pooling what they brought into the
 // top 5) from NameBonus in {0.25, 0.5, 1}, NameCoverage in {0, 0.5, 1}, KeepNamed in {0, 2, 3},
 // ScoreFusion in {0, 0.3, 0.5, 0.7, 1} and a weight of the literal query's list in fusion in
-// {0.5, 1, 2} (1 was best, so there is none); the mean odd nDCG@5 of
-// the six corpus-and-view cells went from 0.705 to 0.712. Names with a coverage below 1 lifted
-// pages named by a common word ("boot" for "start on boot", "users" for "create user"); a
-// heading as a name of its section helped one view and cost another, and was dropped; a bonus for the
-// document's folder names cost 0.02 nDCG@5 on Obsidian's words alone and was dropped. Once a
-// named page was scored by its phrasing's own walk (not a conjunction that added the names term's
-// score), NameBonus 0.5, 0.75, 1 and 1.5 gave a mean odd nDCG@5 of .7115, .7112, .7122 and .7108,
-// and NameCoverage 0, 0.5 and 1 gave .7070, .7108 and .7115: the weights stayed. Lifting the
-// pages named by a run of two words or more whatever their coverage ("where is", "zip up"), on
-// tldr's odd queries in the user's words alone, left answer@1 at 4/8 and took nDCG@5 from 0.415
-// to 0.408 (NameBonus 0.5) or 0.400 (1); counting only runs of two words that can name a page
-// alone did no better: names stayed as they are.
+// {0.5, 1, 2} (1 was best, so there is none); they raised the mean odd nDCG@5 of the six
+// corpus-and-view cells. Names with a coverage below 1 lifted pages named by a common word ("boot"
+// for "start on boot", "users" for "create user"); a heading as a name of its section helped one
+// view and cost another, and was dropped; a bonus for the document's folder names cost nDCG@5 on
+// Obsidian's words alone and was dropped. Once a named page was scored by its phrasing's own walk
+// (not a conjunction that added the names term's score), other values of NameBonus and NameCoverage
+// did no better beyond noise: the weights stayed. Lifting the pages named by a run of two words or
+// more whatever their coverage ("where is", "zip up"), on tldr's odd queries in the user's words
+// alone, gained no answer and cost nDCG@5; counting only runs of two words that can name a page
+// alone did no better: names stayed as they are. The figures are in dev/bench/README.md, The
+// ranking's values.
 func DefaultRanking() Ranking {
 	return Ranking{BM25B: 0, BM25K1: 1.2, TitleBonus: 1, HeadingBonus: 0.5, LeadBonus: 0.75, TagBoost: 1.5,
 		NameBonus: 0.5, NameCoverage: 1, KeepNamed: 3, ScoreFusion: 0.5}

@@ -30,8 +30,8 @@ const (
 	// calling model's few keyword paraphrases put the answer at the top of one or two lists, and
 	// a smaller k lets that count. Chosen on the odd-numbered queries of
 	// dev/eval/queries with their paraphrases (go run ./dev/eval --paraphrases --split, pooled
-	// judgments) from 2, 5, 10, 20 and 60: nDCG@5 odd/even went from 0.904/0.885 to 0.912/0.898
-	// on obsidian and from 0.803/0.777 to 0.823/0.793 on tldr with 10.
+	// judgments) from 2, 5, 10, 20 and 60; 10 raised nDCG@5 on the odd and the even queries of
+	// both corpora (dev/bench/README.md, The ranking's values).
 	FusionK = 10
 	// unitsPerDoc is how many units Search first fetches per wanted document, so that a few long
 	// documents with many matching units do not crowd out the others.
@@ -361,7 +361,8 @@ func (ix *Index) runAll(ctx context.Context, r index.IndexReader, terms []query.
 }
 
 // matchedPool holds the sets runAll counts documents in, emptied: a search on the tldr tree
-// counts thousands, and a set grown afresh each time spent about 5% of the search rehashing.
+// counts thousands, and a set grown afresh each time spent a visible share of the search
+// rehashing.
 // The pool lets go of them at the next collection but one, so an idle server keeps none.
 var matchedPool = sync.Pool{New: func() any { return map[string]bool{} }}
 
@@ -480,7 +481,7 @@ func (ix *Index) searcher(ctx context.Context, r index.IndexReader, q query.Quer
 // bleve's searcher itself rather than making a search request: a request sorted by score and
 // id loads the id of every match, and counting the documents took a second walk; here a
 // match's id is read only when it is counted or could enter the best n, and one walk does both
-// (together about a third of a search).
+// (together a large share of a search: dev/bench/README.md, Other timings).
 //
 // It also returns scale, which turns the walk's scores into ones that compare across indexes:
 // bleve divides every score of a query by its norm, the root of the sum of the squared weights
@@ -741,8 +742,8 @@ func (ix *Index) UnknownWords(phrasings ...string) ([]string, error) {
 // text, plus bonuses for the title, heading and lead. Every term is weighted by its idf in the
 // text field, once: bleve multiplies a term query's score by its idf twice (in the score and
 // in the query weight), each time with the idf of the field searched, so a word rare in titles
-// outweighed everything else; the boost undoes both. (One clause per field, as before, measured
-// 0.41 nDCG@5 on obsidian and 0.11 on tldr against 0.58 and 0.23.)
+// outweighed everything else; the boost undoes both. (One clause per field, as before, ranked
+// far worse on both corpora: dev/bench/README.md, The ranking's values.)
 func (ix *Index) termsQuery(r index.IndexReader, gen uint64, global StatsFunc, text string, fuzzy bool) query.Query {
 	terms := QueryTerms(text)
 	if fuzzy {

@@ -8,7 +8,7 @@ import (
 // Snippet limits.
 const (
 	// snippetMax is the most bytes of a snippet: a sentence or two, enough to judge a hit. Snippets
-	// are most of a search answer's bytes (300 made them 72% of ten hits'); a model that wants
+	// are most of a search answer's bytes (dev/bench/README.md, Other timings); a model that wants
 	// more reads the hit's lines.
 	snippetMax = 200
 	// snippetLead is how much text a snippet shows before its first match.

@@ -40,12 +40,12 @@ type wordCache struct {
 // bytes.Index scan finds every word containing a run.
 type wordList []byte
 
-// maxWordListBytes bounds the memory of the list of indexed words. The tldr pages have about
-// 100,000 distinct words (about 1 MB packed); the Linux 6.1 sources about 0.9 million runs of
-// letters and digits (about 8 MB; split as Unicode words, identifiers and register names whole,
-// they were 4.5 million and 88 MB). Past the bound, Candidates matches each run
-// with a regular expression over the index's dictionary: the memory stays that of the index,
-// but each run costs a walk of every segment's dictionary (about 2 s on those sources).
+// maxWordListBytes bounds the memory of the list of indexed words, far above what the tldr pages
+// and the Linux sources need once split into runs of letters and digits (split as Unicode words,
+// with identifiers and register names whole, the sources needed ten times as much:
+// dev/bench/README.md, Speed and Scale). Past the bound, Candidates matches each run with a regular
+// expression over the index's dictionary: the memory stays that of the index, but each run costs a
+// walk of every segment's dictionary (seconds on a big tree).
 const maxWordListBytes = 128 << 20
 
 // WordListBytes is the size of the list of the index's words held in memory, in bytes; 0 when
@@ -120,8 +120,8 @@ func (c *wordCache) tooLarge() bool {
 
 // maxIncrementalDocs is the largest batch whose words are merged into the list held instead of
 // the list being read again: a write through the tools or a reconcile of a few changed files, not
-// a build. Reading the list again costs about 50 ms on the 38,000 tldr pages, paid by the next
-// search_content.
+// a build. Reading the list again costs far more than merging a few files' words, and the next
+// search_content pays it (dev/bench/README.md, Speed).
 const maxIncrementalDocs = 32
 
 // advance carries the list held at generation from over one batch, after which the index is at

@@ -288,8 +288,9 @@ func removeFrom(m map[string]pathSet, k, v string) {
 
 // smallSet is the most paths a [pathSet] keeps in a slice. Almost every set of the graph's
 // indexes holds one to a few paths (the documents linking to one document, or answering to one
-// name); a map for each cost about ten times the slice, which on 384,050 documents was most of
-// the graph's memory. Past smallSet a map keeps adding and removing constant-time for hubs.
+// name); a map for each cost many times the slice, which on a big tree was most of the graph's
+// memory (dev/bench/README.md, Scale). Past smallSet a map keeps adding and removing constant-time
+// for hubs.
 const smallSet = 16
 
 // pathSet is a set of paths: a slice while it holds at most smallSet, else a map. The zero value

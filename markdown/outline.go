@@ -8,7 +8,7 @@ import (
 
 // A document's outline is stored beside its meta record in a small binary form: a restart decodes
 // one per indexed file before the graph is whole, and decoding JSON was most of a restart's CPU
-// (2.7 of 8.8 s on 115,215 tldr pages). The form is a version byte, then the fields of [Doc]
+// (dev/bench/README.md, Scale). The form is a version byte, then the fields of [Doc]
 // without its sections in a fixed order: strings as a uvarint length and the bytes, numbers as
 // varints, lists as a uvarint count and their items.
 //

@@ -39,7 +39,8 @@ const (
 	ResourceScanLimit = 10 * ResourcePageSize
 	// maxListRequest bounds the messages read to find a resources/list request: one holds a method
 	// and a cursor (a path in base64), so a few KiB. Parsing every message instead would cost a
-	// tools/call carrying a large file one more full decoding: 100 ms for 10 MB.
+	// tools/call carrying a large file one more full decoding (dev/bench/README.md, Other
+	// timings).
 	maxListRequest = 16 << 10
 	// fallbackTemplate matches the file: URIs ResourceTemplate does not (file://host/x, file:x),
 	// so that their refusal says why instead of mcp-go's "handler not found". It is not listed.

@@ -415,8 +415,8 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 // rootStats returns the statistics a search of roots weighs its terms by: the sums of every
 // root's, as one index of all their files would hold them. A root whose index is not open, or
 // closes meanwhile, adds nothing. Each root's own cache of term counts answers the roots' repeated
-// asks for the same terms (a memo of the sums per call measured no gain: tldr split in two roots,
-// with paraphrases, 11.5 against 11.0 ms a query).
+// asks for the same terms (a memo of the sums per call measured no gain: dev/bench/README.md,
+// Several roots).
 func rootStats(roots []*Server) fulltext.StatsFunc {
 	return func(terms []string, fields ...string) (fulltext.Stats, error) {
 		var sum fulltext.Stats

@@ -8,9 +8,9 @@ import (
 )
 
 // memoryFloor is the least the Go runtime's soft memory limit is set to when GOMEMLIMIT is unset.
-// A cold build of the 38,000-file tldr tree keeps about 100 MB live; the default collector lets
-// the heap double before it collects, so its peak resident size was 290-300 MB, and with this
-// limit the collector runs earlier instead (about 267 MB, same build speed).
+// It sits above the live heap of a cold build of a small tree such as the tldr pages: the default
+// collector lets the heap double before it collects, and with this limit the collector runs
+// earlier instead, for a lower peak at the same build speed (dev/bench/README.md, Scale).
 const memoryFloor = 200 << 20
 
 // memoryHeadroom is how far above the live heap the limit sits once the live heap outgrows
@@ -22,11 +22,11 @@ const memoryHeadroom = 0.5
 // own, keeps it at the larger of memoryFloor and the live heap plus memoryHeadroom, checking every
 // interval until ctx ends.
 //
-// A fixed limit below the live heap makes the collector run back to back: on 384,050 files the
-// build's live heap (the graph, the stamps and bleve's segments being merged) passed 200 MB and
-// the collector took two thirds of the CPU. Following the live heap keeps the collector's share
-// what it is on small trees, and memory still grows only with what is live, never to the
-// default collector's double.
+// A fixed limit below the live heap makes the collector run back to back: on a big tree the
+// build's live heap (the graph, the stamps and bleve's segments being merged) passed memoryFloor
+// and the collector took most of the CPU (dev/bench/README.md, Scale). Following the live heap
+// keeps the collector's share what it is on small trees, and memory still grows only with what is
+// live, never to the default collector's double.
 func GovernMemory(ctx context.Context, interval time.Duration) {
 	debug.SetMemoryLimit(memoryFloor)
 	go followLiveHeap(ctx, interval)

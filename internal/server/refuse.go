@@ -14,17 +14,16 @@ const (
 	// DefaultMaxRequestBytes caps a message a client sends, over stdio or HTTP, when
 	// [SecurityConfig.MaxRequestBytes] is zero: room for a write of the largest file the writer
 	// takes by default, even with its text escaped to twice its size in JSON, and far more than
-	// any other call needs. Unbounded, one 60 MB line on stdio took the server to 439 MB before
-	// it answered.
+	// any other call needs. Unbounded, one long line on stdio took the server to several times
+	// its size before it answered (dev/bench/README.md, Hostile input).
 	DefaultMaxRequestBytes = 2*fsroot.DefaultMaxFileSize + 1<<20
 	// MaxMessageValues caps the JSON values a message may hold, over stdio or HTTP, as
 	// [valueCount] counts them: mcp-go decodes a tool call's arguments into Go values before any
-	// tool sees them, at near 100 bytes a value, so under the byte bound alone one 20 MB line of
-	// an array of 10 million numbers took the server to a 988 MB peak, five times a string as long.
-	// A legitimate message holds tens or hundreds (target.paths and edits take at most 20 each,
-	// and a file's text is one string), so this is generous, and a message at it costs little: an
-	// object of 100,000 members took the server to a 49 MB peak, an array of 100,000 numbers to
-	// 35 MB, against 25 MB for one refused.
+	// tool sees them, at many times the bytes each value takes in JSON, so under the byte bound
+	// alone one line of an array of millions of numbers took the server to a peak several times a
+	// string as long (dev/bench/README.md, Hostile input). A legitimate message holds tens or
+	// hundreds (target.paths and edits take at most 20 each, and a file's text is one string),
+	// so this is generous, and a message at it costs little (same section).
 	MaxMessageValues = 100_000
 	// RefusedCode is the JSON-RPC error code of a message a transport refuses (in the range
 	// JSON-RPC leaves to servers); the reason is in the message and in data.code.

@@ -254,8 +254,8 @@ func (a *app) addMount(m *mount) error {
 // placeCode keeps PDFium's compiled code (see stateCode) outside every root as m joins them,
 // under a.mu: placed with the first root, outside it and the others served then, and made when
 // PDFium first starts (a server that reads no PDF makes no folder); given up (no cache: PDFium is
-// compiled at each start, 3-5 s) when a root added later holds it, or when no folder outside the
-// roots can be made. doctor places nothing.
+// compiled at each start, which takes seconds) when a root added later holds it, or when no folder
+// outside the roots can be made. doctor places nothing.
 func (a *app) placeCode(m *mount) {
 	if a.cfg.inspect {
 		return
