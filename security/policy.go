@@ -293,12 +293,14 @@ func (p *Policy) CheckName(name string, isDir bool) error {
 	if strings.HasPrefix(name, "/") {
 		return newPathError(name, RuleOutsideRoot, ErrOutsideRoot, "")
 	}
-	var comps []string              // folded pieces, each distinct component once
-	var seq []string                // folded pieces in order, for patterns of several components
+	// Room for the pieces of a name of a few folders on the stack: grown one append at a time,
+	// they were a fifth of what a walk of a big tree allocated.
+	comps := make([]string, 0, 8)   // folded pieces, each distinct component once
+	seq := make([]string, 0, 8)     // folded pieces in order, for patterns of several components
 	base := ""                      // folded last piece of the last component
 	last := make(map[string]string) // raw component -> its folded last piece
-	split := map[string][]string{}  // raw component -> its folded pieces
-	for _, c := range strings.Split(name, "/") {
+	span := map[string][2]int{}     // raw component -> where its folded pieces first are in seq
+	for c := range strings.SplitSeq(name, "/") {
 		if c == ".." {
 			return newPathError(name, RuleOutsideRoot, ErrOutsideRoot, "")
 		}
@@ -307,21 +309,27 @@ func (p *Policy) CheckName(name string, isDir bool) error {
 		}
 		if b, ok := last[c]; ok {
 			base = b // a deep path of repeated names is judged once per name
-			seq = append(seq, split[c]...)
+			sp := span[c]
+			seq = append(seq, seq[sp[0]:sp[1]]...)
 			continue
 		}
 		// A fullwidth solidus folds to "/": judge each piece it makes. A
 		// piece that folds to "." or ".." is a look-alike, refused below
 		// for its trailing dot; a name of slashes alone is judged whole.
-		f := fold(c)
-		pieces := slices.DeleteFunc(strings.Split(f, "/"), func(s string) bool { return s == "" })
-		if len(pieces) == 0 {
-			pieces = []string{f}
+		f, from := fold(c), len(seq)
+		if strings.Contains(f, "/") {
+			for piece := range strings.SplitSeq(f, "/") {
+				if piece != "" {
+					seq = append(seq, piece)
+				}
+			}
 		}
-		comps = append(comps, pieces...)
-		seq = append(seq, pieces...)
-		base = pieces[len(pieces)-1]
-		last[c], split[c] = base, pieces
+		if len(seq) == from {
+			seq = append(seq, f)
+		}
+		comps = append(comps, seq[from:]...)
+		base = seq[len(seq)-1]
+		last[c], span[c] = base, [2]int{from, len(seq)}
 	}
 	if len(comps) == 0 {
 		return nil // the root

@@ -197,17 +197,51 @@ func TestEngineRestartReadsOnlyChanges(t *testing.T) {
 	}
 }
 
+// TestEngineReconcile checks that a walk of the whole tree brings the index in step: a file added
+// is found, one deleted is no longer, both at once (as many files as before) alike, and once a
+// first walk has found the binary file not text, a tree that did not change costs no read.
 func TestEngineReconcile(t *testing.T) {
-	fsys := vault()
-	e := openEngine(t, fsys, "")
-	defer e.Close()
-	fsys["delta.md"] = &fstest.MapFile{Data: []byte("# Delta\nDingoes howl.\n"), ModTime: t0}
-	n, err := e.Reconcile(context.Background())
-	if err != nil || n != 1 {
-		t.Fatalf("reconcile = %d, %v; want 1 change", n, err)
+	delta := &fstest.MapFile{Data: []byte("# Delta\nDingoes howl.\n"), ModTime: t0}
+	tests := []struct {
+		name    string
+		change  func(fsys fstest.MapFS)
+		changed int
+		found   map[string]int // query word: hits wanted
+	}{
+		{"added", func(fsys fstest.MapFS) { fsys["delta.md"] = delta }, 1, map[string]int{"dingoes": 1}},
+		{"deleted", func(fsys fstest.MapFS) { delete(fsys, "notes.txt") }, 1, map[string]int{"capybaras": 0}},
+		{"added and deleted", func(fsys fstest.MapFS) {
+			fsys["delta.md"] = delta
+			delete(fsys, "notes.txt")
+		}, 2, map[string]int{"dingoes": 1, "capybaras": 0}},
+		{"binary turned text", func(fsys fstest.MapFS) {
+			fsys["image.png"] = &fstest.MapFile{Data: []byte("okapis\n"), ModTime: t0.Add(time.Hour)}
+		}, 1, map[string]int{"okapis": 1}},
+		{"unchanged", func(fstest.MapFS) {}, 0, map[string]int{"badgers": 1, "capybaras": 1}},
 	}
-	if got := find(t, e, "dingoes"); len(got) != 1 {
-		t.Errorf("reconciled file not found: %v", got)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fsys := vault()
+			e := openEngine(t, fsys, "")
+			defer e.Close()
+			if n, err := e.Reconcile(context.Background()); err != nil || n != 0 {
+				t.Fatalf("first walk = %d, %v; want no change", n, err)
+			}
+			tt.change(fsys)
+			reads := e.reads.Load()
+			n, err := e.Reconcile(context.Background())
+			if err != nil || n != tt.changed {
+				t.Fatalf("reconcile = %d, %v; want %d changes", n, err, tt.changed)
+			}
+			if tt.changed == 0 && e.reads.Load() != reads {
+				t.Errorf("nothing changed, but %d files were read", e.reads.Load()-reads)
+			}
+			for q, want := range tt.found {
+				if got := find(t, e, q); len(got) != want {
+					t.Errorf("%s: %v, want %d hits", q, got, want)
+				}
+			}
+		})
 	}
 }
 

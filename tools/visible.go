@@ -112,17 +112,22 @@ func IndexFS(policy *security.Policy, root *fsroot.Root) fs.FS {
 	})
 }
 
-// Indexed returns what the index of root holds: the entries the tools can see ([Visible]) and
-// open ([security.Policy.Opens]) that are not noise to ig ([Ignore.Hidden]), judged by name and
-// type as a walk finds them. The index keeps of them only what is text.
+// Indexed returns what the index of root may hold: the entries the tools can see ([Visible]) and
+// open as text or a document ([security.Policy.Opens]) that are not noise to ig ([Ignore.Hidden]),
+// judged by name and type as a walk finds them. The index keeps of them only what is text. An
+// image or a binary type is left out by its name: the index never holds one, and every walk would
+// otherwise read it again to find that out (a folder of photos, gigabytes a walk).
 func Indexed(policy *security.Policy, root *fsroot.Root, ig *Ignore) func(name string, isDir bool) bool {
 	return func(name string, isDir bool) bool {
-		info := fsroot.Info{Path: name, Type: fsroot.TypeFile}
 		if isDir {
-			info.Type = fsroot.TypeDir
-		} else if policy.Opens(name) == security.OpensNot {
+			return Visible(policy, root, fsroot.Info{Path: name, Type: fsroot.TypeDir}) == nil && ig.Hidden(name, true) == ""
+		}
+		// A file the tools open passed the name rules Visible asks (its extension aside, which
+		// Visible lets through): judged once, as the walk judges every file of the tree.
+		switch policy.Opens(name) {
+		case security.OpensNot, security.OpensImage, security.OpensBinary:
 			return false
 		}
-		return Visible(policy, root, info) == nil && ig.Hidden(name, isDir) == ""
+		return ig.Hidden(name, false) == ""
 	}
 }

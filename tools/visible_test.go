@@ -85,3 +85,39 @@ func TestVisible(t *testing.T) {
 
 // errAny stands for any error in TestVisible.
 var errAny = errors.New("any error")
+
+// TestIndexed checks what the index may hold, by name: text, documents and files of other types
+// that may be text, and not what it never holds (images and binary types, which every walk would
+// read again to find that out), nor what the tools cannot open, nor noise.
+func TestIndexed(t *testing.T) {
+	dir := tempDir(t)
+	makeTree(t, dir, dir, ".gitignore=build/\n", "a.md=x", "photo.jpg=x", "archive.zip=x", "letter.pdf=x", "Makefile=x", "data.xyz=x", "tool.exe=x", "build/out.md=x")
+	root, err := fsroot.Open(dir, fsroot.Options{})
+	mustOK(t, err)
+	defer root.Close()
+	policy, err := security.NewPolicy(security.PolicyConfig{RootDir: dir})
+	mustOK(t, err)
+	indexed := Indexed(policy, root, NewIgnore(root, policy, IgnoreConfig{InRepository: true}))
+	tests := []struct {
+		name  string
+		isDir bool
+		want  bool
+	}{
+		{"a.md", false, true},
+		{"letter.pdf", false, true}, // a document: the index holds its text
+		{"Makefile", false, true},   // no extension: text by its content
+		{"data.xyz", false, true},   // a type not on the list: text by its content
+		{"photo.jpg", false, false},
+		{"archive.zip", false, false},
+		{"tool.exe", false, false},
+		{".env", false, false},
+		{"notes", true, true},
+		{".git", true, false},
+		{"build", true, false},
+	}
+	for _, tt := range tests {
+		if got := indexed(tt.name, tt.isDir); got != tt.want {
+			t.Errorf("Indexed(%q, %v) = %v, want %v", tt.name, tt.isDir, got, tt.want)
+		}
+	}
+}

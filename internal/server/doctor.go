@@ -176,9 +176,9 @@ func (a *app) label(name string) string {
 
 // followsChanges says how soon the index sees what other programs change.
 func (a *app) followsChanges() string {
-	walk := fmt.Sprintf("a walk every %v, or more rarely on a big tree (at most 1%% of the time)", defaultReconcile)
+	walk := fmt.Sprintf("a walk every %v, or more rarely on a big tree (at most 1%% of a core)", defaultReconcile)
 	if ms := a.cfg.Semantic.ReconcileMs; ms > 0 {
-		return fmt.Sprintf("changes by other programs reach the index by a walk every %v (reconcileMs), or more rarely on a big tree (at most 1%% of the time)", time.Duration(ms)*time.Millisecond)
+		return fmt.Sprintf("changes by other programs reach the index by a walk every %v (reconcileMs), or more rarely on a big tree (at most 1%% of a core)", time.Duration(ms)*time.Millisecond)
 	}
 	if runtime.GOOS == "linux" {
 		return "changes by other programs reach the index within seconds, from file events (past the system's limit of watched folders: " + walk + ")"
