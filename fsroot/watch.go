@@ -3,36 +3,37 @@ package fsroot
 import (
 	"context"
 	"errors"
-	"io/fs"
-	"path/filepath"
-	"runtime"
-	"strings"
-	"syscall"
 	"time"
-
-	"github.com/fsnotify/fsnotify"
 )
+
+// This file holds what every system shares of [Root.Watch]: the Watcher, its errors and the
+// batching of changed paths. Each system gives, in a file of its own, the type sysWatch with
+// watchSystem (start watching, or say why not), folders and feed (send root-relative paths until
+// the context ends, then release the watch): fsnotify, one inotify watch per folder, on Linux
+// (watch_linux.go); one ReadDirectoryChangesW over the whole tree on Windows
+// (watch_windows.go); none elsewhere (watch_other.go).
 
 // A Watcher reports the paths below a root that change, from the system's file events, so that
 // an index can follow other programs' changes without walking the tree. What it reports are
 // hints: root-relative paths to look at again through the root, never names to open as given.
-// It watches the folders a rooted walk reaches (no symbolic link is followed) and those created
-// since, except the ones skip refuses.
+// On Linux it watches the folders a rooted walk reaches (no symbolic link is followed) and those
+// created since, except the ones skip refuses; on Windows one watch covers the root's folder
+// and every folder below it (a junction or link is not entered), and what skip refuses is
+// dropped from what it reports.
 type Watcher struct {
-	r      *Root
-	base   string // the root's folder, cleaned: what event names start with
-	w      *fsnotify.Watcher
-	skip   func(dir string) bool
 	batch  chan []string
-	dirs   int // folders watched, counted by the goroutine that adds them
-	start  int // folders watched when the Watcher started
-	closed chan struct{}
+	start  int
+	cancel context.CancelFunc
+	ended  chan struct{} // closed once the Watcher's goroutines are done
+	err    error         // what ended the system's watch, written before ended is closed
 }
 
 // Errors of [Root.Watch].
 var (
-	// ErrWatchUnsupported says the system's file events are not used here: on macOS they would
-	// hold a descriptor open for every file (kqueue), and on Windows they are not yet checked.
+	// ErrWatchUnsupported says the system's file events are not used here. They are used on
+	// Linux (inotify) and Windows (ReadDirectoryChangesW). macOS's kqueue would hold a
+	// descriptor open for every file, and its FSEvents needs CoreServices through cgo, which
+	// fsroot does not build with and no machine here can test; the BSDs have only kqueue.
 	ErrWatchUnsupported = errors.New("file events are not used on this system")
 	// ErrWatchLimit says the system allows fewer watched folders than the tree has (on Linux,
 	// fs.inotify.max_user_watches).
@@ -53,113 +54,70 @@ const (
 // Watch starts watching every folder below the root that skip does not refuse (skip gets
 // root-relative slash paths; nil refuses none). Batches of changed paths, each path once, come on
 // [Watcher.Changes] until ctx ends or Close is called. It returns [ErrWatchUnsupported] or
-// [ErrWatchLimit] when events cannot stand in for walks; then nothing is watched.
+// [ErrWatchLimit] when events cannot stand in for walks, and ctx's error when it has ended; then
+// nothing is watched.
 func (r *Root) Watch(ctx context.Context, skip func(dir string) bool) (*Watcher, error) {
-	if runtime.GOOS != "linux" {
-		return nil, ErrWatchUnsupported
-	}
-	fw, err := fsnotify.NewWatcher()
-	if err != nil {
-		return nil, limitErr(err)
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	if skip == nil {
 		skip = func(string) bool { return false }
 	}
-	w := &Watcher{r: r, base: filepath.Clean(r.dir), w: fw, skip: skip, batch: make(chan []string), closed: make(chan struct{})}
-	if err := w.addTree(ctx, "."); err != nil {
-		fw.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	sys, err := r.watchSystem(ctx, skip)
+	if err != nil {
+		cancel()
 		return nil, err
 	}
-	w.start = w.dirs
-	go w.run(ctx)
+	w := &Watcher{batch: make(chan []string), start: sys.folders(), cancel: cancel, ended: make(chan struct{})}
+	paths := make(chan string)
+	go func() {
+		w.err = sys.feed(ctx, paths)
+		close(paths)
+	}()
+	go w.run(ctx, paths)
 	return w, nil
 }
 
 // Changes gives the batches of changed root-relative paths; a batch holding [All] means events
-// were lost. It is closed when the Watcher ends.
+// were lost. It is closed when the Watcher ends: when ctx ends or Close is called, or, on
+// Windows, when a read of the changes fails (the root's folder removed, a network share gone),
+// after a batch holding [All]; Close then says why.
 func (w *Watcher) Changes() <-chan []string { return w.batch }
 
-// Folders returns how many folders the Watcher watched when it started.
+// Folders returns how many folders the Watcher watched when it started: on Linux each folder
+// has a watch of its own; on Windows one watch covers the tree, and Folders is 1.
 func (w *Watcher) Folders() int { return w.start }
 
-// Close stops watching.
+// Close stops watching and waits until the system's watch is released, so that no goroutine or
+// handle of the Watcher outlives it. It returns the error that ended the watch early or that
+// releasing it gave, if any; calling it again returns the same.
 func (w *Watcher) Close() error {
-	select {
-	case <-w.closed:
-	default:
-		close(w.closed)
-	}
-	return w.w.Close()
+	w.cancel()
+	<-w.ended
+	return w.err
 }
 
-// addTree watches the folder dir and every folder below it that skip does not refuse.
-func (w *Watcher) addTree(ctx context.Context, dir string) error {
-	if err := w.add(dir); err != nil {
-		return err
-	}
-	return w.r.Walk(ctx, dir, 0, func(info Info, err error) error {
-		if err != nil || info.Type != TypeDir {
-			return nil
-		}
-		if w.skip(info.Path) {
-			return fs.SkipDir
-		}
-		return w.add(info.Path)
-	})
-}
-
-// add watches the folder dir.
-func (w *Watcher) add(dir string) error {
-	if err := w.w.Add(filepath.Join(w.base, filepath.FromSlash(dir))); err != nil {
-		return limitErr(err)
-	}
-	w.dirs++
-	return nil
-}
-
-// limitErr is err, or [ErrWatchLimit] when it says the system's limit of watches or descriptors
-// was reached.
-func limitErr(err error) error {
-	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE) {
-		return ErrWatchLimit
-	}
-	return err
-}
-
-// run turns events into batches until ctx ends or the Watcher closes.
-func (w *Watcher) run(ctx context.Context) {
+// run turns the paths the system's watch sends into batches until it stops sending (once ctx
+// ends, or when the watch failed: then what it sent last, [All], still goes out).
+func (w *Watcher) run(ctx context.Context, paths <-chan string) {
+	defer close(w.ended)
 	defer close(w.batch)
-	defer w.w.Close()
 	pending := map[string]bool{}
 	var quiet, most <-chan time.Time
 	for {
 		select {
-		case <-ctx.Done():
-			return
-		case <-w.closed:
-			return
-		case ev, ok := <-w.w.Events:
+		case p, ok := <-paths:
 			if !ok {
+				w.send(ctx, pending)
 				return
-			}
-			p, ok := w.rel(ev.Name)
-			if !ok {
-				continue
-			}
-			if ev.Has(fsnotify.Create) {
-				w.follow(ctx, p)
 			}
 			if len(pending) == 0 {
 				most = time.After(watchMost)
 			}
 			pending[p] = true
 			quiet = time.After(watchQuiet)
-		case err, ok := <-w.w.Errors:
-			if !ok {
-				return
-			}
-			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				pending[All] = true
+			if p == All { // a walk is due: no use waiting for more
 				quiet = time.After(0)
 			}
 		case <-quiet:
@@ -172,20 +130,9 @@ func (w *Watcher) run(ctx context.Context) {
 	}
 }
 
-// follow watches p, just created, when it is a folder the walk would have watched, with the
-// folders already inside it.
-func (w *Watcher) follow(ctx context.Context, p string) {
-	if p == All || w.skip(p) {
-		return
-	}
-	if info, err := w.r.Lstat(p); err == nil && info.Type == TypeDir {
-		_ = w.addTree(ctx, p) // past the limit, the folder goes unwatched: the periodic walk finds it
-	}
-}
-
 // send hands a batch on, unless the Watcher ends first.
 func (w *Watcher) send(ctx context.Context, pending map[string]bool) {
-	if len(pending) == 0 {
+	if len(pending) == 0 || ctx.Err() != nil {
 		return
 	}
 	b := make([]string, 0, len(pending))
@@ -195,20 +142,16 @@ func (w *Watcher) send(ctx context.Context, pending map[string]bool) {
 	select {
 	case w.batch <- b:
 	case <-ctx.Done():
-	case <-w.closed:
 	}
 }
 
-// rel returns the root-relative slash path of an event's host path, and false for one outside the
-// root or not a valid path.
-func (w *Watcher) rel(name string) (string, bool) {
-	if name == w.base {
-		return All, true
+// emit hands the changed path p to the Watcher's batching, and reports false once ctx has ended
+// (then the system's watch stops).
+func emit(ctx context.Context, out chan<- string, p string) bool {
+	select {
+	case out <- p:
+		return true
+	case <-ctx.Done():
+		return false
 	}
-	p, ok := strings.CutPrefix(name, w.base+string(filepath.Separator))
-	if !ok {
-		return "", false
-	}
-	p = filepath.ToSlash(p)
-	return p, fs.ValidPath(p)
 }

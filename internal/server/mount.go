@@ -372,7 +372,12 @@ func (a *app) indexInBackground(ctx context.Context, m *mount) {
 		every = defaultReconcile
 		if w, err := m.watch(ctx); err == nil {
 			m.follow(ctx, w)
-			return
+			if ctx.Err() != nil {
+				return
+			}
+			// The events ended with the server still up (the system's watch failed: the root's
+			// network share went away, say): walks take over.
+			m.warn.Printf("search index: file events stopped; changes by other programs are picked up by a walk every %v, or more rarely on a big tree (at most 1%% of a core)", every)
 		}
 	}
 	m.walkPaced(ctx, every)
@@ -411,7 +416,7 @@ func (m *mount) watch(ctx context.Context) (*fsroot.Watcher, error) {
 	w, err := m.root.Watch(ctx, func(dir string) bool { return !allow(dir, true) })
 	switch {
 	case err == nil:
-		m.log.Printf("search index: following changes by other programs through file events (%d folders watched)", w.Folders())
+		m.log.Printf("search index: following changes by other programs through file events (%s)", watched(w.Folders()))
 	case ctx.Err() != nil, errors.Is(err, fsroot.ErrWatchUnsupported): // shutting down, or walks as before
 	case errors.Is(err, fsroot.ErrWatchLimit):
 		m.log.Printf("search index: the tree has more folders than the system lets one program watch (on Linux, raise fs.inotify.max_user_watches); changes by other programs are picked up by a walk every %v, or more rarely on a big tree (at most 1%% of a core)", defaultReconcile)
@@ -419,6 +424,14 @@ func (m *mount) watch(ctx context.Context) (*fsroot.Watcher, error) {
 		m.warn.Printf("search index: file events unavailable (%v); changes by other programs are picked up by a walk every %v, or more rarely on a big tree (at most 1%% of a core)", err, defaultReconcile)
 	}
 	return w, err
+}
+
+// watched says what a Watcher watches: one watch of the whole tree (Windows), or n folders.
+func watched(n int) string {
+	if n == 1 {
+		return "one watch of the whole tree"
+	}
+	return fmt.Sprintf("%d folders watched", n)
 }
 
 // follow keeps the index in step from w's batches, with a walk first (for changes made while the
