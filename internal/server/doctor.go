@@ -180,8 +180,11 @@ func (a *app) followsChanges() string {
 	if ms := a.cfg.Semantic.ReconcileMs; ms > 0 {
 		return fmt.Sprintf("changes by other programs reach the index by a walk every %v (reconcileMs), or more rarely on a big tree (at most 1%% of a core)", time.Duration(ms)*time.Millisecond)
 	}
-	if runtime.GOOS == "linux" {
+	switch runtime.GOOS {
+	case "linux":
 		return "changes by other programs reach the index within seconds, from file events (past the system's limit of watched folders: " + walk + ")"
+	case "windows":
+		return "changes by other programs reach the index within seconds, from file events (should they stop: " + walk + ")"
 	}
 	return "changes by other programs reach the index by " + walk
 }
