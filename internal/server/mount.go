@@ -346,12 +346,12 @@ const defaultReconcile = 10 * time.Second
 
 // A walk costs what it takes of a core (see [mount.pacedWalk]), and each walk waits long enough
 // that the walks stay a small share of one core however big the tree: where there are no file
-// events, at most one part in walkShare (a walk that costs 3 CPU seconds waits 375 s), so that with
+// events, at most one part in walkShare (a walk that costs 3 CPU seconds waits 450 s), so that with
 // the collector's own rounds an idle server uses well under 1% of a core; beside file events, the
 // walk that catches what events miss (a network file system, a folder renamed under a watch) runs
 // every safetyWalk, or more rarely, at most one part in safetyShare.
 const (
-	walkShare   = 125
+	walkShare   = 150
 	safetyWalk  = 10 * time.Minute
 	safetyShare = 400
 )
