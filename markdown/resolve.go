@@ -265,43 +265,64 @@ func resolveName(from, target string, lookup func(key string) iter.Seq[string], 
 	if strings.Contains(lower, "/") {
 		suffix = "/" + lower
 	}
-	var best string
+	var best candidate
 	for p := range lookup(path.Base(lower)) {
-		lp := strings.ToLower(p)
-		if suffix != "" && !strings.HasSuffix("/"+lp, suffix) && !strings.HasSuffix("/"+lp, suffix+".md") {
-			continue
+		if suffix != "" {
+			if lp := strings.ToLower(p); !strings.HasSuffix("/"+lp, suffix) && !strings.HasSuffix("/"+lp, suffix+".md") {
+				continue
+			}
 		}
 		if !fs.ValidPath(p) || !exists(p) {
 			continue
 		}
-		if best == "" || nearer(from, p, best) {
-			best = p
+		// A name many documents answer to (README.md in every folder) has as many candidates,
+		// and every link to it weighs them all: each is measured once, without allocating.
+		if c := (candidate{p, sharedDirs(from, p), strings.Count(p, "/")}); best.path == "" || c.nearer(best) {
+			best = c
 		}
 	}
-	return best
+	return best.path
 }
 
-// nearer reports whether candidate a is nearer to from than b.
-func nearer(from, a, b string) bool {
-	sa, sb := sharedDirs(from, a), sharedDirs(from, b)
-	if sa != sb {
-		return sa > sb
-	}
-	da, db := strings.Count(a, "/"), strings.Count(b, "/")
-	if da != db {
-		return da < db
-	}
-	return a < b
+// A candidate is a document a link by name may reach, with how near it is to the linking
+// document: the folders they share from the top, and its depth.
+type candidate struct {
+	path          string
+	shared, depth int
 }
 
-// sharedDirs counts the leading directories the files at a and b have in common.
+// nearer reports whether c is nearer than b to the linking document: more folders shared, then
+// less deep, then first by name.
+func (c candidate) nearer(b candidate) bool {
+	if c.shared != b.shared {
+		return c.shared > b.shared
+	}
+	if c.depth != b.depth {
+		return c.depth < b.depth
+	}
+	return c.path < b.path
+}
+
+// sharedDirs counts the leading folders the files at the valid paths a and b have in common.
 func sharedDirs(a, b string) int {
-	da, db := strings.Split(path.Dir(a), "/"), strings.Split(path.Dir(b), "/")
-	n := 0
-	for n < len(da) && n < len(db) && da[n] == db[n] && da[n] != "." {
-		n++
+	i, j := strings.LastIndexByte(a, '/'), strings.LastIndexByte(b, '/')
+	if i < 0 || j < 0 {
+		return 0 // one of them is at the top
 	}
-	return n
+	da, db := a[:i], b[:j]
+	n := 0
+	for {
+		ca, ra, moreA := strings.Cut(da, "/")
+		cb, rb, moreB := strings.Cut(db, "/")
+		if ca != cb {
+			return n
+		}
+		n++
+		if !moreA || !moreB {
+			return n
+		}
+		da, db = ra, rb
+	}
 }
 
 // linkKeys returns the keys under which a [Graph] files a link so that adding or removing a

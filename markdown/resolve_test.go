@@ -240,3 +240,29 @@ func TestResolvedByName(t *testing.T) {
 		})
 	}
 }
+
+// TestSharedDirs checks the count of leading folders two documents share, which ranks the
+// candidates of a link by name.
+func TestSharedDirs(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want int
+	}{
+		{"a.md", "b.md", 0},
+		{"a.md", "x/b.md", 0},
+		{"x/a.md", "x/b.md", 1},
+		{"x/y/a.md", "x/b.md", 1},
+		{"x/y/a.md", "x/y/z/b.md", 2},
+		{"x/y/a.md", "x/yz/b.md", 1},
+		{"xy/a.md", "x/b.md", 0},
+		{"p/q/r/a.md", "p/q/r/b.md", 3},
+	}
+	for _, tt := range tests {
+		if got := sharedDirs(tt.a, tt.b); got != tt.want {
+			t.Errorf("sharedDirs(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+		if got := sharedDirs(tt.b, tt.a); got != tt.want {
+			t.Errorf("sharedDirs(%q, %q) = %d, want %d", tt.b, tt.a, got, tt.want)
+		}
+	}
+}
