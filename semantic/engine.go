@@ -1078,7 +1078,7 @@ func (e *Engine) inStep(ctx context.Context, paths []string) (changed int, err e
 			if err == nil {
 				e.graph.Put(d.Outline())
 				docs = append(docs, d)
-			} else if ix.Holds(f.path) {
+			} else if ok {
 				gone = append(gone, f.path) // no longer text, or no longer readable
 			}
 		}

@@ -176,9 +176,9 @@ func (a *app) label(name string) string {
 
 // followsChanges says how soon the index sees what other programs change.
 func (a *app) followsChanges() string {
-	walk := fmt.Sprintf("a walk every %v, or more rarely on a big tree (at most 1%% of a core)", defaultReconcile)
+	walk := walksEvery(defaultReconcile)
 	if ms := a.cfg.Semantic.ReconcileMs; ms > 0 {
-		return fmt.Sprintf("changes by other programs reach the index by a walk every %v (reconcileMs), or more rarely on a big tree (at most 1%% of a core)", time.Duration(ms)*time.Millisecond)
+		return "changes by other programs reach the index by " + walksEvery(time.Duration(ms)*time.Millisecond) + " (reconcileMs)"
 	}
 	switch runtime.GOOS {
 	case "linux":

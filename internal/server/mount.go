@@ -350,6 +350,12 @@ const defaultReconcile = 10 * time.Second
 // the collector's own rounds an idle server uses well under 1% of a core; beside file events, the
 // walk that catches what events miss (a network file system, a folder renamed under a watch) runs
 // every safetyWalk, or more rarely, at most one part in safetyShare.
+// walksEvery says how soon walks every interval see other programs' changes: the words of the
+// start-up line, the warnings and doctor.
+func walksEvery(every time.Duration) string {
+	return fmt.Sprintf("a walk every %v, or more rarely on a big tree (at most 1%% of a core)", every)
+}
+
 const (
 	walkShare   = 150
 	safetyWalk  = 10 * time.Minute
@@ -377,7 +383,7 @@ func (a *app) indexInBackground(ctx context.Context, m *mount) {
 			}
 			// The events ended with the server still up (the system's watch failed: the root's
 			// network share went away, say): walks take over.
-			m.warn.Printf("search index: file events stopped; changes by other programs are picked up by a walk every %v, or more rarely on a big tree (at most 1%% of a core)", every)
+			m.warn.Printf("search index: file events stopped; changes by other programs are picked up by %s", walksEvery(every))
 		}
 	}
 	m.walkPaced(ctx, every)
@@ -419,9 +425,9 @@ func (m *mount) watch(ctx context.Context) (*fsroot.Watcher, error) {
 		m.log.Printf("search index: following changes by other programs through file events (%s)", watched(w.Folders()))
 	case ctx.Err() != nil, errors.Is(err, fsroot.ErrWatchUnsupported): // shutting down, or walks as before
 	case errors.Is(err, fsroot.ErrWatchLimit):
-		m.log.Printf("search index: the tree has more folders than the system lets one program watch (on Linux, raise fs.inotify.max_user_watches); changes by other programs are picked up by a walk every %v, or more rarely on a big tree (at most 1%% of a core)", defaultReconcile)
+		m.log.Printf("search index: the tree has more folders than the system lets one program watch (on Linux, raise fs.inotify.max_user_watches); changes by other programs are picked up by %s", walksEvery(defaultReconcile))
 	default:
-		m.warn.Printf("search index: file events unavailable (%v); changes by other programs are picked up by a walk every %v, or more rarely on a big tree (at most 1%% of a core)", err, defaultReconcile)
+		m.warn.Printf("search index: file events unavailable (%v); changes by other programs are picked up by %s", err, walksEvery(defaultReconcile))
 	}
 	return w, err
 }
