@@ -30,6 +30,10 @@ type node struct {
 	doc  docOutline
 	out  []linkEnd // where each of doc.Links leads, in the same order
 	keys []string  // where its links are filed in Graph.waiting
+	// at holds, for a document of more than smallSet links, the links filed under each key, so
+	// that a document arriving weighs only the links that may want it (an index of every note
+	// in a vault has one link for each note that arrives).
+	at map[string][]int32
 }
 
 // docOutline is what the graph keeps of a document: what links, relationships and related hits
@@ -110,25 +114,33 @@ func NewGraph() *Graph {
 }
 
 // Put adds or replaces a document and re-resolves what it changes: its own links, and the links in
-// other documents that were broken or resolve by name or alias and may now point to it (or pointed
-// to its old aliases).
+// other documents that may now point to it (they were broken, or reached another document it is
+// nearer than) or that reached it by an alias it no longer has.
 func (g *Graph) Put(d Doc) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	keys := docKeys(d.Path, d.Aliases)
-	if old, ok := g.docs[d.Path]; ok {
-		keys = append(keys, docKeys(d.Path, old.doc.Aliases)...)
+	old, had := g.docs[d.Path]
+	if had {
 		g.unlink(d.Path, old)
 	}
 	g.names.Add(d.Path, d.Aliases)
 	n := &node{doc: outlineOf(d)}
 	g.docs[d.Path] = n
 	g.link(d.Path, n)
-	g.revisit(keys, nil, d.Path)
+	switch {
+	case !had:
+		g.offer(d.Path, docKeys(d.Path, d.Aliases))
+	case !slices.Equal(nameKeys(d.Path, old.doc.Aliases), nameKeys(d.Path, d.Aliases)):
+		// A link may have reached it by an alias it lost, and one it gained may draw others.
+		back := g.back[d.Path]
+		g.revisit(back.clone(), d.Path)
+		g.offer(d.Path, docKeys(d.Path, d.Aliases))
+	}
+	// Otherwise its path and names are as they were, and so is every other document's link.
 }
 
 // Delete removes a document; links to it become broken (or resolve to another document of the
-// same name).
+// same name). Only links that reached it change: losing a candidate changes no other choice.
 func (g *Graph) Delete(p string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -140,7 +152,7 @@ func (g *Graph) Delete(p string) {
 	delete(g.docs, p)
 	g.names.Remove(p)
 	back := g.back[p]
-	g.revisit(docKeys(p, n.doc.Aliases), back.clone(), p)
+	g.revisit(back.clone(), p)
 }
 
 // Has reports whether the document at p is in the graph.
@@ -195,18 +207,32 @@ func (g *Graph) exists(p string) bool {
 // link resolves the links of n and files them in the indexes.
 func (g *Graph) link(from string, n *node) {
 	n.out = make([]linkEnd, len(n.doc.Links))
-	// seen holds n.keys: a note of many distinct targets would make a scan of them quadratic.
-	var seen pathSet
-	for _, k := range n.keys {
-		seen.add(k)
-	}
 	for i, l := range n.doc.Links {
 		r := Resolve(from, l, g.names, g.exists)
 		n.out[i] = linkEnd{To: r.To, Status: r.Status}
 		if r.Status == StatusInternal {
 			addTo(g.back, r.To, from)
 		}
-		for _, k := range fileUnder(from, l, r) {
+	}
+	g.file(from, n)
+}
+
+// file files the resolved links of n under their waiting keys.
+func (g *Graph) file(from string, n *node) {
+	// seen holds n.keys: a note of many distinct targets would make a scan of them quadratic.
+	var seen pathSet
+	for _, k := range n.keys {
+		seen.add(k)
+	}
+	if len(n.doc.Links) > smallSet {
+		n.at = map[string][]int32{}
+	}
+	for i, e := range n.out {
+		r := Resolved{Link: n.doc.Links[i], To: e.To, Status: e.Status}
+		for _, k := range fileUnder(from, r.Link, r) {
+			if n.at != nil {
+				n.at[k] = append(n.at[k], int32(i))
+			}
 			if seen.has(k) {
 				continue
 			}
@@ -243,26 +269,121 @@ func (g *Graph) unlink(from string, n *node) {
 	for _, k := range n.keys {
 		removeFrom(g.waiting, k, from)
 	}
-	n.out, n.keys = nil, nil
+	n.out, n.keys, n.at = nil, nil, nil
 }
 
-// revisit re-resolves the links of the documents filed under keys, and of extra, except skip.
-func (g *Graph) revisit(keys []string, extra []string, skip string) {
-	froms := map[string]struct{}{}
+// revisit re-resolves the links of the documents froms, except skip.
+func (g *Graph) revisit(froms []string, skip string) {
+	for _, f := range froms {
+		if n, ok := g.docs[f]; ok && f != skip {
+			g.unlink(f, n)
+			g.link(f, n)
+		}
+	}
+}
+
+// offer gives the links filed under keys, the keys of p, a document just added or given new
+// names, the choice of p. Adding a document adds one candidate to a link, and every way of
+// resolving a link ([Resolve]) picks the first of its candidates in a fixed order, so a link
+// either keeps its target or now reaches p: a comparison of two, where resolving again would
+// weigh every document of the name (README.md in each folder, a note in each of a thousand
+// folders), for each waiting link.
+func (g *Graph) offer(p string, keys []string) {
+	var changed []string
 	for _, k := range keys {
 		set := g.waiting[k]
 		for f := range set.all() {
-			froms[f] = struct{}{}
+			if n, ok := g.docs[f]; ok && f != p && g.take(f, n, k, p) {
+				changed = append(changed, f)
+			}
 		}
 	}
-	for _, f := range extra {
-		froms[f] = struct{}{}
+	for _, f := range changed { // refiled after the loops: filing changes the sets they read
+		n := g.docs[f]
+		for _, k := range n.keys {
+			removeFrom(g.waiting, k, f)
+		}
+		n.keys, n.at = nil, nil
+		g.file(f, n)
 	}
-	delete(froms, skip)
-	for f := range froms {
-		if n, ok := g.docs[f]; ok {
-			g.unlink(f, n)
-			g.link(f, n)
+}
+
+// take points the links of n, the document at from, filed under key, that would rather reach p
+// than where they lead at p, and reports whether any did.
+func (g *Graph) take(from string, n *node, key string, p string) bool {
+	took := false
+	for i := range n.filed(key) {
+		l, e := n.doc.Links[i], n.out[i]
+		if e.Status == StatusExternal || e.To == p {
+			continue
+		}
+		if e.Status == StatusInternal && !nearerByName(from, l, e.To, p) {
+			continue
+		}
+		two := pair{names: g.names, a: e.To, b: p}
+		if resolve(from, l, two.lookup, two.exists).To != p {
+			continue
+		}
+		n.out[i] = linkEnd{To: p, Status: StatusInternal}
+		if e.Status == StatusInternal && !slices.ContainsFunc(n.out, func(o linkEnd) bool { return o.To == e.To }) {
+			removeFrom(g.back, e.To, from) // its last link there
+		}
+		addTo(g.back, p, from)
+		took = true
+	}
+	return took
+}
+
+// nearerByName reports whether p may take the place of to, where the link l of from leads: false
+// only for a link by a bare name (which never resolves as a path) when p is not the nearer of the
+// two. It is the one comparison most offers need, where a name has a document in each of many
+// folders.
+func nearerByName(from string, l Link, to, p string) bool {
+	t := strings.TrimSpace(l.Target)
+	if !wikiStyle(l) || strings.Contains(t, "/") {
+		return true
+	}
+	c := candidate{p, sharedDirs(from, p), strings.Count(p, "/")}
+	return c.nearer(candidate{to, sharedDirs(from, to), strings.Count(to, "/")})
+}
+
+// filed yields the indices of the links of n that may be filed under key: those it is, for a
+// node that keeps them apart, else all.
+func (n *node) filed(key string) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		if n.at != nil {
+			for _, i := range n.at[key] {
+				if !yield(int(i)) {
+					return
+				}
+			}
+			return
+		}
+		for i := range n.out {
+			if !yield(i) {
+				return
+			}
+		}
+	}
+}
+
+// pair is a graph of two documents, a link's target (a, "" when it is broken) and a new
+// document (b), for resolving the link between them alone.
+type pair struct {
+	names *Names
+	a, b  string
+}
+
+func (t pair) exists(p string) bool { return p != "" && (p == t.a || p == t.b) }
+
+// lookup yields those of the two found by key.
+func (t pair) lookup(key string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		set := t.names.byKey[key]
+		for _, p := range [2]string{t.a, t.b} {
+			if t.exists(p) && set.has(p) && !yield(p) {
+				return
+			}
 		}
 	}
 }

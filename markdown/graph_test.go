@@ -3,6 +3,7 @@ package markdown
 import (
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path"
 	"slices"
@@ -447,5 +448,71 @@ func TestGraphKeepsNoURLs(t *testing.T) {
 	}
 	if _, ok := g.RelationsOf(doc("other.md", "")); ok {
 		t.Error("RelationsOf a document not in the graph: want false")
+	}
+}
+
+// BenchmarkGraphSharedNames puts the shape of a generated tree of a million notes: folders of
+// the same note names, each note linking to the next by name. Every name has a copy in each
+// folder, so a document that arrives is a candidate for a waiting link in every folder.
+func BenchmarkGraphSharedNames(b *testing.B) {
+	const folders, notes = 50, 1000
+	docs := make([]Doc, 0, folders*notes)
+	for d := range folders {
+		for f := range notes {
+			docs = append(docs, Doc{Path: fmt.Sprintf("d%03d/n%03d.md", d, f), Links: []Link{
+				{Kind: KindWiki, Target: fmt.Sprintf("n%03d", (f+1)%notes), Line: 1},
+			}})
+		}
+	}
+	for b.Loop() {
+		g := NewGraph()
+		for _, d := range docs {
+			g.Put(d)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(docs)), "ns/doc")
+}
+
+// TestGraphIncrementalMatchesRebuild puts and deletes documents at random and checks, after each
+// change, that every link leads where a graph built afresh from the same documents leads it, and
+// that every document has the same backlinks: a graph kept in step must not drift from one built
+// at once.
+func TestGraphIncrementalMatchesRebuild(t *testing.T) {
+	paths := []string{"x.md", "y.md", "a/x.md", "a/y.md", "a/b/x.md", "a/b/readme.md", "c/x.md", "c/readme.md", "readme.md", "a/x", "c/y"}
+	targets := []string{"[[x]]", "[[y]]", "[[readme]]", "[[a/x]]", "[[b/x]]", "[[./x]]", "[[../x]]", "[[Nick]]", "[[x.md]]",
+		"[x](x.md)", "[x](x)", "[y](../y.md)", "[r](/readme.md)", "[x](a/x)", "[[#h]]", "<https://e.org>"}
+	aliases := []string{"", "---\naliases: [Nick]\n---\n", "---\naliases: [x, Nick]\n---\n", "---\naliases: [readme]\n---\n"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	live := map[string]Doc{}
+	g := NewGraph()
+	for step := range 3000 {
+		p := paths[rng.IntN(len(paths))]
+		if _, ok := live[p]; ok && rng.IntN(3) == 0 {
+			g.Delete(p)
+			delete(live, p)
+		} else {
+			src := aliases[rng.IntN(len(aliases))]
+			links := rng.IntN(4)
+			if rng.IntN(8) == 0 {
+				links = smallSet + rng.IntN(8) // a note that keeps its links apart by key
+			}
+			for range links {
+				src += targets[rng.IntN(len(targets))] + "\n"
+			}
+			d := doc(p, src)
+			g.Put(d)
+			live[p] = d
+		}
+		fresh := NewGraph()
+		for _, q := range sortedKeys(live) {
+			fresh.Put(live[q])
+		}
+		for _, q := range paths {
+			got, _ := g.Relations(q)
+			want, _ := fresh.Relations(q)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("step %d (%s): relations of %s (-afresh +kept):\n%s", step, p, q, diff)
+			}
+		}
 	}
 }
