@@ -406,8 +406,9 @@ func (m *mount) walkPaced(ctx context.Context, every time.Duration) {
 
 // pacedWalk walks the tree once and returns how long to wait before the next walk: at least least,
 // and share times what the walk cost. Its cost is the process's CPU time while it ran, which counts
-// the collection its garbage causes on the other cores (at 384,050 files, half of it), or its wall
-// time where that is more (a walk that waits on a slow disk) or the system gives no CPU time.
+// the collection its garbage causes on the other cores (on a big tree, a large part of it:
+// dev/bench/README.md, An idle server), or its wall time where that is more (a walk that waits on
+// a slow disk) or the system gives no CPU time.
 func (m *mount) pacedWalk(ctx context.Context, least time.Duration, share int) time.Duration {
 	start, cpu := time.Now(), processCPU()
 	m.reconcile(ctx)
