@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/semantic"
 )
 
@@ -42,8 +43,8 @@ func newBlockedEnv(t *testing.T, entries ...string) *raceEnv {
 	e.before = snapshotOutside(t, e.base)
 
 	root, policy := e.open()
-	ig := NewIgnore(root, policy, IgnoreConfig{})
-	engine := semantic.New(semantic.Options{FS: IndexFS(policy, root), Allow: Indexed(policy, root, ig)})
+	ig := security.NewIgnore(root, policy, security.IgnoreConfig{})
+	engine := semantic.New(semantic.Options{FS: security.IndexFS(policy, root), Allow: security.Indexed(policy, root, ig)})
 	mustOK(t, engine.Build(context.Background()))
 	t.Cleanup(func() { engine.Close() })
 	e.serve(Config{Root: root, Policy: policy, Ignore: ig, Engine: engine})

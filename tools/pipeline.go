@@ -311,13 +311,13 @@ func (s *Server) charge(c *call, recursive bool) error {
 	return s.cfg.Limiter.Allow(c.tool, cost, s.cfg.Now())
 }
 
-// visible reports whether an entry found by a walk may be shown (see [Visible]).
+// visible reports whether an entry found by a walk may be shown (see [security.Visible]).
 func (s *Server) visible(info fsroot.Info) bool {
-	return Visible(s.cfg.Policy, s.cfg.Root, info) == nil
+	return security.Visible(s.cfg.Policy, s.cfg.Root, info) == nil
 }
 
 // listed reports whether a listing that takes no options (resources/list) shows info: visible,
-// and not noise ([Ignore]).
+// and not noise ([security.Ignore]).
 func (s *Server) listed(info fsroot.Info) bool {
 	return s.visible(info) && opens(s.cfg.Policy, info) != security.OpensNot.String() &&
 		s.cfg.Ignore.Hidden(info.Path, info.Type == fsroot.TypeDir) == ""

@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/semantic"
 )
 
@@ -62,14 +63,14 @@ type reporter struct {
 	stopped     bool      // the context ended: report nothing more
 
 	// noise says to walk what is ignored and cached too (options.includeIgnored); hidden counts
-	// what a walk left out, by reason (HiddenBlocked, ...), for the answer.
+	// what a walk left out, by reason (security.HiddenBlocked, ...), for the answer.
 	noise  bool
 	hidden map[string]int
 	// rules says, for up to maxHintRules of the entries left out as noise, what left them out
-	// ([Ignore.Why]), each once, for the answer's hint.
+	// ([security.Ignore.Why]), each once, for the answer's hint.
 	rules []string
-	// others names, for up to maxHintRules of the entries left out as HiddenOther, the entry and
-	// why ([otherWhy]).
+	// others names, for up to maxHintRules of the entries left out as security.HiddenOther, the
+	// entry and why ([otherWhy]).
 	others []string
 	// narrowed says the index's candidates, not a walk, chose the files searched.
 	narrowed bool
@@ -84,9 +85,9 @@ func (r *reporter) hide(why string) {
 }
 
 // unread counts the document p, whose text could not be read (code says why), among the entries
-// left out as HiddenOther, naming it while the hint has room.
+// left out as security.HiddenOther, naming it while the hint has room.
 func (r *reporter) unread(p, code string) {
-	r.hide(HiddenOther)
+	r.hide(security.HiddenOther)
 	if len(r.others) < maxHintRules {
 		r.others = append(r.others, fmt.Sprintf("%s (its text cannot be read: %s)", p, code))
 	}

@@ -56,7 +56,7 @@ func (s *Server) OffersResources() bool {
 
 // RegisterResources offers the root's files to m as resources, if [Server.OffersResources]: the
 // template [ResourceTemplate] reads any file by its URI, and resources/list names the files the
-// tools can see ([Visible]), [ResourcePageSize] at a time. m must have been made with
+// tools can see ([security.Visible]), [ResourcePageSize] at a time. m must have been made with
 // server.WithResourceCapabilities and with hooks.
 //
 // mcp-go v1.2.1 lists only resources registered one by one, sorting all of them for every page:

@@ -27,7 +27,7 @@ type Mount struct {
 	Policy  *security.Policy
 	Engine  *semantic.Engine // nil: search_semantic and relationships answer NOT_AVAILABLE
 	History *history.Store   // nil: changes are final
-	Ignore  *Ignore          // nil: one of Root's own (see Config.Ignore)
+	Ignore  *security.Ignore // nil: one of Root's own (see Config.Ignore)
 }
 
 // Roots serves the three tools over one root or several. With one root (named false), paths are

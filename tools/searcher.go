@@ -222,8 +222,8 @@ func (p *page) add(e func() FileEntry) bool {
 
 // walk visits the entries below name that the policy lets the caller see, in path order, down to
 // depth levels ([intents.Discover.Depth]: 1 for the entries directly in name, 0 for the whole tree),
-// leaving out the noise ([Ignore]) unless r.noise, and those cur has been past. r counts every
-// entry walked, and those left out by reason; cur (if not nil) records the last file visited.
+// leaving out the noise ([security.Ignore]) unless r.noise, and those cur has been past. r counts
+// every entry walked, and those left out by reason; cur (if not nil) records the last file visited.
 func (s *Server) walk(ctx context.Context, name string, depth int, r *reporter, cur *cursor, visit func(fsroot.Info) bool) error {
 	noise := s.walksNoise(name, r)
 	err := s.cfg.Root.Walk(ctx, name, depth, func(info fsroot.Info, err error) error {
@@ -241,8 +241,8 @@ func (s *Server) walk(ctx context.Context, name string, depth int, r *reporter, 
 		}
 		r.step()
 		why := ""
-		if err := Visible(s.cfg.Policy, s.cfg.Root, info); err != nil {
-			if why = hiddenReason(err); why == HiddenOther && len(r.others) < maxHintRules {
+		if err := security.Visible(s.cfg.Policy, s.cfg.Root, info); err != nil {
+			if why = security.HiddenReason(err); why == security.HiddenOther && len(r.others) < maxHintRules {
 				r.others = append(r.others, otherWhy(info.Path, err))
 			}
 		} else if !noise {
@@ -250,7 +250,7 @@ func (s *Server) walk(ctx context.Context, name string, depth int, r *reporter, 
 		}
 		if why != "" {
 			r.hide(why)
-			if (why == HiddenIgnored || why == HiddenCache) && r.wantsRule() {
+			if (why == security.HiddenIgnored || why == security.HiddenCache) && r.wantsRule() {
 				r.rule(s.cfg.Ignore.Why(info.Path, info.Type == fsroot.TypeDir))
 			}
 			if info.Type == fsroot.TypeDir {
@@ -270,8 +270,20 @@ func (s *Server) walk(ctx context.Context, name string, depth int, r *reporter, 
 	return err
 }
 
-// walksNoise reports whether a walk of name takes in what is noise ([Ignore]): when the call asked
-// for it (options.includeIgnored), or name is itself noise, a folder the caller named.
+// otherWhy says, for a hint, why the entry name is left out as [security.HiddenOther], from err,
+// what [security.Visible] said of it: such names are no secret (a blocked one is never named).
+func otherWhy(name string, err error) string {
+	switch {
+	case errors.Is(err, fsroot.ErrHardLink):
+		return name + ": a hard link (the server's --allow-hard-links lets such files in)"
+	case errors.Is(err, fsroot.ErrNotRegular):
+		return name + ": a special file"
+	}
+	return name + ": a link out of the root or to nothing"
+}
+
+// walksNoise reports whether a walk of name takes in what is noise ([security.Ignore]): when the
+// call asked for it (options.includeIgnored), or name is itself noise, a folder the caller named.
 func (s *Server) walksNoise(name string, r *reporter) bool {
 	return r.noise || name != "." && s.cfg.Ignore.Hidden(name, true) != ""
 }
@@ -290,6 +302,18 @@ func (s *Server) list(ctx context.Context, name string, depth int, modified bool
 			return e
 		})
 	})
+}
+
+// opens is what a listing says the tools do with info ([security.Policy.Opens]): "" for a folder
+// or a file they open as text, as most are.
+func opens(policy *security.Policy, info fsroot.Info) string {
+	if info.Type != fsroot.TypeFile {
+		return ""
+	}
+	if o := policy.Opens(info.Path); o != security.OpensText {
+		return o.String()
+	}
+	return ""
 }
 
 func (s *Server) fileContains(ctx context.Context, info fsroot.Info, needle string) bool {
@@ -553,7 +577,7 @@ func (s *Server) searchContent(ctx context.Context, name string, depth int, o in
 		}
 		data, _, err := s.readJudged(ctx, info.Path, s.cfg.MaxFileSize)
 		if errors.Is(err, security.ErrBlocked) {
-			r.hide(HiddenBlocked) // a private key under an innocent name, or a name leading to a blocked file
+			r.hide(security.HiddenBlocked) // a private key under an innocent name, or a name leading to a blocked file
 			return true
 		}
 		text, marks, ok, unread := s.searchable(ctx, info.Path, data, err)
@@ -792,7 +816,7 @@ func hiddenHint(hidden map[string]int, rules, others []string, empty bool) strin
 		return ""
 	}
 	var parts []string
-	for _, why := range []string{HiddenIgnored, HiddenCache, HiddenBlocked, HiddenOther} {
+	for _, why := range []string{security.HiddenIgnored, security.HiddenCache, security.HiddenBlocked, security.HiddenOther} {
 		if n := hidden[why]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, why))
 		}
@@ -804,7 +828,7 @@ func hiddenHint(hidden map[string]int, rules, others []string, empty bool) strin
 	if len(others) > 0 {
 		hint += " (other: " + strings.Join(others, "; ") + ")"
 	}
-	if hidden[HiddenIgnored]+hidden[HiddenCache] > 0 {
+	if hidden[security.HiddenIgnored]+hidden[security.HiddenCache] > 0 {
 		hint += "; set options.includeIgnored to true to see the ignored and cache entries"
 		if empty {
 			hint = "nothing found in what was looked at, and some of the tree was " + hint

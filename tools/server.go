@@ -74,7 +74,7 @@ type Config struct {
 	Now func() time.Time
 	// Ignore says what listings and searches leave out as noise (ignored files, caches); the index
 	// is given the same. If nil, one of Root's own without a global excludes file.
-	Ignore *Ignore
+	Ignore *security.Ignore
 }
 
 // Server holds the tools' shared state. It is safe for concurrent use.
@@ -116,7 +116,7 @@ func New(cfg Config) *Server {
 		cfg.Now = time.Now
 	}
 	if cfg.Ignore == nil && cfg.Root != nil && cfg.Policy != nil {
-		cfg.Ignore = NewIgnore(cfg.Root, cfg.Policy, IgnoreConfig{})
+		cfg.Ignore = security.NewIgnore(cfg.Root, cfg.Policy, security.IgnoreConfig{})
 	}
 	return &Server{cfg: cfg, mentionBudget: MentionBudget}
 }

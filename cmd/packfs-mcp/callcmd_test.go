@@ -403,7 +403,7 @@ func TestCallIndexSaysWhatItLeftOut(t *testing.T) {
 	if !strings.Contains(stderr, want) || !strings.Contains(stderr, left) {
 		t.Errorf("stderr = %q, want %q ending with %q", stderr, want, left)
 	}
-	// A listing leaves out what the tools refuse to open, as the index does (tools.Visible), and
+	// A listing leaves out what the tools refuse to open, as the index does (security.Visible), and
 	// its hint names them.
 	code, out, stderr = callOut(t, inShape(t, "mcp", "", searcher, `{"purpose": "list", "target": {"path": "notes"}}`), flags...)
 	if code != 0 {

@@ -21,7 +21,7 @@ var byName = []string{
 }
 
 // rootCalls returns the calls in file of byName's methods on a value named root or Root (the
-// tools' s.cfg.Root, ig.root, root): "Root.ReadFile" and the like, with their lines.
+// tools' s.cfg.Root, security's ig.root and root): "Root.ReadFile" and the like, with their lines.
 func rootCalls(fset *token.FileSet, file *ast.File) []string {
 	var out []string
 	ast.Inspect(file, func(n ast.Node) bool {
@@ -48,31 +48,34 @@ func rootCalls(fset *token.FileSet, file *ast.File) []string {
 	return out
 }
 
-// TestToolsActOnEntries fails when a file of tools calls one of fsroot's by-name readers or
-// writers on its root: every purpose acts on what the policy judged.
+// TestToolsActOnEntries fails when a file of tools, or of security (what may be seen: Visible and
+// the ignore files Ignore reads), calls one of fsroot's by-name readers or writers on its root:
+// every purpose acts on what the policy judged.
 func TestToolsActOnEntries(t *testing.T) {
-	dir := filepath.Join("..", "..", "tools")
-	files, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checked := 0
-	for _, f := range files {
-		if !strings.HasSuffix(f.Name(), ".go") || strings.HasSuffix(f.Name(), "_test.go") {
-			continue
-		}
-		fset := token.NewFileSet()
-		file, err := parser.ParseFile(fset, filepath.Join(dir, f.Name()), nil, 0)
+	for _, room := range []string{"tools", "security"} {
+		dir := filepath.Join("..", "..", room)
+		files, err := os.ReadDir(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		checked++
-		for _, c := range rootCalls(fset, file) {
-			t.Errorf("%s resolves a name again: look it up once and act through the Entry (tools' Server.open)", c)
+		checked := 0
+		for _, f := range files {
+			if !strings.HasSuffix(f.Name(), ".go") || strings.HasSuffix(f.Name(), "_test.go") {
+				continue
+			}
+			fset := token.NewFileSet()
+			file, err := parser.ParseFile(fset, filepath.Join(dir, f.Name()), nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checked++
+			for _, c := range rootCalls(fset, file) {
+				t.Errorf("%s resolves a name again: look it up once and act through the Entry (tools' Server.open)", c)
+			}
 		}
-	}
-	if checked < 10 {
-		t.Fatalf("checked %d files of tools: the rule is not looking", checked)
+		if checked < 10 {
+			t.Fatalf("checked %d files of %s: the rule is not looking", checked, room)
+		}
 	}
 }
 

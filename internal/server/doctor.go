@@ -282,7 +282,7 @@ func (m *mount) checkRoot() check {
 // refuses to read or write it, so the index and every tool pass it over.
 const reasonHardLink = "having more than one hard link"
 
-// hiddenReasons are the reasons doctor gives for entries [tools.Visible] hides, each with the
+// hiddenReasons are the reasons doctor gives for entries [security.Visible] hides, each with the
 // error that says it, in the order doctor reports them; an error of none of them is the last.
 var hiddenReasons = []struct {
 	err    error
@@ -294,7 +294,7 @@ var hiddenReasons = []struct {
 	{nil, "a link leading out of the root or to nothing"},
 }
 
-// hiddenAs names the reason of an error of [tools.Visible].
+// hiddenAs names the reason of an error of [security.Visible].
 func hiddenAs(err error) string {
 	for _, h := range hiddenReasons {
 		if h.err == nil || errors.Is(err, h.err) {
@@ -305,8 +305,8 @@ func hiddenAs(err error) string {
 }
 
 // checkVisible walks the tree, within a budget, counting the files the tools may open, those they
-// name but do not open ([security.Policy.Opens]) and those they cannot see ([tools.Visible]), with
-// an example of each kind hidden.
+// name but do not open ([security.Policy.Opens]) and those they cannot see ([security.Visible]),
+// with an example of each kind hidden.
 func (m *mount) checkVisible() check {
 	ctx, cancel := context.WithTimeout(context.Background(), doctorWalkBudget)
 	defer cancel()
@@ -325,7 +325,7 @@ func (m *mount) checkVisible() check {
 		if !isDir {
 			files++
 		}
-		if err := tools.Visible(m.policy, m.root, info); err != nil {
+		if err := security.Visible(m.policy, m.root, info); err != nil {
 			if reason := hiddenAs(err); hidden[reason] == "" {
 				hidden[reason] = info.Path
 			}

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/packfs/packfs-mcp/fsroot"
-	"github.com/packfs/packfs-mcp/tools"
+	"github.com/packfs/packfs-mcp/security"
 )
 
 // maxGlobalIgnore bounds the global excludes file read, and the git config read to find it.
@@ -89,7 +89,7 @@ func readHostFile(p string) []byte {
 // of the folders from the top down to dir's parent. Each folder above is looked at, and each file
 // read, through a root of its own, once, at start: a change above the root counts at the next
 // start.
-func ignoreAbove(dir string, cfg tools.IgnoreConfig) tools.IgnoreConfig {
+func ignoreAbove(dir string, cfg security.IgnoreConfig) security.IgnoreConfig {
 	var chain []string // the folders above dir, nearest first, up to the top of the work tree
 	top := ""
 	for d, up := dir, filepath.Dir(dir); up != d && top == ""; d, up = up, filepath.Dir(up) {
@@ -120,7 +120,7 @@ func ignoreAbove(dir string, cfg tools.IgnoreConfig) tools.IgnoreConfig {
 		}
 		for _, name := range names {
 			if data := readHostFile(filepath.Join(folder, filepath.FromSlash(name))); data != nil {
-				cfg.Above = append(cfg.Above, tools.IgnoreFile{Source: strings.Repeat("../", i+1) + name, Dir: rel, Text: string(data)})
+				cfg.Above = append(cfg.Above, security.IgnoreFile{Source: strings.Repeat("../", i+1) + name, Dir: rel, Text: string(data)})
 			}
 		}
 	}

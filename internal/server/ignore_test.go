@@ -7,7 +7,6 @@ import (
 
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/security"
-	"github.com/packfs/packfs-mcp/tools"
 )
 
 func TestExcludesFile(t *testing.T) {
@@ -64,7 +63,7 @@ func TestIgnoreAbove(t *testing.T) {
 		must(t, os.WriteFile(filepath.Join(base, filepath.FromSlash(name)), []byte(text), 0o644))
 	}
 	for dir, want := range map[string]bool{"repo/sub/deep": true, "repo/sub": true, "wt/inner": true, "plain/sub": false} {
-		if got := ignoreAbove(filepath.Join(base, filepath.FromSlash(dir)), tools.IgnoreConfig{}).InRepository; got != want {
+		if got := ignoreAbove(filepath.Join(base, filepath.FromSlash(dir)), security.IgnoreConfig{}).InRepository; got != want {
 			t.Errorf("ignoreAbove(%s).InRepository = %v, want %v", dir, got, want)
 		}
 	}
@@ -74,7 +73,7 @@ func TestIgnoreAbove(t *testing.T) {
 	defer root.Close()
 	policy, err := security.NewPolicy(security.PolicyConfig{})
 	must(t, err)
-	ig := tools.NewIgnore(root, policy, ignoreAbove(dir, tools.IgnoreConfig{Global: []string{"/sub/deep/g.md"}}))
+	ig := security.NewIgnore(root, policy, ignoreAbove(dir, security.IgnoreConfig{Global: []string{"/sub/deep/g.md"}}))
 	tests := []struct {
 		name  string
 		isDir bool

@@ -32,7 +32,7 @@ type mount struct {
 	historyAt statePlace
 	locks     *fsroot.Root // the lock files shared with other servers; nil: writes lock within this one
 	policy    *security.Policy
-	ignore    *tools.Ignore    // what listings, searches and the index leave out as noise
+	ignore    *security.Ignore // what listings, searches and the index leave out as noise
 	engine    *semantic.Engine // nil: the index is off
 	// indexPlace is where the index persists; its Dir is "" when it is kept in memory.
 	indexPlace statePlace
@@ -61,7 +61,7 @@ func (a *app) openMount(name string, r *fsroot.Root, others []string) (*mount, e
 		m.close()
 		return nil, err
 	}
-	m.ignore = tools.NewIgnore(r, m.policy, ignoreAbove(r.ResolvedDir(), tools.IgnoreConfig{Global: a.globalIgnore}))
+	m.ignore = security.NewIgnore(r, m.policy, ignoreAbove(r.ResolvedDir(), security.IgnoreConfig{Global: a.globalIgnore}))
 	if a.perms.Has(security.PermWrite) {
 
 		if !a.cfg.NoHistory {
@@ -139,8 +139,8 @@ func (m *mount) openEngine(cfg SemanticConfig, configured string, others []strin
 		Busy: func() {
 			m.warn.Printf("the search index in %s is in use by another packfs-mcp on this root: this one keeps its own in memory", place.Dir)
 		},
-		FS:        tools.IndexFS(m.policy, m.root),
-		Allow:     tools.Indexed(m.policy, m.root, m.ignore),
+		FS:        security.IndexFS(m.policy, m.root),
+		Allow:     security.Indexed(m.policy, m.root, m.ignore),
 		Refuse:    func(content []byte) bool { return security.PrivateKey(content) != "" },
 		Document:  tools.IndexText(m.policy),
 		TextStore: m.texts,
@@ -419,7 +419,7 @@ func (m *mount) pacedWalk(ctx context.Context, least time.Duration, share int) t
 // watch starts watching m's folders for changes, and says on stderr how changes made by other
 // programs are picked up.
 func (m *mount) watch(ctx context.Context) (*fsroot.Watcher, error) {
-	allow := tools.Indexed(m.policy, m.root, m.ignore)
+	allow := security.Indexed(m.policy, m.root, m.ignore)
 	w, err := m.root.Watch(ctx, func(dir string) bool { return !allow(dir, true) })
 	switch {
 	case err == nil:

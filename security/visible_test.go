@@ -1,4 +1,4 @@
-package tools
+package security
 
 import (
 	"errors"
@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/packfs/packfs-mcp/fsroot"
-	"github.com/packfs/packfs-mcp/security"
 )
 
 // TestVisible checks the one rule for what the tools can see, on a real folder: the listing, the
@@ -46,7 +45,7 @@ func TestVisible(t *testing.T) {
 		root, err := fsroot.Open(dir, fsroot.Options{AllowHardLinks: allow})
 		must(err)
 		defer root.Close()
-		policy, err := security.NewPolicy(security.PolicyConfig{RootDir: dir})
+		policy, err := NewPolicy(PolicyConfig{RootDir: dir})
 		must(err)
 		tests := []struct {
 			name string
@@ -55,12 +54,12 @@ func TestVisible(t *testing.T) {
 			{"a.md", nil},
 			{"notes", nil},
 			{"notes/b.md", nil},
-			{".env", security.ErrBlocked},
+			{".env", ErrBlocked},
 			{"tool.exe", nil}, // named, though not opened
 			{"to-tool.md", nil},
 			{"h1.md", fsroot.ErrHardLink},
 			{"to-a.md", nil},
-			{"to-env.md", security.ErrBlocked},
+			{"to-env.md", ErrBlocked},
 			{"to-outside.md", errAny},
 			{"to-nothing.md", errAny},
 			{"pipe.md", fsroot.ErrNotRegular},
@@ -95,7 +94,7 @@ func TestIndexed(t *testing.T) {
 	root, err := fsroot.Open(dir, fsroot.Options{})
 	mustOK(t, err)
 	defer root.Close()
-	policy, err := security.NewPolicy(security.PolicyConfig{RootDir: dir})
+	policy, err := NewPolicy(PolicyConfig{RootDir: dir})
 	mustOK(t, err)
 	indexed := Indexed(policy, root, NewIgnore(root, policy, IgnoreConfig{InRepository: true}))
 	tests := []struct {

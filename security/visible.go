@@ -1,19 +1,18 @@
-package tools
+package security
 
 import (
 	"errors"
 	"io/fs"
 
 	"github.com/packfs/packfs-mcp/fsroot"
-	"github.com/packfs/packfs-mcp/security"
 )
 
 // Visible is the one rule for what the tools can see of an entry found by a walk of root: what a
 // listing shows, what the index holds (the engine is given it) and what doctor counts. It returns
 // nil when the entry is visible, else why not:
-//   - a name the policy blocks: its [security.ErrBlocked] error, so a listing never reveals a
-//     secret's name (a file of a type the tools do not open is visible: listings name it, with
-//     what the tools do with it, [security.Policy.Opens]);
+//   - a name the policy blocks: its [ErrBlocked] error, so a listing never reveals a secret's name
+//     (a file of a type the tools do not open is visible: listings name it, with what the tools
+//     do with it, [Policy.Opens]);
 //   - a file the tools could not open: [fsroot.Root.Refuses] (more than one hard link unless
 //     allowed, a special file);
 //   - a symbolic link: judged on what it reaches inside the root (the name and the target must
@@ -23,7 +22,7 @@ import (
 // An entry without a link count (Links 0, as from a walk that only knows names) is judged on its
 // name and type; the hard-link check then happens when the file is opened, by the same
 // [fsroot.Root.Refuses].
-func Visible(policy *security.Policy, root *fsroot.Root, info fsroot.Info) error {
+func Visible(policy *Policy, root *fsroot.Root, info fsroot.Info) error {
 	switch info.Type {
 	case fsroot.TypeDir:
 		return policy.CheckName(info.Path, true)
@@ -55,57 +54,34 @@ func Visible(policy *security.Policy, root *fsroot.Root, info fsroot.Info) error
 // named is err, the policy's judgement of a file's name, less a refusal of its type: such a file
 // is named in listings.
 func named(err error) error {
-	if errors.Is(err, security.ErrExtension) {
+	if errors.Is(err, ErrExtension) {
 		return nil
 	}
 	return err
 }
 
-// opens is what a listing says the tools do with info ([security.Policy.Opens]): "" for a folder
-// or a file they open as text, as most are.
-func opens(policy *security.Policy, info fsroot.Info) string {
-	if info.Type != fsroot.TypeFile {
-		return ""
-	}
-	if o := policy.Opens(info.Path); o != security.OpensText {
-		return o.String()
-	}
-	return ""
-}
-
-// hiddenReason is the reason an answer's hidden counts an entry under, for err, what [Visible]
-// said of it.
-func hiddenReason(err error) string {
+// HiddenReason returns the reason an answer's hidden counts an entry under, for err, what
+// [Visible] said of it: [HiddenBlocked] for a name the policy blocks, which an answer never
+// names, and [HiddenOther] for the rest.
+func HiddenReason(err error) string {
 	switch {
-	case errors.Is(err, security.ErrBlocked):
+	case errors.Is(err, ErrBlocked):
 		return HiddenBlocked
 	}
 	return HiddenOther
 }
 
-// otherWhy says, for a hint, why the entry name is left out as [HiddenOther], from err, what
-// [Visible] said of it: such names are no secret (a blocked one is never named).
-func otherWhy(name string, err error) string {
-	switch {
-	case errors.Is(err, fsroot.ErrHardLink):
-		return name + ": a hard link (the server's --allow-hard-links lets such files in)"
-	case errors.Is(err, fsroot.ErrNotRegular):
-		return name + ": a special file"
-	}
-	return name + ": a link out of the root or to nothing"
-}
-
-// IndexFS is root as the index reads it: each name opened is judged by what it reached through
-// symbolic links inside the root, as a tool's read is (see [fsroot.Root.JudgedFS]), so a note
-// swapped for a link to a blocked file is neither indexed nor shown in a hit. [Indexed] judges the
-// names themselves, before the index opens them.
-func IndexFS(policy *security.Policy, root *fsroot.Root) fs.FS {
+// IndexFS returns root as the index reads it: each name opened is judged by what it reached
+// through symbolic links inside the root, as a tool's read is (see [fsroot.Root.JudgedFS]), so a
+// note swapped for a link to a blocked file is neither indexed nor shown in a hit. [Indexed]
+// judges the names themselves, before the index opens them.
+func IndexFS(policy *Policy, root *fsroot.Root) fs.FS {
 	return root.JudgedFS(func(name, reached string, isDir bool) error {
 		if reached == name {
 			return nil // judged by its name already
 		}
 		err := policy.CheckName(reached, isDir)
-		if errors.Is(err, security.ErrExtension) && policy.Opens(reached) == security.OpensIfText {
+		if errors.Is(err, ErrExtension) && policy.Opens(reached) == OpensIfText {
 			return nil // the index holds only what is text
 		}
 		return err
@@ -113,11 +89,11 @@ func IndexFS(policy *security.Policy, root *fsroot.Root) fs.FS {
 }
 
 // Indexed returns what the index of root may hold: the entries the tools can see ([Visible]) and
-// open as text or a document ([security.Policy.Opens]) that are not noise to ig ([Ignore.Hidden]),
+// open as text or a document ([Policy.Opens]) that are not noise to ig ([Ignore.Hidden]),
 // judged by name and type as a walk finds them. The index keeps of them only what is text. An
 // image or a binary type is left out by its name: the index never holds one, and every walk would
 // otherwise read it again to find that out (a folder of photos, gigabytes a walk).
-func Indexed(policy *security.Policy, root *fsroot.Root, ig *Ignore) func(name string, isDir bool) bool {
+func Indexed(policy *Policy, root *fsroot.Root, ig *Ignore) func(name string, isDir bool) bool {
 	return func(name string, isDir bool) bool {
 		if isDir {
 			return Visible(policy, root, fsroot.Info{Path: name, Type: fsroot.TypeDir}) == nil && ig.Hidden(name, true) == ""
@@ -125,7 +101,7 @@ func Indexed(policy *security.Policy, root *fsroot.Root, ig *Ignore) func(name s
 		// A file the tools open passed the name rules Visible asks (its extension aside, which
 		// Visible lets through): judged once, as the walk judges every file of the tree.
 		switch policy.Opens(name) {
-		case security.OpensNot, security.OpensImage, security.OpensBinary:
+		case OpensNot, OpensImage, OpensBinary:
 			return false
 		}
 		return ig.Hidden(name, false) == ""

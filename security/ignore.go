@@ -1,4 +1,4 @@
-package tools
+package security
 
 import (
 	"context"
@@ -13,15 +13,14 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 
 	"github.com/packfs/packfs-mcp/fsroot"
-	"github.com/packfs/packfs-mcp/security"
 )
 
 // Reasons an entry is left out of a listing, a search or the index (see [Ignore.Hidden] and
-// [hiddenReason]), as answers count them in hidden.
+// [HiddenReason]), as answers count them in hidden.
 const (
 	HiddenBlocked = "blocked" // a protected name: version control, dependencies, secrets
 	HiddenIgnored = "ignored" // .gitignore, .ignore, .git/info/exclude or the global excludes file
-	HiddenCache   = "cache"   // a dependency or build cache (security.DefaultCachePaths)
+	HiddenCache   = "cache"   // a dependency or build cache (DefaultCachePaths)
 	HiddenOther   = "other"   // a link leading out of the root or to nothing, a special file, a hard link
 )
 
@@ -102,7 +101,7 @@ const maxIgnoreDepth = 32
 // use; one Ignore serves the tools and the index of a root.
 type Ignore struct {
 	root   *fsroot.Root
-	policy *security.Policy
+	policy *Policy
 	global []string
 	above  bool         // IgnoreConfig.InRepository
 	within []string     // IgnoreConfig.Within
@@ -133,7 +132,7 @@ type ignoreDir struct {
 
 // NewIgnore returns the Ignore of root under policy, with what cfg says of the rules the root
 // cannot show.
-func NewIgnore(root *fsroot.Root, policy *security.Policy, cfg IgnoreConfig) *Ignore {
+func NewIgnore(root *fsroot.Root, policy *Policy, cfg IgnoreConfig) *Ignore {
 	ig := &Ignore{root: root, policy: policy, global: cfg.Global, above: cfg.InRepository, now: time.Now, dirs: map[string]*ignoreDir{}}
 	if ig.above {
 		ig.within = slices.Clip(cfg.Within)
