@@ -27,9 +27,13 @@ type Graph struct {
 
 // node is one document of the graph.
 type node struct {
-	doc  docOutline
-	out  []linkEnd // where each of doc.Links leads, in the same order
-	keys []string  // where its links are filed in Graph.waiting
+	links []Link    // those of its links that can lead to a document (see keptLinks)
+	out   []linkEnd // where each of links leads, in the same order
+	// rest is the rest of its outline (aliases, tags, title, headings) in one string (see
+	// encodeRest): a block the collector need not look into, where a title, a list of headings and
+	// two strings for each were several it must, for each of hundreds of thousands of documents.
+	// Only an outline or relations asked for read it.
+	rest string
 	// at holds, for a document of more than smallSet links, the links filed under each key, so
 	// that a document arriving weighs only the links that may want it (an index of every note
 	// in a vault has one link for each note that arrives).
@@ -37,8 +41,7 @@ type node struct {
 }
 
 // docOutline is what the graph keeps of a document: what links, relationships and related hits
-// need. Its path is the key it is kept under; its size, time and text live in the index. Keeping
-// the whole [Doc] cost 128 bytes more for each of hundreds of thousands of documents.
+// need. Its path is the key it is kept under; its size, time and text live in the index.
 type docOutline struct {
 	Title    string
 	Headings []Heading
@@ -47,34 +50,49 @@ type docOutline struct {
 	Aliases  []string
 }
 
-// outlineOf returns what the graph keeps of d, in slices no larger than they need to be: the
-// parser grows them by appending, which leaves up to half of each unused.
-//
-// Of the links it keeps those that can lead to a document. A URL never resolves, is never a
-// backlink and never moves, and nearly every page has one (each tldr page ends with its upstream
-// documentation): on 384,050 pages they were a fifth of the graph. [Graph.RelationsOf] tells
-// them from the document when its relationships are asked for.
+// newNode returns the node of d, its links not yet resolved.
+func newNode(d Doc) *node {
+	return &node{links: keptLinks(d.Links), rest: encodeRest(d)}
+}
+
+// outline returns what n keeps of its document, decoded.
+func (n *node) outline() docOutline {
+	o, _ := decodeRest(n.rest)
+	o.Links = n.links
+	return o
+}
+
+// outlineOf returns what the graph would keep of d.
 func outlineOf(d Doc) docOutline {
+	return docOutline{Title: d.Title, Headings: d.Headings, Links: keptLinks(d.Links), Tags: d.Tags, Aliases: d.Aliases}
+}
+
+// keptLinks returns those of links that can lead to a document, in an array of their number (the
+// parser grows a list by appending, which leaves up to half of it unused).
+//
+// A URL never resolves, is never a backlink and never moves, and nearly every page has one (each
+// tldr page ends with its upstream documentation): on 384,050 pages they were a fifth of the
+// graph. [Graph.RelationsOf] tells them from the document when its relationships are asked for.
+func keptLinks(all []Link) []Link {
 	kept := 0
-	for _, l := range d.Links {
+	for _, l := range all {
 		if !external(l) {
 			kept++
 		}
 	}
-	var links []Link // nil when none is kept
 	switch {
 	case kept == 0:
-	case kept == len(d.Links):
-		links = exact(d.Links)
-	default:
-		links = make([]Link, 0, kept)
-		for _, l := range d.Links {
-			if !external(l) {
-				links = append(links, l)
-			}
+		return nil
+	case kept == len(all):
+		return exact(all)
+	}
+	links := make([]Link, 0, kept)
+	for _, l := range all {
+		if !external(l) {
+			links = append(links, l)
 		}
 	}
-	return docOutline{Title: d.Title, Headings: exact(d.Headings), Links: links, Tags: exact(d.Tags), Aliases: exact(d.Aliases)}
+	return links
 }
 
 // exact returns s in an array of its length.
@@ -93,10 +111,10 @@ type linkEnd struct {
 }
 
 // links yields the node's links, resolved.
-func (n *node) links() iter.Seq[Resolved] {
+func (n *node) resolved() iter.Seq[Resolved] {
 	return func(yield func(Resolved) bool) {
 		for i, e := range n.out {
-			if !yield(Resolved{Link: n.doc.Links[i], To: e.To, Status: e.Status}) {
+			if !yield(Resolved{Link: n.links[i], To: e.To, Status: e.Status}) {
 				return
 			}
 		}
@@ -124,13 +142,13 @@ func (g *Graph) Put(d Doc) {
 		g.unlink(d.Path, old)
 	}
 	g.names.Add(d.Path, d.Aliases)
-	n := &node{doc: outlineOf(d)}
+	n := newNode(d)
 	g.docs[d.Path] = n
 	g.link(d.Path, n)
 	switch {
 	case !had:
 		g.offer(d.Path, docKeys(d.Path, d.Aliases))
-	case !slices.Equal(nameKeys(d.Path, old.doc.Aliases), nameKeys(d.Path, d.Aliases)):
+	case !slices.Equal(nameKeys(d.Path, old.aliases()), nameKeys(d.Path, d.Aliases)):
 		// A link may have reached it by an alias it lost, and one it gained may draw others.
 		back := g.back[d.Path]
 		g.revisit(back.clone(), d.Path)
@@ -173,7 +191,7 @@ func (g *Graph) Doc(p string) (Doc, bool) {
 	if !ok {
 		return Doc{}, false
 	}
-	o := n.doc
+	o := n.outline()
 	return Doc{Path: p, Title: o.Title, Headings: o.Headings, Links: o.Links, Tags: o.Tags, Aliases: o.Aliases}, true
 }
 
@@ -206,8 +224,8 @@ func (g *Graph) exists(p string) bool {
 
 // link resolves the links of n and files them in the indexes.
 func (g *Graph) link(from string, n *node) {
-	n.out = make([]linkEnd, len(n.doc.Links))
-	for i, l := range n.doc.Links {
+	n.out = make([]linkEnd, len(n.links))
+	for i, l := range n.links {
 		r := Resolve(from, l, g.names, g.exists)
 		n.out[i] = linkEnd{To: r.To, Status: r.Status}
 		if r.Status == StatusInternal {
@@ -219,34 +237,34 @@ func (g *Graph) link(from string, n *node) {
 
 // file files the resolved links of n under their waiting keys.
 func (g *Graph) file(from string, n *node) {
-	// seen holds n.keys: a note of many distinct targets would make a scan of them quadratic.
-	var seen pathSet
-	for _, k := range n.keys {
-		seen.add(k)
-	}
-	if len(n.doc.Links) > smallSet {
+	if len(n.links) > smallSet {
 		n.at = map[string][]int32{}
 	}
 	for i, e := range n.out {
-		r := Resolved{Link: n.doc.Links[i], To: e.To, Status: e.Status}
-		for _, k := range fileUnder(from, r.Link, r) {
+		for _, k := range fileUnder(from, n.links[i], e) {
 			if n.at != nil {
 				n.at[k] = append(n.at[k], int32(i))
 			}
-			if seen.has(k) {
-				continue
-			}
-			seen.add(k)
-			n.keys = append(n.keys, k)
 			addTo(g.waiting, k, from)
 		}
 	}
 }
 
+// unfile takes the links of n out of the waiting keys file filed them under. The keys are worked
+// out again rather than kept: a node holding its own copies cost as much as the rest of it.
+func (g *Graph) unfile(from string, n *node) {
+	for i, e := range n.out {
+		for _, k := range fileUnder(from, n.links[i], e) {
+			removeFrom(g.waiting, k, from)
+		}
+	}
+	n.at = nil
+}
+
 // fileUnder returns the waiting keys of one resolved link: all of them for a link by name or a
 // broken one; for an internal path link, only the exact path when it was reached by adding ".md"
 // (a document at the exact path would take precedence).
-func fileUnder(from string, l Link, r Resolved) []string {
+func fileUnder(from string, l Link, r linkEnd) []string {
 	keys := linkKeys(from, l)
 	if wikiStyle(l) || r.Status != StatusInternal {
 		return keys
@@ -266,10 +284,8 @@ func (g *Graph) unlink(from string, n *node) {
 			removeFrom(g.back, r.To, from)
 		}
 	}
-	for _, k := range n.keys {
-		removeFrom(g.waiting, k, from)
-	}
-	n.out, n.keys, n.at = nil, nil, nil
+	g.unfile(from, n)
+	n.out = nil
 }
 
 // revisit re-resolves the links of the documents froms, except skip.
@@ -289,49 +305,65 @@ func (g *Graph) revisit(froms []string, skip string) {
 // weigh every document of the name (README.md in each folder, a note in each of a thousand
 // folders), for each waiting link.
 func (g *Graph) offer(p string, keys []string) {
-	var changed []string
+	type taken struct {
+		from string
+		i    int
+	}
+	var moves []taken
 	for _, k := range keys {
 		set := g.waiting[k]
 		for f := range set.all() {
-			if n, ok := g.docs[f]; ok && f != p && g.take(f, n, k, p) {
-				changed = append(changed, f)
+			if n, ok := g.docs[f]; ok && f != p {
+				for i := range g.wants(f, n, k, p) {
+					moves = append(moves, taken{f, i})
+				}
 			}
 		}
 	}
-	for _, f := range changed { // refiled after the loops: filing changes the sets they read
+	// Moved after the loops, which read the sets filing changes; a node leaves the sets before its
+	// links change, by the keys they were filed under.
+	for j := 0; j < len(moves); {
+		f := moves[j].from
 		n := g.docs[f]
-		for _, k := range n.keys {
-			removeFrom(g.waiting, k, f)
+		g.unfile(f, n)
+		for ; j < len(moves) && moves[j].from == f; j++ {
+			g.point(f, n, moves[j].i, p)
 		}
-		n.keys, n.at = nil, nil
 		g.file(f, n)
 	}
 }
 
-// take points the links of n, the document at from, filed under key, that would rather reach p
-// than where they lead at p, and reports whether any did.
-func (g *Graph) take(from string, n *node, key string, p string) bool {
-	took := false
-	for i := range n.filed(key) {
-		l, e := n.doc.Links[i], n.out[i]
-		if e.Status == StatusExternal || e.To == p {
-			continue
+// wants yields the links of n, the document at from, filed under key, that would rather reach p
+// than where they lead.
+func (g *Graph) wants(from string, n *node, key string, p string) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for i := range n.filed(key) {
+			l, e := n.links[i], n.out[i]
+			if e.Status == StatusExternal || e.To == p {
+				continue
+			}
+			if e.Status == StatusInternal && !nearerByName(from, l, e.To, p) {
+				continue
+			}
+			two := pair{names: g.names, a: e.To, b: p}
+			if resolve(from, l, two.lookup, two.exists).To == p && !yield(i) {
+				return
+			}
 		}
-		if e.Status == StatusInternal && !nearerByName(from, l, e.To, p) {
-			continue
-		}
-		two := pair{names: g.names, a: e.To, b: p}
-		if resolve(from, l, two.lookup, two.exists).To != p {
-			continue
-		}
-		n.out[i] = linkEnd{To: p, Status: StatusInternal}
-		if e.Status == StatusInternal && !slices.ContainsFunc(n.out, func(o linkEnd) bool { return o.To == e.To }) {
-			removeFrom(g.back, e.To, from) // its last link there
-		}
-		addTo(g.back, p, from)
-		took = true
 	}
-	return took
+}
+
+// point points the link i of n, the document at from, to p.
+func (g *Graph) point(from string, n *node, i int, p string) {
+	e := n.out[i]
+	if e.To == p {
+		return
+	}
+	n.out[i] = linkEnd{To: p, Status: StatusInternal}
+	if e.Status == StatusInternal && !slices.ContainsFunc(n.out, func(o linkEnd) bool { return o.To == e.To }) {
+		removeFrom(g.back, e.To, from) // its last link there
+	}
+	addTo(g.back, p, from)
 }
 
 // nearerByName reports whether p may take the place of to, where the link l of from leads: false
@@ -427,7 +459,7 @@ func (g *Graph) Relations(p string) (Relations, bool) {
 	if !ok {
 		return Relations{}, false
 	}
-	return g.relations(p, n.doc, slices.Collect(n.links())), true
+	return g.relations(p, n.outline(), slices.Collect(n.resolved())), true
 }
 
 // RelationsOf returns everything about d, a document of the graph read afresh: its outline, tags
@@ -539,7 +571,7 @@ func (g *Graph) linksTo(p string) []Backlink {
 			if from == p {
 				continue // a link within a document is not a backlink
 			}
-			for l := range g.docs[from].links() {
+			for l := range g.docs[from].resolved() {
 				if l.Status == StatusInternal && l.To == p {
 					out = append(out, Backlink{From: from, Line: l.Line, Kind: l.Kind, Text: l.Text, Start: l.Start})
 				}
@@ -557,7 +589,7 @@ func (g *Graph) linksTo(p string) []Backlink {
 			}
 		}
 		for from := range froms {
-			for l := range g.docs[from].links() {
+			for l := range g.docs[from].resolved() {
 				if l.Status != StatusBroken {
 					continue
 				}
@@ -624,7 +656,7 @@ func (g *Graph) neighbours(p string) []Neighbour {
 		}
 	}
 	if n, ok := g.docs[p]; ok {
-		for l := range n.links() {
+		for l := range n.resolved() {
 			if l.Status == StatusInternal {
 				add(l.To, Via(l.Link))
 			}

@@ -6,12 +6,14 @@ import (
 	"math/rand/v2"
 	"os"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/packfs/packfs-mcp/internal/corpora"
 )
@@ -514,5 +516,78 @@ func TestGraphIncrementalMatchesRebuild(t *testing.T) {
 				t.Fatalf("step %d (%s): relations of %s (-afresh +kept):\n%s", step, p, q, diff)
 			}
 		}
+	}
+}
+
+// TestGraphKeepsOutlines checks that the graph gives back each document's title, headings, tags
+// and aliases as they were put, through the compact form it keeps them in: titles that are and are
+// not the first heading's text, anchors that are and are not their heading's slug.
+func TestGraphKeepsOutlines(t *testing.T) {
+	docs := []Doc{
+		{Path: "none.md"},
+		{Path: "title.md", Title: "Only a title"},
+		{Path: "empty-title.md", Headings: []Heading{{Level: 1, Text: "First", Anchor: "first", Line: 1, EndLine: 9}}},
+		{Path: "h1.md", Title: "First", Headings: []Heading{{Level: 1, Text: "First", Anchor: "first", Line: 3, EndLine: 4},
+			{Level: 2, Text: "First", Anchor: "first-1", Line: 5, EndLine: 4}, {Level: 3, Text: "?!", Anchor: "", Line: 40, EndLine: 41},
+			{Level: 2, Text: "Été à Paris", Anchor: "custom", Line: 42, EndLine: 100}},
+			Tags: []string{"a", "b/c"}, Aliases: []string{"Al", ""}},
+	}
+	entries, err := os.ReadDir("testdata/parse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if src, err := os.ReadFile(path.Join("testdata/parse", e.Name())); err == nil && IsMarkdown(e.Name()) {
+			docs = append(docs, doc(e.Name(), string(src)))
+		}
+	}
+	g := NewGraph()
+	for _, d := range docs {
+		g.Put(d)
+	}
+	for _, d := range docs {
+		got, _ := g.Doc(d.Path)
+		want := Doc{Path: d.Path, Title: d.Title, Headings: d.Headings, Links: keptLinks(d.Links), Tags: d.Tags, Aliases: d.Aliases}
+		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s (-put +kept):\n%s", d.Path, diff)
+		}
+	}
+}
+
+// BenchmarkGraphHeap puts every markdown file under PACKFS_GRAPH_ROOT into a graph and reports
+// the live heap the graph holds (after a collection, less the heap before it), and per document.
+// It skips when the variable is unset:
+//
+//	PACKFS_GRAPH_ROOT=/path/to/tree go test -run '^$' -bench GraphHeap -benchtime 1x ./markdown/
+func BenchmarkGraphHeap(b *testing.B) {
+	root := os.Getenv("PACKFS_GRAPH_ROOT")
+	if root == "" {
+		b.Skip("set PACKFS_GRAPH_ROOT to a folder of markdown files")
+	}
+	fsys := os.DirFS(root)
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		g := NewGraph()
+		err := fs.WalkDir(fsys, ".", func(p string, e fs.DirEntry, err error) error {
+			if err != nil || e.IsDir() || !IsMarkdown(p) {
+				return err
+			}
+			src, err := fs.ReadFile(fsys, p)
+			if err == nil {
+				g.Put(Parse(p, src, time.Time{}))
+			}
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		live := float64(after.HeapAlloc) - float64(before.HeapAlloc)
+		b.ReportMetric(live/(1<<20), "graph-MB")
+		b.ReportMetric(live/float64(g.Len()), "B/doc")
+		runtime.KeepAlive(g)
 	}
 }

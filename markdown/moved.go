@@ -25,7 +25,7 @@ func (g *Graph) AfterMoves(moves []Moved) *MovedView {
 			continue
 		}
 		v.from[to] = p
-		for _, k := range nameKeys(to, n.doc.Aliases) {
+		for _, k := range nameKeys(to, n.aliases()) {
 			v.byKey[k] = append(v.byKey[k], to)
 		}
 	}
@@ -52,7 +52,7 @@ func (v *MovedView) Links(p string) ([]Link, bool) {
 	if !ok {
 		return nil, false
 	}
-	return n.doc.Links, true
+	return n.links, true
 }
 
 // exists reports whether a document is at p after the moves.

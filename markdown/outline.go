@@ -187,3 +187,92 @@ func (r *outlineReader) strings() []string {
 	}
 	return out
 }
+
+// encodeRest encodes what the graph keeps of d besides its links (see node.rest), in the form of
+// an outline: aliases first, which a move reads of every document, then tags, the title and the
+// headings. A title that is the first heading's text, and an anchor that is its heading's slug,
+// as most are, take a byte (see putUnless).
+func encodeRest(d Doc) string {
+	b := make([]byte, 0, 8+len(d.Title)+8*len(d.Headings))
+	for _, list := range [][]string{d.Aliases, d.Tags} {
+		b = binary.AppendUvarint(b, uint64(len(list)))
+		for _, s := range list {
+			b = putString(b, s)
+		}
+	}
+	first := ""
+	if len(d.Headings) > 0 {
+		first = d.Headings[0].Text
+	}
+	b = putUnless(b, d.Title, first)
+	b = binary.AppendUvarint(b, uint64(len(d.Headings)))
+	line := 0
+	for _, h := range d.Headings {
+		b = putInts(b, h.Level, h.Line-line, h.EndLine-h.Line)
+		b = putString(b, h.Text)
+		b = putUnless(b, h.Anchor, slug(h.Text))
+		line = h.Line
+	}
+	return string(b)
+}
+
+// putUnless puts s, as a string one byte longer, or when it is the string likely, a zero.
+func putUnless(b []byte, s, likely string) []byte {
+	if s == likely {
+		return append(b, 0)
+	}
+	return append(binary.AppendUvarint(b, uint64(len(s))+1), s...)
+}
+
+// decodeRest is the inverse of encodeRest: the outline without its links. Its strings share s's
+// bytes, but for the anchors it makes again.
+func decodeRest(s string) (docOutline, error) {
+	r := outlineReader{s: s}
+	var o docOutline
+	o.Aliases, o.Tags = r.strings(), r.strings()
+	title, ok := r.unless()
+	if n := r.count(); n > 0 {
+		o.Headings = make([]Heading, n)
+		line := 0
+		for i := range o.Headings {
+			h := &o.Headings[i]
+			h.Level, h.Line = r.int(), line+r.int()
+			h.EndLine = h.Line + r.int()
+			h.Text = r.string()
+			if a, ok := r.unless(); ok {
+				h.Anchor = a
+			} else {
+				h.Anchor = slug(h.Text)
+			}
+			line = h.Line
+		}
+	}
+	o.Title = title
+	if !ok && len(o.Headings) > 0 {
+		o.Title = o.Headings[0].Text
+	}
+	if r.bad || r.i != len(s) {
+		return docOutline{}, errOutline
+	}
+	return o, nil
+}
+
+// unless reads what putUnless put: the string, or false for the likely one.
+func (r *outlineReader) unless() (string, bool) {
+	n := r.uvarint()
+	if n == 0 || r.bad {
+		return "", false
+	}
+	if n-1 > uint64(len(r.s)-r.i) {
+		r.bad = true
+		return "", false
+	}
+	r.i += int(n - 1)
+	return r.s[r.i-int(n-1) : r.i], true
+}
+
+// aliases returns the aliases of n's document, the first of its rest.
+func (n *node) aliases() []string {
+	r := outlineReader{s: n.rest}
+	return r.strings()
+}
