@@ -411,9 +411,8 @@ func (t pair) exists(p string) bool { return p != "" && (p == t.a || p == t.b) }
 // lookup yields those of the two found by key.
 func (t pair) lookup(key string) iter.Seq[string] {
 	return func(yield func(string) bool) {
-		set := t.names.byKey[key]
 		for _, p := range [2]string{t.a, t.b} {
-			if t.exists(p) && set.has(p) && !yield(p) {
+			if t.exists(p) && t.names.answers(p, key) && !yield(p) {
 				return
 			}
 		}

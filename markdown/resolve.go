@@ -27,8 +27,12 @@ type Resolved struct {
 
 // Names indexes documents by lower-cased base name (with and without a markdown extension) and by
 // alias, for wiki-link resolution. It is not safe for concurrent use ([Graph] guards its own).
+//
+// A markdown document is filed under its name without the extension alone ("tar" for tar.md),
+// and found by its whole base name too by a look at the documents of that name: a second set for
+// every document cost a sixth of the graph.
 type Names struct {
-	byKey   map[string]pathSet  // lower-cased name or alias -> paths
+	byKey   map[string]pathSet  // lower-cased name (see fileKeys) or alias -> paths
 	aliases map[string][]string // path -> its aliases, for Remove, only for documents with aliases
 }
 
@@ -37,13 +41,32 @@ func NewNames() *Names {
 	return &Names{byKey: map[string]pathSet{}, aliases: map[string][]string{}}
 }
 
-// nameKeys returns the keys a document at p with aliases is found by.
+// nameKeys returns the keys a document at p with aliases is found by: its lower-cased base name,
+// that without a markdown extension, and its aliases.
 func nameKeys(p string, aliases []string) []string {
 	base := strings.ToLower(path.Base(p))
 	keys := []string{base}
 	if IsMarkdown(base) {
 		keys = append(keys, strings.TrimSuffix(base, path.Ext(base)))
 	}
+	return appendAliases(keys, aliases)
+}
+
+// fileKeys returns the keys [Names] files a document at p with aliases under: its name (without
+// a markdown extension) first, then its aliases.
+func fileKeys(p string, aliases []string) []string {
+	return appendAliases([]string{fileName(strings.ToLower(path.Base(p)))}, aliases)
+}
+
+// fileName is the key a lower-cased base name is filed under: without a markdown extension.
+func fileName(base string) string {
+	if IsMarkdown(base) {
+		return strings.TrimSuffix(base, path.Ext(base))
+	}
+	return base
+}
+
+func appendAliases(keys, aliases []string) []string {
 	for _, a := range aliases {
 		if a = strings.ToLower(strings.TrimSpace(a)); a != "" {
 			keys = append(keys, a)
@@ -56,7 +79,7 @@ func nameKeys(p string, aliases []string) []string {
 // for p before.
 func (n *Names) Add(p string, aliases []string) {
 	n.Remove(p)
-	for _, k := range nameKeys(p, aliases) {
+	for _, k := range fileKeys(p, aliases) {
 		addTo(n.byKey, k, p)
 	}
 	if len(aliases) > 0 {
@@ -67,9 +90,9 @@ func (n *Names) Add(p string, aliases []string) {
 // Remove forgets the document at path p. Its keys are computed again from its path and the
 // aliases it was added with, rather than kept for every document.
 func (n *Names) Remove(p string) {
-	keys := nameKeys(p, n.aliases[p])
+	keys := fileKeys(p, n.aliases[p])
 	if set := n.byKey[keys[0]]; !set.has(p) {
-		return // not indexed: every document is found by its base name
+		return // not indexed: every document is filed under its name
 	}
 	for _, k := range keys {
 		removeFrom(n.byKey, k, p)
@@ -80,20 +103,53 @@ func (n *Names) Remove(p string) {
 // Unique reports whether exactly one document is found by the name (a base name with or without
 // ".md", or an alias), case-insensitively: then a wiki link can use the bare name.
 func (n *Names) Unique(name string) bool {
-	if n == nil {
-		return false
+	found := 0
+	for range n.lookup(strings.ToLower(name)) {
+		if found++; found > 1 {
+			break
+		}
 	}
-	set := n.byKey[strings.ToLower(name)]
-	return set.len() == 1
+	return found == 1
 }
 
-// lookup yields the paths found by a lower-cased key.
+// lookup yields, once each, the paths found by a lower-cased key: those filed under it, and for
+// a markdown name, the documents of that whole base name, filed under it without the extension.
 func (n *Names) lookup(key string) iter.Seq[string] {
-	if n == nil {
-		return func(func(string) bool) {}
+	return func(yield func(string) bool) {
+		if n == nil {
+			return
+		}
+		set := n.byKey[key]
+		for p := range set.all() {
+			if !yield(p) {
+				return
+			}
+		}
+		short := fileName(key)
+		if short == key {
+			return
+		}
+		named := n.byKey[short]
+		for p := range named.all() {
+			if !set.has(p) && strings.ToLower(path.Base(p)) == key && !yield(p) {
+				return
+			}
+		}
 	}
-	set := n.byKey[key]
-	return set.all()
+}
+
+// answers reports whether the document at p is found by the lower-cased key.
+func (n *Names) answers(p, key string) bool {
+	base := strings.ToLower(path.Base(p))
+	if base == key || fileName(base) == key {
+		return true
+	}
+	for _, a := range n.aliases[p] {
+		if strings.ToLower(strings.TrimSpace(a)) == key {
+			return true
+		}
+	}
+	return false
 }
 
 // wikiStyle reports whether l resolves by name (Obsidian) rather than as a path: wiki links,
