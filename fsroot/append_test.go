@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/packfs/packfs-mcp/internal/testfs"
 )
 
 func TestOpenAppend(t *testing.T) {
@@ -45,7 +47,7 @@ func TestOpenAppend(t *testing.T) {
 		{
 			name: "fifo", target: "fifo", want: ErrNotRegular,
 			setup: func(t *testing.T, base string) {
-				makeFIFO(t, filepath.Join(base, "root", "fifo"))
+				testfs.Mkfifo(t, filepath.Join(base, "root", "fifo"))
 			},
 		},
 		{
@@ -122,7 +124,7 @@ func TestOpenAppend(t *testing.T) {
 // Appenders on the same file as two servers would: every line must come
 // out whole.
 func TestAppendConcurrent(t *testing.T) {
-	if underWine {
+	if testfs.UnderWine {
 		t.Skip("Wine's appends through two handles are not atomic (it seeks, then writes): this case needs a Windows machine")
 	}
 	base, r := newTree(t, Options{})

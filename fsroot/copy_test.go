@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/packfs/packfs-mcp/internal/testfs"
 )
 
 func TestCopyFile(t *testing.T) {
@@ -17,7 +19,7 @@ func TestCopyFile(t *testing.T) {
 	tests := []struct {
 		name      string
 		entries   []string
-		setup     func(t *testing.T, root string) // for what makefs cannot make
+		setup     func(t *testing.T, root string) // for what testfs.Tree cannot make
 		src, dst  string
 		overwrite bool
 		max       int64
@@ -57,7 +59,7 @@ func TestCopyFile(t *testing.T) {
 		{name: "exactly the limit", src: "s.md", dst: "c.md", max: int64(len(data)), mode: 0o644},
 		{name: "source is a dir", entries: []string{"sd/"}, src: "sd", dst: "c.md", want: ErrIsDir, wantPath: "sd"},
 		{name: "source FIFO", src: "fifo", dst: "c.md", want: ErrNotRegular, wantPath: "fifo",
-			setup: func(t *testing.T, root string) { makeFIFO(t, filepath.Join(root, "fifo")) }},
+			setup: func(t *testing.T, root string) { testfs.Mkfifo(t, filepath.Join(root, "fifo")) }},
 		{name: "source socket", src: "sock", dst: "c.md", want: ErrNotRegular, wantPath: "sock",
 			setup: func(t *testing.T, root string) { listen(t, filepath.Join(root, "sock")) }},
 		{name: "source hard link", src: "s.md", dst: "c.md", want: ErrHardLink, wantPath: "s.md",
@@ -118,7 +120,7 @@ func TestCopyFile(t *testing.T) {
 					}
 				}
 			}
-			if tmp := tempFiles(t, base); len(tmp) > 0 {
+			if tmp := testfs.TempFiles(t, base, TempPrefix); len(tmp) > 0 {
 				t.Errorf("temp files left: %v", tmp)
 			}
 			if _, err := os.Lstat(filepath.Join(base, "pwned")); err == nil {
@@ -169,7 +171,7 @@ func TestCopyFileContext(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(base, "root", "c.md")); err == nil {
 		t.Error("a cancelled copy created its file")
 	}
-	if tmp := tempFiles(t, base); len(tmp) > 0 {
+	if tmp := testfs.TempFiles(t, base, TempPrefix); len(tmp) > 0 {
 		t.Errorf("temp files left: %v", tmp)
 	}
 }

@@ -5,48 +5,15 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/packfs/packfs-mcp/internal/testfs"
 )
 
 // marker is the content of files outside the root; it must never appear
 // in anything fsroot returns.
 const marker = "OUTSIDE-SECRET-MARKER"
-
-// makefs builds entries under dir. An entry is "d/" (a directory), "f"
-// (a file containing "content of f"), "f=text" (a file containing text) or
-// "link => target" (a symbolic link). "{base}" in a target is replaced by
-// base, so tests can make absolute links into the test's temp dir.
-func makefs(t *testing.T, dir, base string, entries ...string) {
-	t.Helper()
-	for _, e := range entries {
-		var err error
-		switch {
-		case strings.Contains(e, " => "):
-			name, target, _ := strings.Cut(e, " => ")
-			target = strings.ReplaceAll(target, "{base}", base)
-			p := filepath.Join(dir, name)
-			if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
-				err = symlink(t, target, p)
-			}
-		case strings.HasSuffix(e, "/"):
-			err = os.MkdirAll(filepath.Join(dir, e), 0o755)
-		default:
-			name, content, ok := strings.Cut(e, "=")
-			if !ok {
-				content = "content of " + name
-			}
-			p := filepath.Join(dir, name)
-			if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
-				err = os.WriteFile(p, []byte(content), 0o644)
-			}
-		}
-		if err != nil {
-			t.Fatalf("makefs %q: %v", e, err)
-		}
-	}
-}
 
 // outsideEntries populate outside/, the sibling of root/ that no
 // operation may touch.
@@ -60,13 +27,13 @@ var outsideEntries = []string{
 // opens root/. It returns the temp dir and the Root.
 func newTree(t *testing.T, opts Options, entries ...string) (string, *Root) {
 	t.Helper()
-	base := tempDir(t)
-	makefs(t, filepath.Join(base, "outside"), base, outsideEntries...)
+	base := testfs.TempDir(t)
+	testfs.Tree(t, filepath.Join(base, "outside"), base, outsideEntries...)
 	rootDir := filepath.Join(base, "root")
 	if err := os.Mkdir(rootDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	makefs(t, rootDir, base, entries...)
+	testfs.Tree(t, rootDir, base, entries...)
 	r, err := Open(rootDir, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -117,19 +84,6 @@ func snapshot(t *testing.T, base string) map[string]string {
 	return snap
 }
 
-// tempFiles lists the TempPrefix files under dir.
-func tempFiles(t *testing.T, dir string) []string {
-	t.Helper()
-	var found []string
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && strings.HasPrefix(d.Name(), TempPrefix) {
-			found = append(found, p)
-		}
-		return nil
-	})
-	return found
-}
-
 // hangGuard is how long an operation on a special file may take before
 // the test calls it blocked; it only catches hangs, it times nothing.
 const hangGuard = 5 * time.Second
@@ -158,25 +112,6 @@ func noHangInfo(t *testing.T, fn func() (Info, error)) (Info, error) {
 		return err
 	})
 	return info, err
-}
-
-// symlink is os.Symlink, for tests that need a link: under Wine, whose
-// links are the host's, followed by every Windows call and never seen as
-// reparse points, the test skips, since no link case means there what it
-// means on Windows.
-func symlink(t *testing.T, target, p string) error {
-	t.Helper()
-	symlinksOrSkip(t)
-	return os.Symlink(target, p)
-}
-
-// symlinksOrSkip skips the test under Wine, where links are not what they
-// are on Windows (see symlink).
-func symlinksOrSkip(t *testing.T) {
-	t.Helper()
-	if underWine {
-		t.Skip("Wine shows no links: the link cases run on Linux and need a Windows machine for Windows")
-	}
 }
 
 // newInfo converts fi, os's answer for the root-relative name, to an Info,

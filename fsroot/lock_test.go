@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/packfs/packfs-mcp/internal/testfs"
 )
 
 // heldLocks returns the number of keys locked or waited for in this process.
@@ -106,7 +108,7 @@ func TestLockAcrossCreation(t *testing.T) {
 // replace lose nothing: every one of many concurrent appends, made as the
 // tools make them (a read, then AppendFile), is in the file.
 func TestLockSerializes(t *testing.T) {
-	if underWine {
+	if testfs.UnderWine {
 		t.Skip("Wine has no POSIX rename, and refused one replace in 64 with Access denied in one run of four (a handle of the previous holder not yet let go): this case needs a Windows machine")
 	}
 	_, r := newTree(t, Options{}, "log.md=")
@@ -206,7 +208,7 @@ func mustOK(t *testing.T, err error) {
 // files in both orders still all finish.
 func TestShareLocks(t *testing.T) {
 	base, r := newTree(t, Options{}, "a.md=a", "b.md=b")
-	makefs(t, base, base, "locks/")
+	testfs.Tree(t, base, base, "locks/")
 	locks, err := Open(filepath.Join(base, "locks"), Options{})
 	mustOK(t, err)
 	defer locks.Close()

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/packfs/packfs-mcp/internal/testfs"
 )
 
 // TestLookup checks what a lookup reports for names that end in every way a walk can: a file, a
@@ -94,11 +96,11 @@ func TestLookupDeep(t *testing.T) {
 	}
 	// up climbs every level to the root; mid climbs 2*heldDirs+1 levels, below two
 	// checkpoints, then comes down again to the deepest directory's parent.
-	if err := symlink(t, strings.Repeat("../", depth)+"target.md", filepath.Join(dir, "up")); err != nil {
+	if err := testfs.Symlink(t, strings.Repeat("../", depth)+"target.md", filepath.Join(dir, "up")); err != nil {
 		t.Fatal(err)
 	}
 	down := strings.Join(deep[depth-2*heldDirs-1:depth-1], "/")
-	if err := symlink(t, strings.Repeat("../", 2*heldDirs+1)+down, filepath.Join(dir, "mid")); err != nil {
+	if err := testfs.Symlink(t, strings.Repeat("../", 2*heldDirs+1)+down, filepath.Join(dir, "mid")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "..", "here.md"), []byte("here"), 0o644); err != nil {
@@ -165,13 +167,13 @@ func TestEntryAfterChange(t *testing.T) {
 			if err := os.Rename(filepath.Join(root, "d"), filepath.Join(root, "gone")); err != nil {
 				return err
 			}
-			return symlink(t, filepath.Join(base, "outside"), filepath.Join(root, "d"))
+			return testfs.Symlink(t, filepath.Join(base, "outside"), filepath.Join(root, "d"))
 		}, "inside", nil},
 		{"file swapped for a link inside", "d/f.md", func(t *testing.T, root, _ string) error {
 			if err := os.Remove(filepath.Join(root, "d", "f.md")); err != nil {
 				return err
 			}
-			return symlink(t, "g.md", filepath.Join(root, "d", "f.md"))
+			return testfs.Symlink(t, "g.md", filepath.Join(root, "d", "f.md"))
 		}, "", ErrNotRegular},
 		{"file replaced by another file", "d/f.md", func(t *testing.T, root, _ string) error {
 			return os.Rename(filepath.Join(root, "d", "g.md"), filepath.Join(root, "d", "f.md"))
@@ -338,7 +340,7 @@ func TestEntryWritesWhatWasJudged(t *testing.T) {
 			if err := os.Rename(filepath.Join(root, "d"), filepath.Join(root, "gone")); err != nil {
 				t.Fatal(err)
 			}
-			if err := symlink(t, filepath.Join(base, "outside"), filepath.Join(root, "d")); err != nil {
+			if err := testfs.Symlink(t, filepath.Join(base, "outside"), filepath.Join(root, "d")); err != nil {
 				t.Fatal(err)
 			}
 			if err := tt.write(e); err != nil {

@@ -6,10 +6,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/packfs/packfs-mcp/internal/testfs"
 )
 
 func TestPrivateDir(t *testing.T) {
-	parent := tempDir(t)
+	parent := testfs.TempDir(t)
 	tests := []struct {
 		name    string
 		setup   func(t *testing.T, p string) error
@@ -26,7 +28,7 @@ func TestPrivateDir(t *testing.T) {
 			}
 			return os.Chmod(p, 0o777)
 		}, true},
-		{"a link to a folder", func(t *testing.T, p string) error { return symlink(t, tempDir(t), p) }, true},
+		{"a link to a folder", func(t *testing.T, p string) error { return testfs.Symlink(t, testfs.TempDir(t), p) }, true},
 		{"a file", func(t *testing.T, p string) error { return os.WriteFile(p, nil, 0o600) }, true},
 		{"another user's", func(t *testing.T, p string) error {
 			if os.Geteuid() != 0 {

@@ -15,12 +15,13 @@ import (
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/internal/tier"
 )
 
 func TestOpen(t *testing.T) {
-	base := tempDir(t)
-	makefs(t, base, base, "real/f", "alias => real", "file")
+	base := testfs.TempDir(t)
+	testfs.Tree(t, base, base, "real/f", "alias => real", "file")
 	t.Run("symlinked root", func(t *testing.T) {
 		r, err := Open(filepath.Join(base, "alias"), Options{})
 		if err != nil {
@@ -36,7 +37,7 @@ func TestOpen(t *testing.T) {
 		}
 		// Re-pointing the link later does not move the root.
 		os.Remove(filepath.Join(base, "alias"))
-		symlink(t, "/", filepath.Join(base, "alias"))
+		testfs.Symlink(t, "/", filepath.Join(base, "alias"))
 		if _, err := r.Stat("f"); err != nil {
 			t.Errorf("Stat after re-point: %v", err)
 		}
@@ -332,7 +333,7 @@ func mkdirChain(t *testing.T, dir string, depth int, also func(level *os.Root)) 
 
 func TestWalkDeep(t *testing.T) {
 	tier.Full(t, "walks a tree thousands of levels deep")
-	if underWine {
+	if testfs.UnderWine {
 		t.Skip("2,000 levels take more than 8 minutes under Wine, each open a round trip to its server; the walk's code is the same on every system")
 	}
 	const depth = 10_000

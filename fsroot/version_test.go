@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/packfs/packfs-mcp/internal/testfs"
 )
 
 func TestVersion(t *testing.T) {
@@ -125,7 +127,7 @@ func TestConditional(t *testing.T) {
 							t.Errorf("a failed %s changed the root (-before +after):\n%s", op.op, diff)
 						}
 					}
-					if tmp := tempFiles(t, base); len(tmp) > 0 {
+					if tmp := testfs.TempFiles(t, base, TempPrefix); len(tmp) > 0 {
 						t.Errorf("temp files left: %v", tmp)
 					}
 					if diff := cmp.Diff(before, snapshot(t, base)); diff != "" {
@@ -172,7 +174,7 @@ func TestCheckBeforeReplace(t *testing.T) {
 			for _, tt := range tests {
 				t.Run(tt.name, func(t *testing.T) {
 					if tt.links {
-						symlinksOrSkip(t)
+						testfs.SymlinksOrSkip(t)
 					}
 					base, r := newTree(t, Options{}, "f=old", "other=other")
 					p := filepath.Join(base, "root", "f")
@@ -206,7 +208,7 @@ func TestCheckBeforeReplace(t *testing.T) {
 					case tt.content != "" && string(got) != tt.content:
 						t.Errorf("f = %q (%v), want %q", got, rerr, tt.content)
 					}
-					if tmp := tempFiles(t, base); len(tmp) > 0 {
+					if tmp := testfs.TempFiles(t, base, TempPrefix); len(tmp) > 0 {
 						t.Errorf("temp files left: %v", tmp)
 					}
 				})

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/packfs/packfs-mcp/internal/testfs"
 )
 
 // watchingSystem reports whether this system uses file events (see [ErrWatchUnsupported]).
@@ -78,7 +80,7 @@ const wineOldFolders = "Wine 8's recursive watch misses folders that existed bef
 func TestWatch(t *testing.T) {
 	base, r := newTree(t, Options{}, "notes/a.md=a", "blocked/")
 	if runtime.GOOS == "linux" {
-		makefs(t, filepath.Join(base, "root"), base, "out => {base}/outside")
+		testfs.Tree(t, filepath.Join(base, "root"), base, "out => {base}/outside")
 	}
 	w, await := startWatch(t, r, func(dir string) bool { return path.Base(dir) == "blocked" })
 	// Linux watches the root and notes (not blocked, not the link); Windows one tree.
@@ -90,7 +92,7 @@ func TestWatch(t *testing.T) {
 	writeHost(t, filepath.Join(root, "blocked", "deeper", "z.md"), "z")
 	writeHost(t, filepath.Join(base, "outside", "y.md"), "y")
 	got := []string{}
-	if underWine {
+	if testfs.UnderWine {
 		t.Log("notes/b.md not checked: " + wineOldFolders)
 	} else {
 		writeHost(t, filepath.Join(root, "notes", "b.md"), "b")
@@ -125,7 +127,7 @@ func TestWatch(t *testing.T) {
 func TestWatchChanges(t *testing.T) {
 	for _, dir := range []string{".", "notes"} {
 		t.Run(dir, func(t *testing.T) {
-			if underWine && dir != "." {
+			if testfs.UnderWine && dir != "." {
 				t.Skip(wineOldFolders)
 			}
 			base, r := newTree(t, Options{}, "notes/", "a.md=a", "gone.md=g", "old.md=o",

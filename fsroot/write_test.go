@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/packfs/packfs-mcp/internal/testfs"
 )
 
 // readHost reads a file of the test tree directly.
@@ -68,7 +70,7 @@ func TestWriteFile(t *testing.T) {
 					t.Errorf("mode = %v, want %v", fi.Mode(), tt.wantMode)
 				}
 			}
-			if tmp := tempFiles(t, base); len(tmp) > 0 {
+			if tmp := testfs.TempFiles(t, base, TempPrefix); len(tmp) > 0 {
 				t.Errorf("temp files left: %v", tmp)
 			}
 			if diff := cmp.Diff(before, snapshot(t, base)); diff != "" {
@@ -107,7 +109,7 @@ func TestWriteFileFailureLeavesOld(t *testing.T) {
 		if got := readHost(t, filepath.Join(base, "root", "f")); got != "old" {
 			t.Errorf("content = %q, want old", got)
 		}
-		if tmp := tempFiles(t, base); len(tmp) > 0 {
+		if tmp := testfs.TempFiles(t, base, TempPrefix); len(tmp) > 0 {
 			t.Errorf("temp files left: %v", tmp)
 		}
 	})
@@ -127,7 +129,7 @@ func TestWriteFileFailureLeavesOld(t *testing.T) {
 }
 
 func TestWriteFileConcurrent(t *testing.T) {
-	if underWine {
+	if testfs.UnderWine {
 		t.Skip("Wine has no POSIX rename, so a rename over a file another writer holds open is refused: this case needs a Windows machine")
 	}
 	const writers = 8
@@ -153,7 +155,7 @@ func TestWriteFileConcurrent(t *testing.T) {
 	if !found {
 		t.Errorf("content (%d bytes) is not exactly one writer's", len(got))
 	}
-	if tmp := tempFiles(t, base); len(tmp) > 0 {
+	if tmp := testfs.TempFiles(t, base, TempPrefix); len(tmp) > 0 {
 		t.Errorf("temp files left: %v", tmp)
 	}
 }
@@ -197,7 +199,7 @@ func TestCreateFile(t *testing.T) {
 			if _, err := os.Lstat(filepath.Join(base, "root", "missing")); err == nil {
 				t.Error("dangling link target created")
 			}
-			if tmp := tempFiles(t, base); len(tmp) > 0 {
+			if tmp := testfs.TempFiles(t, base, TempPrefix); len(tmp) > 0 {
 				t.Errorf("temp files left: %v", tmp)
 			}
 			if diff := cmp.Diff(before, snapshot(t, base)); diff != "" {
@@ -245,7 +247,7 @@ func TestAppendFile(t *testing.T) {
 			if _, err := os.Lstat(filepath.Join(base, "root", "missing")); err == nil {
 				t.Error("dangling link target created")
 			}
-			if tmp := tempFiles(t, base); len(tmp) > 0 {
+			if tmp := testfs.TempFiles(t, base, TempPrefix); len(tmp) > 0 {
 				t.Errorf("temp files left: %v", tmp)
 			}
 		})

@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/internal/testfs"
 )
 
 func newIgnore(t *testing.T, global []string, tree ...string) (string, *Ignore) {
 	t.Helper()
-	dir := tempDir(t)
-	makeTree(t, dir, dir, tree...)
+	dir := testfs.TempDir(t)
+	testfs.Tree(t, dir, dir, tree...)
 	root, err := fsroot.Open(dir, fsroot.Options{})
 	mustOK(t, err)
 	t.Cleanup(func() { root.Close() })
@@ -140,8 +141,8 @@ func TestIgnoreGitOnlyInWorkTrees(t *testing.T) {
 		{"go/pkg/mod/x.go", false, false, HiddenCache, "a cache (go/pkg/mod)"},
 	}
 	for _, inRepo := range []bool{false, true} {
-		dir := tempDir(t)
-		makeTree(t, dir, dir, tree...)
+		dir := testfs.TempDir(t)
+		testfs.Tree(t, dir, dir, tree...)
 		root, err := fsroot.Open(dir, fsroot.Options{})
 		mustOK(t, err)
 		defer root.Close()
@@ -165,8 +166,8 @@ func TestIgnoreGitOnlyInWorkTrees(t *testing.T) {
 // TestIgnoreGitInit checks that a git init in a served tree counts once its folder is looked at
 // again: its .gitignore then applies.
 func TestIgnoreGitInit(t *testing.T) {
-	dir := tempDir(t)
-	makeTree(t, dir, dir, ".gitignore=build/\n", "build/x.md=x")
+	dir := testfs.TempDir(t)
+	testfs.Tree(t, dir, dir, ".gitignore=build/\n", "build/x.md=x")
 	root, err := fsroot.Open(dir, fsroot.Options{})
 	mustOK(t, err)
 	defer root.Close()

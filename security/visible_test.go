@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/internal/testfs"
 )
 
 // TestVisible checks the one rule for what the tools can see, on a real folder: the listing, the
 // index and doctor all ask it.
 func TestVisible(t *testing.T) {
-	dir := tempDir(t)
-	outside := tempDir(t)
+	dir := testfs.TempDir(t)
+	outside := testfs.TempDir(t)
 	write := func(name string) {
 		t.Helper()
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
@@ -34,12 +35,12 @@ func TestVisible(t *testing.T) {
 	}
 	must(os.Link(filepath.Join(dir, "h1.md"), filepath.Join(dir, "h2.md")))
 	must(os.WriteFile(filepath.Join(outside, "o.md"), []byte("x\n"), 0o644))
-	must(symlink(t, "a.md", filepath.Join(dir, "to-a.md")))
-	must(symlink(t, "tool.exe", filepath.Join(dir, "to-tool.md")))
-	must(symlink(t, ".env", filepath.Join(dir, "to-env.md")))
-	must(symlink(t, filepath.Join(outside, "o.md"), filepath.Join(dir, "to-outside.md")))
-	must(symlink(t, "gone.md", filepath.Join(dir, "to-nothing.md")))
-	mkfifo(t, filepath.Join(dir, "pipe.md"))
+	must(testfs.Symlink(t, "a.md", filepath.Join(dir, "to-a.md")))
+	must(testfs.Symlink(t, "tool.exe", filepath.Join(dir, "to-tool.md")))
+	must(testfs.Symlink(t, ".env", filepath.Join(dir, "to-env.md")))
+	must(testfs.Symlink(t, filepath.Join(outside, "o.md"), filepath.Join(dir, "to-outside.md")))
+	must(testfs.Symlink(t, "gone.md", filepath.Join(dir, "to-nothing.md")))
+	testfs.Mkfifo(t, filepath.Join(dir, "pipe.md"))
 
 	for _, allow := range []bool{false, true} {
 		root, err := fsroot.Open(dir, fsroot.Options{AllowHardLinks: allow})
@@ -89,8 +90,8 @@ var errAny = errors.New("any error")
 // that may be text, and not what it never holds (images and binary types, which every walk would
 // read again to find that out), nor what the tools cannot open, nor noise.
 func TestIndexed(t *testing.T) {
-	dir := tempDir(t)
-	makeTree(t, dir, dir, ".gitignore=build/\n", "a.md=x", "photo.jpg=x", "archive.zip=x", "letter.pdf=x", "Makefile=x", "data.xyz=x", "tool.exe=x", "build/out.md=x")
+	dir := testfs.TempDir(t)
+	testfs.Tree(t, dir, dir, ".gitignore=build/\n", "a.md=x", "photo.jpg=x", "archive.zip=x", "letter.pdf=x", "Makefile=x", "data.xyz=x", "tool.exe=x", "build/out.md=x")
 	root, err := fsroot.Open(dir, fsroot.Options{})
 	mustOK(t, err)
 	defer root.Close()

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/semantic"
 )
@@ -25,12 +26,12 @@ import (
 // it (IndexFS, Indexed). The raceEnv's marker is the secret; nothing outside the root exists.
 func newBlockedEnv(t *testing.T, entries ...string) *raceEnv {
 	t.Helper()
-	if underWine {
+	if testfs.UnderWine {
 		t.Skip("the cases swap links: Wine has no links (a host link is followed by every Windows call)")
 	}
 	e := &raceEnv{
 		t:      t,
-		base:   tempDir(t),
+		base:   testfs.TempDir(t),
 		marker: "SECRET-" + strings.ToUpper(rand.Text()[:12]),
 		codes:  map[string]int{},
 		calls:  map[string]int{},
@@ -39,7 +40,7 @@ func newBlockedEnv(t *testing.T, entries ...string) *raceEnv {
 	e.root = filepath.Join(e.base, "root")
 	mustOK(t, os.Mkdir(e.root, 0o755))
 	secret := "TOKEN=" + e.marker + " needle\n"
-	makeTree(t, e.root, e.base, append([]string{".env=" + secret, ".git/x.md=" + secret}, entries...)...)
+	testfs.Tree(t, e.root, e.base, append([]string{".env=" + secret, ".git/x.md=" + secret}, entries...)...)
 	e.before = snapshotOutside(t, e.base)
 
 	root, policy := e.open()

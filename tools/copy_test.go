@@ -17,11 +17,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/security"
 )
 
 // copyFixture is the tree every copy case starts from. A case adds its own entries, and its setup
-// makes what makeTree cannot (FIFOs, sockets, hard links, modes).
+// makes what testfs.Tree cannot (FIFOs, sockets, hard links, modes).
 var copyFixture = []string{
 	"a.md=# A\nsee [b](b.md)\n",
 	"b.md=bee\n",
@@ -114,7 +116,7 @@ func hardLink(t *testing.T, oldname, newname string) {
 }
 func listen(t *testing.T, p string) {
 	t.Helper()
-	if underWine {
+	if testfs.UnderWine {
 		t.Skip("Wine makes no Unix socket files")
 	}
 	l, err := net.Listen("unix", p)
@@ -217,7 +219,7 @@ func TestCopy(t *testing.T) {
 				map[string]any{"path": "dir/tool.exe", "reason": "a type the tools cannot create"}}},
 			absent: []string{".env", ".git", "hard.md", "secret"}},
 		{name: "folder with special files", setup: func(t *testing.T, root string) {
-			mkfifo(t, filepath.Join(root, "dir/fifo.md"))
+			testfs.Mkfifo(t, filepath.Join(root, "dir/fifo.md"))
 			listen(t, filepath.Join(root, "dir/sub/sock.md"))
 		},
 			args:  copyArgs("dir", "copy", map[string]any{"recursive": true}),
@@ -243,7 +245,7 @@ func TestCopy(t *testing.T) {
 			hardLink(t, filepath.Join(root, "a.md"), filepath.Join(root, "a2.md"))
 		},
 			args: copyArgs("a.md", "c.md", nil), code: CodeHardLink},
-		{name: "source FIFO", setup: func(t *testing.T, root string) { mkfifo(t, filepath.Join(root, "fifo.md")) },
+		{name: "source FIFO", setup: func(t *testing.T, root string) { testfs.Mkfifo(t, filepath.Join(root, "fifo.md")) },
 			args: copyArgs("fifo.md", "c.md", nil), code: CodeNotRegular},
 		{name: "source socket", setup: func(t *testing.T, root string) { listen(t, filepath.Join(root, "sock.md")) },
 			args: copyArgs("sock.md", "c.md", nil), code: CodeNotRegular},
@@ -381,7 +383,7 @@ func TestCopyFailsMidway(t *testing.T) {
 			if diff := cmp.Diff(want, hostTree(t, e.root)); diff != "" {
 				t.Errorf("the tree after the failed copy (-want +got):\n%s", diff)
 			}
-			if tmp := tempFiles(t, e.root); len(tmp) > 0 {
+			if tmp := testfs.TempFiles(t, e.root, fsroot.TempPrefix); len(tmp) > 0 {
 				t.Errorf("temp files left: %v", tmp)
 			}
 		})

@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/security"
 )
 
@@ -16,10 +17,10 @@ import (
 // cfg (its root filled in).
 func newPolicyEnv(t *testing.T, cfg security.PolicyConfig, tree ...string) *optionEnv {
 	t.Helper()
-	base := tempDir(t)
+	base := testfs.TempDir(t)
 	dir := filepath.Join(base, "root")
 	mustOK(t, os.Mkdir(dir, 0o755))
-	makeTree(t, dir, base, tree...)
+	testfs.Tree(t, dir, base, tree...)
 	root, err := fsroot.Open(dir, fsroot.Options{})
 	mustOK(t, err)
 	t.Cleanup(func() { root.Close() })

@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/semantic"
 )
@@ -59,8 +60,8 @@ func TestEmptyIndexSaysWhy(t *testing.T) {
 		{"held, not found", []string{"a.md=# A\nferns\n", "b.md=# B\nmoss\n"}, "among the 2 files the index holds"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := tempDir(t)
-			makeTree(t, dir, dir, tt.tree...)
+			dir := testfs.TempDir(t)
+			testfs.Tree(t, dir, dir, tt.tree...)
 			root, err := fsroot.Open(dir, fsroot.Options{})
 			mustOK(t, err)
 			defer root.Close()

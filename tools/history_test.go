@@ -14,6 +14,7 @@ import (
 
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/history"
+	"github.com/packfs/packfs-mcp/internal/testfs"
 )
 
 // withHistory gives e's server a history store in a folder beside its root, and returns it with
@@ -368,5 +369,5 @@ func TestNoHistorySaysSo(t *testing.T) {
 // is still letting go of (Wine answers the latter ACCESS_DENIED, as a file pending deletion): the
 // client tries again.
 func busy(out optionResult) bool {
-	return out.Result["code"] == CodeInUse || underWine && out.Result["code"] == CodeAccess
+	return out.Result["code"] == CodeInUse || testfs.UnderWine && out.Result["code"] == CodeAccess
 }

@@ -5,20 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"testing"
 )
-
-// symlink is os.Symlink, for tests that need a link: under Wine, whose
-// links are the host's, followed by every Windows call and never seen as
-// reparse points, the test skips, since no link case means there what it
-// means on Windows.
-func symlink(t *testing.T, target, p string) error {
-	t.Helper()
-	if underWine {
-		t.Skip("Wine shows no links: the link cases run on Linux and need a Windows machine for Windows")
-	}
-	return os.Symlink(target, p)
-}
 
 // relSlash is p relative to dir with "/" between names, as the tools name files on every system.
 func relSlash(dir, p string) string {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/intents"
+	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/semantic"
 )
@@ -33,7 +34,7 @@ type optionCase struct {
 
 // optionTable is what TestEveryOptionMatters knows of one tool.
 type optionTable struct {
-	tree []string // the files every call starts from, as makeTree takes them
+	tree []string // the files every call starts from, as testfs.Tree takes them
 	// engine says whether the server needs the search index.
 	engine bool
 	// fresh says whether every call needs its own copy of the tree, because calls write.
@@ -228,10 +229,10 @@ type optionEnv struct {
 
 func newOptionEnv(t *testing.T, table optionTable) *optionEnv {
 	t.Helper()
-	base := tempDir(t)
+	base := testfs.TempDir(t)
 	dir := filepath.Join(base, "root")
 	mustOK(t, os.Mkdir(dir, 0o755))
-	makeTree(t, dir, base, table.tree...)
+	testfs.Tree(t, dir, base, table.tree...)
 	root, err := fsroot.Open(dir, fsroot.Options{})
 	mustOK(t, err)
 	t.Cleanup(func() { root.Close() })

@@ -10,9 +10,6 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// mkfifo skips: a Windows folder holds no FIFOs.
-func mkfifo(t *testing.T, p string) { t.Helper(); t.Skip("no FIFOs in a Windows folder") }
-
 // cpuTime is the CPU time the process has used, kernel and user.
 func cpuTime(b *testing.B) time.Duration {
 	var created, exited, kernel, user windows.Filetime
@@ -23,20 +20,6 @@ func cpuTime(b *testing.B) time.Duration {
 // ticks is a FILETIME that holds a duration (in 100 ns units), not a date.
 func ticks(f windows.Filetime) time.Duration {
 	return time.Duration(int64(f.HighDateTime)<<32|int64(f.LowDateTime)) * 100
-}
-
-// underWine reports that the tests run under Wine, which has no reparse
-// points, no POSIX rename or delete, and whose ntdll exports wine_get_version.
-var underWine = windows.NewLazySystemDLL("ntdll.dll").NewProc("wine_get_version").Find() == nil
-
-// tempDir is t.TempDir, emptied first by os.Remove, entry by entry, at
-// the end of the test: os.RemoveAll's handle-relative delete answers
-// "Invalid function" under Wine 8, which lacks FileDispositionInformationEx.
-func tempDir(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	t.Cleanup(func() { removeTree(dir) })
-	return dir
 }
 
 // hostPerm is a file's permission bits as the tests' trees write them: on

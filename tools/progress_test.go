@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/semantic"
 )
@@ -251,7 +252,7 @@ func TestProgressIndex(t *testing.T) {
 // TestProgressCandidates checks that a search narrowed by the index counts every candidate, out of
 // all of them, even those it skips.
 func TestProgressCandidates(t *testing.T) {
-	root, err := fsroot.Open(tempDir(t), fsroot.Options{})
+	root, err := fsroot.Open(testfs.TempDir(t), fsroot.Options{})
 	mustOK(t, err)
 	t.Cleanup(func() { root.Close() })
 	policy, err := security.NewPolicy(security.PolicyConfig{RootDir: root.Dir(), RootResolved: root.ResolvedDir()})
@@ -283,7 +284,7 @@ func (s *progressSession) SessionID() string                                   {
 // TestProgressThroughServer serves a tree of 1,500 files through a real MCP server and checks the
 // notifications that recursive listings and searches send, with and without a progress token.
 func TestProgressThroughServer(t *testing.T) {
-	dir := tempDir(t)
+	dir := testfs.TempDir(t)
 	for i := range 1500 {
 		p := filepath.Join(dir, fmt.Sprintf("d%02d", i%30), fmt.Sprintf("f%04d.txt", i))
 		mustOK(t, os.MkdirAll(filepath.Dir(p), 0o755))

@@ -22,6 +22,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/security"
 )
 
@@ -95,16 +96,16 @@ type raceEnv struct {
 }
 
 // newRaceEnv builds base/outside (secret.md and dir/ with x.md and <marker>.md, all holding the
-// marker) and base/root from rootEntries (see makeTree), and serves the root with a Server whose
+// marker) and base/root from rootEntries (see testfs.Tree), and serves the root with a Server whose
 // rate limit is effectively off.
 func newRaceEnv(t *testing.T, rootEntries ...string) *raceEnv {
-	if underWine {
+	if testfs.UnderWine {
 		t.Skip("the races swap links and folders, and rename over files held open: Wine has no links, no exchange and no POSIX rename")
 	}
 	t.Helper()
 	e := &raceEnv{
 		t:      t,
-		base:   tempDir(t),
+		base:   testfs.TempDir(t),
 		marker: "OUTSIDE-MARKER-" + strings.ToUpper(rand.Text()[:12]),
 		codes:  map[string]int{},
 		calls:  map[string]int{},
@@ -113,14 +114,14 @@ func newRaceEnv(t *testing.T, rootEntries ...string) *raceEnv {
 	e.root = filepath.Join(e.base, "root")
 	e.outside = filepath.Join(e.base, "outside")
 	secret := e.marker + " needle\n"
-	makeTree(t, e.outside, e.base,
+	testfs.Tree(t, e.outside, e.base,
 		"secret.md="+secret,
 		"dir/",
 		"dir/x.md="+secret,
 		"dir/"+e.marker+".md="+secret,
 	)
 	mustOK(t, os.Mkdir(e.root, 0o755))
-	makeTree(t, e.root, e.base, rootEntries...)
+	testfs.Tree(t, e.root, e.base, rootEntries...)
 	e.before = snapshotOutside(t, e.base)
 
 	root, policy := e.open()
@@ -147,34 +148,6 @@ func (e *raceEnv) serve(cfg Config) {
 	e.handlers = map[string]server.ToolHandlerFunc{}
 	for _, st := range New(cfg).Tools() {
 		e.handlers[st.Tool.Name] = st.Handler
-	}
-}
-
-// makeTree creates entries under dir: "d/" is a directory, "f=text" a file holding text, and
-// "l => target" a symbolic link; "{base}" in a target becomes base, for absolute links.
-func makeTree(t *testing.T, dir, base string, entries ...string) {
-	t.Helper()
-	for _, ent := range entries {
-		var err error
-		switch {
-		case strings.Contains(ent, " => "):
-			name, target, _ := strings.Cut(ent, " => ")
-			p := filepath.Join(dir, name)
-			if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
-				err = symlink(t, strings.ReplaceAll(target, "{base}", base), p)
-			}
-		case strings.HasSuffix(ent, "/"):
-			err = os.MkdirAll(filepath.Join(dir, ent), 0o755)
-		default:
-			name, content, _ := strings.Cut(ent, "=")
-			p := filepath.Join(dir, name)
-			if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
-				err = os.WriteFile(p, []byte(content), 0o644)
-			}
-		}
-		if err != nil {
-			t.Fatalf("makeTree %q: %v", ent, err)
-		}
 	}
 }
 
@@ -324,7 +297,7 @@ func (e *raceEnv) verify(allowed ...string) {
 			t.Errorf("ESCAPE: %s vanished from outside the root", p)
 		}
 	}
-	if temps := tempFiles(t, e.root); len(temps) > 0 {
+	if temps := testfs.TempFiles(t, e.root, fsroot.TempPrefix); len(temps) > 0 {
 		msg := fmt.Sprintf("%d temporary files left behind, e.g. root/%s", len(temps), temps[0])
 		t.Errorf("%s", msg)
 	}
@@ -363,27 +336,6 @@ func (e *raceEnv) enough() bool {
 		}
 	}
 	return true
-}
-
-// tempFiles lists, relative to dir, the entries below it whose name starts with
-// [fsroot.TempPrefix], walking with os (not through the server) and never following links.
-func tempFiles(t *testing.T, dir string) []string {
-	t.Helper()
-	var out []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if strings.HasPrefix(d.Name(), fsroot.TempPrefix) {
-			rel := relSlash(dir, p)
-			out = append(out, rel)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("walking %s: %v", dir, err)
-	}
-	return out
 }
 
 // raceStretch bounds how long a race runs on past its duration while some purpose has not yet

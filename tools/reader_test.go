@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/packfs/packfs-mcp/intents"
+	"github.com/packfs/packfs-mcp/internal/testfs"
 )
 
 // windowOracle is what window answers, worked out from the text's lines as a list: the lines
@@ -172,7 +173,7 @@ func TestReadMany(t *testing.T) {
 // name, and a link of a closed type that leads to a blocked file.
 func TestExists(t *testing.T) {
 	tree := []string{"notes/a.md=# A\n", "blob=data\n", "tool.exe=MZ\n", ".env=T=1\n"}
-	if !underWine { // Wine shows no links
+	if !testfs.UnderWine { // Wine shows no links
 		tree = append(tree, "env.zip => .env")
 	}
 	e := newOptionEnv(t, optionTable{tree: tree})
@@ -192,7 +193,7 @@ func TestExists(t *testing.T) {
 		{path: ".ssh/id_rsa", code: CodeBlocked},
 		{path: ".env", code: CodeBlocked},
 	}
-	if !underWine {
+	if !testfs.UnderWine {
 		tests = append(tests, struct {
 			path   string
 			exists any

@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/markdown"
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/semantic"
@@ -186,8 +187,8 @@ func TestMentionsIndexOrWalk(t *testing.T) {
 		"ünï/cödé.md=# Accents\n",
 		"accents.txt=see ünï/cödé.md\n",
 	}, moveTree...)
-	dir := tempDir(t)
-	makeTree(t, dir, dir, tree...)
+	dir := testfs.TempDir(t)
+	testfs.Tree(t, dir, dir, tree...)
 	walked := configOver(t, dir)
 	cfg := walked
 	cfg.Engine = semantic.New(semantic.Options{FS: cfg.Root.FS(), Allow: func(name string, isDir bool) bool { return cfg.Policy.CheckName(name, isDir) == nil }})
@@ -215,8 +216,8 @@ func TestMentionsIndexOrWalk(t *testing.T) {
 // the answer lists no more than MaxMentions lines while counting them all.
 func TestMentionsBounds(t *testing.T) {
 	t.Run("lines", func(t *testing.T) {
-		dir := tempDir(t)
-		makeTree(t, dir, dir, "old.md=x", "list.txt="+strings.Repeat("old.md\n", MaxMentions+5))
+		dir := testfs.TempDir(t)
+		testfs.Tree(t, dir, dir, "old.md=x", "list.txt="+strings.Repeat("old.md\n", MaxMentions+5))
 		got := unhurried(New(configOver(t, dir))).mentions(context.Background(), []markdown.Moved{{From: "old.md", To: "new.md"}})
 		if len(got.lines) != MaxMentions || got.total != MaxMentions+5 || got.cut != "" {
 			t.Errorf("%d lines, total %d, cut %q", len(got.lines), got.total, got.cut)
@@ -228,7 +229,7 @@ func TestMentionsBounds(t *testing.T) {
 		}
 	})
 	t.Run("files", func(t *testing.T) {
-		dir := tempDir(t)
+		dir := testfs.TempDir(t)
 		for i := range MaxMentionFiles + 1 {
 			mustOK(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%05d.txt", i)), []byte("nothing\n"), 0o644))
 		}
@@ -239,7 +240,7 @@ func TestMentionsBounds(t *testing.T) {
 		}
 	})
 	t.Run("bytes", func(t *testing.T) {
-		dir := tempDir(t)
+		dir := testfs.TempDir(t)
 		big := []byte(strings.Repeat("x", 1<<20-1) + "\n")
 		per := fsroot.DefaultMaxFileSize / int64(len(big))
 		for i := range int(MaxMentionBytes/(per*int64(len(big)))) + 1 {
@@ -266,8 +267,8 @@ func TestMentionsBounds(t *testing.T) {
 		}
 	})
 	t.Run("time", func(t *testing.T) {
-		dir := tempDir(t)
-		makeTree(t, dir, dir, "old.md=x", "list.txt=old.md\n")
+		dir := testfs.TempDir(t)
+		testfs.Tree(t, dir, dir, "old.md=x", "list.txt=old.md\n")
 		s := New(configOver(t, dir))
 		s.mentionBudget = time.Nanosecond
 		got := s.mentions(context.Background(), []markdown.Moved{{From: "old.md", To: "new.md"}})
@@ -409,8 +410,8 @@ func TestMoveChecksLinks(t *testing.T) {
 // to come back, while the index is being built: the index knows only some of the links, and a move
 // would rewrite those and report the rest as checked.
 func TestMoveWhileIndexing(t *testing.T) {
-	dir := tempDir(t)
-	makeTree(t, dir, dir, moveTree...)
+	dir := testfs.TempDir(t)
+	testfs.Tree(t, dir, dir, moveTree...)
 	cfg := configOver(t, dir)
 	cfg.Engine = semantic.New(semantic.Options{FS: cfg.Root.FS(), Allow: func(name string, isDir bool) bool { return cfg.Policy.CheckName(name, isDir) == nil }})
 	t.Cleanup(func() { cfg.Engine.Close() }) // never built

@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/packfs/packfs-mcp/internal/corpora"
+	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/semantic"
 )
 
@@ -20,7 +21,7 @@ import (
 // an alias of its own), and the publish menu that names the note; the move then leaves no link
 // broken and the note with all its backlinks.
 func TestMoveVault(t *testing.T) {
-	dir := tempDir(t)
+	dir := testfs.TempDir(t)
 	copyTree(t, corpora.Dir(t, corpora.Obsidian), dir)
 	cfg := configOver(t, dir)
 	cfg.Engine = semantic.New(semantic.Options{FS: cfg.Root.FS(), Allow: func(name string, isDir bool) bool { return cfg.Policy.CheckName(name, isDir) == nil }})

@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/security"
 )
 
@@ -40,13 +41,13 @@ type rpcAnswer struct {
 const resourceMarker = "OUTSIDE-RESOURCE-MARKER"
 
 // newResourceEnv builds base/outside/secret.md (holding the marker) and base/root from entries
-// (see makeTree), and serves the root with cfg's permissions, limiter and size limit.
+// (see testfs.Tree), and serves the root with cfg's permissions, limiter and size limit.
 func newResourceEnv(t *testing.T, cfg Config, entries ...string) *resourceEnv {
 	t.Helper()
-	base := tempDir(t)
+	base := testfs.TempDir(t)
 	dir := filepath.Join(base, "root")
-	makeTree(t, base, base, "outside/secret.md="+resourceMarker+"\n", "root/")
-	makeTree(t, dir, base, entries...)
+	testfs.Tree(t, base, base, "outside/secret.md="+resourceMarker+"\n", "root/")
+	testfs.Tree(t, dir, base, entries...)
 	root, err := fsroot.Open(dir, fsroot.Options{})
 	mustOK(t, err)
 	t.Cleanup(func() { root.Close() })
@@ -152,7 +153,7 @@ func TestReadResource(t *testing.T) {
 		"env_link.md => .env",
 		"dangling.md => {base}/gone.md",
 	)
-	mkfifo(t, filepath.Join(e.root, "fifo.md"))
+	testfs.Mkfifo(t, filepath.Join(e.root, "fifo.md"))
 	text := func(uri, mime, body string) map[string]any {
 		return map[string]any{"uri": uri, "mimeType": mime, "text": body}
 	}

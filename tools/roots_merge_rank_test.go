@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/security"
 )
 
@@ -77,7 +78,7 @@ func rankedFiles(t *testing.T, out map[string]any) []rankedFile {
 // newRootsEnv's roots.
 func newOneRootEnv(t *testing.T, trees map[string][]string) *rootsEnv {
 	t.Helper()
-	base := tempDir(t)
+	base := testfs.TempDir(t)
 	dir := filepath.Join(base, "one")
 	for name, tree := range trees {
 		mustOK(t, os.MkdirAll(filepath.Join(dir, name), 0o755))
@@ -85,7 +86,7 @@ func newOneRootEnv(t *testing.T, trees map[string][]string) *rootsEnv {
 		for _, e := range tree {
 			entries = append(entries, name+"/"+strings.TrimPrefix(e, "/"))
 		}
-		makeTree(t, dir, base, entries...)
+		testfs.Tree(t, dir, base, entries...)
 	}
 	env := &rootsEnv{base: base, roots: NewRoots(Config{
 		Limiter:     security.NewLimiter(security.LimitConfig{MaxRequests: 1 << 30}),

@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/semantic"
 )
@@ -30,7 +31,7 @@ type rootsEnv struct {
 
 func newRootsEnv(t *testing.T, trees map[string][]string) *rootsEnv {
 	t.Helper()
-	base := tempDir(t)
+	base := testfs.TempDir(t)
 	env := &rootsEnv{base: base, roots: NewRoots(Config{
 		Limiter:     security.NewLimiter(security.LimitConfig{MaxRequests: 1 << 30}),
 		Permissions: security.AllPermissions(),
@@ -44,7 +45,7 @@ func newRootsEnv(t *testing.T, trees map[string][]string) *rootsEnv {
 	}) {
 		dir := filepath.Join(base, name)
 		mustOK(t, os.MkdirAll(dir, 0o755))
-		makeTree(t, dir, base, trees[name]...)
+		testfs.Tree(t, dir, base, trees[name]...)
 	}
 	for _, name := range []string{"notes", "work"} {
 		mustOK(t, env.roots.Add(testMount(t, name, filepath.Join(base, name), true)))
@@ -479,7 +480,7 @@ func TestRootsToolDescriptions(t *testing.T) {
 		}
 	}
 	one := NewRoots(Config{Permissions: security.AllPermissions()}, false)
-	mustOK(t, one.Add(testMount(t, "", tempDir(t), false)))
+	mustOK(t, one.Add(testMount(t, "", testfs.TempDir(t), false)))
 	for _, st := range one.Tools() {
 		if strings.Contains(st.Tool.Description, "Several folders") {
 			t.Errorf("one root's %s speaks of several folders: %q", st.Tool.Name, st.Tool.Description)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/internal/tier"
 	"github.com/packfs/packfs-mcp/tools"
 )
@@ -86,7 +87,7 @@ func extras(t *testing.T, f *fixture) {
 	must(t, os.WriteFile(filepath.Join(mixed, ".env"), []byte("TOKEN="+marker+"\n"), 0o644))
 	must(t, os.Symlink("../../outside/secret.md", filepath.Join(mixed, "out.md")))
 	must(t, os.Symlink("ok.md", filepath.Join(mixed, "in.md")))
-	mkfifo(t, filepath.Join(mixed, "fifo.md"))
+	testfs.Mkfifo(t, filepath.Join(mixed, "fifo.md"))
 	ln2, err := net.Listen("unix", filepath.Join(mixed, "sock.md"))
 	must(t, err)
 	t.Cleanup(func() { ln2.Close() })

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/history"
+	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/internal/tier"
 	"github.com/packfs/packfs-mcp/tools"
 )
@@ -106,10 +106,10 @@ func TestCrashSafeWrites(t *testing.T) {
 		o.checkRoot(t, root)
 		o.checkKept(t, hist, checked)
 		o.resync(t, root)
-		leftovers = tempFiles(t, root)
+		leftovers = testfs.TempFiles(t, root, fsroot.TempPrefix)
 		st.phases[3] += time.Since(c3)
 		// A write of the history (what a change replaces, kept before it) is a write too.
-		if histLeft = tempFiles(t, hist); len(leftovers) > 0 || len(histLeft) > 0 {
+		if histLeft = testfs.TempFiles(t, hist, fsroot.TempPrefix); len(leftovers) > 0 || len(histLeft) > 0 {
 			st.killsMidWrite++
 		}
 		st.tempLeft += len(leftovers)
@@ -563,23 +563,6 @@ func crashResult(t *testing.T, reply string) crashToolResult {
 		t.Errorf("unexpected reply: %s", reply)
 	}
 	return res
-}
-
-// tempFiles lists the temporary files under dir, relative to it.
-func tempFiles(t *testing.T, dir string) []string {
-	t.Helper()
-	var out []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && strings.HasPrefix(d.Name(), fsroot.TempPrefix) {
-			rel, _ := filepath.Rel(dir, p)
-			out = append(out, rel)
-		}
-		return err
-	})
-	if err != nil {
-		t.Errorf("walking %s: %v", dir, err)
-	}
-	return out
 }
 
 // waitRemoved waits for the server's background cleanup to remove the temporary files a kill left.

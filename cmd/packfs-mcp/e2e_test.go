@@ -19,6 +19,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/packfs/packfs-mcp/internal/testfs"
 )
 
 // The end-to-end tests build the real binary and drive it over stdio with the mcp-go client, in
@@ -184,7 +186,7 @@ func newFixture(t *testing.T) *fixture {
 		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		must(t, os.Symlink(target, p))
 	}
-	mkfifo(t, filepath.Join(f.root, "fifo.md"))
+	testfs.Mkfifo(t, filepath.Join(f.root, "fifo.md"))
 	return f
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -18,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/packfs/packfs-mcp/audit"
+	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/tools"
 )
 
@@ -68,7 +68,7 @@ func TestJournal(t *testing.T) {
 	}
 	wants := append(answered, refused...)
 
-	recs := readJournal(t, file)
+	recs := testfs.ReadJSONLines[audit.Record](t, file, audit.Check)
 	if len(recs) != len(wants) {
 		t.Fatalf("%d journal lines, want %d", len(recs), len(wants))
 	}
@@ -208,7 +208,7 @@ func TestJournalConcurrentCalls(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	recs := readJournal(t, file)
+	recs := testfs.ReadJSONLines[audit.Record](t, file, audit.Check)
 	ids := map[string]bool{}
 	for _, rec := range recs {
 		ids[rec.Part().ToolCallID] = true
@@ -247,7 +247,7 @@ func TestJournalContent(t *testing.T) {
 			if !strings.Contains(stdout.String(), `hello world\\n`) {
 				t.Errorf("the client's answer was cut too: %s", stdout.String())
 			}
-			recs := readJournal(t, file)
+			recs := testfs.ReadJSONLines[audit.Record](t, file, audit.Check)
 			if len(recs) != 1 {
 				t.Fatalf("%d lines, want 1", len(recs))
 			}
@@ -323,7 +323,7 @@ func TestJournalCall(t *testing.T) {
 			t.Fatalf("%s: exit %d: %s", shape, code, stderr)
 		}
 	}
-	recs := readJournal(t, file)
+	recs := testfs.ReadJSONLines[audit.Record](t, file, audit.Check)
 	if len(recs) != 2 {
 		t.Fatalf("%d lines, want 2", len(recs))
 	}
@@ -375,26 +375,4 @@ func TestJournalCmd(t *testing.T) {
 			}
 		})
 	}
-}
-
-// readJournal reads a journal file, checking that every line is whole and in the AI SDK's
-// UIMessage shape.
-func readJournal(t *testing.T, file string) []audit.Record {
-	t.Helper()
-	f, err := os.Open(file)
-	must(t, err)
-	defer f.Close()
-	var recs []audit.Record
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		if err := audit.Check(sc.Bytes()); err != nil {
-			t.Fatalf("journal line %d: %v\n%s", len(recs)+1, err, sc.Text())
-		}
-		var rec audit.Record
-		must(t, json.Unmarshal(sc.Bytes(), &rec))
-		recs = append(recs, rec)
-	}
-	must(t, sc.Err())
-	return recs
 }

@@ -6,11 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
-	"testing"
 )
-
-// mkfifo makes a FIFO at the host path p.
-func mkfifo(t *testing.T, p string) { t.Helper(); must(t, syscall.Mkfifo(p, 0o644)) }
 
 // mknodNull makes a character device with /dev/null's numbers at p.
 func mknodNull(p string) error { return syscall.Mknod(p, syscall.S_IFCHR|0o644, 1<<8|3) }

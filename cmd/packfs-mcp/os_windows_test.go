@@ -8,9 +8,6 @@ import (
 	"testing"
 )
 
-// mkfifo skips: a Windows folder holds no FIFOs.
-func mkfifo(t *testing.T, p string) { t.Helper(); t.Skip("no FIFOs in a Windows folder") }
-
 // mknodNull fails: Windows folders hold no device nodes.
 func mknodNull(string) error { return errors.New("no device nodes on Windows") }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/internal/tier"
 )
 
@@ -42,7 +43,7 @@ func workspace(t *testing.T) *fixture {
 	must(t, err)
 	// A link out of the root that the index must never follow, and a FIFO it must never open.
 	must(t, os.Symlink(filepath.Join("..", "outside"), filepath.Join(f.root, "escape")))
-	mkfifo(t, filepath.Join(f.root, "notes", "pipe.md"))
+	testfs.Mkfifo(t, filepath.Join(f.root, "notes", "pipe.md"))
 	return f
 }
 

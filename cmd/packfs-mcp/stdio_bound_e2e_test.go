@@ -12,6 +12,7 @@ import (
 
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/internal/server"
+	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/internal/tier"
 )
 
@@ -83,7 +84,7 @@ func TestStdioMessageBound(t *testing.T) {
 
 	// A line of 128 MiB is read and dropped as it comes: the server never holds it.
 	const huge = 128 << 20
-	if _, err := io.Copy(s.in, &endless{n: huge, rest: "\n"}); err != nil {
+	if _, err := io.Copy(s.in, testfs.Endless(huge, "\n")); err != nil {
 		t.Fatal(err)
 	}
 	reply, err := s.out.ReadString('\n')
@@ -284,27 +285,4 @@ func valueDenseContent() string {
 	unit := "[1,\"\\\"],\n"
 	content := strings.Repeat(unit, fsroot.DefaultMaxFileSize/len(unit))
 	return content + strings.Repeat("x", fsroot.DefaultMaxFileSize-len(content))
-}
-
-// endless yields n bytes of one long line, then a newline and rest, without holding the line.
-type endless struct {
-	n    int
-	rest string
-}
-
-func (e *endless) Read(p []byte) (int, error) {
-	if e.n > 0 {
-		k := min(len(p), e.n)
-		for i := range k {
-			p[i] = 'x'
-		}
-		e.n -= k
-		return k, nil
-	}
-	if e.rest == "" {
-		return 0, io.EOF
-	}
-	k := copy(p, e.rest)
-	e.rest = e.rest[k:]
-	return k, nil
 }

@@ -33,6 +33,8 @@ var (
 		"internal/tier":     {},
 		"internal/corpora":  {},
 		"internal/boundary": {},
+		// fsroot's own tests import internal/testfs, so it imports no package of ours.
+		"internal/testfs": {},
 		// toolformat is a library for other programs too: it stands alone.
 		"toolformat": {},
 	}
@@ -43,17 +45,22 @@ var (
 	// internal/server, the runtime they wire. They may use the names of hostPackages that run a
 	// process, and they speak MCP.
 	runsProcess = map[string]bool{"cmd": true, "internal/server": true}
+	// testOnly are the packages only tests import (TestTestOnlyImports), each with why: like fsroot,
+	// they may touch the filesystem, since what they touch is what a test sets up and checks.
+	testOnly = map[string]string{
+		"internal/testfs": "it makes and reads the host files the tests of several packages set up and check (a tree, a link, a FIFO, a temporary folder, the temporary files a write left, a journal), one copy for all",
+	}
 )
 
 // mcpTypes is the one package of mcp-go that toolformat may import: the protocol's types.
 const mcpTypes = "github.com/mark3labs/mcp-go/mcp"
 
 // hostPackages are the packages whose business is the operating system. A library package (every
-// package but fsroot, cmd, internal/server and the commands) imports none of them: fsroot hands it
-// what it needs. cmd and internal/server (runsProcess) may use, of each, only the names its
-// predicate accepts: those that run the process (its
-// arguments, environment, streams, signals and exit) or are pure (path strings, error values,
-// types), and touch no file, folder or working directory.
+// package but fsroot, cmd, internal/server, the commands and the packages of testOnly) imports
+// none of them: fsroot hands it what it needs. cmd and internal/server (runsProcess) may use, of
+// each, only the names its predicate accepts: those that run the process (its arguments,
+// environment, streams, signals and exit) or are pure (path strings, error values, types), and
+// touch no file, folder or working directory.
 var hostPackages = map[string]func(name string) bool{
 	"os": func(name string) bool {
 		// Not Getwd, Hostname or Executable, which read the process's folder or files in /proc.
@@ -137,10 +144,11 @@ var hostExceptions = map[string]struct {
 }
 
 // TestBoundary walks the module's source and fails when a package steps out of its room: only fsroot
-// touches the operating system's filesystem (save the files of hostExceptions), only tools, cmd and
-// internal/server speak MCP (toolformat uses MCP's types, not its server), and imports point one
-// way (cmd -> internal/server -> tools -> intents, security, semantic -> fsroot; semantic ->
-// fulltext -> markdown; cmd -> toolformat; cmd, internal/server -> audit).
+// touches the operating system's filesystem (save the packages of testOnly, which only tests
+// import, and the files of hostExceptions), only tools, cmd and internal/server speak MCP
+// (toolformat uses MCP's types, not its server), and imports point one way (cmd ->
+// internal/server -> tools -> intents, security, semantic -> fsroot; semantic -> fulltext ->
+// markdown; cmd -> toolformat; cmd, internal/server -> audit).
 //
 // What the walk sees is every use of a host package's name, by whatever name the file imports it,
 // in every non-test file outside examples and testdata. What it cannot see is a method called on a
@@ -201,10 +209,10 @@ func packageOf(rel string) string {
 // checkFile returns how file, at rel in package pkg, steps out of its room.
 func checkFile(rel, pkg, module string, file *ast.File) []string {
 	var out []string
-	// fsroot is the one room that touches the filesystem; a file of hostExceptions may use what it
-	// lists.
+	// fsroot is the one room that touches the filesystem, with the rooms of testOnly, which only
+	// tests import; a file of hostExceptions may use what it lists.
 	allowed := hostExceptions[rel].names
-	if pkg == "fsroot" {
+	if pkg == "fsroot" || testOnly[pkg] != "" {
 		allowed = []string{"*"}
 	}
 	local := map[string]string{} // the name each import goes by in the file -> its path
@@ -315,6 +323,10 @@ func TestBoundaryCatches(t *testing.T) {
 		{name: "toolformat imports ours", rel: "toolformat/x.go", src: `import "github.com/packfs/packfs-mcp/tools"; var _ = tools.New`,
 			want: []string{"toolformat may import only"}},
 		{name: "fsroot touches the filesystem", rel: "fsroot/x.go", src: `import ("os"; "path/filepath"); var _ = os.OpenRoot; var _, _ = filepath.EvalSymlinks("f")`},
+		{name: "the tests' helpers touch the filesystem", rel: "internal/testfs/x.go",
+			src: `import ("os"; "path/filepath"; "syscall"); var _ = []any{os.WriteFile, os.Symlink, filepath.WalkDir, syscall.Mkfifo}`},
+		{name: "the tests' helpers import ours", rel: "internal/testfs/x.go", src: `import "github.com/packfs/packfs-mcp/fsroot"; var _ = fsroot.TempPrefix`,
+			want: []string{"internal/testfs may import only"}},
 		{name: "an import running back up", rel: "fsroot/x.go", src: `import "github.com/packfs/packfs-mcp/security"; var _ = security.Cost`,
 			want: []string{"fsroot may import only"}},
 	}
@@ -368,6 +380,17 @@ func TestCorporaOnlyInTests(t *testing.T) {
 	eachImport(t, func(rel, path string) {
 		if path == "github.com/packfs/packfs-mcp/internal/corpora" && !strings.HasPrefix(rel, "dev/") {
 			t.Errorf("%s imports internal/corpora: only tests, eval and bench may", rel)
+		}
+	})
+}
+
+// TestTestOnlyImports fails when a file other than a test imports a package of testOnly, which
+// touches the filesystem directly: only tests may.
+func TestTestOnlyImports(t *testing.T) {
+	const module = "github.com/packfs/packfs-mcp/"
+	eachImport(t, func(rel, path string) {
+		if pkg, ok := strings.CutPrefix(path, module); ok && testOnly[pkg] != "" {
+			t.Errorf("%s imports %s: only tests may, since %s", rel, pkg, testOnly[pkg])
 		}
 	})
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/packfs/packfs-mcp/internal/testfs"
 )
 
 // note is a line of n bytes (at least 40) that expects no answer, so the ledger owes nothing at the
@@ -90,36 +92,13 @@ func TestInputReaderBound(t *testing.T) {
 	}
 }
 
-// endless yields n bytes of one long line, then a newline and rest, without holding the line.
-type endless struct {
-	n    int
-	rest string
-}
-
-func (e *endless) Read(p []byte) (int, error) {
-	if e.n > 0 {
-		k := min(len(p), e.n)
-		for i := range k {
-			p[i] = 'x'
-		}
-		e.n -= k
-		return k, nil
-	}
-	if e.rest == "" {
-		return 0, io.EOF
-	}
-	k := copy(p, e.rest)
-	e.rest = e.rest[k:]
-	return k, nil
-}
-
 // TestInputReaderMemory checks that a line far over the bound is dropped as it is read: reading a
 // 64 MiB line allocates a small fraction of it. Unbounded, the line was held whole, twice.
 func TestInputReaderMemory(t *testing.T) {
 	const line, max = 64 << 20, 64 << 10
 	after := note(40) + "\n"
 	refused := 0
-	in := &inputReader{r: bufio.NewReaderSize(&endless{n: line, rest: "\n" + after}, 64<<10), l: newLedger(), max: max,
+	in := &inputReader{r: bufio.NewReaderSize(testfs.Endless(line, "\n"+after), 64<<10), l: newLedger(), max: max,
 		refuse: func(json.RawMessage, overLimit) { refused++ }}
 	var before, done runtime.MemStats
 	runtime.ReadMemStats(&before)

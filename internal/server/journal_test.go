@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -22,30 +21,9 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/packfs/packfs-mcp/audit"
+	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/tools"
 )
-
-// readJournal reads a journal file, checking that every line is whole and in the AI SDK's
-// UIMessage shape.
-func readJournal(t *testing.T, file string) []audit.Record {
-	t.Helper()
-	f, err := os.Open(file)
-	must(t, err)
-	defer f.Close()
-	var recs []audit.Record
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		if err := audit.Check(sc.Bytes()); err != nil {
-			t.Fatalf("journal line %d: %v\n%s", len(recs)+1, err, sc.Text())
-		}
-		var rec audit.Record
-		must(t, json.Unmarshal(sc.Bytes(), &rec))
-		recs = append(recs, rec)
-	}
-	must(t, sc.Err())
-	return recs
-}
 
 // TestJournalWriteFailure: a journal that cannot be written never fails the call, and the failure
 // is logged once, not once per call.
@@ -156,7 +134,7 @@ func TestJournalHooks(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	recs := readJournal(t, file)
+	recs := testfs.ReadJSONLines[audit.Record](t, file, audit.Check)
 	states := map[string]int{}
 	for _, rec := range recs {
 		states[rec.Part().State+" "+rec.Metadata.Code]++
