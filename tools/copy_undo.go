@@ -1,0 +1,67 @@
+package tools
+
+import "fmt"
+
+// undoCopy removes what a failed copy made (files and folders, made in that order, removed in the
+// reverse) and returns err with what became of them; replaced are the files the copy had already
+// replaced, which it cannot put back.
+func (s *Server) undoCopy(err error, made, replaced []string) error {
+	if len(made) == 0 && len(replaced) == 0 {
+		return err
+	}
+	u := &copyUndone{err: err, replaced: replaced}
+	for i := len(made) - 1; i >= 0; i-- {
+		if rerr := s.removeMade(made[i]); rerr != nil && !isNotExist(rerr) {
+			s.cfg.Log.Printf("removing %q after a failed copy: %v", made[i], rerr)
+			u.left = append(u.left, made[i])
+			continue
+		}
+		u.removed++
+	}
+	return u
+}
+
+// copyUndone is the failure of a copy after it wrote: err is the failure; removed counts the files
+// and folders it made and removed again, left those it could not remove, replaced the files already
+// there that it had replaced.
+type copyUndone struct {
+	err            error
+	removed        int
+	left, replaced []string
+}
+
+func (e *copyUndone) Error() string { return e.err.Error() + e.note() }
+func (e *copyUndone) Unwrap() error { return e.err }
+
+// note says what became of what the copy had written before it failed.
+func (e *copyUndone) note() string {
+	var note string
+	if len(e.left) == 0 {
+		note = fmt.Sprintf(". The %d files and folders the copy had made were removed again", e.removed)
+	} else {
+		note = fmt.Sprintf(". The copy could not remove all it had made (%d removed); still there: %s: delete them before you retry", e.removed, quotedCapped(e.left))
+	}
+	if len(e.replaced) > 0 {
+		note += fmt.Sprintf("; the files it had already replaced keep the copied content: %s", quotedCapped(e.replaced))
+	}
+	return note
+}
+
+// quotedCapped quotes at most MaxCopyListed names, saying how many more there are.
+func quotedCapped(names []string) string {
+	if len(names) <= MaxCopyListed {
+		return quoted(names)
+	}
+	return fmt.Sprintf("%s and %d more", quoted(names[:MaxCopyListed]), len(names)-MaxCopyListed)
+}
+
+// removeMade removes name, a file or empty folder a failed copy made, through one lookup judged
+// as a delete's ([Server.open], useRemove).
+func (s *Server) removeMade(name string) error {
+	e, err := s.open(name, useRemove)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	return e.Remove(false)
+}
