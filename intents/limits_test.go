@@ -27,6 +27,7 @@ func TestTagLimits(t *testing.T) {
 		{"fsroot.MaxPathBytes", fsroot.MaxPathBytes, false, []string{"path", "paths", "destination"}},
 		{"intents.MaxReadPaths", intents.MaxReadPaths, true, []string{"paths", "reads", "moves"}},
 		{"intents.MaxResults", intents.MaxResults, false, []string{"maxResults"}},
+		{"intents.MaxEdits", intents.MaxEdits, true, []string{"edits"}},
 	}
 	matched := map[string]int{}
 	for _, intent := range []any{intents.Access{}, intents.Discover{}, intents.Update{}} {

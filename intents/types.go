@@ -170,6 +170,10 @@ type MovePair struct {
 	Destination string `json:"destination" validate:"required,max=4096"`
 }
 
+// MaxEdits is the most replacements one edit makes (content's edits): a model that has more to
+// change in a file rewrites it with update.
+const MaxEdits = 100
+
 // MaxEditFiles is the most files one edit changes: as many as one read returns ([MaxReadPaths]),
 // so that the files a read compared can be edited together, while the answer's diffs stay readable.
 const MaxEditFiles = MaxReadPaths
