@@ -18,7 +18,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/packfs/packfs-mcp/internal/server"
+	"github.com/packfs/packfs-mcp/internal/serving"
 	"github.com/packfs/packfs-mcp/toolformat"
 	"github.com/packfs/packfs-mcp/tools"
 )
@@ -30,7 +30,7 @@ const progressEvery = time.Second
 // maxCallInput bounds what call reads from stdin. A call's largest part is the content of a write,
 // at most the file size limit; this leaves room for it to be escaped in JSON, even twice (inside
 // OpenAI's arguments string), and stops a runaway pipe before it exhausts memory.
-func maxCallInput(cfg server.Config) int64 { return 8*server.MaxFile(cfg) + 1<<20 }
+func maxCallInput(cfg serving.Config) int64 { return 8*serving.MaxFile(cfg) + 1<<20 }
 
 // callShapes shows the accepted input shapes, for the help and for every complaint about the input.
 const callShapes = `  MCP        {"name": "packfs-file-reader", "arguments": {"purpose": "read", "target": {"path": "notes/a.md"}}}
@@ -92,7 +92,7 @@ Flags (the same as serve's):
 		err = cfg.RequireRoot()
 	}
 	if err == nil {
-		err = server.CheckRoots(cfg)
+		err = serving.CheckRoots(cfg)
 	}
 	if err != nil {
 		logger.Print(err)
@@ -109,7 +109,7 @@ Flags (the same as serve's):
 		return 2
 	}
 	if int64(len(data)) > limit {
-		logger.Printf("stdin holds more than %d bytes, more than one call can carry under --max-file-size %d", limit, server.MaxFile(cfg))
+		logger.Printf("stdin holds more than %d bytes, more than one call can carry under --max-file-size %d", limit, serving.MaxFile(cfg))
 		return 2
 	}
 	c, err := toolformat.ParseCall("stdin", data)
@@ -117,15 +117,15 @@ Flags (the same as serve's):
 		logger.Printf("%s\n\nPass one tool call as a JSON object on stdin, in one of these shapes:\n%s", callError(err), callShapes)
 		return 2
 	}
-	if !slices.Contains(server.ToolNames, c.Name) {
+	if !slices.Contains(serving.ToolNames, c.Name) {
 		// Answered in the caller's shape like any failed call: a framework hands it back to the
 		// model, which can then call a tool that exists.
-		logger.Printf("unknown tool %q: the tools are %s", c.Name, strings.Join(server.ToolNames, ", "))
+		logger.Printf("unknown tool %q: the tools are %s", c.Name, strings.Join(serving.ToolNames, ", "))
 		return printAnswer(stdout, logger, c, tools.UnknownTool(c.Name))
 	}
 
 	cfg = cfg.WithProgress(progressPrinter(logger))
-	a, err := server.Build(cfg, logger)
+	a, err := serving.Build(cfg, logger)
 	if err != nil {
 		logger.Print(err)
 		return 2

@@ -5,13 +5,13 @@ import (
 	"os"
 	"strings"
 
-	"github.com/packfs/packfs-mcp/internal/server"
+	"github.com/packfs/packfs-mcp/internal/serving"
 )
 
 // loadConfig reads a JSON or YAML config file (by its extension; JSON when unsure; see
 // parseConfig). Unknown settings are refused so a misspelt one is not silently ignored.
-func loadConfig(file string) (server.Config, error) {
-	var c server.Config
+func loadConfig(file string) (serving.Config, error) {
+	var c serving.Config
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return c, fmt.Errorf("config: %w", err)

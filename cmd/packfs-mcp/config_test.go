@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	"github.com/packfs/packfs-mcp/internal/server"
+	"github.com/packfs/packfs-mcp/internal/serving"
 )
 
 func writeFile(t *testing.T, name, content string) string {
@@ -29,22 +29,22 @@ func TestParseServe(t *testing.T) {
 	tests := []struct {
 		name    string
 		args    []string
-		want    server.Config
+		want    serving.Config
 		wantErr string
 	}{
 		{name: "flags", args: []string{"--root", "/r", "--allow-write", "--max-file-size", "5"},
-			want: server.Config{RootPath: "/r", Permissions: []string{"read", "search", "list", "write"}, Security: server.SecurityConfig{MaxFileSize: 5}}},
-		{name: "positional root", args: []string{"/r"}, want: server.Config{RootPath: "/r"}},
+			want: serving.Config{RootPath: "/r", Permissions: []string{"read", "search", "list", "write"}, Security: serving.SecurityConfig{MaxFileSize: 5}}},
+		{name: "positional root", args: []string{"/r"}, want: serving.Config{RootPath: "/r"}},
 		{name: "added extensions", args: []string{"--root", "/r", "--add-extensions", ".txtar, .tmpl"},
-			want: server.Config{RootPath: "/r", Security: server.SecurityConfig{AddExtensions: []string{".txtar", ".tmpl"}}}},
-		{name: "json file", args: []string{"--config", jsonFile}, want: server.Config{RootPath: "/srv/notes", Permissions: []string{"read"},
-			Security: server.SecurityConfig{MaxFileSize: 1024, AllowedExtensions: []string{".md"}, BlockedPaths: []string{"drafts"},
-				RateLimiting: server.RateLimitConfig{MaxRequests: 10, WindowMs: 1000}}, Semantic: server.SemanticConfig{ChunkSize: 800}}},
-		{name: "yaml file", args: []string{"--config", yamlFile}, want: server.Config{RootPath: "/srv/notes", Permissions: []string{"read", "list"},
-			Security: server.SecurityConfig{MaxFileSize: 2048}}},
+			want: serving.Config{RootPath: "/r", Security: serving.SecurityConfig{AddExtensions: []string{".txtar", ".tmpl"}}}},
+		{name: "json file", args: []string{"--config", jsonFile}, want: serving.Config{RootPath: "/srv/notes", Permissions: []string{"read"},
+			Security: serving.SecurityConfig{MaxFileSize: 1024, AllowedExtensions: []string{".md"}, BlockedPaths: []string{"drafts"},
+				RateLimiting: serving.RateLimitConfig{MaxRequests: 10, WindowMs: 1000}}, Semantic: serving.SemanticConfig{ChunkSize: 800}}},
+		{name: "yaml file", args: []string{"--config", yamlFile}, want: serving.Config{RootPath: "/srv/notes", Permissions: []string{"read", "list"},
+			Security: serving.SecurityConfig{MaxFileSize: 2048}}},
 		{name: "flags override the file", args: []string{"--config", yamlFile, "--root", "/other", "--permissions", "read", "--rate-limit", "7", "--rate-window", "2s"},
-			want: server.Config{RootPath: "/other", Permissions: []string{"read"}, Security: server.SecurityConfig{MaxFileSize: 2048, RateLimiting: server.RateLimitConfig{MaxRequests: 7, WindowMs: 2000}}}},
-		{name: "no root: the client's roots are served", args: nil, want: server.Config{}},
+			want: serving.Config{RootPath: "/other", Permissions: []string{"read"}, Security: serving.SecurityConfig{MaxFileSize: 2048, RateLimiting: serving.RateLimitConfig{MaxRequests: 7, WindowMs: 2000}}}},
+		{name: "no root: the client's roots are served", args: nil, want: serving.Config{}},
 		{name: "bad permission", args: []string{"--root", "/r", "--permissions", "read,admin"}, wantErr: "setting permissions[1] must be one of: read, write, search, list"},
 		{name: "negative limit", args: []string{"--root", "/r", "--rate-limit", "-1"}, wantErr: "setting security.rateLimiting.maxRequests must be at least 0"},
 		{name: "huge file limit", args: []string{"--root", "/r", "--max-file-size", "99999999999"}, wantErr: "setting security.maxFileSize must be at most"},
@@ -56,15 +56,15 @@ func TestParseServe(t *testing.T) {
 		{name: "overlap past the chunk", args: []string{"--config", writeFile(t, "o.json", `{"rootPath": "/r", "semantic": {"chunkSize": 100}}`)},
 			wantErr: "setting semantic.overlapSize (200) must be smaller than semantic.chunkSize (100)"},
 		{name: "read-only wins over allow-write", args: []string{"--root", "/r", "--allow-write", "--read-only", "--disable-tool", "packfs-file-searcher"},
-			want: server.Config{RootPath: "/r", Permissions: []string{"read", "search", "list", "write"}, ReadOnly: true, DisabledTools: []string{"packfs-file-searcher"}}},
+			want: serving.Config{RootPath: "/r", Permissions: []string{"read", "search", "list", "write"}, ReadOnly: true, DisabledTools: []string{"packfs-file-searcher"}}},
 		{name: "unknown tool", args: []string{"--root", "/r", "--disable-tool", "packfs-file-reader,reader"},
 			wantErr: "setting disabledTools[1] must be one of: packfs-file-reader, packfs-file-searcher, packfs-file-writer"},
 		{name: "journal and http", args: []string{"--root", "/r", "--journal", "/j.jsonl", "--journal-max-content", "-1", "--http", "127.0.0.1:0",
 			"--http-allowed-origins", "https://a.example, https://b.example", "--max-request-bytes", "1024", "--http-client-rate-limit", "5"},
-			want: server.Config{RootPath: "/r", Journal: server.JournalConfig{File: "/j.jsonl", MaxContentBytes: -1}, Security: server.SecurityConfig{MaxRequestBytes: 1024},
-				HTTP: server.HTTPConfig{Addr: "127.0.0.1:0", AllowedOrigins: []string{"https://a.example", "https://b.example"}, ClientRateLimit: 5}}},
+			want: serving.Config{RootPath: "/r", Journal: serving.JournalConfig{File: "/j.jsonl", MaxContentBytes: -1}, Security: serving.SecurityConfig{MaxRequestBytes: 1024},
+				HTTP: serving.HTTPConfig{Addr: "127.0.0.1:0", AllowedOrigins: []string{"https://a.example", "https://b.example"}, ClientRateLimit: 5}}},
 		{name: "request bound from the file", args: []string{"--config", writeFile(t, "b.yaml", "rootPath: /r\nsecurity:\n  maxRequestBytes: 2048\n")},
-			want: server.Config{RootPath: "/r", Security: server.SecurityConfig{MaxRequestBytes: 2048}}},
+			want: serving.Config{RootPath: "/r", Security: serving.SecurityConfig{MaxRequestBytes: 2048}}},
 		{name: "huge request bound", args: []string{"--root", "/r", "--max-request-bytes", "99999999999"}, wantErr: "setting security.maxRequestBytes must be at most"},
 		{name: "the old HTTP flag", args: []string{"--root", "/r", "--http-max-request-bytes", "1024"}, wantErr: "did you mean --max-request-bytes?"},
 		{name: "bad journal cap", args: []string{"--root", "/r", "--journal-max-content", "-2"}, wantErr: "setting journal.maxContentBytes must be at least -1"},
@@ -81,7 +81,7 @@ func TestParseServe(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := cmp.Diff(tt.want, got, cmpopts.IgnoreUnexported(server.Config{})); d != "" {
+			if d := cmp.Diff(tt.want, got, cmpopts.IgnoreUnexported(serving.Config{})); d != "" {
 				t.Errorf("config (-want +got):\n%s", d)
 			}
 		})

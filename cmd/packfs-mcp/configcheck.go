@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/packfs/packfs-mcp/intents"
-	"github.com/packfs/packfs-mcp/internal/server"
+	"github.com/packfs/packfs-mcp/internal/serving"
 	"gopkg.in/yaml.v3"
 )
 
@@ -23,7 +23,7 @@ var movedKeys = map[string]string{
 // mistake as the flags do: the line, the setting in the file's own names, what it takes, and the
 // nearest known setting for an unknown one. A list may be written as the flags write it, one
 // string of comma-separated items ("permissions: read,write").
-func parseConfig(data []byte, isJSON bool, c *server.Config) error {
+func parseConfig(data []byte, isJSON bool, c *serving.Config) error {
 	if isJSON {
 		if err := jsonSyntax(data); err != nil {
 			return err
@@ -36,7 +36,7 @@ func parseConfig(data []byte, isJSON bool, c *server.Config) error {
 	if len(doc.Content) == 0 {
 		return nil // an empty file sets nothing
 	}
-	if err := checkNode(doc.Content[0], reflect.TypeFor[server.Config](), ""); err != nil {
+	if err := checkNode(doc.Content[0], reflect.TypeFor[serving.Config](), ""); err != nil {
 		return err
 	}
 	return doc.Content[0].Decode(c)

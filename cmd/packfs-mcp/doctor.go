@@ -7,7 +7,7 @@ import (
 	"io"
 	"log"
 
-	"github.com/packfs/packfs-mcp/internal/server"
+	"github.com/packfs/packfs-mcp/internal/serving"
 )
 
 // doctorCmd prints the effective configuration of a server on the given flags and checks that its
@@ -42,7 +42,7 @@ Flags (the same as serve's):
 		logger.Print(err)
 		return 2
 	}
-	passed, err := server.Doctor(cfg, logger, stdout)
+	passed, err := serving.Doctor(cfg, logger, stdout)
 	if err != nil {
 		logger.Print(err)
 		return 2

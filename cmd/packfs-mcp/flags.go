@@ -12,7 +12,7 @@ import (
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/history"
 	"github.com/packfs/packfs-mcp/intents"
-	"github.com/packfs/packfs-mcp/internal/server"
+	"github.com/packfs/packfs-mcp/internal/serving"
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/tools"
 )
@@ -95,13 +95,13 @@ func addPermissionFlags(fs *flag.FlagSet) permissionFlags {
 		perms:      fs.String("permissions", security.DefaultPermissions().String(), "comma-separated `PERMISSIONS`: "+security.AllPermissions().String()),
 		allowWrite: fs.Bool("allow-write", false, "also allow writing (adds the write permission and the writer tool)"),
 		readOnly:   fs.Bool("read-only", false, "never write, whatever the permissions or the config file say (removes the writer tool)"),
-		disable:    fs.String("disable-tool", "", "comma-separated `TOOLS` not to offer: "+strings.Join(server.ToolNames, ", ")),
+		disable:    fs.String("disable-tool", "", "comma-separated `TOOLS` not to offer: "+strings.Join(serving.ToolNames, ", ")),
 	}
 }
 
 // apply sets c's permissions, read-only switch and disabled tools from the flags that were set (set
 // holds their names), over what the config file said.
-func (p permissionFlags) apply(c *server.Config, set map[string]bool) {
+func (p permissionFlags) apply(c *serving.Config, set map[string]bool) {
 	if set["permissions"] {
 		c.Permissions = splitList(*p.perms)
 	}
@@ -130,21 +130,21 @@ func visited(fs *flag.FlagSet) map[string]bool {
 
 // parse reads args, then builds the configuration: a flag that was set wins over the config file,
 // and the file wins over the defaults. A single argument is the root.
-func (f *serverFlags) parse(args []string) (server.Config, error) {
+func (f *serverFlags) parse(args []string) (serving.Config, error) {
 	if err := parseArgs(f.fs, args); err != nil {
-		return server.Config{}, err
+		return serving.Config{}, err
 	}
 	if f.fs.NArg() == 1 && len(f.root.args) == 0 {
 		f.root.args = []string{f.fs.Arg(0)}
 	} else if f.fs.NArg() > 0 {
-		return server.Config{}, fmt.Errorf("unexpected argument %q: pass the folder with --root DIR", f.fs.Arg(0))
+		return serving.Config{}, fmt.Errorf("unexpected argument %q: pass the folder with --root DIR", f.fs.Arg(0))
 	}
 	return f.config()
 }
 
 // config builds the configuration from the parsed flags over the config file.
-func (f *serverFlags) config() (server.Config, error) {
-	var c server.Config
+func (f *serverFlags) config() (serving.Config, error) {
+	var c serving.Config
 	if *f.configFile != "" {
 		var err error
 		if c, err = loadConfig(*f.configFile); err != nil {
@@ -246,8 +246,8 @@ func (f *folderFlag) Set(v string) error {
 }
 
 // roots reads the --root arguments (see [splitRoot]).
-func (f *folderFlag) roots() ([]server.RootConfig, error) {
-	var out []server.RootConfig
+func (f *folderFlag) roots() ([]serving.RootConfig, error) {
+	var out []serving.RootConfig
 	for _, arg := range f.args {
 		rc := splitRoot(arg)
 		if rc.Path == "" {
@@ -277,10 +277,10 @@ func newTransportFlags(name string, stdout io.Writer) *serveFlags {
 	f.fs.Var(f.within, "client-roots-within", "serve only the clients' MCP roots that lie in `DIR` (repeat it for several); "+
 		"needed to serve them over HTTP, whose clients name folders on this machine")
 	f.httpAddr = f.fs.String("http", "", "serve MCP over streamable HTTP at http://`ADDR`/mcp (such as 127.0.0.1:8080) instead of stdio; "+
-		"a bearer token from $"+server.TokenEnv+" or --http-token-file is required unless ADDR is loopback")
-	f.tokenFile = f.fs.String("http-token-file", "", fmt.Sprintf("a `FILE` holding the bearer token HTTP clients must send (instead of $%s); at least %d characters, surrounding whitespace ignored", server.TokenEnv, server.MinTokenLen))
+		"a bearer token from $"+serving.TokenEnv+" or --http-token-file is required unless ADDR is loopback")
+	f.tokenFile = f.fs.String("http-token-file", "", fmt.Sprintf("a `FILE` holding the bearer token HTTP clients must send (instead of $%s); at least %d characters, surrounding whitespace ignored", serving.TokenEnv, serving.MinTokenLen))
 	f.origins = f.fs.String("http-allowed-origins", "", "comma-separated `ORIGINS` (scheme://host[:port]) of web pages allowed to call, besides loopback ones (default: none)")
-	f.maxRequest = f.fs.Int64("max-request-bytes", server.DefaultMaxRequestBytes, "largest message a client may send, a line on stdio or an HTTP request body, in `BYTES`; a longer one is refused")
+	f.maxRequest = f.fs.Int64("max-request-bytes", serving.DefaultMaxRequestBytes, "largest message a client may send, a line on stdio or an HTTP request body, in `BYTES`; a longer one is refused")
 	f.clientRate = f.fs.Int("http-client-rate-limit", security.DefaultClientRequests, "`N` HTTP requests allowed per client (bearer token or address) per minute")
 	f.fs.Usage = func() {
 		fmt.Fprint(f.fs.Output(), "Usage: packfs-mcp serve --root DIR [--root NAME=DIR ...] [flags]\n\n"+
@@ -293,12 +293,12 @@ func newTransportFlags(name string, stdout io.Writer) *serveFlags {
 }
 
 // parseServe reads serve's flags, whose help goes to stdout, into the configuration.
-func parseServe(args []string, stdout io.Writer) (server.Config, error) {
+func parseServe(args []string, stdout io.Writer) (serving.Config, error) {
 	return newServeFlags(stdout).parseServe(args)
 }
 
 // parseServe reads args, serve's flags, into the configuration.
-func (f *serveFlags) parseServe(args []string) (server.Config, error) {
+func (f *serveFlags) parseServe(args []string) (serving.Config, error) {
 	c, err := f.parse(args)
 	if err != nil {
 		return c, err
@@ -415,11 +415,11 @@ func splitList(s string) []string {
 // splitRoot reads a --root argument: NAME=DIR names the root, when NAME is a valid root name and
 // the whole argument is not itself a path that exists (a folder whose name holds "="); anything
 // else is the folder, which is then named after itself.
-func splitRoot(arg string) server.RootConfig {
+func splitRoot(arg string) serving.RootConfig {
 	if name, dir, ok := strings.Cut(arg, "="); ok && tools.ValidRootName(name) == nil {
 		if _, exists := fsroot.ResolveHost(arg); !exists {
-			return server.RootConfig{Name: name, Path: dir}
+			return serving.RootConfig{Name: name, Path: dir}
 		}
 	}
-	return server.RootConfig{Path: arg}
+	return serving.RootConfig{Path: arg}
 }

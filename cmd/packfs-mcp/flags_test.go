@@ -16,7 +16,7 @@ import (
 	"github.com/packfs/packfs-mcp/audit"
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/intents"
-	"github.com/packfs/packfs-mcp/internal/server"
+	"github.com/packfs/packfs-mcp/internal/serving"
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/tools"
 )
@@ -202,7 +202,7 @@ func TestFlagsStateNoDefault(t *testing.T) {
 	fs := newServeFlags(io.Discard).fs
 	for name, want := range map[string]any{
 		"max-file-size":          fsroot.DefaultMaxFileSize,
-		"max-request-bytes":      server.DefaultMaxRequestBytes,
+		"max-request-bytes":      serving.DefaultMaxRequestBytes,
 		"timeout":                tools.DefaultTimeout,
 		"rate-limit":             security.DefaultMaxRequests,
 		"rate-window":            security.DefaultWindow,

@@ -16,7 +16,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/packfs/packfs-mcp/internal/server"
+	"github.com/packfs/packfs-mcp/internal/serving"
 	"github.com/packfs/packfs-mcp/tools"
 )
 
@@ -170,7 +170,7 @@ Flags (the same as serve's, and --overwrite):
 // one is needed) and builds the server with writing on (the history is kept by a server that
 // writes) and no index. When it returns no app, code is the exit status: 0 after --help, 2 for bad
 // flags or arguments, the reason on stderr.
-func historyApp(f *serverFlags, args []string, most int, one bool, stderr io.Writer) (a *server.App, rest []string, logger *log.Logger, code int) {
+func historyApp(f *serverFlags, args []string, most int, one bool, stderr io.Writer) (a *serving.App, rest []string, logger *log.Logger, code int) {
 	flags, rest := positional(f.fs, args)
 	cfg, err := f.parse(append([]string{"--allow-write"}, flags...))
 	if errors.Is(err, flag.ErrHelp) {
@@ -186,7 +186,7 @@ func historyApp(f *serverFlags, args []string, most int, one bool, stderr io.Wri
 	}
 	if err == nil {
 		cfg.Semantic.Disabled = true // the history needs no index
-		a, err = server.Build(cfg, logger)
+		a, err = serving.Build(cfg, logger)
 	}
 	if err != nil {
 		logger.Print(err)
@@ -197,7 +197,7 @@ func historyApp(f *serverFlags, args []string, most int, one bool, stderr io.Wri
 
 // callTool runs one call of the tool name through a, as the server would, and returns its flat
 // answer; an answer that did not succeed is an error giving its reason and code.
-func callTool(a *server.App, name string, arguments map[string]any) (map[string]any, error) {
+func callTool(a *serving.App, name string, arguments map[string]any) (map[string]any, error) {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	tool, _ := a.Tool(name)

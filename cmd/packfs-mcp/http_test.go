@@ -25,7 +25,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/packfs/packfs-mcp/internal/server"
+	"github.com/packfs/packfs-mcp/internal/serving"
 	"github.com/packfs/packfs-mcp/internal/tier"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -56,7 +56,7 @@ func (s *httpServer) log() string {
 func httpEnv(f *fixture, extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, server.TokenEnv+"=") {
+		if !strings.HasPrefix(kv, serving.TokenEnv+"=") {
 			env = append(env, kv)
 		}
 	}
@@ -189,10 +189,10 @@ func TestHTTPServe(t *testing.T) {
 		args []string
 		logs []string // what the log must say
 	}{
-		{"token from the environment", httpEnv(f, server.TokenEnv+"="+testToken), nil, []string{"bearer token from $" + server.TokenEnv}},
-		{"token from a file", httpEnv(f, server.TokenEnv+"=some-other-token-that-the-file-overrides"), []string{"--http-token-file", tokenFile},
+		{"token from the environment", httpEnv(f, serving.TokenEnv+"="+testToken), nil, []string{"bearer token from $" + serving.TokenEnv}},
+		{"token from a file", httpEnv(f, serving.TokenEnv+"=some-other-token-that-the-file-overrides"), []string{"--http-token-file", tokenFile},
 			[]string{"bearer token from the token file " + tokenFile}},
-		{"every interface with a token", httpEnv(f, server.TokenEnv+"="+testToken), []string{"--http", "0.0.0.0:0"},
+		{"every interface with a token", httpEnv(f, serving.TokenEnv+"="+testToken), []string{"--http", "0.0.0.0:0"},
 			[]string{"(every interface", "plain HTTP"}},
 	}
 	for _, setup := range setups {
@@ -286,7 +286,7 @@ func post(t *testing.T, hc *http.Client, url string, hdr map[string]string, body
 func TestHTTPRefusals(t *testing.T) {
 	f := newFixture(t)
 	const maxBody = 64 << 10
-	srv := startHTTP(t, f, httpEnv(f, server.TokenEnv+"="+testToken),
+	srv := startHTTP(t, f, httpEnv(f, serving.TokenEnv+"="+testToken),
 		"--max-request-bytes", fmt.Sprint(maxBody), "--http-allowed-origins", "https://app.example, http://tools.example:8080")
 	auth := "Bearer " + testToken
 	tests := []struct {
@@ -374,7 +374,7 @@ func TestHTTPRefusals(t *testing.T) {
 			if err := json.Unmarshal(data, &r); err != nil {
 				t.Fatalf("the refusal is not JSON: %s", data)
 			}
-			if r.JSONRPC != "2.0" || r.Error.Code != server.RefusedCode || r.Error.Data.Code != tt.code || r.Error.Message == "" {
+			if r.JSONRPC != "2.0" || r.Error.Code != serving.RefusedCode || r.Error.Data.Code != tt.code || r.Error.Message == "" {
 				t.Errorf("refusal %s, want a JSON-RPC error with data.code %s", data, tt.code)
 			}
 		})
@@ -471,7 +471,7 @@ func TestHTTPRateLimitPerClient(t *testing.T) {
 		// Without a token, clients are told apart by address: another loopback address is another client.
 		{name: "by address", env: httpEnv(f), hogIP: "127.0.0.1", otherIP: "127.0.0.2"},
 		// With one, the token holder has its own budget, which guessers on the same address cannot use up.
-		{name: "by token", env: httpEnv(f, server.TokenEnv+"="+testToken), hogIP: "127.0.0.1", hogToken: "guessed-token-0123456789",
+		{name: "by token", env: httpEnv(f, serving.TokenEnv+"="+testToken), hogIP: "127.0.0.1", hogToken: "guessed-token-0123456789",
 			otherIP: "127.0.0.1", otherTk: testToken},
 	}
 	for _, tt := range tests {
@@ -518,15 +518,15 @@ func TestHTTPStartRefusals(t *testing.T) {
 		args []string
 		want string // in stderr
 	}{
-		{name: "non-loopback without a token", args: []string{"--http", "0.0.0.0:0"}, want: "is not a loopback address, so clients must authenticate: put a bearer token in $" + server.TokenEnv},
+		{name: "non-loopback without a token", args: []string{"--http", "0.0.0.0:0"}, want: "is not a loopback address, so clients must authenticate: put a bearer token in $" + serving.TokenEnv},
 		{name: "every interface without a token", args: []string{"--http", ":0"}, want: "--http-token-file"},
 		{name: "a host name without a token", args: []string{"--http", "example.com:0"}, want: "is not a loopback address"},
 		{name: "no port", args: []string{"--http", "127.0.0.1"}, want: "want HOST:PORT"},
 		{name: "empty token file", args: []string{"--http", "0.0.0.0:0", "--http-token-file", write("empty", " \n")}, want: "is empty"},
 		{name: "missing token file", args: []string{"--http", "127.0.0.1:0", "--http-token-file", filepath.Join(f.dir, "absent")}, want: "token file"},
-		{name: "short token", env: []string{server.TokenEnv + "=short"}, want: "shorter than 16 characters"},
-		{name: "blank token", env: []string{server.TokenEnv + "=   "}, want: "holds only spaces"},
-		{name: "token with a space", env: []string{server.TokenEnv + "=abcdefgh ijklmnopqrst"}, want: "printable ASCII"},
+		{name: "short token", env: []string{serving.TokenEnv + "=short"}, want: "shorter than 16 characters"},
+		{name: "blank token", env: []string{serving.TokenEnv + "=   "}, want: "holds only spaces"},
+		{name: "token with a space", env: []string{serving.TokenEnv + "=abcdefgh ijklmnopqrst"}, want: "printable ASCII"},
 		{name: "token file holding a document", args: []string{"--http-token-file", write("big", strings.Repeat("x", 5000))}, want: "must hold only the token"},
 		{name: "wildcard origin", args: []string{"--http-allowed-origins", "*"}, want: "there is no wildcard"},
 		{name: "origin with a path", args: []string{"--http-allowed-origins", "https://app.example/page"}, want: "want SCHEME://HOST[:PORT]"},
@@ -563,7 +563,7 @@ func TestHTTPStartRefusals(t *testing.T) {
 func TestHTTPInProcess(t *testing.T) {
 	tier.Full(t, "serves HTTP with many clients")
 	f := newFixture(t)
-	t.Setenv(server.TokenEnv, testToken)
+	t.Setenv(serving.TokenEnv, testToken)
 	pr, pw := io.Pipe()
 	var stdout bytes.Buffer
 	code := make(chan int, 1)
@@ -653,7 +653,7 @@ func TestHTTPInProcess(t *testing.T) {
 }
 
 // TestHTTPWideJSON is case J58's wide JSON over HTTP with the default message bounds: a body of
-// more than server.MaxMessageValues values (an array of 10 million numbers in a 20 MB tool call) is
+// more than serving.MaxMessageValues values (an array of 10 million numbers in a 20 MB tool call) is
 // refused before mcp-go decodes it, with 413 and the TOO_LARGE refusal naming the limit, with
 // the request's id; the mcp-go client reports it for its call and its next call is served; the
 // server's peak memory stays under half of what a flat body as long costs (the array alone took
@@ -662,7 +662,7 @@ func TestHTTPInProcess(t *testing.T) {
 func TestHTTPWideJSON(t *testing.T) {
 	tier.Full(t, "sends messages of megabytes over HTTP")
 	f := newFixture(t)
-	srv := startHTTP(t, f, httpEnv(f, server.TokenEnv+"="+testToken), "--allow-write")
+	srv := startHTTP(t, f, httpEnv(f, serving.TokenEnv+"="+testToken), "--allow-write")
 	hdr := map[string]string{"Authorization": "Bearer " + testToken}
 	const bodyBytes = 20_000_000
 	readArgs := func(extra string) json.RawMessage {
@@ -673,13 +673,13 @@ func TestHTTPWideJSON(t *testing.T) {
 	}
 	wideArgs := readArgs(`,"x":` + wideArray((bodyBytes-len(call(7, readArgs(`,"x":`))))/2))
 	body := call(7, wideArgs)
-	if len(body) < bodyBytes-2 || int64(len(body)) > server.DefaultMaxRequestBytes {
+	if len(body) < bodyBytes-2 || int64(len(body)) > serving.DefaultMaxRequestBytes {
 		t.Fatalf("the wide body is %d bytes, want some %d, under the byte bound", len(body), bodyBytes)
 	}
 	resp, data := post(t, nil, srv.url, hdr, strings.NewReader(body))
 	var r refused
-	limit := fmt.Sprintf("more than %d JSON values", server.MaxMessageValues)
-	if err := json.Unmarshal(data, &r); err != nil || resp.StatusCode != http.StatusRequestEntityTooLarge || string(r.ID) != "7" || r.Error.Code != server.RefusedCode ||
+	limit := fmt.Sprintf("more than %d JSON values", serving.MaxMessageValues)
+	if err := json.Unmarshal(data, &r); err != nil || resp.StatusCode != http.StatusRequestEntityTooLarge || string(r.ID) != "7" || r.Error.Code != serving.RefusedCode ||
 		r.Error.Data.Code != "TOO_LARGE" || !strings.Contains(r.Error.Message, limit) {
 		t.Errorf("status %d, body %.300s: want 413 and a TOO_LARGE refusal with id 7 naming the limit", resp.StatusCode, data)
 	}
@@ -700,7 +700,7 @@ func TestHTTPWideJSON(t *testing.T) {
 	}
 	peak, err := peakMB(srv.cmd.Process.Pid)
 	must(t, err)
-	flat := startHTTP(t, f, httpEnv(f, server.TokenEnv+"="+testToken))
+	flat := startHTTP(t, f, httpEnv(f, serving.TokenEnv+"="+testToken))
 	flatArgs := readArgs(`,"x":"` + strings.Repeat("y", len(wideArgs)-len(readArgs(`,"x":""`))) + `"`)
 	if resp, data := post(t, nil, flat.url, hdr, strings.NewReader(call(7, flatArgs))); resp.StatusCode == http.StatusRequestEntityTooLarge {
 		t.Fatalf("a flat body as long was refused: %.300s", data)

@@ -31,7 +31,7 @@ import (
 	"time"
 
 	"github.com/packfs/packfs-mcp/intents"
-	"github.com/packfs/packfs-mcp/internal/server"
+	"github.com/packfs/packfs-mcp/internal/serving"
 )
 
 // version and commit are set at build time with -ldflags "-X main.version=... -X main.commit=..."
@@ -61,11 +61,11 @@ func versionLine() string {
 }
 
 // init hands the server the version a release build stamps on this package.
-func init() { server.Version = version }
+func init() { serving.Version = version }
 
 func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {
-		server.GovernMemory(context.Background(), time.Second)
+		serving.GovernMemory(context.Background(), time.Second)
 	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
@@ -151,7 +151,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		logger.Print(err)
 		return 2
 	}
-	srv, err := server.Build(opts, logger)
+	srv, err := serving.Build(opts, logger)
 	if err != nil {
 		logger.Print(err)
 		return 2

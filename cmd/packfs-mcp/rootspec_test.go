@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	"github.com/packfs/packfs-mcp/internal/server"
+	"github.com/packfs/packfs-mcp/internal/serving"
 )
 
 // TestParseRoots checks how --root (repeated, DIR or NAME=DIR) and the config file's rootPath and
@@ -23,21 +23,21 @@ func TestParseRoots(t *testing.T) {
 	tests := []struct {
 		name    string
 		args    []string
-		want    server.Config
+		want    serving.Config
 		wantErr string
 	}{
 		{name: "one root", args: []string{"--root", "/srv/notes"},
-			want: server.Config{RootPath: "/srv/notes"}},
+			want: serving.Config{RootPath: "/srv/notes"}},
 		{name: "repeated", args: []string{"--root", "/srv/notes", "--root", "/srv/work"},
-			want: server.Config{Roots: []server.RootConfig{{Path: "/srv/notes"}, {Path: "/srv/work"}}}},
+			want: serving.Config{Roots: []serving.RootConfig{{Path: "/srv/notes"}, {Path: "/srv/work"}}}},
 		{name: "named", args: []string{"--root", "a=/srv/notes", "--root", "b=/srv/notes2"},
-			want: server.Config{Roots: []server.RootConfig{{Name: "a", Path: "/srv/notes"}, {Name: "b", Path: "/srv/notes2"}}}},
+			want: serving.Config{Roots: []serving.RootConfig{{Name: "a", Path: "/srv/notes"}, {Name: "b", Path: "/srv/notes2"}}}},
 		{name: "one named root", args: []string{"--root", "notes=/srv/x"},
-			want: server.Config{Roots: []server.RootConfig{{Name: "notes", Path: "/srv/x"}}}},
+			want: serving.Config{Roots: []serving.RootConfig{{Name: "notes", Path: "/srv/x"}}}},
 		{name: "a folder holding = that exists", args: []string{"--root", withEq, "--root", "x=/srv/x"},
-			want: server.Config{Roots: []server.RootConfig{{Path: withEq}, {Name: "x", Path: "/srv/x"}}}},
+			want: serving.Config{Roots: []serving.RootConfig{{Path: withEq}, {Name: "x", Path: "/srv/x"}}}},
 		{name: "not a name before =", args: []string{"--root", "/srv/a=b", "--root", "-x=/y"},
-			want: server.Config{Roots: []server.RootConfig{{Path: "/srv/a=b"}, {Path: "-x=/y"}}}},
+			want: serving.Config{Roots: []serving.RootConfig{{Path: "/srv/a=b"}, {Path: "-x=/y"}}}},
 		{name: "duplicate base names", args: []string{"--root", "/a/notes", "--root", "/b/notes"},
 			wantErr: `two roots are named "notes" (/a/notes and /b/notes), and a path starts with its root's name: name them apart with --root NAME=DIR, such as --root notes-2=/b/notes`},
 		{name: "duplicate given names", args: []string{"--root", "x=/a", "--root", "x=/b"},
@@ -47,11 +47,11 @@ func TestParseRoots(t *testing.T) {
 		{name: "a name and no folder", args: []string{"--root", "notes="},
 			wantErr: "--root notes= names a root but no folder: pass --root notes=DIR"},
 		{name: "json list beside rootPath", args: []string{"--config", jsonFile},
-			want: server.Config{RootPath: "/srv/main", Roots: []server.RootConfig{{Name: "notes", Path: "/srv/n"}, {Path: "/srv/Work Stuff"}}}},
+			want: serving.Config{RootPath: "/srv/main", Roots: []serving.RootConfig{{Name: "notes", Path: "/srv/n"}, {Path: "/srv/Work Stuff"}}}},
 		{name: "yaml list", args: []string{"--config", yamlFile},
-			want: server.Config{Roots: []server.RootConfig{{Name: "notes", Path: "/srv/n"}, {Path: "/srv/w"}}}},
+			want: serving.Config{Roots: []serving.RootConfig{{Name: "notes", Path: "/srv/n"}, {Path: "/srv/w"}}}},
 		{name: "--root replaces the file's roots", args: []string{"--config", jsonFile, "--root", "/srv/only"},
-			want: server.Config{RootPath: "/srv/only"}},
+			want: serving.Config{RootPath: "/srv/only"}},
 		{name: "a bad name in the file", args: []string{"--config", writeFile(t, "b.json", `{"roots": [{"name": "my notes", "path": "/x"}]}`)},
 			wantErr: `setting roots[0].name: root name "my notes" is not valid`},
 		{name: "no path in the file", args: []string{"--config", writeFile(t, "p.yaml", "roots:\n  - name: x\n")},
@@ -63,13 +63,13 @@ func TestParseRoots(t *testing.T) {
 		{name: "http without a root", args: []string{"--http", "127.0.0.1:0"},
 			wantErr: "no root: serving over HTTP takes its folders from --root DIR"},
 		{name: "http with the clients' roots", args: []string{"--http", "127.0.0.1:0", "--client-roots-within", "/srv/a", "--client-roots-within", "/srv/b"},
-			want: server.Config{ClientRootsWithin: []string{"/srv/a", "/srv/b"}, HTTP: server.HTTPConfig{Addr: "127.0.0.1:0"}}},
+			want: serving.Config{ClientRootsWithin: []string{"/srv/a", "/srv/b"}, HTTP: serving.HTTPConfig{Addr: "127.0.0.1:0"}}},
 		{name: "the clients' roots in the file", args: []string{"--config", writeFile(t, "w.yaml", "clientRootsWithin: [/srv/a]\n")},
-			want: server.Config{ClientRootsWithin: []string{"/srv/a"}}},
+			want: serving.Config{ClientRootsWithin: []string{"/srv/a"}}},
 		{name: "the clients' roots bounded beside --root", args: []string{"--root", "/a", "--client-roots-within", "/srv"},
 			wantErr: "--client-roots-within (clientRootsWithin) bounds the folders clients offer as MCP roots, which are not served when the server has folders of its own"},
 		{name: "http with several", args: []string{"--http", "127.0.0.1:0", "--root", "/a", "--root", "/b"},
-			want: server.Config{Roots: []server.RootConfig{{Path: "/a"}, {Path: "/b"}}, HTTP: server.HTTPConfig{Addr: "127.0.0.1:0"}}},
+			want: serving.Config{Roots: []serving.RootConfig{{Path: "/a"}, {Path: "/b"}}, HTTP: serving.HTTPConfig{Addr: "127.0.0.1:0"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -83,7 +83,7 @@ func TestParseRoots(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := cmp.Diff(tt.want, got, cmpopts.IgnoreUnexported(server.Config{})); d != "" {
+			if d := cmp.Diff(tt.want, got, cmpopts.IgnoreUnexported(serving.Config{})); d != "" {
 				t.Errorf("config (-want +got):\n%s", d)
 			}
 		})

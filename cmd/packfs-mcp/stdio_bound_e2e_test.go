@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/packfs/packfs-mcp/fsroot"
-	"github.com/packfs/packfs-mcp/internal/server"
+	"github.com/packfs/packfs-mcp/internal/serving"
 	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/internal/tier"
 )
@@ -63,7 +63,7 @@ func TestStdioMessageBound(t *testing.T) {
 		t.Helper()
 		var r refused
 		must(t, json.Unmarshal([]byte(reply), &r))
-		if r.JSONRPC != "2.0" || string(r.ID) != id || r.Error.Code != server.RefusedCode || r.Error.Data.Code != "TOO_LARGE" {
+		if r.JSONRPC != "2.0" || string(r.ID) != id || r.Error.Code != serving.RefusedCode || r.Error.Data.Code != "TOO_LARGE" {
 			t.Errorf("reply %s, want a JSON-RPC error with id %s and data.code TOO_LARGE", reply, id)
 		}
 		for _, want := range []string{fmt.Sprintf("limit of %d bytes", limit), "--max-request-bytes"} {
@@ -105,7 +105,7 @@ func TestStdioMessageBound(t *testing.T) {
 
 // TestStdioDeepJSON is case J58's deeply nested JSON, through the built binary over stdio with the
 // default message bounds: nesting past the decoder's depth limit (10,000) is a JSON-RPC parse error,
-// and past server.MaxMessageValues brackets the value bound's TOO_LARGE, up to a 20 MB line of brackets;
+// and past serving.MaxMessageValues brackets the value bound's TOO_LARGE, up to a 20 MB line of brackets;
 // nesting just under the depth limit, in the tool arguments, in a resource request or as the whole
 // params, is refused with the field or the request named; the server answers each with an error,
 // serves the next call, and its peak memory is no more than a flat line of the same length costs.
@@ -135,9 +135,9 @@ func TestStdioDeepJSON(t *testing.T) {
 		rpcCode    int    // the JSON-RPC error's code, or 0 for a tool result
 		field      string // the tool result's field, refused with INVALID_ARGUMENT
 	}{
-		{"arrays past the value bound in the arguments", call(2, `{"name":"packfs-file-reader","arguments":{"purpose":"read","target":{"path":"a.md"},"x":`+arrays(deep)+`}}`), server.RefusedCode, ""},
-		{"objects past the value bound in the target", call(3, `{"name":"packfs-file-reader","arguments":{"purpose":"read","target":`+objects(deep/4)+`}}`), server.RefusedCode, ""},
-		{"brackets never closed past the value bound", strings.Repeat("[", deep) + "\n", server.RefusedCode, ""},
+		{"arrays past the value bound in the arguments", call(2, `{"name":"packfs-file-reader","arguments":{"purpose":"read","target":{"path":"a.md"},"x":`+arrays(deep)+`}}`), serving.RefusedCode, ""},
+		{"objects past the value bound in the target", call(3, `{"name":"packfs-file-reader","arguments":{"purpose":"read","target":`+objects(deep/4)+`}}`), serving.RefusedCode, ""},
+		{"brackets never closed past the value bound", strings.Repeat("[", deep) + "\n", serving.RefusedCode, ""},
 		{"arrays past the depth limit in the arguments", call(9, `{"name":"packfs-file-reader","arguments":{"purpose":"read","target":{"path":"a.md"},"x":`+arrays(past)+`}}`), -32700, ""},
 		{"objects past the depth limit in the target", call(10, `{"name":"packfs-file-reader","arguments":{"purpose":"read","target":`+objects(past)+`}}`), -32700, ""},
 		{"brackets never closed past the depth limit", strings.Repeat("[", past) + "\n", -32700, ""},
@@ -189,7 +189,7 @@ func TestStdioDeepJSON(t *testing.T) {
 func wideArray(n int) string { return "[" + strings.Repeat("1,", n-1) + "1]" }
 
 // TestStdioWideJSON is case J58's wide JSON, through the built binary over stdio with the default
-// message bounds: a line of more than server.MaxMessageValues values, whatever holds them (an array of 10
+// message bounds: a line of more than serving.MaxMessageValues values, whatever holds them (an array of 10
 // million numbers filling a 20 MB line, an object of many members, empty strings as the params),
 // is refused with TOO_LARGE naming the limit, with its id when the line's head tells it; the
 // server serves the next call, and its peak memory stays under half of what a flat line as long
@@ -210,7 +210,7 @@ func TestStdioWideJSON(t *testing.T) {
 	// The array fills the line to 20 MB: 10 million values, under the byte bound.
 	head := call("2", readArgs(`,"x":`))
 	wide := call("2", readArgs(`,"x":`+wideArray((lineBytes-len(head))/2)))
-	members := make([]string, server.MaxMessageValues)
+	members := make([]string, serving.MaxMessageValues)
 	for i := range members {
 		members[i] = `"k` + strconv.Itoa(i) + `":1`
 	}
@@ -219,10 +219,10 @@ func TestStdioWideJSON(t *testing.T) {
 	}{
 		{"an array of 10 million numbers in the arguments", wide, "2"},
 		{"an object of many members in the target", call(`"s"`, `{"name":"packfs-file-reader","arguments":{"purpose":"read","target":{"path":"a.md",`+strings.Join(members, ",")+`}}}`), `"s"`},
-		{"empty strings as the params", call("4", "["+strings.TrimSuffix(strings.Repeat(`"",`, server.MaxMessageValues+1), ",")+"]"), "4"},
-		{"a wide array before the id", `{"jsonrpc":"2.0","method":"tools/call","params":` + readArgs(`,"x":`+wideArray(server.MaxMessageValues+1)) + `,"id":5}` + "\n", "null"},
+		{"empty strings as the params", call("4", "["+strings.TrimSuffix(strings.Repeat(`"",`, serving.MaxMessageValues+1), ",")+"]"), "4"},
+		{"a wide array before the id", `{"jsonrpc":"2.0","method":"tools/call","params":` + readArgs(`,"x":`+wideArray(serving.MaxMessageValues+1)) + `,"id":5}` + "\n", "null"},
 	}
-	if len(wide) < lineBytes-2 || int64(len(wide)) > server.DefaultMaxRequestBytes {
+	if len(wide) < lineBytes-2 || int64(len(wide)) > serving.DefaultMaxRequestBytes {
 		t.Fatalf("the wide line is %d bytes, want some %d, under the byte bound", len(wide), lineBytes)
 	}
 	for i, tt := range tests {
@@ -230,9 +230,9 @@ func TestStdioWideJSON(t *testing.T) {
 			reply := s.roundTrip(t, tt.line)
 			var r refused
 			must(t, json.Unmarshal([]byte(reply), &r))
-			if string(r.ID) != tt.id || r.Error.Code != server.RefusedCode || r.Error.Data.Code != "TOO_LARGE" ||
-				!strings.Contains(r.Error.Message, fmt.Sprintf("more than %d JSON values", server.MaxMessageValues)) {
-				t.Errorf("reply %.300s, want a TOO_LARGE refusal with id %s naming the limit of %d values", reply, tt.id, server.MaxMessageValues)
+			if string(r.ID) != tt.id || r.Error.Code != serving.RefusedCode || r.Error.Data.Code != "TOO_LARGE" ||
+				!strings.Contains(r.Error.Message, fmt.Sprintf("more than %d JSON values", serving.MaxMessageValues)) {
+				t.Errorf("reply %.300s, want a TOO_LARGE refusal with id %s naming the limit of %d values", reply, tt.id, serving.MaxMessageValues)
 			}
 			var a struct {
 				Result struct {
@@ -280,7 +280,7 @@ func TestStdioWideJSON(t *testing.T) {
 
 // valueDenseContent is a file of the largest size whose text, were it not in a JSON string, would be
 // over a million values, and whose quotes and backslashes double in JSON: a write of it must pass
-// the value limit (server.MaxMessageValues) and the message bound.
+// the value limit (serving.MaxMessageValues) and the message bound.
 func valueDenseContent() string {
 	unit := "[1,\"\\\"],\n"
 	content := strings.Repeat(unit, fsroot.DefaultMaxFileSize/len(unit))

@@ -11,7 +11,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/packfs/packfs-mcp/internal/server"
+	"github.com/packfs/packfs-mcp/internal/serving"
 	"github.com/packfs/packfs-mcp/toolformat"
 	"github.com/packfs/packfs-mcp/tools"
 )
@@ -66,7 +66,7 @@ Flags:
 	if fs.NArg() > 0 {
 		return fail(fmt.Errorf("unexpected argument %q; see packfs-mcp tools --help", fs.Arg(0)))
 	}
-	var c server.Config
+	var c serving.Config
 	if *configFile != "" {
 		var err error
 		if c, err = loadConfig(*configFile); err != nil {
@@ -74,13 +74,13 @@ Flags:
 		}
 	}
 	pf.apply(&c, visited(fs))
-	p, err := server.PermissionsOf(c)
+	p, err := serving.PermissionsOf(c)
 	if err != nil {
 		return fail(err)
 	}
 	for _, name := range c.DisabledTools {
-		if !slices.Contains(server.ToolNames, name) {
-			return fail(fmt.Errorf("unknown tool %q in --disable-tool: the tools are %s", name, strings.Join(server.ToolNames, ", ")))
+		if !slices.Contains(serving.ToolNames, name) {
+			return fail(fmt.Errorf("unknown tool %q in --disable-tool: the tools are %s", name, strings.Join(serving.ToolNames, ", ")))
 		}
 	}
 	var list []mcp.Tool

@@ -17,7 +17,7 @@ import (
 // The rooms of the module, for TestBoundary.
 var (
 	// allowedProject lists which project packages each library package may import; a package not
-	// listed (cmd, the commands, and internal/server, the runtime cmd runs) may import any. A
+	// listed (cmd, the commands, and internal/serving, the runtime cmd runs) may import any. A
 	// package of internal is named by its folder (internal/tier).
 	allowedProject = map[string][]string{
 		"fsroot":            {},
@@ -42,9 +42,9 @@ var (
 	// corpora and run peer servers outside any root, so the rules of the sandbox do not bind them.
 	otherPrograms = map[string]bool{"dev": true}
 	// runsProcess are the packages that run the server's process: cmd, its flags and commands, and
-	// internal/server, the runtime they wire. They may use the names of hostPackages that run a
+	// internal/serving, the runtime they wire. They may use the names of hostPackages that run a
 	// process, and they speak MCP.
-	runsProcess = map[string]bool{"cmd": true, "internal/server": true}
+	runsProcess = map[string]bool{"cmd": true, "internal/serving": true}
 	// testOnly are the packages only tests import (TestTestOnlyImports), each with why: like fsroot,
 	// they may touch the filesystem, since what they touch is what a test sets up and checks.
 	testOnly = map[string]string{
@@ -56,8 +56,8 @@ var (
 const mcpTypes = "github.com/mark3labs/mcp-go/mcp"
 
 // hostPackages are the packages whose business is the operating system. A library package (every
-// package but fsroot, cmd, internal/server, the commands and the packages of testOnly) imports
-// none of them: fsroot hands it what it needs. cmd and internal/server (runsProcess) may use, of
+// package but fsroot, cmd, internal/serving, the commands and the packages of testOnly) imports
+// none of them: fsroot hands it what it needs. cmd and internal/serving (runsProcess) may use, of
 // each, only the names its predicate accepts: those that run the process (its arguments,
 // environment, streams, signals and exit) or are pure (path strings, error values, types), and
 // touch no file, folder or working directory.
@@ -137,18 +137,18 @@ var hostExceptions = map[string]struct {
 		why: "it unpacks the shared corpora for tests, eval and bench, which alone import it (TestCorporaOnlyInTests)"},
 	"cmd/packfs-mcp/config.go": {names: []string{"os.ReadFile"},
 		why: "it reads the config file the operator names, before any root exists; read through a root, a config file that is a link (a dotfiles repository) would be refused"},
-	"internal/server/cputime_unix.go": {names: []string{"syscall.Getrusage", "syscall.Rusage", "syscall.RUSAGE_SELF"},
+	"internal/serving/cputime_unix.go": {names: []string{"syscall.Getrusage", "syscall.Rusage", "syscall.RUSAGE_SELF"},
 		why: "it reads the process's own CPU time, which opens no file, to pace the walks that stand in for file events by what they cost"},
-	"internal/server/http.go": {names: []string{"os.ReadFile"},
+	"internal/serving/http.go": {names: []string{"os.ReadFile"},
 		why: "it reads the bearer token file the operator names, often a link to a mounted secret, which a root would refuse"},
 }
 
 // TestBoundary walks the module's source and fails when a package steps out of its room: only fsroot
 // touches the operating system's filesystem (save the packages of testOnly, which only tests
-// import, and the files of hostExceptions), only tools, cmd and internal/server speak MCP
+// import, and the files of hostExceptions), only tools, cmd and internal/serving speak MCP
 // (toolformat uses MCP's types, not its server), and imports point one way (cmd ->
-// internal/server -> tools -> intents, security, semantic -> fsroot; semantic -> fulltext ->
-// markdown; cmd -> toolformat; cmd, internal/server -> audit).
+// internal/serving -> tools -> intents, security, semantic -> fsroot; semantic -> fulltext ->
+// markdown; cmd -> toolformat; cmd, internal/serving -> audit).
 //
 // What the walk sees is every use of a host package's name, by whatever name the file imports it,
 // in every non-test file outside examples and testdata. What it cannot see is a method called on a
@@ -226,7 +226,7 @@ func checkFile(rel, pkg, module string, file *ast.File) []string {
 		_, calls := hostCalls[path]
 		switch {
 		case strings.HasPrefix(path, "github.com/mark3labs/mcp-go") && pkg != "tools" && !runsProcess[pkg] && !(pkg == "toolformat" && path == mcpTypes):
-			out = append(out, rel+" imports "+path+": only tools and cmd speak MCP (cmd's runtime, internal/server, too), and toolformat uses only "+mcpTypes)
+			out = append(out, rel+" imports "+path+": only tools and cmd speak MCP (cmd's runtime, internal/serving, too), and toolformat uses only "+mcpTypes)
 		case strings.HasPrefix(path, module):
 			dep := strings.TrimPrefix(path, module)
 			if deps, ok := allowedProject[pkg]; ok && !slices.Contains(deps, dep) {
@@ -297,18 +297,18 @@ func TestBoundaryCatches(t *testing.T) {
 			want: []string{"uses net/http.Dir"}},
 		{name: "cmd's excepted file", rel: "cmd/packfs-mcp/config.go", src: `import "os"; var _, _ = os.ReadFile("f"); var _ = os.WriteFile`,
 			want: []string{"uses os.WriteFile"}},
-		{name: "the runtime runs the process", rel: "internal/server/x.go",
+		{name: "the runtime runs the process", rel: "internal/serving/x.go",
 			src: `import ("os"; "os/signal"; "syscall"); var _ = []any{os.Args, os.Getenv, os.Stdin, signal.NotifyContext, syscall.SIGTERM}`},
-		{name: "the runtime reads a file", rel: "internal/server/x.go", src: `import "os"; var _, _ = os.ReadFile("f")`,
+		{name: "the runtime reads a file", rel: "internal/serving/x.go", src: `import "os"; var _, _ = os.ReadFile("f")`,
 			want: []string{"uses os.ReadFile"}},
-		{name: "the runtime walks", rel: "internal/server/x.go", src: `import "path/filepath"; var _ = filepath.WalkDir`,
+		{name: "the runtime walks", rel: "internal/serving/x.go", src: `import "path/filepath"; var _ = filepath.WalkDir`,
 			want: []string{"uses path/filepath.WalkDir"}},
-		{name: "the runtime's excepted file", rel: "internal/server/http.go", src: `import "os"; var _, _ = os.ReadFile("f"); var _ = os.Create`,
+		{name: "the runtime's excepted file", rel: "internal/serving/http.go", src: `import "os"; var _, _ = os.ReadFile("f"); var _ = os.Create`,
 			want: []string{"uses os.Create"}},
-		{name: "the runtime speaks MCP", rel: "internal/server/x.go", src: `import ("github.com/mark3labs/mcp-go/server"; "github.com/packfs/packfs-mcp/tools"); var _ = server.NewMCPServer; var _ = tools.New`},
+		{name: "the runtime speaks MCP", rel: "internal/serving/x.go", src: `import ("github.com/mark3labs/mcp-go/server"; "github.com/packfs/packfs-mcp/tools"); var _ = server.NewMCPServer; var _ = tools.New`},
 		{name: "an internal library imports os", rel: "internal/tier/x.go", src: `import "os"; var _ = os.Getenv`,
 			want: []string{"internal/tier/x.go imports os: only fsroot"}},
-		{name: "an internal library imports ours", rel: "internal/tier/x.go", src: `import "github.com/packfs/packfs-mcp/internal/server"; var _ = server.Build`,
+		{name: "an internal library imports ours", rel: "internal/tier/x.go", src: `import "github.com/packfs/packfs-mcp/internal/serving"; var _ = serving.Build`,
 			want: []string{"internal/tier may import only"}},
 		{name: "library imports os", rel: "tools/x.go", src: `import "os"; var _ = os.Getenv`,
 			want: []string{"tools/x.go imports os: only fsroot"}},
