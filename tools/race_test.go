@@ -220,10 +220,17 @@ func (e *raceEnv) call(tool string, args map[string]any) map[string]any {
 	var req mcp.CallToolRequest
 	req.Params.Name = tool
 	req.Params.Arguments = args
+	purpose, _ := args["purpose"].(string)
+	e.mu.Lock()
+	if _, ok := e.calls[purpose]; !ok {
+		// Known from its first call's start, so that a race does not end (see enough) while a
+		// purpose's first call, slow on a loaded machine, has not come back.
+		e.calls[purpose] = 0
+	}
+	e.mu.Unlock()
 	before := e.changes.Load()
 	res, err := e.handlers[tool](context.Background(), req)
 	raced := e.changes.Load() != before
-	purpose, _ := args["purpose"].(string)
 	e.mu.Lock()
 	e.calls[purpose]++
 	if raced {
