@@ -21,6 +21,9 @@ func admit[T any](s *Server, c *call) (T, error) {
 			return zero, err
 		}
 	}
+	if in, ok := c.in.(T); ok {
+		return in, nil
+	}
 	in, err := intents.Decode[T](c.raw)
 	if err != nil {
 		return zero, err

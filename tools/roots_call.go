@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -336,12 +335,8 @@ func (r *Roots) copyAcross(ctx context.Context, c *call, from, to *Server, in in
 // roots the source's. A failure is mapped here, naming each path with its root: target.path's with
 // from's, target.destination's with s's.
 func (r *Roots) sub(ctx context.Context, c *call, s, from *Server, in any, h func(*Server) handlerFunc) (any, string, error) {
-	raw, err := json.Marshal(in)
-	if err != nil {
-		return nil, "", err
-	}
 	sc := *c
-	sc.raw, sc.path = raw, ""
+	sc.raw, sc.in, sc.path = nil, in, ""
 	if from != s {
 		sc.from = from
 	}

@@ -155,7 +155,11 @@ type call struct {
 	purpose string
 	path    string // root-relative, once the policy has cleaned it
 	raw     []byte
-	start   time.Time
+	// in is the intent already decoded from raw and admitted, when a call of several roots runs
+	// on one root's server with its paths made that root's (see [Roots.sub]): admit takes it
+	// rather than decode again.
+	in    any
+	start time.Time
 	// progressToken is the client's token for progress notifications on this call, or nil.
 	progressToken any
 	// free is set on the calls a search of several roots makes after its first: the rate limiter
