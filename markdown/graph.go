@@ -52,7 +52,51 @@ type docOutline struct {
 
 // newNode returns the node of d, its links not yet resolved.
 func newNode(d Doc) *node {
-	return &node{links: keptLinks(d.Links), rest: encodeRest(d)}
+	return &node{links: ownLinks(keptLinks(d.Links)), rest: encodeRest(d)}
+}
+
+// ownLinks returns a copy of links whose strings share one string of their own: a document
+// decoded from its stored outline shares that whole outline's bytes (see [DecodeOutline]), and a
+// link that kept a piece of it kept all of it; a parsed one has a string for each. The kinds
+// become the package's constants.
+func ownLinks(in []Link) []Link {
+	if len(in) == 0 {
+		return nil
+	}
+	links := slices.Clone(in)
+	n := 0
+	for _, l := range links {
+		n += len(l.Rel) + len(l.Target) + len(l.Fragment) + len(l.Text)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, l := range links {
+		b.WriteString(l.Rel)
+		b.WriteString(l.Target)
+		b.WriteString(l.Fragment)
+		b.WriteString(l.Text)
+	}
+	all, at := b.String(), 0
+	next := func(s string) string {
+		at += len(s)
+		return all[at-len(s) : at]
+	}
+	for i := range links {
+		l := &links[i]
+		l.Kind = canonicalKind(l.Kind)
+		l.Rel, l.Target, l.Fragment, l.Text = next(l.Rel), next(l.Target), next(l.Fragment), next(l.Text)
+	}
+	return links
+}
+
+// canonicalKind returns the package's constant for k, when it is one.
+func canonicalKind(k LinkKind) LinkKind {
+	for _, c := range []LinkKind{KindMarkdown, KindReference, KindAutolink, KindWiki, KindEmbed, KindFrontmatter} {
+		if k == c {
+			return c
+		}
+	}
+	return k
 }
 
 // outline returns what n keeps of its document, decoded.

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -141,6 +142,9 @@ func (e *Engine) Build(ctx context.Context) error {
 	// restart reads only the files that changed.
 	loaded := make(map[string]bool, len(stamps))
 	err := e.index().Outlines(func(d markdown.Doc) {
+		// The decoded path shares the whole stored outline's bytes, which the graph's keys
+		// and sets would keep alive for as long as the document is held.
+		d.Path = strings.Clone(d.Path)
 		if st, ok := stamps[d.Path]; ok && st.Equal(fulltext.Stamp{Size: d.Size, ModTime: d.ModTime}) {
 			loaded[d.Path] = true
 			e.graph.Put(d)
