@@ -22,8 +22,9 @@ import (
 // from k in {3,5,10}, m in {5,10,20,30}, w in {0.1..3}, max df in {0.05,0.1,0.2}, also fusing
 // the two lists by rank instead, and raised nDCG@5 on both corpora (dev/bench/README.md, The
 // ranking's values). Without the df cap, terms common to every feedback unit outweighed the
-// title match of TestSearchRanking. It costs a second search, which more than doubles the
-// latency of a literal query (dev/bench/README.md, Other timings).
+// title match of TestSearchRanking. The second search re-ranks only the units the first ranked
+// from: scoring every match again was half of a search's time on a big tree, for documents
+// that could only enter the tail of the list (dev/bench/README.md, Scale).
 const (
 	feedbackDocs   = 3
 	feedbackTerms  = 20
@@ -42,21 +43,18 @@ const (
 // the best of all, weighted as one index of all would weigh them, and gives the expansion their
 // share of the weight it would have: an index whose best documents are not among the best of all
 // draws on none and is not expanded, rather than drifting toward its own near misses.
-func (ix *Index) feedback(ctx context.Context, r index.IndexReader, gen uint64, q Query, phrasings []string, terms []query.Query, lists [][]ranked, filter query.Query, want int, src *shown) ([][]ranked, error) {
+func (ix *Index) feedback(ctx context.Context, r index.IndexReader, gen uint64, q Query, phrasings []string, terms []query.Query, lists [][]ranked, pool []unitHit, want int, src *shown) ([][]ranked, error) {
 	docs, mass := feedbackOn(lists[0], q.Lead)
 	exp, err := ix.expansion(ctx, r, gen, q.Stats, phrasings[0], docs, mass, src)
 	if err != nil || exp == nil {
 		return lists, err
 	}
-	// The clauses go in as they are: bleve's one-clause conjunction (of the must) and
-	// disjunction (of the should) add nothing to a score, but a call per match.
-	bq := &query.BooleanQuery{Must: terms[0], Should: exp}
-	if filter != nil {
-		bq.AddFilter(filter)
-	}
-	// The expansion matches no document the original terms do not, so the first pass has
-	// counted them all already.
-	list, err := ix.run(ctx, r, kept(bq, q.Keep), want, q.Threshold, nil, nil)
+	// The second pass scores only the units the first ranked from (they passed the filter
+	// already): the expansion re-ranks them, and the term searchers skip to each of them instead
+	// of scoring every match again. The clauses go in as they are: bleve's one-clause
+	// disjunction (of the should) adds nothing to a score, but a call per match.
+	bq := within(&query.BooleanQuery{Must: terms[0], Should: exp}, poolIDs(pool))
+	list, _, err := ix.run(ctx, r, kept(bq, q.Keep), want, q.Threshold, nil, nil)
 	if err != nil {
 		return nil, err
 	}

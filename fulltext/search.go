@@ -252,9 +252,9 @@ func (ix *Index) SearchChecked(ctx context.Context, q Query, keep func(path stri
 			return Found{}, err
 		}
 	}
-	lists, total, err := ix.runAll(ctx, r, terms, filter, q.Keep, want, q.Threshold, names)
+	lists, pool, total, err := ix.runAll(ctx, r, terms, filter, q.Keep, want, q.Threshold, names)
 	if err == nil && total > 0 {
-		lists, err = ix.feedback(ctx, r, gen, q, phrasings, terms, lists, filter, want, src)
+		lists, err = ix.feedback(ctx, r, gen, q, phrasings, terms, lists, pool, want, src)
 	}
 	if err == nil && total > 0 {
 		for i, n := range names {
@@ -268,7 +268,7 @@ func (ix *Index) SearchChecked(ctx context.Context, q Query, keep func(path stri
 		for i, p := range phrasings {
 			terms[i] = ix.termsQuery(r, gen, q.Stats, p, true)
 		}
-		lists, total, err = ix.runAll(ctx, r, terms, filter, q.Keep, want, q.Threshold, nil)
+		lists, _, total, err = ix.runAll(ctx, r, terms, filter, q.Keep, want, q.Threshold, nil)
 	}
 	if err != nil {
 		return Found{}, err
@@ -322,7 +322,7 @@ func (ix *Index) Lead(ctx context.Context, q Query) ([]float64, error) {
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	defer r.Close()
-	list, err := ix.run(ctx, r, kept(filtered(ix.termsQuery(r, gen, q.Stats, q.Text, false), ix.filter(q)), q.Keep), want, q.Threshold, nil, nil)
+	list, _, err := ix.run(ctx, r, kept(filtered(ix.termsQuery(r, gen, q.Stats, q.Text, false), ix.filter(q)), q.Keep), want, q.Threshold, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -334,10 +334,11 @@ func (ix *Index) Lead(ctx context.Context, q Query) ([]float64, error) {
 }
 
 // runAll runs the terms query of every phrasing, restricted by filter and keep, and returns their
-// ranked lists and the number of documents that match any of them. Unless names is nil, the
-// walk of phrasing i records the scores of the units names[i] watches.
-func (ix *Index) runAll(ctx context.Context, r index.IndexReader, terms []query.Query, filter query.Query, keep func(string) bool, want int, threshold float64, names []*naming) ([][]ranked, int, error) {
-	lists := make([][]ranked, 0, len(terms))
+// ranked lists, the units the first list was ranked from (what feedback re-ranks) and the number
+// of documents that match any of them. Unless names is nil, the walk of phrasing i records the
+// scores of the units names[i] watches.
+func (ix *Index) runAll(ctx context.Context, r index.IndexReader, terms []query.Query, filter query.Query, keep func(string) bool, want int, threshold float64, names []*naming) (lists [][]ranked, pool []unitHit, total int, err error) {
+	lists = make([][]ranked, 0, len(terms))
 	matched := matchedPool.Get().(map[string]bool)
 	defer func() {
 		clear(matched)
@@ -348,13 +349,16 @@ func (ix *Index) runAll(ctx context.Context, r index.IndexReader, terms []query.
 		if names != nil && names[i] != nil {
 			watch = names[i].scores
 		}
-		list, err := ix.run(ctx, r, kept(filtered(tq, filter), keep), want, threshold, matched, watch)
+		list, units, err := ix.run(ctx, r, kept(filtered(tq, filter), keep), want, threshold, matched, watch)
 		if err != nil {
-			return nil, 0, err
+			return nil, nil, 0, err
 		}
 		lists = append(lists, list)
+		if i == 0 {
+			pool = units
+		}
 	}
-	return lists, len(matched), nil
+	return lists, pool, len(matched), nil
 }
 
 // matchedPool holds the sets runAll counts documents in, emptied: a search on the tldr tree
@@ -365,13 +369,14 @@ var matchedPool = sync.Pool{New: func() any { return map[string]bool{} }}
 
 // run ranks the documents matching bq: their best units, best first, at least want documents
 // when that many match. It adds every matching document to matched, unless matched is nil, and
-// records the scores of the units watch holds (see Index.top).
-func (ix *Index) run(ctx context.Context, r index.IndexReader, bq query.Query, want int, threshold float64, matched map[string]bool, watch map[string]float64) ([]ranked, error) {
+// records the scores of the units watch holds (see Index.top). It also returns the units the
+// list was ranked from.
+func (ix *Index) run(ctx context.Context, r index.IndexReader, bq query.Query, want int, threshold float64, matched map[string]bool, watch map[string]float64) ([]ranked, []unitHit, error) {
 	size := min(max(want*unitsPerDoc, 50), maxFetch)
 	for {
 		units, total, scale, err := ix.top(ctx, r, bq, size, matched, watch)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		list, complete := rankUnits(units, total, want, threshold, scale)
 		if !complete && size < maxFetch {
@@ -379,7 +384,7 @@ func (ix *Index) run(ctx context.Context, r index.IndexReader, bq query.Query, w
 			matched = nil // counted already
 			continue
 		}
-		return list, nil
+		return list, units, nil
 	}
 }
 
@@ -414,6 +419,7 @@ func rankUnits(units []unitHit, total, want int, threshold, scale float64) (list
 type unitHit struct {
 	id    string
 	score float64
+	iid   index.IndexInternalID // its id in the reader it was found with
 }
 
 // worse orders units best first: by score, then by id, since equal scores are common
@@ -510,6 +516,7 @@ func (ix *Index) top(ctx context.Context, r index.IndexReader, bq query.Query, n
 			if u.id, err = r.ExternalID(dm.IndexInternalID); err != nil {
 				return err
 			}
+			u.iid = slices.Clone(dm.IndexInternalID)
 			if count {
 				matched[pathOfID(u.id)] = true
 			}
