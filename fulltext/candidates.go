@@ -32,8 +32,8 @@ const (
 // inside 5,200 words of the Linux sources). A run of the literal that is inside that many
 // words is left out of the query when another run narrows, which only widens the candidates.
 // The superset holds for the text the [markdown.Doc] carried when indexed: title, tags, aliases, links,
-// headings and sections.
-func (ix *Index) Candidates(ctx context.Context, literal string) ([]string, bool, error) {
+// headings and sections. Only documents below the folder under are returned ("." for all).
+func (ix *Index) Candidates(ctx context.Context, literal, under string) ([]string, bool, error) {
 	runs, ok := literalRuns(literal)
 	if !ok {
 		return nil, false, nil
@@ -50,7 +50,7 @@ func (ix *Index) Candidates(ctx context.Context, literal string) ([]string, bool
 	} else if must = narrowing(words, runs); must == nil {
 		return nil, false, nil
 	}
-	paths, err := ix.matching(ctx, query.NewConjunctionQuery(must))
+	paths, err := ix.matching(ctx, query.NewConjunctionQuery(must), under)
 	if err != nil {
 		return nil, false, fmt.Errorf("candidates: %w", err)
 	}
@@ -58,10 +58,12 @@ func (ix *Index) Candidates(ctx context.Context, literal string) ([]string, bool
 	return paths, true, nil
 }
 
-// matching returns the paths of the records q matches, in index order. It walks bleve's searcher
-// itself, as [Index.top] does: a search request sized to the whole index collected and sorted
-// every match first.
-func (ix *Index) matching(ctx context.Context, q query.Query) ([]string, error) {
+// matching returns the paths at or below the folder under of the records q matches, in index
+// order. It walks bleve's searcher itself, as [Index.top] does: a search request sized to the
+// whole index collected and sorted every match first. The folder is checked here, on the paths
+// the records give, not by a term: the records of words carry no folders, and a folder of a big
+// tree then sorts only its own candidates.
+func (ix *Index) matching(ctx context.Context, q query.Query, under string) ([]string, error) {
 	r, err := ix.reader()
 	if err != nil {
 		return nil, err
@@ -75,8 +77,8 @@ func (ix *Index) matching(ctx context.Context, q query.Query) ([]string, error) 
 	var paths []string
 	err = eachMatch(ctx, r, s, func(dm *bsearch.DocumentMatch) error {
 		id, err := r.ExternalID(dm.IndexInternalID)
-		if err == nil {
-			paths = append(paths, pathOfID(id))
+		if p := pathOfID(id); err == nil && (under == "." || under == "" || strings.HasPrefix(p, under+"/")) {
+			paths = append(paths, p)
 		}
 		return err
 	})

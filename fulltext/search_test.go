@@ -423,7 +423,7 @@ func TestCandidatesOK(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(fmt.Sprintf("%s/tooLarge=%v", tt.literal, tooLarge), func(t *testing.T) {
-				got, ok, err := ix.Candidates(context.Background(), tt.literal)
+				got, ok, err := ix.Candidates(context.Background(), tt.literal, ".")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -468,12 +468,46 @@ func TestCandidatesBroadRuns(t *testing.T) {
 		{"common", nil, false},
 	}
 	for _, tt := range tests {
-		got, ok, err := ix.Candidates(context.Background(), tt.literal)
+		got, ok, err := ix.Candidates(context.Background(), tt.literal, ".")
 		if err != nil {
 			t.Fatal(err)
 		}
 		if ok != tt.ok || !slices.Equal(got, tt.want) {
 			t.Errorf("Candidates(%q) = %v, %v; want %v, %v", tt.literal, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestCandidatesUnder checks that Candidates returns only the documents at or below the folder
+// it is given: by the folder's term, and by its prefix for a folder too deep for a term.
+func TestCandidatesUnder(t *testing.T) {
+	ix := newTestIndex(t, IndexOptions{})
+	deep := strings.Repeat("d/", maxDirDepth) + "x"
+	var docs []markdown.Doc
+	for _, p := range []string{"a/x.md", "a/b/y.md", "ab/w.md", "c/z.md", "top.md", deep + "/n.md", deep + "y/n.md"} {
+		docs = append(docs, textDoc(p, "Note", "a needle in the hay"))
+	}
+	if err := ix.PutBatch(docs); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		under string
+		want  []string
+	}{
+		{".", []string{"a/b/y.md", "a/x.md", "ab/w.md", "c/z.md", deep + "/n.md", deep + "y/n.md", "top.md"}},
+		{"a", []string{"a/b/y.md", "a/x.md"}},
+		{"a/b", []string{"a/b/y.md"}},
+		{"c", []string{"c/z.md"}},
+		{deep, []string{deep + "/n.md"}},
+		{"nowhere", nil},
+	}
+	for _, tt := range tests {
+		got, ok, err := ix.Candidates(context.Background(), "needle", tt.under)
+		if err != nil || !ok {
+			t.Fatalf("Candidates(needle, %q) = %v, %v, %v", tt.under, got, ok, err)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("Candidates(needle, %q) = %q, want %q", tt.under, got, tt.want)
 		}
 	}
 }
@@ -484,7 +518,7 @@ func TestCandidatesFollowWrites(t *testing.T) {
 	ix := fixtureIndex(t)
 	candidates := func(literal string) []string {
 		t.Helper()
-		got, ok, err := ix.Candidates(context.Background(), literal)
+		got, ok, err := ix.Candidates(context.Background(), literal, ".")
 		if err != nil || !ok {
 			t.Fatalf("Candidates(%q) = %v, %v, %v", literal, got, ok, err)
 		}
@@ -645,7 +679,7 @@ func TestCandidatesSuperset(t *testing.T) {
 			continue
 		}
 		tried++
-		got, ok, err := ix.Candidates(context.Background(), literal)
+		got, ok, err := ix.Candidates(context.Background(), literal, ".")
 		if err != nil {
 			t.Fatalf("Candidates(%q): %v", literal, err)
 		}

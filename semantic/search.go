@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/fulltext"
 )
 
@@ -185,18 +186,21 @@ func (e *Engine) related(hits []fulltext.Hit) []RelatedHit {
 
 // Candidates narrows a literal content search to the files that may contain it; ok is false when
 // the index cannot say (it is still building, or the literal is not made of whole ASCII words), and
-// the caller must scan every file.
-func (e *Engine) Candidates(ctx context.Context, literal string) ([]string, bool, error) {
+// the caller must scan every file. Only files at or below the folder under are returned ("." for
+// all).
+func (e *Engine) Candidates(ctx context.Context, literal, under string) ([]string, bool, error) {
 	if !e.complete.Load() {
 		return nil, false, nil
 	}
-	paths, ok, err := e.index().Candidates(ctx, literal)
+	paths, ok, err := e.index().Candidates(ctx, literal, under)
 	if !ok || err != nil {
 		return nil, false, err
 	}
 	e.mu.Lock()
 	for p := range e.scan {
-		paths = append(paths, p)
+		if fsroot.Within(p, under) {
+			paths = append(paths, p)
+		}
 	}
 	e.mu.Unlock()
 	sort.Strings(paths)

@@ -151,7 +151,7 @@ func (s *Server) searchContent(ctx context.Context, name string, depth int, o in
 		visit(info) // a single file was named: search just that file
 		return t, nil
 	}
-	if paths, ok := s.candidates(ctx, m); ok && !s.walksNoise(name, r) { // the index holds no noise
+	if paths, ok := s.candidates(ctx, m, name); ok && !s.walksNoise(name, r) { // the index holds no noise
 		r.narrowed = true
 		err := s.visitCandidates(ctx, name, depth, paths, r, p.cur, visit)
 		t = s.covered(name, depth, f)
@@ -199,12 +199,12 @@ func (s *Server) covered(name string, depth int, f *filter) tally {
 	return t
 }
 
-// candidates asks the index which files may hold a literal query, or the literals a regular
+// candidates asks the index which files at or below name may hold a literal query, or the literals a regular
 // expression's matches must contain. ok is false when the index cannot narrow the search (no
 // index, still building, an expression without such literals, literals too short or not ASCII):
 // then every file is scanned. Either way the files are read and matched the same way,
 // so the results are the same.
-func (s *Server) candidates(ctx context.Context, m *matcher) ([]string, bool) {
+func (s *Server) candidates(ctx context.Context, m *matcher, name string) ([]string, bool) {
 	if s.cfg.Engine == nil || m.re != nil && len(m.lits) == 0 {
 		return nil, false
 	}
@@ -218,7 +218,7 @@ func (s *Server) candidates(ctx context.Context, m *matcher) ([]string, bool) {
 		}
 		needle = strings.Join(runs, " ")
 	}
-	paths, ok, err := s.cfg.Engine.Candidates(ctx, needle)
+	paths, ok, err := s.cfg.Engine.Candidates(ctx, needle, name)
 	if err != nil || !ok {
 		return nil, false
 	}

@@ -33,6 +33,8 @@ import (
 //	PACKFS_SCALE_TREES=tldr,tldrx10,linux \
 //	go test -run '^$' -bench Scale -benchtime 1x -timeout 3h ./cmd/packfs-mcp/
 //
+// PACKFS_SCALE_FOLDER=copy3/pages/linux also times search_content in that folder, on the built
+// index and walked by a server without one.
 // PACKFS_SCALE_KEEP_INDEX=DIR keeps the first cold-built index of each tree in DIR/<tree>;
 // PACKFS_SCALE_RESTART_FROM=DIR then skips the cold build and measures only the restart of every
 // binary on a copy of DIR/<tree>, which costs a minute where a cold build of tldrx10 costs ten.
@@ -128,6 +130,9 @@ func scaleRun(b *testing.B, tree, bin, root string, files int, bytes int64, quer
 	b.ReportMetric(pct(content, 0.95), "content50-p95-ms")
 	b.ReportMetric(coldPeak, "cold-peak-rss-MB")
 	b.ReportMetric(coldAnon, "cold-peak-anon-MB")
+	if folder := os.Getenv("PACKFS_SCALE_FOLDER"); folder != "" {
+		folderTimes(b, s, bin, root, folder, literals)
+	}
 	s.in.Close()
 	s.cmd.Wait()
 	disk := dirBytes(b, indexDir)
@@ -212,6 +217,39 @@ func searchTimes(b *testing.B, s *rawServer, queries, literals []string) (sem, c
 		}
 	}
 	return sem, content
+}
+
+// folderTimes reports the p50 and p95 of search_content (50 results) for every literal in one
+// folder of root, on s's built index and on a server of the same binary without an index, which
+// walks the folder: a search the index narrows should be no slower.
+func folderTimes(b *testing.B, s *rawServer, bin, root, folder string, literals []string) {
+	indexed := contentTimes(b, s, folder, literals)
+	w := startBin(b, bin, root, "--no-index")
+	walked := contentTimes(b, w, folder, literals)
+	w.in.Close()
+	w.cmd.Wait()
+	b.ReportMetric(pct(indexed, 0.50), "folder-content-p50-ms")
+	b.ReportMetric(pct(indexed, 0.95), "folder-content-p95-ms")
+	b.ReportMetric(pct(walked, 0.50), "folder-walk-p50-ms")
+	b.ReportMetric(pct(walked, 0.95), "folder-walk-p95-ms")
+}
+
+// contentTimes runs every literal through search_content (50 results) in folder, twice, and
+// returns the times of the second round.
+func contentTimes(b *testing.B, s *rawServer, folder string, literals []string) []time.Duration {
+	var took []time.Duration
+	for round := 0; round < 2; round++ {
+		took = took[:0]
+		for _, lit := range literals {
+			t := time.Now()
+			reply := s.roundTrip(b, toolCall(4, searcher, map[string]any{"purpose": "search_content", "target": map[string]any{"path": folder, "query": lit}, "options": map[string]any{"maxResults": 50}}))
+			took = append(took, time.Since(t))
+			if !strings.Contains(reply, `\"success\":true`) {
+				b.Fatalf("search_content %q in %s: %s", lit, folder, reply)
+			}
+		}
+	}
+	return took
 }
 
 // hitsMark is how a search_semantic reply with hits begins its list; a reply without hits also
