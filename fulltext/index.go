@@ -88,10 +88,13 @@ type Index struct {
 	// wait for a batch bleve is analysing.
 	mu     sync.Mutex
 	docsMu sync.RWMutex
-	docs   map[string]docState     // by path
-	copies map[string]markdown.Doc // by path, the documents given, when there is no source
-	source Source
-	closed bool
+	docs   map[string]docState // by path
+	// folders counts the documents of docs below each folder, so that a folder's count costs
+	// a lookup, not a pass over every document of a big tree.
+	folders map[string]int
+	copies  map[string]markdown.Doc // by path, the documents given, when there is no source
+	source  Source
+	closed  bool
 
 	// dfs caches the document frequencies searches weigh their terms with.
 	dfs dfCache
@@ -113,7 +116,7 @@ type Index struct {
 // creates it afresh, deleting the old one. It refuses, with [ErrNotIndex], to delete a
 // non-empty directory that is not an index.
 func OpenIndex(opts IndexOptions) (*Index, error) {
-	ix := &Index{chunk: opts.ChunkSize, overlap: opts.OverlapSize, docs: map[string]docState{},
+	ix := &Index{chunk: opts.ChunkSize, overlap: opts.OverlapSize, docs: map[string]docState{}, folders: map[string]int{},
 		source: opts.Source, unwritten: make(chan struct{}, maxUnwritten)}
 	if ix.source == nil {
 		ix.copies = map[string]markdown.Doc{}

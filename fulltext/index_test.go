@@ -807,3 +807,45 @@ func BenchmarkSearchUnderWideFolder(b *testing.B) {
 		})
 	}
 }
+
+// TestCountUnderByFolder checks that the count of documents a folder holds, kept as documents
+// come and go (and rebuilt when the index is opened again), is the count a pass over every
+// document gives, for every folder and the root.
+func TestCountUnderByFolder(t *testing.T) {
+	dir := t.TempDir() + "/index"
+	ix, err := OpenIndex(IndexOptions{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	paths := []string{"top.md", "a/x.md", "a/b/y.md", "a/b/c/z.md", "ab/w.md", "a/b/c/d/e/f/g.md", "q/r.md"}
+	all := func(string, Stamp) bool { return true }
+	check := func(when string) {
+		t.Helper()
+		for _, name := range []string{".", "a", "a/b", "a/b/c", "a/b/c/d", "a/b/c/d/e/f", "ab", "q", "top.md", "none"} {
+			if got, want := ix.CountUnder(name, nil), ix.CountUnder(name, all); got != want {
+				t.Errorf("%s: CountUnder(%q, nil) = %d, a pass over the documents counts %d", when, name, got, want)
+			}
+		}
+	}
+	for step := range 60 {
+		p := paths[rng.IntN(len(paths))]
+		if rng.IntN(3) == 0 {
+			err = ix.Delete(p)
+		} else {
+			err = ix.Put(textDoc(p, "T", fmt.Sprint("word ", step)))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(fmt.Sprintf("step %d", step))
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if ix, err = OpenIndex(IndexOptions{Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	check("reopened")
+}

@@ -39,8 +39,41 @@ func (ix *Index) load() error {
 		if p == "" || !ok {
 			return // unreadable record: the next reconcile re-indexes the file
 		}
-		ix.docs[p] = st
+		ix.hold(p, st)
 	})
+}
+
+// hold records the document at p in docs and, when it is new, in the counts of its folders. The
+// caller holds docsMu, or is alone with ix.
+func (ix *Index) hold(p string, st docState) {
+	if _, ok := ix.docs[p]; !ok {
+		ix.countFolders(p, 1)
+	}
+	ix.docs[p] = st
+}
+
+// drop forgets the document at p, as hold does.
+func (ix *Index) drop(p string) {
+	if _, ok := ix.docs[p]; ok {
+		ix.countFolders(p, -1)
+		delete(ix.docs, p)
+	}
+}
+
+// countFolders adds by to the count of every folder p is below.
+func (ix *Index) countFolders(p string, by int) {
+	for i := len(p) - 1; i > 0; i-- {
+		if p[i] != '/' {
+			continue
+		}
+		// A key shares the bytes of a path below it: at most one path a folder, most of them
+		// held by docs anyway.
+		if n := ix.folders[p[:i]] + by; n > 0 {
+			ix.folders[p[:i]] = n
+		} else {
+			delete(ix.folders, p[:i])
+		}
+	}
 }
 
 func formatStamp(st docState) string {
@@ -107,10 +140,20 @@ func (ix *Index) Under(name string) []string {
 }
 
 // CountUnder counts the indexed documents at or below name (every one for ".") that keep
-// accepts, given their path and stamp.
+// accepts, given their path and stamp; every one when keep is nil, which costs no pass over them.
 func (ix *Index) CountUnder(name string, keep func(p string, st Stamp) bool) int {
 	ix.docsMu.RLock()
 	defer ix.docsMu.RUnlock()
+	if keep == nil {
+		if name == "." {
+			return len(ix.docs)
+		}
+		n := ix.folders[name]
+		if _, ok := ix.docs[name]; ok {
+			n++
+		}
+		return n
+	}
 	n := 0
 	for p, st := range ix.docs {
 		if (name == "." || p == name || strings.HasPrefix(p, name+"/")) && keep(p, st.stamp()) {

@@ -147,7 +147,7 @@ func (ix *Index) PutBatch(docs []markdown.Doc) error {
 	}
 	ix.docsMu.Lock()
 	for p, st := range next {
-		ix.docs[p] = st
+		ix.hold(p, st)
 	}
 	maps.Copy(ix.copies, given)
 	ix.docsMu.Unlock()
@@ -271,7 +271,7 @@ func (ix *Index) Delete(paths ...string) error {
 	ix.wordList.advance(from, ix.dfs.generation(), nil)
 	ix.docsMu.Lock()
 	for _, p := range paths {
-		delete(ix.docs, p)
+		ix.drop(p)
 		delete(ix.copies, p)
 	}
 	ix.docsMu.Unlock()

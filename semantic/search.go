@@ -209,7 +209,8 @@ func (e *Engine) Candidates(ctx context.Context, literal, under string) ([]strin
 
 // Covered counts the files at or below name that a content search narrowed by [Engine.Candidates]
 // covers, the ones keep accepts by path and stamp: the indexed documents, whose words the index
-// vouches for, and the files too large to index, which the candidates always include.
+// vouches for, and the files too large to index, which the candidates always include. A nil keep
+// accepts every file, and costs no pass over the index's documents.
 func (e *Engine) Covered(name string, keep func(p string, st fulltext.Stamp) bool) int {
 	ix := e.index()
 	if ix == nil {
@@ -228,7 +229,9 @@ func (e *Engine) Covered(name string, keep func(p string, st fulltext.Stamp) boo
 		if ix.Holds(p) {
 			continue // counted above
 		}
-		if info, err := fs.Stat(e.opts.FS, p); err == nil && keep(p, fulltext.Stamp{Size: info.Size(), ModTime: info.ModTime()}) {
+		if keep == nil {
+			n++
+		} else if info, err := fs.Stat(e.opts.FS, p); err == nil && keep(p, fulltext.Stamp{Size: info.Size(), ModTime: info.ModTime()}) {
 			n++
 		}
 	}

@@ -185,6 +185,10 @@ func (s *Server) unreadDocuments(name string, depth int, f *filter, r *reporter)
 // take "38 files searched" for a search that looked at 38 files of 38,000.
 func (s *Server) covered(name string, depth int, f *filter) tally {
 	var t tally
+	if depth == 0 && f.none() {
+		t.searched = s.cfg.Engine.Covered(name, nil) // a count the index keeps by folder
+		return t
+	}
 	t.searched = s.cfg.Engine.Covered(name, func(p string, st fulltext.Stamp) bool {
 		if rel, ok := below(p, name); !ok || !withinDepth(rel, depth) {
 			return false

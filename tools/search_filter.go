@@ -58,6 +58,11 @@ func newFilter(in intents.Discover) (*filter, error) {
 // normExt writes an extension as the policy and the index do: lower-case, with its dot.
 func normExt(e string) string { return "." + strings.TrimPrefix(strings.ToLower(e), ".") }
 
+// none reports whether f has no criteria: it keeps every entry.
+func (f *filter) none() bool {
+	return f.exts == nil && f.names == nil && f.after == nil && f.before == nil && f.min == nil && f.max == nil && f.content == ""
+}
+
 // keep judges an entry by its attributes. Criteria about files (extension, size, content) leave
 // directories out.
 func (f *filter) keep(info fsroot.Info) bool {
@@ -86,8 +91,6 @@ func (f *filter) keep(info fsroot.Info) bool {
 	return true
 }
 
-// named reports whether a base name matches one of the criteria's name globs, ignoring case,
-// or there is none.
 // named reports whether base passes the name criteria: it matches one of the patterns that
 // include (any, when all exclude) and none of those that exclude ("!*_test.go").
 func (f *filter) named(base string) bool {
