@@ -2,6 +2,7 @@ package fulltext
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -21,6 +22,9 @@ const (
 	maxCandidateRuns = 8
 )
 
+// errTooMany is matching's refusal of a query that matches more records than it was allowed.
+var errTooMany = errors.New("more matches than allowed")
+
 // Candidates returns the paths of indexed documents that may contain literal as a substring,
 // ignoring ASCII case, and ok=false when the index cannot narrow the search (the caller then
 // scans every file). It splits literal into maximal runs of ASCII letters and digits; a
@@ -32,8 +36,11 @@ const (
 // inside 5,200 words of the Linux sources). A run of the literal that is inside that many
 // words is left out of the query when another run narrows, which only widens the candidates.
 // The superset holds for the text the [markdown.Doc] carried when indexed: title, tags, aliases, links,
-// headings and sections. Only documents below the folder under are returned ("." for all).
-func (ix *Index) Candidates(ctx context.Context, literal, under string) ([]string, bool, error) {
+// headings and sections. Only documents below the folder under are returned ("." for all). When
+// most is not 0 and the index would go through more than most of its records to find them, ok
+// is false: the caller is better off reading the folder's files than waiting for the index
+// to pass over the whole tree's (see [Index.matching]).
+func (ix *Index) Candidates(ctx context.Context, literal, under string, most int) ([]string, bool, error) {
 	runs, ok := literalRuns(literal)
 	if !ok {
 		return nil, false, nil
@@ -50,7 +57,10 @@ func (ix *Index) Candidates(ctx context.Context, literal, under string) ([]strin
 	} else if must = narrowing(words, runs); must == nil {
 		return nil, false, nil
 	}
-	paths, err := ix.matching(ctx, query.NewConjunctionQuery(must), under)
+	paths, err := ix.matching(ctx, query.NewConjunctionQuery(must), under, most)
+	if errors.Is(err, errTooMany) {
+		return nil, false, nil
+	}
 	if err != nil {
 		return nil, false, fmt.Errorf("candidates: %w", err)
 	}
@@ -62,8 +72,10 @@ func (ix *Index) Candidates(ctx context.Context, literal, under string) ([]strin
 // order. It walks bleve's searcher itself, as [Index.top] does: a search request sized to the
 // whole index collected and sorted every match first. The folder is checked here, on the paths
 // the records give, not by a term: the records of words carry no folders, and a folder of a big
-// tree then sorts only its own candidates.
-func (ix *Index) matching(ctx context.Context, q query.Query, under string) ([]string, error) {
+// tree then sorts only its own candidates. Unless most is 0, it fails with errTooMany before
+// reading any when bleve's count of the postings it would go through exceeds most: each costs a
+// read of its record's path, whichever folder it is in.
+func (ix *Index) matching(ctx context.Context, q query.Query, under string, most int) ([]string, error) {
 	r, err := ix.reader()
 	if err != nil {
 		return nil, err
@@ -74,6 +86,9 @@ func (ix *Index) matching(ctx context.Context, q query.Query, under string) ([]s
 		return nil, err
 	}
 	defer s.Close()
+	if most > 0 && s.Count() > uint64(most) {
+		return nil, errTooMany
+	}
 	var paths []string
 	err = eachMatch(ctx, r, s, func(dm *bsearch.DocumentMatch) error {
 		id, err := r.ExternalID(dm.IndexInternalID)

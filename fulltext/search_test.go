@@ -423,7 +423,7 @@ func TestCandidatesOK(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(fmt.Sprintf("%s/tooLarge=%v", tt.literal, tooLarge), func(t *testing.T) {
-				got, ok, err := ix.Candidates(context.Background(), tt.literal, ".")
+				got, ok, err := ix.Candidates(context.Background(), tt.literal, ".", 0)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -468,7 +468,7 @@ func TestCandidatesBroadRuns(t *testing.T) {
 		{"common", nil, false},
 	}
 	for _, tt := range tests {
-		got, ok, err := ix.Candidates(context.Background(), tt.literal, ".")
+		got, ok, err := ix.Candidates(context.Background(), tt.literal, ".", 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -502,12 +502,19 @@ func TestCandidatesUnder(t *testing.T) {
 		{"nowhere", nil},
 	}
 	for _, tt := range tests {
-		got, ok, err := ix.Candidates(context.Background(), "needle", tt.under)
+		got, ok, err := ix.Candidates(context.Background(), "needle", tt.under, 0)
 		if err != nil || !ok {
 			t.Fatalf("Candidates(needle, %q) = %v, %v, %v", tt.under, got, ok, err)
 		}
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("Candidates(needle, %q) = %q, want %q", tt.under, got, tt.want)
+		}
+	}
+	// The tree holds 7 matches: a bound below them refuses before reading any, whatever the folder.
+	for _, most := range []int{1, 6, 7, 100} {
+		_, ok, err := ix.Candidates(context.Background(), "needle", "a", most)
+		if err != nil || ok != (most >= 7) {
+			t.Errorf("Candidates(needle, a, most %d): ok %v, %v; want ok %v", most, ok, err, most >= 7)
 		}
 	}
 }
@@ -518,7 +525,7 @@ func TestCandidatesFollowWrites(t *testing.T) {
 	ix := fixtureIndex(t)
 	candidates := func(literal string) []string {
 		t.Helper()
-		got, ok, err := ix.Candidates(context.Background(), literal, ".")
+		got, ok, err := ix.Candidates(context.Background(), literal, ".", 0)
 		if err != nil || !ok {
 			t.Fatalf("Candidates(%q) = %v, %v, %v", literal, got, ok, err)
 		}
@@ -679,7 +686,7 @@ func TestCandidatesSuperset(t *testing.T) {
 			continue
 		}
 		tried++
-		got, ok, err := ix.Candidates(context.Background(), literal, ".")
+		got, ok, err := ix.Candidates(context.Background(), literal, ".", 0)
 		if err != nil {
 			t.Fatalf("Candidates(%q): %v", literal, err)
 		}

@@ -203,7 +203,7 @@ func BenchmarkCandidatesTree(b *testing.B) {
 	for b.Loop() {
 		for _, lit := range strings.Split(lits, ",") {
 			t := time.Now()
-			paths, ok, err := e.Candidates(context.Background(), lit, ".")
+			paths, ok, err := e.Candidates(context.Background(), lit, ".", 0)
 			if err != nil {
 				b.Fatalf("Candidates(%q): %v", lit, err)
 			}

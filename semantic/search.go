@@ -187,12 +187,13 @@ func (e *Engine) related(hits []fulltext.Hit) []RelatedHit {
 // Candidates narrows a literal content search to the files that may contain it; ok is false when
 // the index cannot say (it is still building, or the literal is not made of whole ASCII words), and
 // the caller must scan every file. Only files at or below the folder under are returned ("." for
-// all).
-func (e *Engine) Candidates(ctx context.Context, literal, under string) ([]string, bool, error) {
+// all); ok is also false when finding them would cost more than most records of the index (see
+// [fulltext.Index.Candidates]).
+func (e *Engine) Candidates(ctx context.Context, literal, under string, most int) ([]string, bool, error) {
 	if !e.complete.Load() {
 		return nil, false, nil
 	}
-	paths, ok, err := e.index().Candidates(ctx, literal, under)
+	paths, ok, err := e.index().Candidates(ctx, literal, under, most)
 	if !ok || err != nil {
 		return nil, false, err
 	}

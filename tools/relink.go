@@ -290,7 +290,7 @@ func (s *Server) mentionCandidates(ctx context.Context, needles []string) ([]str
 	}
 	var out []string
 	for _, n := range needles {
-		paths, ok, err := s.cfg.Engine.Candidates(ctx, n, ".")
+		paths, ok, err := s.cfg.Engine.Candidates(ctx, n, ".", 0)
 		if err != nil || !ok {
 			return nil, false
 		}

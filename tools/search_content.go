@@ -203,10 +203,16 @@ func (s *Server) covered(name string, depth int, f *filter) tally {
 	return t
 }
 
+// walkRatio is how many of the index's matches cost what reading one file of a folder does: a
+// match costs a read of its record's path, a file of a walk its read and match, some 30 to 40
+// times more (dev/bench/README.md, Scale).
+const walkRatio = 32
+
 // candidates asks the index which files at or below name may hold a literal query, or the literals a regular
 // expression's matches must contain. ok is false when the index cannot narrow the search (no
-// index, still building, an expression without such literals, literals too short or not ASCII):
-// then every file is scanned. Either way the files are read and matched the same way,
+// index, still building, an expression without such literals, literals too short or not ASCII),
+// or when name is a folder so small beside the tree that reading its files costs less than the
+// index's pass over the whole tree's matches (walkRatio): then every file is scanned. Either way the files are read and matched the same way,
 // so the results are the same.
 func (s *Server) candidates(ctx context.Context, m *matcher, name string) ([]string, bool) {
 	if s.cfg.Engine == nil || m.re != nil && len(m.lits) == 0 {
@@ -222,7 +228,11 @@ func (s *Server) candidates(ctx context.Context, m *matcher, name string) ([]str
 		}
 		needle = strings.Join(runs, " ")
 	}
-	paths, ok, err := s.cfg.Engine.Candidates(ctx, needle, name)
+	most := 0
+	if name != "." {
+		most = max(1, walkRatio*s.cfg.Engine.Covered(name, nil))
+	}
+	paths, ok, err := s.cfg.Engine.Candidates(ctx, needle, name, most)
 	if err != nil || !ok {
 		return nil, false
 	}
