@@ -247,6 +247,9 @@ func contentTimes(b *testing.B, s *rawServer, folder string, literals []string) 
 			if !strings.Contains(reply, `\"success\":true`) {
 				b.Fatalf("search_content %q in %s: %s", lit, folder, reply)
 			}
+			if round == 1 && testing.Verbose() {
+				b.Logf("search_content %q in %s: %.1f ms", lit, folder, ms(took[len(took)-1]))
+			}
 		}
 	}
 	return took
