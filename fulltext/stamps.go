@@ -132,7 +132,7 @@ func (ix *Index) Under(name string) []string {
 	defer ix.docsMu.RUnlock()
 	var out []string
 	for p := range ix.docs {
-		if p == name || strings.HasPrefix(p, name+"/") || name == "." {
+		if atOrBelow(p, name) {
 			out = append(out, p)
 		}
 	}
@@ -156,11 +156,17 @@ func (ix *Index) CountUnder(name string, keep func(p string, st Stamp) bool) int
 	}
 	n := 0
 	for p, st := range ix.docs {
-		if (name == "." || p == name || strings.HasPrefix(p, name+"/")) && keep(p, st.stamp()) {
+		if atOrBelow(p, name) && keep(p, st.stamp()) {
 			n++
 		}
 	}
 	return n
+}
+
+// atOrBelow reports whether the path p is dir or below it ("." holds every path): fsroot.Within,
+// which this package may not import.
+func atOrBelow(p, dir string) bool {
+	return dir == "." || p == dir || strings.HasPrefix(p, dir+"/")
 }
 
 // Count returns the number of indexed documents (not units).

@@ -198,7 +198,7 @@ func Touching(name string, dir bool) func(*Record) bool {
 	return func(r *Record) bool {
 		for _, c := range r.Changes {
 			for _, p := range []string{c.Path, c.To} {
-				if p != "" && (p == name || dir && (name == "." || strings.HasPrefix(p, name+"/"))) {
+				if p != "" && (p == name || dir && fsroot.Within(p, name)) {
 					return true
 				}
 			}

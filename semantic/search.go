@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/packfs/packfs-mcp/fsroot"
@@ -221,7 +220,7 @@ func (e *Engine) Covered(name string, keep func(p string, st fulltext.Stamp) boo
 	e.mu.Lock()
 	var always []string
 	for p := range e.scan {
-		if name == "." || strings.HasPrefix(p, name+"/") {
+		if fsroot.Within(p, name) {
 			always = append(always, p)
 		}
 	}
