@@ -2,6 +2,7 @@ package fulltext
 
 import (
 	"fmt"
+	"iter"
 	"strconv"
 	"strings"
 	"time"
@@ -94,16 +95,18 @@ func parseStamp(s string) (docState, bool) {
 	return docState{size: size, modTime: nanos, units: units}, true
 }
 
-// Stamps returns the stamp of every indexed document by path, for reconciling the index with
-// the files after a restart.
-func (ix *Index) Stamps() (map[string]Stamp, error) {
-	ix.docsMu.RLock()
-	defer ix.docsMu.RUnlock()
-	m := make(map[string]Stamp, len(ix.docs))
-	for p, st := range ix.docs {
-		m[p] = st.stamp()
+// AllStamps yields the path and stamp of every indexed document, in no order, holding the index's
+// readers' lock: fn must not call the index.
+func (ix *Index) AllStamps() iter.Seq2[string, Stamp] {
+	return func(yield func(string, Stamp) bool) {
+		ix.docsMu.RLock()
+		defer ix.docsMu.RUnlock()
+		for p, st := range ix.docs {
+			if !yield(p, st.stamp()) {
+				return
+			}
+		}
 	}
-	return m, nil
 }
 
 // Stamp returns the size and modification time the document at p had when indexed, and false

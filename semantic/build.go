@@ -140,13 +140,13 @@ func (e *Engine) Build(ctx context.Context) error {
 	stamps := e.snapshot()
 	// The graph of the documents the index holds comes back from their stored outlines, so a
 	// restart reads only the files that changed.
-	loaded := make(map[string]bool, len(stamps))
 	err := e.index().Outlines(func(d markdown.Doc) {
 		// The decoded path shares the whole stored outline's bytes, which the graph's keys
 		// and sets would keep alive for as long as the document is held.
 		d.Path = strings.Clone(d.Path)
-		if st, ok := stamps[d.Path]; ok && st.Equal(fulltext.Stamp{Size: d.Size, ModTime: d.ModTime}) {
-			loaded[d.Path] = true
+		if h, ok := stamps[d.Path]; ok && h.is(fulltext.Stamp{Size: d.Size, ModTime: d.ModTime}) {
+			h.loaded = true
+			stamps[d.Path] = h
 			e.graph.Put(d)
 			e.mark(d.Path, d.Frontmatter)
 		}
@@ -165,7 +165,7 @@ func (e *Engine) Build(ctx context.Context) error {
 	var todo []string  // files to read, in walk order
 	work := []int64{0} // work[i]: the work of todo[:i]
 	for _, f := range files {
-		if old, ok := stamps[f.path]; ok && loaded[f.path] && old.Equal(f.stamp) {
+		if h, ok := stamps[f.path]; ok && h.loaded && h.is(f.stamp) {
 			delete(stamps, f.path) // unchanged since it was indexed
 			continue
 		}
@@ -173,7 +173,7 @@ func (e *Engine) Build(ctx context.Context) error {
 		work = append(work, work[len(work)-1]+fileWork(f.stamp.Size))
 	}
 	base := int64(len(files) - len(todo))
-	files, loaded = nil, nil
+	files = nil
 	e.done.Store(base)
 	e.reused.Store(base)
 	e.pending.Store(&pendingFiles{files: todo, base: base})
@@ -305,12 +305,29 @@ const maxBatchBytes = 4 << 20
 // bleve's indexing, not parsing, is what the build waits for.
 const maxParseWorkers = 4
 
+// held is what a build knows of a document the index holds: its stamp, and whether its outline
+// came back into the graph. It holds no pointer (a time.Time does), so that the collector need
+// not look into a map of hundreds of thousands of them while a restart runs.
+type held struct {
+	size, modTime int64 // bytes; Unix nanoseconds
+	loaded        bool
+}
+
+// is reports whether st is the stamp h was held with.
+func (h held) is(st fulltext.Stamp) bool {
+	return h.size == st.Size && h.modTime == st.ModTime.UnixNano()
+}
+
 // snapshot copies the stamps of what the index holds.
-func (e *Engine) snapshot() map[string]fulltext.Stamp {
+func (e *Engine) snapshot() map[string]held {
 	ix := e.index()
 	if ix == nil {
-		return map[string]fulltext.Stamp{}
+		return map[string]held{}
 	}
-	out, _ := ix.Stamps()
+	n, _ := ix.Count()
+	out := make(map[string]held, n)
+	for p, st := range ix.AllStamps() {
+		out[p] = held{size: st.Size, modTime: st.ModTime.UnixNano()}
+	}
 	return out
 }
