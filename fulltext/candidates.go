@@ -92,7 +92,7 @@ func (ix *Index) matching(ctx context.Context, q query.Query, under string, most
 	var paths []string
 	err = eachMatch(ctx, r, s, func(dm *bsearch.DocumentMatch) error {
 		id, err := r.ExternalID(dm.IndexInternalID)
-		if p := pathOfID(id); err == nil && (under == "" || atOrBelow(p, under)) {
+		if p := pathOfID(id); err == nil && atOrBelow(p, under) {
 			paths = append(paths, p)
 		}
 		return err

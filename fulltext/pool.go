@@ -21,17 +21,11 @@ func within(q query.Query, pool []index.IndexInternalID) query.Query {
 		return poolQuery{q: q, ids: pool}
 	case *query.DisjunctionQuery:
 		out := *q
-		out.Disjuncts = make([]query.Query, len(q.Disjuncts))
-		for i, c := range q.Disjuncts {
-			out.Disjuncts[i] = within(c, pool)
-		}
+		out.Disjuncts = withinAll(q.Disjuncts, pool)
 		return &out
 	case *query.ConjunctionQuery:
 		out := *q
-		out.Conjuncts = make([]query.Query, len(q.Conjuncts))
-		for i, c := range q.Conjuncts {
-			out.Conjuncts[i] = within(c, pool)
-		}
+		out.Conjuncts = withinAll(q.Conjuncts, pool)
 		return &out
 	case *query.BooleanQuery:
 		out := *q
@@ -43,6 +37,15 @@ func within(q query.Query, pool []index.IndexInternalID) query.Query {
 		return &out
 	}
 	return q // matches nothing (MatchNone), or nothing the pool's units could lose
+}
+
+// withinAll is within of each of qs.
+func withinAll(qs []query.Query, pool []index.IndexInternalID) []query.Query {
+	out := make([]query.Query, len(qs))
+	for i, c := range qs {
+		out[i] = within(c, pool)
+	}
+	return out
 }
 
 // poolIDs returns the internal ids of units, sorted as the index orders them.
