@@ -2,7 +2,6 @@ package fulltext
 
 import (
 	"fmt"
-	"iter"
 	"strconv"
 	"strings"
 	"time"
@@ -93,20 +92,6 @@ func parseStamp(s string) (docState, bool) {
 		return docState{}, false
 	}
 	return docState{size: size, modTime: nanos, units: units}, true
-}
-
-// AllStamps yields the path and stamp of every indexed document, in no order, holding the index's
-// readers' lock: fn must not call the index.
-func (ix *Index) AllStamps() iter.Seq2[string, Stamp] {
-	return func(yield func(string, Stamp) bool) {
-		ix.docsMu.RLock()
-		defer ix.docsMu.RUnlock()
-		for p, st := range ix.docs {
-			if !yield(p, st.stamp()) {
-				return
-			}
-		}
-	}
 }
 
 // Stamp returns the size and modification time the document at p had when indexed, and false

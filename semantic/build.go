@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"io/fs"
-	"maps"
 	"runtime"
 	"slices"
 	"strings"
@@ -137,16 +136,14 @@ func (e *Engine) Build(ctx context.Context) error {
 		files, err := e.walk(ctx, ".", true) // counts them into e.total
 		wc <- walked{files, err}
 	}()
-	stamps := e.snapshot()
 	// The graph of the documents the index holds comes back from their stored outlines, so a
 	// restart reads only the files that changed.
-	err := e.index().Outlines(func(d markdown.Doc) {
+	ix := e.index()
+	err := ix.Outlines(func(d markdown.Doc) {
 		// The decoded path shares the whole stored outline's bytes, which the graph's keys
 		// and sets would keep alive for as long as the document is held.
 		d.Path = strings.Clone(d.Path)
-		if h, ok := stamps[d.Path]; ok && h.is(fulltext.Stamp{Size: d.Size, ModTime: d.ModTime}) {
-			h.loaded = true
-			stamps[d.Path] = h
+		if st, ok := ix.Stamp(d.Path); ok && st.Equal(fulltext.Stamp{Size: d.Size, ModTime: d.ModTime}) {
 			e.graph.Put(d)
 			e.mark(d.Path, d.Frontmatter)
 		}
@@ -160,18 +157,23 @@ func (e *Engine) Build(ctx context.Context) error {
 	}
 	e.setPhase(PhaseChecking)
 	files := w.files
-	// What is left of stamps once every file found is struck off is what the index holds of
-	// files that are gone: a cold build keeps no set of the paths it saw.
+	// A file is unchanged when the index holds it at the stamp it has now and its outline came
+	// back into the graph; every other one is read again.
 	var todo []string  // files to read, in walk order
 	work := []int64{0} // work[i]: the work of todo[:i]
+	held := 0          // files found that the index holds
 	for _, f := range files {
-		if h, ok := stamps[f.path]; ok && h.loaded && h.is(f.stamp) {
-			delete(stamps, f.path) // unchanged since it was indexed
-			continue
+		st, ok := ix.Stamp(f.path)
+		if ok {
+			held++
+			if st.Equal(f.stamp) && e.graph.Has(f.path) {
+				continue
+			}
 		}
 		todo = append(todo, f.path)
 		work = append(work, work[len(work)-1]+fileWork(f.stamp.Size))
 	}
+	gone := e.gone(ctx, files, held)
 	base := int64(len(files) - len(todo))
 	files = nil
 	e.done.Store(base)
@@ -188,10 +190,14 @@ func (e *Engine) Build(ctx context.Context) error {
 		if e.opts.Progress != nil {
 			e.opts.Progress(e.Status())
 		}
-	}, func(d markdown.Doc) { delete(stamps, d.Path) }); err != nil {
+	}, func(p string) {
+		if ix.Holds(p) { // what it held of the file is out of date
+			gone = append(gone, p)
+		}
+	}); err != nil {
 		return err
 	}
-	if err := e.drop(slices.Collect(maps.Keys(stamps))...); err != nil {
+	if err := e.drop(gone...); err != nil {
 		return err
 	}
 	e.complete.Store(true)
@@ -215,17 +221,17 @@ func fileWork(size int64) int64 { return size + perFileWork }
 // perFileWork is the work of a file besides its bytes (see fileWork).
 const perFileWork = 700
 
-// readAndPut reads and parses names, puts each document in the graph (calling found for it) and
-// indexes them in batches of at most buildBatch files and about maxBatchBytes of text. Files are
-// parsed by one worker per CPU, and each batch is indexed while the next one is parsed, so reading,
-// parsing and bleve's analysis keep every core busy. progress gets the count of names handled
-// after each batch.
+// readAndPut reads and parses names, puts each document in the graph and indexes them in batches
+// of at most buildBatch files and about maxBatchBytes of text. Files are parsed by one worker per
+// CPU, and each batch is indexed while the next one is parsed, so reading, parsing and bleve's
+// analysis keep every core busy. progress gets the count of names handled after each batch, and
+// unread each name that could not be read as text (gone, unreadable, not text).
 //
 // The build's memory is that of two batches (one parsed, one being analysed) and what bleve keeps
 // of them, so a batch is bounded by the bytes it holds and not only by its files: as many files
 // of the Linux tree's C sources hold many times the text of tldr pages (dev/bench/README.md, Other
 // timings).
-func (e *Engine) readAndPut(ctx context.Context, names []string, progress func(int), found func(markdown.Doc)) error {
+func (e *Engine) readAndPut(ctx context.Context, names []string, progress func(int), unread func(string)) error {
 	workers := max(1, min(runtime.GOMAXPROCS(0), maxParseWorkers))
 	var pending chan error // the batch being indexed, if any
 	wait := func() error {
@@ -272,8 +278,9 @@ func (e *Engine) readAndPut(ctx context.Context, names []string, progress func(i
 		for i := range n {
 			if ok[i] {
 				e.graph.Put(docs[i].Outline())
-				found(docs[i])
 				batch = append(batch, docs[i])
+			} else {
+				unread(chunk[i])
 			}
 			docs[i], ok[i] = markdown.Doc{}, false // the batch holds them now; the next one reuses the slots
 		}
@@ -305,29 +312,32 @@ const maxBatchBytes = 4 << 20
 // bleve's indexing, not parsing, is what the build waits for.
 const maxParseWorkers = 4
 
-// held is what a build knows of a document the index holds: its stamp, and whether its outline
-// came back into the graph. It holds no pointer (a time.Time does), so that the collector need
-// not look into a map of hundreds of thousands of them while a restart runs.
-type held struct {
-	size, modTime int64 // bytes; Unix nanoseconds
-	loaded        bool
-}
-
-// is reports whether st is the stamp h was held with.
-func (h held) is(st fulltext.Stamp) bool {
-	return h.size == st.Size && h.modTime == st.ModTime.UnixNano()
-}
-
-// snapshot copies the stamps of what the index holds.
-func (e *Engine) snapshot() map[string]held {
+// gone returns the documents the index holds that are no longer files it may hold, given the
+// files a walk found and how many of them the index holds. When the index holds no more than
+// those, nothing is gone, and a restart keeps neither a copy of every stamp nor a set of every
+// path found to say so (dev/bench/README.md, Searches of a big tree). Otherwise the found paths
+// are sorted once, and each held path that is not among them is looked up again, so that a file
+// a write put in the index during the walk, after the walk passed its folder, is not taken for
+// gone.
+func (e *Engine) gone(ctx context.Context, files []file, held int) []string {
 	ix := e.index()
-	if ix == nil {
-		return map[string]held{}
+	if n, err := ix.Count(); err != nil || n <= held {
+		return nil
 	}
-	n, _ := ix.Count()
-	out := make(map[string]held, n)
-	for p, st := range ix.AllStamps() {
-		out[p] = held{size: st.Size, modTime: st.ModTime.UnixNano()}
+	found := make([]string, len(files))
+	for i, f := range files {
+		found[i] = f.path
+	}
+	slices.Sort(found)
+	lists := folderLists{fsys: e.opts.FS, of: map[string][]fs.DirEntry{}}
+	var out []string
+	for _, p := range ix.Under(".") {
+		if _, ok := slices.BinarySearch(found, p); ok {
+			continue
+		}
+		if still, isDir, _ := e.look(ctx, p, lists.entry); isDir || len(still) == 0 {
+			out = append(out, p)
+		}
 	}
 	return out
 }

@@ -197,6 +197,55 @@ func TestEngineRestartReadsOnlyChanges(t *testing.T) {
 	}
 }
 
+// TestEngineRestartForgets checks that a restart forgets what is no longer a file it may index:
+// one deleted, one turned binary, one grown past the size read, one below a folder the policy now
+// keeps out; and keeps every file that did not change.
+func TestEngineRestartForgets(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(fsys fstest.MapFS, o *Options)
+		found  map[string]int // query word: hits wanted
+		gone   string         // the file the index must no longer hold, if any
+	}{
+		{"deleted", func(fsys fstest.MapFS, _ *Options) { delete(fsys, "notes.txt") }, map[string]int{"capybaras": 0, "badgers": 1}, "notes.txt"},
+		{"turned binary", func(fsys fstest.MapFS, _ *Options) {
+			fsys["notes.txt"] = &fstest.MapFile{Data: []byte("capybaras\x00\x01"), ModTime: t0.Add(time.Hour)}
+		}, map[string]int{"capybaras": 0, "badgers": 1}, "notes.txt"},
+		{"too large", func(_ fstest.MapFS, o *Options) { o.MaxFileBytes = 50 }, map[string]int{"aardvarks": 0, "capybaras": 1}, "alpha.md"},
+		{"folder refused", func(_ fstest.MapFS, o *Options) {
+			o.Allow = func(name string, isDir bool) bool { return allow(name, isDir) && name != "sub" }
+		}, map[string]int{"badgers": 0, "aardvarks": 1}, "sub/beta.md"},
+		{"unchanged", func(fstest.MapFS, *Options) {}, map[string]int{"aardvarks": 1, "badgers": 1, "capybaras": 1}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, fsys := t.TempDir(), vault()
+			openEngine(t, fsys, dir).Close()
+			o := Options{FS: fsys, Allow: allow, Index: fulltext.IndexOptions{Dir: dir}}
+			tt.change(fsys, &o)
+			e, err := Open(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			if err := e.Build(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			for q, want := range tt.found {
+				if got := find(t, e, q); len(got) != want {
+					t.Errorf("%s: %v, want %d hits", q, got, want)
+				}
+			}
+			if tt.gone != "" && e.index().Holds(tt.gone) {
+				t.Errorf("the index still holds %s", tt.gone)
+			}
+			if n, _ := e.index().Count(); n != 4-min(1, len(tt.gone)) {
+				t.Errorf("the index holds %d files, want %d", n, 4-min(1, len(tt.gone)))
+			}
+		})
+	}
+}
+
 // TestEngineReconcile checks that a walk of the whole tree brings the index in step: a file added
 // is found, one deleted is no longer, both at once (as many files as before) alike, and once a
 // first walk has found the binary file not text, a tree that did not change costs no read.
