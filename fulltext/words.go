@@ -8,9 +8,9 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
-	"github.com/blevesearch/bleve/v2/analysis/tokenizer/character"
 	"github.com/blevesearch/bleve/v2/registry"
 )
 
@@ -233,11 +233,56 @@ const linesTokenizer = "packfs_lines"
 func init() {
 	// bleve finds tokenizers by name in its registry, as it does its own.
 	registry.RegisterTokenizer(alnumTokenizer, func(map[string]any, *registry.Cache) (analysis.Tokenizer, error) {
-		return character.NewCharacterTokenizer(isWordRune), nil
+		return runTokenizer(isWordRune), nil
 	})
 	registry.RegisterTokenizer(linesTokenizer, func(map[string]any, *registry.Cache) (analysis.Tokenizer, error) {
-		return character.NewCharacterTokenizer(func(r rune) bool { return r != '\n' }), nil
+		return runTokenizer(func(r rune) bool { return r != '\n' }), nil
 	})
+}
+
+// runTokenizer makes a term of every maximal run of the runes it keeps; an invalid byte is the
+// rune utf8.RuneError. bleve's character tokenizer does the same, but it stops at the first
+// invalid byte or U+FFFD, which the text of PDFs and web pages holds for what did not decode (no
+// word after one was a candidate for a literal search), and it gives every value room for 1,024
+// tokens, 8 KB for each unit's one-line folder, tags and names fields, which a build holds for a
+// whole batch (dev/bench/README.md, Searches of a big tree). This one counts the terms first and
+// holds them in one array.
+type runTokenizer func(rune) bool
+
+// Tokenize implements [analysis.Tokenizer].
+func (keep runTokenizer) Tokenize(input []byte) analysis.TokenStream {
+	n := 0
+	keep.runs(input, func(int, int) { n++ })
+	if n == 0 {
+		return nil
+	}
+	tokens := make([]analysis.Token, 0, n)
+	out := make(analysis.TokenStream, 0, n)
+	keep.runs(input, func(start, end int) {
+		tokens = append(tokens, analysis.Token{Term: input[start:end], Start: start, End: end,
+			Position: len(tokens) + 1, Type: analysis.AlphaNumeric})
+		out = append(out, &tokens[len(tokens)-1])
+	})
+	return out
+}
+
+// runs calls fn with the bounds of every maximal run of kept runes of input, in order.
+func (keep runTokenizer) runs(input []byte, fn func(start, end int)) {
+	start := -1
+	for i := 0; i < len(input); {
+		r, size := utf8.DecodeRune(input[i:])
+		switch kept := keep(r); {
+		case kept && start < 0:
+			start = i
+		case !kept && start >= 0:
+			fn(start, i)
+			start = -1
+		}
+		i += size
+	}
+	if start >= 0 {
+		fn(start, len(input))
+	}
 }
 
 // isWordRune reports whether r belongs inside a term of the words field.

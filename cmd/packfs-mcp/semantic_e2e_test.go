@@ -411,19 +411,21 @@ func TestIndexFollowsOtherPrograms(t *testing.T) {
 // TestSearchContentSameWithIndex runs literal searches on two servers over one tree, one narrowing
 // the files with the index and one scanning everything: the results must be the same, and so must
 // filesSearched, which counts the files the search covered, not the candidates it read (the
-// narrowing itself is TestProgressCandidates').
+// narrowing itself is TestProgressCandidates'). A word after U+FFFD is found with the index too.
 func TestSearchContentSameWithIndex(t *testing.T) {
 	f := workspace(t)
 	big := strings.Repeat("filler line of a large log\n", 120_000) + "needle-in-a-large-file\n" // over 2 MiB: not indexed
 	must(t, os.WriteFile(filepath.Join(f.root, "notes/big.txt"), []byte(big), 0o644))
 	must(t, os.WriteFile(filepath.Join(f.root, "notes/fm.md"), []byte("---\nstatus: frontmatterword\n---\n# Body\nplain\n"), 0o644))
+	// Text that did not decode, as PDFs' and web pages' text holds it: the words after it count.
+	must(t, os.WriteFile(filepath.Join(f.root, "notes/garbled.md"), []byte("# Garbled\ntotals \uFFFD afterword grew\n"), 0o644))
 	must(t, os.MkdirAll(filepath.Join(f.root, ".git"), 0o755))
 	must(t, os.WriteFile(filepath.Join(f.root, ".git/sandbox.md"), []byte("sandbox in a blocked folder\n"), 0o644))
 	indexed := start(t, f, nil)
 	waitIndexed(t, indexed)
 	scanning := start(t, f, nil, "--no-index")
 	for _, q := range []string{"sandbox", "Sandbox design", "os.Root", "every call", "andbo", "frontmatterword", "needle-in-a-large-file",
-		"TODO", "title:", "2026", "hello, ", "zzz-no-such-text", "[[glossary"} {
+		"TODO", "title:", "2026", "hello, ", "zzz-no-such-text", "[[glossary", "afterword"} {
 		args := map[string]any{"purpose": "search_content", "target": map[string]any{"path": ".", "query": q}, "options": map[string]any{"contextLines": 1}}
 		a, _ := indexed.call(searcher, args)
 		b, _ := scanning.call(searcher, args)
