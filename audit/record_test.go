@@ -315,7 +315,7 @@ func TestCheck(t *testing.T) {
 	}
 }
 
-// policyDenial is a server's denial codes as the journal's caller passes them (tools.IsDenial):
+// policyDenial is a server's denial codes as the journal's caller passes them (errs.IsDenial, of tools/errs):
 // the path policy's, a permission that is off, the rate limiter.
 func policyDenial(code string) bool {
 	switch code {

@@ -15,7 +15,7 @@ type Options struct {
 	MaxContentBytes int
 	// Denied reports the result codes of refusals by policy (a permission off, the path policy,
 	// the rate limiter), which are journalled as denials ([StateDenied]) rather than errors; the
-	// server passes its code table's (tools.IsDenial). If nil, every failure is an error.
+	// server passes its code table's (errs.IsDenial, of tools/errs). If nil, every failure is an error.
 	Denied func(code string) bool
 	// OnError receives the first failure to append a line, so it can be reported once; later
 	// failures are only returned. If nil, failures are only returned.

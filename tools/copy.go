@@ -10,6 +10,8 @@ import (
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/tools/errs"
+	"github.com/packfs/packfs-mcp/tools/result"
 )
 
 // Copy limits. A folder copy is planned whole, and refused whole, before it writes anything.
@@ -37,7 +39,7 @@ type copyPlan struct {
 	entries              []copyEntry // in walk order: a folder before what it holds
 	files, dirs, replace int
 	bytes                int64
-	skipped              []CopySkip // the first MaxCopyListed of them
+	skipped              []result.CopySkip // the first MaxCopyListed of them
 	skippedAll, hidden   int
 }
 
@@ -49,7 +51,7 @@ type copyPlan struct {
 //
 // from is the root target.path is in: s, or another root when the tools serve several. Its policy
 // judges the source, and s's the destination.
-func (s *Server) copy(ctx context.Context, c *call, from *Server, in intents.Update, out *WriterResult) error {
+func (s *Server) copy(ctx context.Context, c *call, from *Server, in intents.Update, out *result.Writer) error {
 	name, src, err := from.lookup(in.Target.Path)
 	if err != nil {
 		return err
@@ -91,7 +93,7 @@ func (s *Server) copyDestination(raw string, isDir bool) (name, real string, err
 		err = s.writable(name, real)
 	}
 	if err != nil {
-		return name, real, &fileError{err: err, name: name, field: "target.destination"}
+		return name, real, &errs.File{Err: err, Name: name, Field: "target.destination"}
 	}
 	return name, real, nil
 }
@@ -102,7 +104,7 @@ func (s *Server) copyDestination(raw string, isDir bool) (name, real string, err
 // ("" for a destination in another root).
 func copyRefuses(src, dest, real string, isDir, recursive bool) error {
 	refuse := func(format string, args ...any) error {
-		return &callError{code: CodeInvalidArgument, field: "target.destination", msg: fmt.Sprintf(format, args...)}
+		return &errs.Error{Code: errs.CodeInvalidArgument, Field: "target.destination", Msg: fmt.Sprintf(format, args...)}
 	}
 	same := real != "" // both ends in one root
 	switch {
@@ -113,14 +115,14 @@ func copyRefuses(src, dest, real string, isDir, recursive bool) error {
 	case same && isDir && fsroot.Within(src, real):
 		return refuse("%q holds target.path %q: a folder cannot be copied over a folder it is in; choose another destination", dest, src)
 	case isDir && !recursive:
-		return &callError{code: CodeInvalidArgument, field: "options.recursive", msg: fmt.Sprintf(
+		return &errs.Error{Code: errs.CodeInvalidArgument, Field: "options.recursive", Msg: fmt.Sprintf(
 			"%q is a folder: set options.recursive to true to copy it with everything in it, or name a file in it as target.path", src)}
 	}
 	return nil
 }
 
 // copyFile copies the file src reached, which name named, to dest.
-func (s *Server) copyFile(ctx context.Context, c *call, from *Server, name string, src *fsroot.Entry, info fsroot.Info, dest string, o intents.UpdateOptions, out *WriterResult) error {
+func (s *Server) copyFile(ctx context.Context, c *call, from *Server, name string, src *fsroot.Entry, info fsroot.Info, dest string, o intents.UpdateOptions, out *result.Writer) error {
 	if err := from.cfg.Root.Refuses(info); err != nil {
 		return err
 	}
@@ -146,7 +148,7 @@ func (s *Server) copyFile(ctx context.Context, c *call, from *Server, name strin
 	}
 	dst, err := s.open(dest, useReplace)
 	if err != nil {
-		return s.undoCopy(&fileError{err: err, name: dest, field: "target.destination"}, made, nil)
+		return s.undoCopy(&errs.File{Err: err, Name: dest, Field: "target.destination"}, made, nil)
 	}
 	defer dst.Close()
 	unlock, err := s.cfg.Root.LockEntries(ctx, dst)
@@ -173,7 +175,7 @@ func (s *Server) copyFile(ctx context.Context, c *call, from *Server, name strin
 // missing parents, the new folders and the new files, and only then replaces the files that were
 // there (with overwrite), so that a failure before the last pass has changed nothing it cannot
 // remove again.
-func (s *Server) copyDir(ctx context.Context, c *call, from *Server, name, src, dest string, o intents.UpdateOptions, out *WriterResult) error {
+func (s *Server) copyDir(ctx context.Context, c *call, from *Server, name, src, dest string, o intents.UpdateOptions, out *result.Writer) error {
 	parents, err := s.missingParents(dest, o.CreatePath)
 	if err != nil {
 		return err
@@ -252,10 +254,10 @@ func (s *Server) planCopy(ctx context.Context, from *Server, name, src, dest str
 	err = from.cfg.Root.Walk(ctx, src, 0, func(info fsroot.Info, err error) error {
 		if err != nil {
 			// A folder it cannot read: a copy without it would lose what it holds.
-			return &fileError{err: err, name: info.Path, field: "target.path"}
+			return &errs.File{Err: err, Name: info.Path, Field: "target.path"}
 		}
 		if walked++; walked > MaxCopyEntries {
-			return &callError{code: CodeTooLarge, field: "target.path", msg: fmt.Sprintf(
+			return &errs.Error{Code: errs.CodeTooLarge, Field: "target.path", Msg: fmt.Sprintf(
 				"%q holds more than %d entries, more than one copy takes: copy its folders one by one", from.show(name), MaxCopyEntries)}
 		}
 		if !from.visible(info) {
@@ -275,10 +277,10 @@ func (s *Server) planCopy(ctx context.Context, from *Server, name, src, dest str
 			p.skip(info.Path, "a type the tools cannot create") // listings name it, with what they do with it
 			return nil
 		} else if err != nil {
-			return &fileError{err: err, name: e.dest, field: "target.destination"}
+			return &errs.File{Err: err, Name: e.dest, Field: "target.destination"}
 		}
 		if err := s.cfg.Policy.CheckWrite(e.dest); err != nil {
-			return &fileError{err: err, name: e.dest, field: "target.destination"}
+			return &errs.File{Err: err, Name: e.dest, Field: "target.destination"}
 		}
 		if !e.dir && e.size > s.cfg.MaxFileSize {
 			return s.tooLargeToCopy(from.show(e.src))
@@ -310,7 +312,7 @@ func (s *Server) planCopy(ctx context.Context, from *Server, name, src, dest str
 func (p *copyPlan) skip(name, reason string) {
 	p.skippedAll++
 	if len(p.skipped) < MaxCopyListed {
-		p.skipped = append(p.skipped, CopySkip{Path: name, Reason: reason})
+		p.skipped = append(p.skipped, result.CopySkip{Path: name, Reason: reason})
 	}
 }
 
@@ -325,19 +327,19 @@ func (s *Server) copyTarget(dest string, isDir, overwrite bool) (bool, error) {
 	case isNotExist(err):
 		return false, nil
 	case err != nil:
-		return false, &fileError{err: err, name: dest, field: "target.destination"}
+		return false, &errs.File{Err: err, Name: dest, Field: "target.destination"}
 	case !overwrite:
 		what := "replace that file, or for a folder merge into it"
 		if isDir {
 			what = "merge the copy into that folder"
 		}
-		return true, &callError{code: CodeExists, field: "target.destination", msg: fmt.Sprintf(
+		return true, &errs.Error{Code: errs.CodeExists, Field: "target.destination", Msg: fmt.Sprintf(
 			"%q already exists: choose another destination, or set options.overwrite to true to %s", s.show(dest), what)}
 	case isDir && info.Type != fsroot.TypeDir:
-		return true, &callError{code: CodeNotDir, field: "target.destination", msg: fmt.Sprintf(
+		return true, &errs.Error{Code: errs.CodeNotDir, Field: "target.destination", Msg: fmt.Sprintf(
 			"%q is a %s, not a folder: a folder is copied to a new path, or with options.overwrite merged into a folder (never through a link)", s.show(dest), info.Type)}
 	case !isDir && info.Type == fsroot.TypeDir:
-		return true, &callError{code: CodeIsDir, field: "target.destination", msg: fmt.Sprintf(
+		return true, &errs.Error{Code: errs.CodeIsDir, Field: "target.destination", Msg: fmt.Sprintf(
 			"%q is a folder, and a file cannot replace a folder: name a path inside it for the file, or another destination", s.show(dest))}
 	}
 	return true, nil
@@ -355,16 +357,16 @@ func (s *Server) copyOne(ctx context.Context, c *call, from *Server, e copyEntry
 	}
 	src, err := from.cfg.Root.Lookup(e.src)
 	if err != nil {
-		return 0, &fileError{err: err, name: e.src, field: "target.path"}
+		return 0, &errs.File{Err: err, Name: e.src, Field: "target.path"}
 	}
 	defer src.Close()
 	if src.Path() != e.src {
-		return 0, &callError{code: CodeConflict, field: "target.path", msg: fmt.Sprintf(
+		return 0, &errs.Error{Code: errs.CodeConflict, Field: "target.path", Msg: fmt.Sprintf(
 			"%q changed while the folder was being copied (a folder on its way became a link): copy again", from.show(e.src))}
 	}
 	dst, err := s.open(e.dest, useReplace)
 	if err != nil {
-		return 0, &fileError{err: err, name: e.dest, field: "target.destination"}
+		return 0, &errs.File{Err: err, Name: e.dest, Field: "target.destination"}
 	}
 	defer dst.Close()
 	unlock, err := s.cfg.Root.LockEntries(ctx, dst)
@@ -392,19 +394,19 @@ func (s *Server) copyFailed(from *Server, err error, src, dest string) error {
 	switch {
 	case errors.As(err, &pe) && pe.Path == dest:
 		if errors.Is(err, fs.ErrExist) {
-			return &callError{code: CodeExists, field: "target.destination", msg: fmt.Sprintf(
+			return &errs.Error{Code: errs.CodeExists, Field: "target.destination", Msg: fmt.Sprintf(
 				"%q appeared while it was being copied there: choose another destination, or set options.overwrite to true", s.show(dest))}
 		}
-		return &fileError{err: err, name: dest, field: "target.destination"}
+		return &errs.File{Err: err, Name: dest, Field: "target.destination"}
 	case errors.Is(err, fsroot.ErrTooLarge):
 		return s.tooLargeToCopy(from.show(src))
 	}
-	return &fileError{err: err, name: src, field: "target.path"}
+	return &errs.File{Err: err, Name: src, Field: "target.path"}
 }
 
 // tooLargeToCopy refuses a file above the server's size limit; name is as the caller names it.
 func (s *Server) tooLargeToCopy(name string) error {
-	return &callError{code: CodeTooLarge, field: "target.path", msg: fmt.Sprintf(
+	return &errs.Error{Code: errs.CodeTooLarge, Field: "target.path", Msg: fmt.Sprintf(
 		"%q is larger than the server's file size limit (%s), so it cannot be copied: copy what you need without it", name, humanBytes(s.cfg.MaxFileSize))}
 }
 
@@ -418,7 +420,7 @@ func (s *Server) missingParents(dest string, createPath bool) ([]string, error) 
 			break
 		}
 		if !isNotExist(err) {
-			return nil, &fileError{err: err, name: dir, field: "target.destination"}
+			return nil, &errs.File{Err: err, Name: dir, Field: "target.destination"}
 		}
 		missing = append([]string{dir}, missing...)
 	}
@@ -433,7 +435,7 @@ func (s *Server) makeDirs(dirs []string) ([]string, error) {
 	var made []string
 	for _, d := range dirs {
 		if err := s.makeDir(d); err != nil {
-			return made, &fileError{err: err, name: d, field: "target.destination"}
+			return made, &errs.File{Err: err, Name: d, Field: "target.destination"}
 		}
 		made = append(made, d)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/tools/errs"
 )
 
 // copyFixture is the tree every copy case starts from. A case adds its own entries, and its setup
@@ -156,52 +157,52 @@ func TestCopy(t *testing.T) {
 			added: map[string]string{"c.md": "750 # A\nsee [b](b.md)\n"}},
 		{name: "file into a folder it makes", args: copyArgs("a.md", "new/deeper/c.md", map[string]any{"createPath": true}),
 			added: map[string]string{"new": "/", "new/deeper": "/", "new/deeper/c.md": "644 # A\nsee [b](b.md)\n"}},
-		{name: "file into a missing folder", args: copyArgs("a.md", "new/c.md", nil), code: CodeNotFound, field: "target.destination", msg: "options.createPath"},
-		{name: "file onto a file", args: copyArgs("a.md", "b.md", nil), code: CodeExists, field: "target.destination", msg: "options.overwrite"},
+		{name: "file into a missing folder", args: copyArgs("a.md", "new/c.md", nil), code: errs.CodeNotFound, field: "target.destination", msg: "options.createPath"},
+		{name: "file onto a file", args: copyArgs("a.md", "b.md", nil), code: errs.CodeExists, field: "target.destination", msg: "options.overwrite"},
 		{name: "file onto a file with overwrite", args: copyArgs("a.md", "b.md", map[string]any{"overwrite": true}),
 			added: map[string]string{"b.md": "644 # A\nsee [b](b.md)\n"},
 			want:  map[string]any{"success": true, "created": nil}},
 		{name: "file onto a link replaces the link", extra: []string{"lb.md => b.md"}, args: copyArgs("a.md", "lb.md", map[string]any{"overwrite": true}),
 			added: map[string]string{"lb.md": "644 # A\nsee [b](b.md)\n"}},
-		{name: "file onto a folder", extra: []string{"folder.md/"}, args: copyArgs("a.md", "folder.md", map[string]any{"overwrite": true}), code: CodeIsDir, field: "target.destination"},
+		{name: "file onto a folder", extra: []string{"folder.md/"}, args: copyArgs("a.md", "folder.md", map[string]any{"overwrite": true}), code: errs.CodeIsDir, field: "target.destination"},
 		{name: "file through a source link", extra: []string{"la.md => a.md"}, args: copyArgs("la.md", "c.md", nil),
 			added: map[string]string{"c.md": "644 # A\nsee [b](b.md)\n"}},
-		{name: "file onto itself", args: copyArgs("a.md", "a.md", map[string]any{"overwrite": true}), code: CodeInvalidArgument, field: "target.destination"},
-		{name: "file onto a link to itself", extra: []string{"la.md => a.md"}, args: copyArgs("a.md", "la.md", map[string]any{"overwrite": true}), code: CodeInvalidArgument, field: "target.destination"},
+		{name: "file onto itself", args: copyArgs("a.md", "a.md", map[string]any{"overwrite": true}), code: errs.CodeInvalidArgument, field: "target.destination"},
+		{name: "file onto a link to itself", extra: []string{"la.md => a.md"}, args: copyArgs("a.md", "la.md", map[string]any{"overwrite": true}), code: errs.CodeInvalidArgument, field: "target.destination"},
 		{name: "file too large", extra: []string{"huge.md=" + strings.Repeat("h", big+1)}, args: copyArgs("huge.md", "c.md", nil),
-			code: CodeTooLarge, field: "target.path", msg: `"huge.md" is larger than the server's file size limit (64 bytes)`},
+			code: errs.CodeTooLarge, field: "target.path", msg: `"huge.md" is larger than the server's file size limit (64 bytes)`},
 		{name: "file dry run", args: copyArgs("a.md", "c.md", map[string]any{"dryRun": true}),
 			want: map[string]any{"success": true, "dryRun": true, "created": true, "sizeBytes": 18.0}},
-		{name: "file dry run onto a file", args: copyArgs("a.md", "b.md", map[string]any{"dryRun": true}), code: CodeExists, field: "target.destination"},
+		{name: "file dry run onto a file", args: copyArgs("a.md", "b.md", map[string]any{"dryRun": true}), code: errs.CodeExists, field: "target.destination"},
 
 		{name: "folder", args: copyArgs("dir", "copy", map[string]any{"recursive": true}),
 			added: map[string]string{"copy": "/", "copy/one.md": "644 one\n", "copy/sub": "/", "copy/sub/two.md": "644 two two\n", "copy/sub/deep": "/", "copy/sub/deep/three.txt": "644 three\n"},
 			want:  map[string]any{"success": true, "destination": "copy", "created": true, "filesCopied": 3.0, "foldersCopied": 3.0, "bytesCopied": 18.0, "skipped": nil, "hiddenEntries": nil}},
-		{name: "folder without recursive", args: copyArgs("dir", "copy", nil), code: CodeInvalidArgument, field: "options.recursive", msg: "set options.recursive to true"},
+		{name: "folder without recursive", args: copyArgs("dir", "copy", nil), code: errs.CodeInvalidArgument, field: "options.recursive", msg: "set options.recursive to true"},
 		{name: "folder into a folder it makes", args: copyArgs("dir/sub/deep", "x/y/deep", map[string]any{"recursive": true, "createPath": true}),
 			added: map[string]string{"x": "/", "x/y": "/", "x/y/deep": "/", "x/y/deep/three.txt": "644 three\n"}},
-		{name: "folder onto a folder", args: copyArgs("dir", "other", map[string]any{"recursive": true}), code: CodeExists, field: "target.destination", msg: "merge"},
+		{name: "folder onto a folder", args: copyArgs("dir", "other", map[string]any{"recursive": true}), code: errs.CodeExists, field: "target.destination", msg: "merge"},
 		{name: "folder merged with overwrite", extra: []string{"other/one.md=old one\n", "other/sub/"},
 			args:  copyArgs("dir", "other", map[string]any{"recursive": true, "overwrite": true}),
 			added: map[string]string{"other/one.md": "644 one\n", "other/sub/two.md": "644 two two\n", "other/sub/deep": "/", "other/sub/deep/three.txt": "644 three\n"},
 			want:  map[string]any{"success": true, "created": nil, "filesCopied": 3.0, "filesReplaced": 1.0, "foldersCopied": 3.0}},
 		{name: "folder merged where a file is in the way", extra: []string{"other/sub=a file\n", "other/one.md=old one\n"},
-			args: copyArgs("dir", "other", map[string]any{"recursive": true, "overwrite": true}), code: CodeNotDir, field: "target.destination", msg: `"other/sub"`},
-		{name: "folder onto a file", args: copyArgs("dir", "b.md", map[string]any{"recursive": true, "overwrite": true}), code: CodeNotDir, field: "target.destination"},
+			args: copyArgs("dir", "other", map[string]any{"recursive": true, "overwrite": true}), code: errs.CodeNotDir, field: "target.destination", msg: `"other/sub"`},
+		{name: "folder onto a file", args: copyArgs("dir", "b.md", map[string]any{"recursive": true, "overwrite": true}), code: errs.CodeNotDir, field: "target.destination"},
 		{name: "folder merged through a link", extra: []string{"lother => other"}, args: copyArgs("dir", "lother", map[string]any{"recursive": true, "overwrite": true}),
-			code: CodeNotDir, field: "target.destination", msg: "never through a link"},
-		{name: "folder into itself", args: copyArgs("dir", "dir/sub/again", map[string]any{"recursive": true}), code: CodeInvalidArgument, field: "target.destination", msg: "into itself"},
+			code: errs.CodeNotDir, field: "target.destination", msg: "never through a link"},
+		{name: "folder into itself", args: copyArgs("dir", "dir/sub/again", map[string]any{"recursive": true}), code: errs.CodeInvalidArgument, field: "target.destination", msg: "into itself"},
 		{name: "folder into itself through a link", extra: []string{"ldir => dir"}, args: copyArgs("dir", "ldir/again", map[string]any{"recursive": true}),
-			code: CodeInvalidArgument, field: "target.destination", msg: "into itself"},
-		{name: "folder over its parent", args: copyArgs("dir/sub", "dir", map[string]any{"recursive": true, "overwrite": true}), code: CodeInvalidArgument, field: "target.destination"},
-		{name: "folder onto itself", args: copyArgs("dir", "dir", map[string]any{"recursive": true, "overwrite": true}), code: CodeInvalidArgument, field: "target.destination"},
+			code: errs.CodeInvalidArgument, field: "target.destination", msg: "into itself"},
+		{name: "folder over its parent", args: copyArgs("dir/sub", "dir", map[string]any{"recursive": true, "overwrite": true}), code: errs.CodeInvalidArgument, field: "target.destination"},
+		{name: "folder onto itself", args: copyArgs("dir", "dir", map[string]any{"recursive": true, "overwrite": true}), code: errs.CodeInvalidArgument, field: "target.destination"},
 		{name: "folder through a source link", extra: []string{"ldir => dir/sub/deep"}, args: copyArgs("ldir", "copy", map[string]any{"recursive": true}),
 			added: map[string]string{"copy": "/", "copy/three.txt": "644 three\n"}},
 		{name: "folder dry run", args: copyArgs("dir", "copy", map[string]any{"recursive": true, "dryRun": true}),
 			want: map[string]any{"success": true, "dryRun": true, "filesCopied": 3.0, "foldersCopied": 3.0, "bytesCopied": 18.0,
 				"wouldCopy": []any{"copy", "copy/one.md", "copy/sub", "copy/sub/deep", "copy/sub/deep/three.txt", "copy/sub/two.md"}}},
 		{name: "folder with a file too large", extra: []string{"dir/sub/huge.md=" + strings.Repeat("h", big+1)}, args: copyArgs("dir", "copy", map[string]any{"recursive": true}),
-			code: CodeTooLarge, field: "target.path", msg: `"dir/sub/huge.md" is larger than the server's file size limit (64 bytes)`},
+			code: errs.CodeTooLarge, field: "target.path", msg: `"dir/sub/huge.md" is larger than the server's file size limit (64 bytes)`},
 		{name: "folder with links", extra: []string{"dir/in.md => ../a.md", "dir/sub/indir => ../../other", "dir/out.md => ../../outside.md", "dir/abs.md => /etc/passwd"},
 			args:  copyArgs("dir", "copy", map[string]any{"recursive": true}),
 			added: map[string]string{"copy": "/", "copy/one.md": "644 one\n", "copy/sub": "/", "copy/sub/two.md": "644 two two\n", "copy/sub/deep": "/", "copy/sub/deep/three.txt": "644 three\n"},
@@ -226,31 +227,31 @@ func TestCopy(t *testing.T) {
 			added: map[string]string{"copy": "/", "copy/one.md": "644 one\n", "copy/sub": "/", "copy/sub/two.md": "644 two two\n", "copy/sub/deep": "/", "copy/sub/deep/three.txt": "644 three\n"},
 			want:  map[string]any{"success": true, "filesCopied": 3.0}},
 
-		{name: "the root", args: copyArgs(".", "copy", map[string]any{"recursive": true}), code: CodeRoot},
-		{name: "a link to the root", extra: []string{"top => ."}, args: copyArgs("top", "copy", map[string]any{"recursive": true}), code: CodeRoot},
-		{name: "onto the root", args: copyArgs("a.md", ".", map[string]any{"overwrite": true}), code: CodeRoot, field: "target.destination"},
-		{name: "missing source", args: copyArgs("none.md", "c.md", nil), code: CodeNotFound},
-		{name: "destination climbs out", args: copyArgs("a.md", "../c.md", nil), code: CodeOutsideRoot, field: "target.destination"},
-		{name: "destination absolute outside", args: copyArgs("a.md", "/tmp/packfs-copy-test.md", nil), code: CodeOutsideRoot, field: "target.destination", absent: []string{"/tmp"}},
-		{name: "destination through a folder link out", extra: []string{"out => ../"}, args: copyArgs("a.md", "out/c.md", nil), code: CodeOutsideRoot, field: "target.destination"},
-		{name: "destination a dangling link out", extra: []string{"d.md => ../pwned.md"}, args: copyArgs("a.md", "d.md", map[string]any{"overwrite": true}), code: CodeOutsideRoot, field: "target.destination"},
-		{name: "destination blocked", args: copyArgs("a.md", ".git/c.md", map[string]any{"createPath": true}), code: CodeBlocked, field: "target.destination"},
-		{name: "destination blocked name", args: copyArgs("b.md", ".env", nil), code: CodeBlocked, field: "target.destination"},
-		{name: "destination extension", args: copyArgs("a.md", "c.exe", nil), code: CodeExtension, field: "target.destination"},
-		{name: "source blocked", extra: []string{".env=TOKEN=secret\n"}, args: copyArgs(".env", "env.md", nil), code: CodeBlocked},
-		{name: "source link to a blocked file", extra: []string{".env=TOKEN=secret\n", "env.md => .env"}, args: copyArgs("env.md", "c.md", nil), code: CodeBlocked},
-		{name: "source link out", extra: []string{"out.md => ../outside.md"}, args: copyArgs("out.md", "c.md", nil), code: CodeOutsideRoot},
-		{name: "source extension", extra: []string{"tool.exe=MZ"}, args: copyArgs("tool.exe", "tool.md", nil), code: CodeExtension},
+		{name: "the root", args: copyArgs(".", "copy", map[string]any{"recursive": true}), code: errs.CodeRoot},
+		{name: "a link to the root", extra: []string{"top => ."}, args: copyArgs("top", "copy", map[string]any{"recursive": true}), code: errs.CodeRoot},
+		{name: "onto the root", args: copyArgs("a.md", ".", map[string]any{"overwrite": true}), code: errs.CodeRoot, field: "target.destination"},
+		{name: "missing source", args: copyArgs("none.md", "c.md", nil), code: errs.CodeNotFound},
+		{name: "destination climbs out", args: copyArgs("a.md", "../c.md", nil), code: errs.CodeOutsideRoot, field: "target.destination"},
+		{name: "destination absolute outside", args: copyArgs("a.md", "/tmp/packfs-copy-test.md", nil), code: errs.CodeOutsideRoot, field: "target.destination", absent: []string{"/tmp"}},
+		{name: "destination through a folder link out", extra: []string{"out => ../"}, args: copyArgs("a.md", "out/c.md", nil), code: errs.CodeOutsideRoot, field: "target.destination"},
+		{name: "destination a dangling link out", extra: []string{"d.md => ../pwned.md"}, args: copyArgs("a.md", "d.md", map[string]any{"overwrite": true}), code: errs.CodeOutsideRoot, field: "target.destination"},
+		{name: "destination blocked", args: copyArgs("a.md", ".git/c.md", map[string]any{"createPath": true}), code: errs.CodeBlocked, field: "target.destination"},
+		{name: "destination blocked name", args: copyArgs("b.md", ".env", nil), code: errs.CodeBlocked, field: "target.destination"},
+		{name: "destination extension", args: copyArgs("a.md", "c.exe", nil), code: errs.CodeExtension, field: "target.destination"},
+		{name: "source blocked", extra: []string{".env=TOKEN=secret\n"}, args: copyArgs(".env", "env.md", nil), code: errs.CodeBlocked},
+		{name: "source link to a blocked file", extra: []string{".env=TOKEN=secret\n", "env.md => .env"}, args: copyArgs("env.md", "c.md", nil), code: errs.CodeBlocked},
+		{name: "source link out", extra: []string{"out.md => ../outside.md"}, args: copyArgs("out.md", "c.md", nil), code: errs.CodeOutsideRoot},
+		{name: "source extension", extra: []string{"tool.exe=MZ"}, args: copyArgs("tool.exe", "tool.md", nil), code: errs.CodeExtension},
 		{name: "source hard link", setup: func(t *testing.T, root string) {
 			hardLink(t, filepath.Join(root, "a.md"), filepath.Join(root, "a2.md"))
 		},
-			args: copyArgs("a.md", "c.md", nil), code: CodeHardLink},
+			args: copyArgs("a.md", "c.md", nil), code: errs.CodeHardLink},
 		{name: "source FIFO", setup: func(t *testing.T, root string) { testfs.Mkfifo(t, filepath.Join(root, "fifo.md")) },
-			args: copyArgs("fifo.md", "c.md", nil), code: CodeNotRegular},
+			args: copyArgs("fifo.md", "c.md", nil), code: errs.CodeNotRegular},
 		{name: "source socket", setup: func(t *testing.T, root string) { listen(t, filepath.Join(root, "sock.md")) },
-			args: copyArgs("sock.md", "c.md", nil), code: CodeNotRegular},
+			args: copyArgs("sock.md", "c.md", nil), code: errs.CodeNotRegular},
 		{name: "target.version refused", args: map[string]any{"purpose": "copy", "target": map[string]any{"path": "a.md", "destination": "c.md", "version": "0123456789abcdef"}},
-			code: CodeInvalidArgument, field: "target.version"},
+			code: errs.CodeInvalidArgument, field: "target.version"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -311,7 +312,7 @@ func TestCopyTooManyEntries(t *testing.T) {
 	// machine (Windows under Wine, with other work on both cores) took over 30 s to plan the copy.
 	e.srv.cfg.Timeout = time.Hour
 	out, text := e.callCtx(t, context.Background(), WriterName, copyArgs("dir", "copy", map[string]any{"recursive": true}))
-	if out["code"] != CodeTooLarge || out["field"] != "target.path" || !strings.Contains(text, "more than 10000 entries") {
+	if out["code"] != errs.CodeTooLarge || out["field"] != "target.path" || !strings.Contains(text, "more than 10000 entries") {
 		t.Fatalf("want TOO_LARGE naming the bound: %s", text)
 	}
 	if _, err := os.Lstat(filepath.Join(e.root, "copy")); err == nil {
@@ -348,12 +349,12 @@ func TestCopyFailsMidway(t *testing.T) {
 		left   map[string]string // what the failure itself put there
 	}{
 		{name: "a file appears", args: copyArgs("dir", "other", map[string]any{"recursive": true, "overwrite": true}),
-			failAt: "other/zz.md", code: CodeExists, left: map[string]string{"other/zz.md": "644 someone else's\n"},
+			failAt: "other/zz.md", code: errs.CodeExists, left: map[string]string{"other/zz.md": "644 someone else's\n"},
 			fail: func(e *optionEnv, _ context.CancelFunc, dest string) {
 				os.WriteFile(filepath.Join(e.root, dest), []byte("someone else's\n"), 0o644)
 			}},
 		{name: "cancelled", args: copyArgs("dir", "x/y/copy", map[string]any{"recursive": true, "createPath": true}),
-			failAt: "x/y/copy/sub/two.md", code: CodeTimeout,
+			failAt: "x/y/copy/sub/two.md", code: errs.CodeTimeout,
 			fail: func(_ *optionEnv, cancel context.CancelFunc, _ string) { cancel() }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -371,7 +372,7 @@ func TestCopyFailsMidway(t *testing.T) {
 			raw, _ := json.Marshal(tt.args)
 			c := &call{tool: WriterName, purpose: "copy", raw: raw, start: time.Now()}
 			_, err := e.srv.update(ctx, c)
-			st := failure(err, c.path, e.srv.show)
+			st := errs.Status(err, c.path, e.srv.show)
 			if err == nil || st.Code != tt.code || !strings.Contains(st.Error, "had made were removed again") {
 				t.Fatalf("want %s and what the copy made removed, got %+v", tt.code, st)
 			}
@@ -448,7 +449,7 @@ func TestCopyNeedsWrite(t *testing.T) {
 	e := copyEnv(t, false, nil, nil)
 	e.srv.cfg.Permissions = security.AllPermissions().Without(security.PermWrite)
 	out, text := e.callCtx(t, context.Background(), WriterName, copyArgs("a.md", "c.md", nil))
-	if out["code"] != CodePermissionDenied {
+	if out["code"] != errs.CodePermissionDenied {
 		t.Fatalf("want PERMISSION_DENIED: %s", text)
 	}
 	if _, err := os.Lstat(filepath.Join(e.root, "c.md")); err == nil {
@@ -468,7 +469,7 @@ func TestCopyCost(t *testing.T) {
 	if out, text := e.callCtx(t, context.Background(), WriterName, copyArgs("dir", "copy1", map[string]any{"recursive": true})); out["success"] != true {
 		t.Fatalf("first folder copy: %s", text)
 	}
-	if out, text := e.callCtx(t, context.Background(), WriterName, copyArgs("a.md", "c.md", nil)); out["code"] != CodeRateLimited {
+	if out, text := e.callCtx(t, context.Background(), WriterName, copyArgs("a.md", "c.md", nil)); out["code"] != errs.CodeRateLimited {
 		t.Errorf("a call after a heavy copy used the budget: want RATE_LIMITED, got %s", text)
 	}
 }

@@ -1,6 +1,11 @@
 package tools
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/packfs/packfs-mcp/tools/errs"
+)
 
 // undoCopy removes what a failed copy made (files and folders, made in that order, removed in the
 // reverse) and returns err with what became of them; replaced are the files the copy had already
@@ -9,40 +14,30 @@ func (s *Server) undoCopy(err error, made, replaced []string) error {
 	if len(made) == 0 && len(replaced) == 0 {
 		return err
 	}
-	u := &copyUndone{err: err, replaced: replaced}
+	removed, left := 0, []string(nil)
 	for i := len(made) - 1; i >= 0; i-- {
 		if rerr := s.removeMade(made[i]); rerr != nil && !isNotExist(rerr) {
 			s.cfg.Log.Printf("removing %q after a failed copy: %v", made[i], rerr)
-			u.left = append(u.left, made[i])
+			left = append(left, made[i])
 			continue
 		}
-		u.removed++
+		removed++
 	}
-	return u
+	return &errs.Undone{Err: err, Note: copyUndone(removed, left, replaced)}
 }
 
-// copyUndone is the failure of a copy after it wrote: err is the failure; removed counts the files
-// and folders it made and removed again, left those it could not remove, replaced the files already
-// there that it had replaced.
-type copyUndone struct {
-	err            error
-	removed        int
-	left, replaced []string
-}
-
-func (e *copyUndone) Error() string { return e.err.Error() + e.note() }
-func (e *copyUndone) Unwrap() error { return e.err }
-
-// note says what became of what the copy had written before it failed.
-func (e *copyUndone) note() string {
+// copyUndone says what became of what a copy had written before it failed: removed counts the
+// files and folders it made and removed again, left those it could not remove, replaced the files
+// already there that it had replaced.
+func copyUndone(removed int, left, replaced []string) string {
 	var note string
-	if len(e.left) == 0 {
-		note = fmt.Sprintf(". The %d files and folders the copy had made were removed again", e.removed)
+	if len(left) == 0 {
+		note = fmt.Sprintf(". The %d files and folders the copy had made were removed again", removed)
 	} else {
-		note = fmt.Sprintf(". The copy could not remove all it had made (%d removed); still there: %s: delete them before you retry", e.removed, quotedCapped(e.left))
+		note = fmt.Sprintf(". The copy could not remove all it had made (%d removed); still there: %s: delete them before you retry", removed, quotedCapped(left))
 	}
-	if len(e.replaced) > 0 {
-		note += fmt.Sprintf("; the files it had already replaced keep the copied content: %s", quotedCapped(e.replaced))
+	if len(replaced) > 0 {
+		note += fmt.Sprintf("; the files it had already replaced keep the copied content: %s", quotedCapped(replaced))
 	}
 	return note
 }
@@ -53,6 +48,15 @@ func quotedCapped(names []string) string {
 		return quoted(names)
 	}
 	return fmt.Sprintf("%s and %d more", quoted(names[:MaxCopyListed]), len(names)-MaxCopyListed)
+}
+
+// quoted lists names, each quoted, joined by commas.
+func quoted(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
 }
 
 // removeMade removes name, a file or empty folder a failed copy made, through one lookup judged

@@ -11,6 +11,7 @@ import (
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/tools/errs"
 )
 
 // newPolicyEnv is a server with every permission over a root built from tree, with the policy
@@ -65,11 +66,11 @@ func TestDeleteFolderHoldingBlocked(t *testing.T) {
 		gone    []string // host paths below the root gone after the call
 		kept    []string // and kept
 	}{
-		{name: "env file", extra: []string{"proj/.env=TOKEN=x\n"}, args: del("proj"), code: CodeNotEmpty,
+		{name: "env file", extra: []string{"proj/.env=TOKEN=x\n"}, args: del("proj"), code: errs.CodeNotEmpty,
 			message: []string{`"proj" holds an entry that the policy blocks`, "nothing was deleted", `purpose "move"`, "--unblock"},
 			kept:    []string{"proj/.env", "proj/notes.md", "proj/sub/deep.md"}},
 		{name: "git folder and nested env", extra: []string{"proj/.git/config=[core]\n", "proj/.git/HEAD=ref\n", "proj/sub/.env.local=x\n"},
-			args: del("proj"), code: CodeNotEmpty, message: []string{"holds 2 entries that the policy blocks"},
+			args: del("proj"), code: errs.CodeNotEmpty, message: []string{"holds 2 entries that the policy blocks"},
 			kept: []string{"proj/.git/config", "proj/sub/.env.local", "proj/notes.md"}},
 		{name: "visible only", args: del("plain"), gone: []string{"plain"}},
 		{name: "move whole", extra: []string{"proj/.git/config=[core]\n"},

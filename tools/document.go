@@ -13,6 +13,8 @@ import (
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/markdown"
 	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/tools/errs"
+	"github.com/packfs/packfs-mcp/tools/result"
 )
 
 // documentExt is the extension (lower case, no dot) of name when the tools read it as a document's
@@ -81,21 +83,21 @@ func documentError(shown, ext string, err error) error {
 	kind := strings.ToUpper(ext)
 	switch {
 	case errors.Is(err, extract.ErrEncrypted):
-		return newError(CodeEncrypted, "%q is a %s that needs a password to open: its text cannot be read here; ask the user for an unprotected copy", shown, kind)
+		return errs.New(errs.CodeEncrypted, "%q is a %s that needs a password to open: its text cannot be read here; ask the user for an unprotected copy", shown, kind)
 	case errors.Is(err, extract.ErrTooLarge):
-		return newError(CodeTooLarge, "%q: its text is not read: %v; open it in its own application, or read its bytes with target.encoding base64", shown, err)
+		return errs.New(errs.CodeTooLarge, "%q: its text is not read: %v; open it in its own application, or read its bytes with target.encoding base64", shown, err)
 	case errors.Is(err, context.DeadlineExceeded):
-		return newError(CodeTimeout, "%q: reading its text took longer than %s, so it was stopped: the document is too large or too complex to read here", shown, extract.Timeout)
+		return errs.New(errs.CodeTimeout, "%q: reading its text took longer than %s, so it was stopped: the document is too large or too complex to read here", shown, extract.Timeout)
 	case errors.Is(err, context.Canceled):
 		return err
 	}
-	return newError(CodeMalformed, "%q is not a %s this server can read (%v): open it in its own application, or read its bytes with target.encoding base64", shown, kind, err)
+	return errs.New(errs.CodeMalformed, "%q is not a %s this server can read (%v): open it in its own application, or read its bytes with target.encoding base64", shown, kind, err)
 }
 
 // readDocument answers a read of name, a document of extension ext: its text, windowed by lines as
 // a text file's read is (preferences.page starts at a page, slide, sheet or chapter), with the
 // document's properties.
-func (s *Server) readDocument(ctx context.Context, name, ext string, data []byte, p intents.AccessPreferences, budget int, first bool, out *FileContent) error {
+func (s *Server) readDocument(ctx context.Context, name, ext string, data []byte, p intents.AccessPreferences, budget int, first bool, out *result.FileContent) error {
 	x, err := s.documentText(ctx, name, ext, data)
 	if err != nil {
 		return err
@@ -106,7 +108,7 @@ func (s *Server) readDocument(ctx context.Context, name, ext string, data []byte
 			return s.pageImage(ctx, name, data, p.Page, x, out)
 		}
 		if !ok {
-			return &callError{code: CodeInvalidArgument, field: "preferences.page", msg: pageRange(x, p.Page)}
+			return &errs.Error{Code: errs.CodeInvalidArgument, Field: "preferences.page", Msg: pageRange(x, p.Page)}
 		}
 		p.Offset = line - 1 + p.Offset
 	}
@@ -118,7 +120,7 @@ func (s *Server) readDocument(ctx context.Context, name, ext string, data []byte
 
 // pageImage answers a read of page n of the PDF name, a page without text (a scan), with the page
 // as an image the model can look at.
-func (s *Server) pageImage(ctx context.Context, name string, data []byte, n int, x *extract.Extracted, out *FileContent) error {
+func (s *Server) pageImage(ctx context.Context, name string, data []byte, n int, x *extract.Extracted, out *result.FileContent) error {
 	img, err := extract.PDFPageImage(ctx, data, n)
 	if err != nil {
 		return documentError(s.show(name), "pdf", err)
@@ -153,7 +155,7 @@ func pageRange(x *extract.Extracted, n int) string {
 }
 
 // describeDocument gives out the properties of the document x.
-func describeDocument(out *FileContent, x *extract.Extracted) {
+func describeDocument(out *result.FileContent, x *extract.Extracted) {
 	out.Document = true
 	if x.Doc.Pages > 0 {
 		out.Pages = ptr(x.Doc.Pages)
@@ -172,14 +174,14 @@ func describeDocument(out *FileContent, x *extract.Extracted) {
 func (s *Server) writesText(name string) error {
 	switch s.cfg.Policy.Opens(name) {
 	case security.OpensDocument, security.OpensImage, security.OpensBinary:
-		return newError(CodeNotText, "%q is a %s file, not text: reads give its text or image, but writing text into it would break it; move, copy or delete it, or write the text to a .md or .txt file", s.show(name), strings.ToUpper(strings.TrimPrefix(path.Ext(name), ".")))
+		return errs.New(errs.CodeNotText, "%q is a %s file, not text: reads give its text or image, but writing text into it would break it; move, copy or delete it, or write the text to a .md or .txt file", s.show(name), strings.ToUpper(strings.TrimPrefix(path.Ext(name), ".")))
 	}
 	return nil
 }
 
 // documentMetadata gives out, the metadata of name, a document of extension ext, what its text
 // says of it: its pages, properties and lines of text.
-func (s *Server) documentMetadata(ctx context.Context, name, ext string, e *fsroot.Entry, out *FileContent) error {
+func (s *Server) documentMetadata(ctx context.Context, name, ext string, e *fsroot.Entry, out *result.FileContent) error {
 	data, _, err := e.ReadFile(ctx, min(s.cfg.MaxFileSize, extract.MaxDocumentBytes))
 	if err != nil {
 		return err
@@ -187,9 +189,9 @@ func (s *Server) documentMetadata(ctx context.Context, name, ext string, e *fsro
 	out.Version = fsroot.Version(data)
 	out.MediaType = mediaType(name, data, false)
 	x, err := s.documentText(ctx, name, ext, data)
-	var ce *callError
+	var ce *errs.Error
 	if errors.As(err, &ce) { // the file is there all the same: say why its text is not
-		out.Document, out.TextCut = true, ce.code+": "+ce.msg
+		out.Document, out.TextCut = true, ce.Code+": "+ce.Msg
 		return nil
 	}
 	if err != nil {
@@ -207,14 +209,14 @@ func (s *Server) searchable(ctx context.Context, name string, data []byte, err e
 	ext := s.documentExt(name)
 	if err != nil {
 		if ext != "" && errors.Is(err, fsroot.ErrTooLarge) {
-			return "", nil, false, CodeTooLarge // a document past --max-file-size: not searched, and said so
+			return "", nil, false, errs.CodeTooLarge // a document past --max-file-size: not searched, and said so
 		}
 		return "", nil, false, ""
 	}
 	if ext != "" {
 		x, err := s.documentText(ctx, name, ext, data)
 		if err != nil {
-			return "", nil, false, failure(err, name, s.show).Code
+			return "", nil, false, errs.Status(err, name, s.show).Code
 		}
 		return x.Text, x.Marks, true, ""
 	}
@@ -226,9 +228,9 @@ func (s *Server) searchable(ctx context.Context, name string, data []byte, err e
 
 // readMarkdown answers a read of name, whose bytes are data, with target.encoding markdown: a web
 // page as Markdown, windowed by lines as text is; its version is the page's own, for writes.
-func (s *Server) readMarkdown(ctx context.Context, name string, data []byte, p intents.AccessPreferences, budget int, first bool, out *FileContent) error {
+func (s *Server) readMarkdown(ctx context.Context, name string, data []byte, p intents.AccessPreferences, budget int, first bool, out *result.FileContent) error {
 	if !isHTML(s.cfg.Policy, name) {
-		return &callError{code: CodeInvalidArgument, field: "target.encoding", msg: fmt.Sprintf(
+		return &errs.Error{Code: errs.CodeInvalidArgument, Field: "target.encoding", Msg: fmt.Sprintf(
 			"target.encoding markdown reads a web page (.html, .htm) as Markdown, and %q is not one: leave target.encoding out", s.show(name))}
 	}
 	md, err := extract.HTMLMarkdown(ctx, data)

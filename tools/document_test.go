@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/xuri/excelize/v2"
+
+	"github.com/packfs/packfs-mcp/tools/errs"
 )
 
 // docx is a Word document holding paras, the first as a heading, with the title and author given.
@@ -139,13 +141,13 @@ func TestDocuments(t *testing.T) {
 			has: []string{`[sheet Budget]`, `2: Rent | 1200`, `[sheet Notes]`, `"pages":2`}},
 		{name: "read xlsx from its second sheet", tool: ReaderName, args: read("budget.xlsx", map[string]any{"page": 2}),
 			has: []string{`"content":"[sheet Notes]\n\n1: landlord asked for the new rent\n"`}},
-		{name: "page past the last", tool: ReaderName, args: read("budget.xlsx", map[string]any{"page": 3}), code: CodeInvalidArgument,
+		{name: "page past the last", tool: ReaderName, args: read("budget.xlsx", map[string]any{"page": 3}), code: errs.CodeInvalidArgument,
 			has: []string{`preferences.page`}},
-		{name: "page of a text file", tool: ReaderName, args: read("notes.md", map[string]any{"page": 1}), code: CodeInvalidArgument},
+		{name: "page of a text file", tool: ReaderName, args: read("notes.md", map[string]any{"page": 1}), code: errs.CodeInvalidArgument},
 		{name: "read base64 is the bytes", tool: ReaderName, args: map[string]any{"purpose": "read", "target": map[string]any{"path": "letter.docx", "encoding": "base64"}},
 			has: []string{`"encoding":"base64"`}},
-		{name: "malformed", tool: ReaderName, args: read("broken.docx", nil), code: CodeMalformed},
-		{name: "encrypted", tool: ReaderName, args: read("locked.docx", nil), code: CodeEncrypted, has: []string{"password"}},
+		{name: "malformed", tool: ReaderName, args: read("broken.docx", nil), code: errs.CodeMalformed},
+		{name: "encrypted", tool: ReaderName, args: read("locked.docx", nil), code: errs.CodeEncrypted, has: []string{"password"}},
 		{name: "metadata of an encrypted document", tool: ReaderName, args: map[string]any{"purpose": "metadata", "target": map[string]any{"path": "locked.docx"}},
 			has: []string{`"sizeBytes":608`, `"textCut":"ENCRYPTED: \"locked.docx\" is a DOCX that needs a password`}},
 		{name: "search_content finds the rent in the letter", tool: SearcherName, args: search("search_content", "1,450"),
@@ -169,17 +171,17 @@ func TestDocuments(t *testing.T) {
 		{name: "a web page as Markdown", tool: ReaderName, args: map[string]any{"purpose": "read", "target": map[string]any{"path": "trip.html", "encoding": "markdown"}},
 			has: []string{`"content":"# Ferry\n\nWe booked the ferry \u0026 the hotel\n"`, `"encoding":"markdown"`}},
 		{name: "Markdown of what is not a web page", tool: ReaderName, args: map[string]any{"purpose": "read", "target": map[string]any{"path": "notes.md", "encoding": "markdown"}},
-			code: CodeInvalidArgument, has: []string{`"field":"target.encoding"`}},
+			code: errs.CodeInvalidArgument, has: []string{`"field":"target.encoding"`}},
 		{name: "read of a web page is its source", tool: ReaderName, args: read("trip.html", nil),
 			has: []string{`\u003cp class=\"x\"\u003eWe booked`}},
 		{name: "search_content through the index names what criteria left out", tool: SearcherName,
 			args: map[string]any{"purpose": "search_content", "target": map[string]any{"path": ".", "query": "rent", "criteria": map[string]any{"extension": []string{"md", "pdf", "html"}}}},
 			has:  []string{`"excludedFiles":["budget.xlsx","letter.docx"]`, `"filesExcluded":2`}},
-		{name: "update refused", tool: WriterName, args: write("update", "letter.docx", map[string]any{"content": "new rent\n"}), code: CodeNotText, unchanged: "letter.docx"},
-		{name: "append refused", tool: WriterName, args: write("append", "letter.docx", map[string]any{"content": "more\n"}), code: CodeNotText, unchanged: "letter.docx"},
-		{name: "edit refused", tool: WriterName, args: write("edit", "letter.docx", map[string]any{"edits": []any{map[string]any{"oldText": "1,450", "newText": "1,500"}}}), code: CodeNotText, unchanged: "letter.docx"},
-		{name: "edit of a document among others refused", tool: WriterName, args: write("edit", "notes.md", map[string]any{"edits": []any{map[string]any{"oldText": "due", "newText": "late"}, map[string]any{"path": "letter.docx", "oldText": "1,450", "newText": "1,500"}}}), code: CodeNotText, unchanged: "notes.md"},
-		{name: "create refused", tool: WriterName, args: write("create", "new.docx", map[string]any{"content": "text\n"}), code: CodeNotText},
+		{name: "update refused", tool: WriterName, args: write("update", "letter.docx", map[string]any{"content": "new rent\n"}), code: errs.CodeNotText, unchanged: "letter.docx"},
+		{name: "append refused", tool: WriterName, args: write("append", "letter.docx", map[string]any{"content": "more\n"}), code: errs.CodeNotText, unchanged: "letter.docx"},
+		{name: "edit refused", tool: WriterName, args: write("edit", "letter.docx", map[string]any{"edits": []any{map[string]any{"oldText": "1,450", "newText": "1,500"}}}), code: errs.CodeNotText, unchanged: "letter.docx"},
+		{name: "edit of a document among others refused", tool: WriterName, args: write("edit", "notes.md", map[string]any{"edits": []any{map[string]any{"oldText": "due", "newText": "late"}, map[string]any{"path": "letter.docx", "oldText": "1,450", "newText": "1,500"}}}), code: errs.CodeNotText, unchanged: "notes.md"},
+		{name: "create refused", tool: WriterName, args: write("create", "new.docx", map[string]any{"content": "text\n"}), code: errs.CodeNotText},
 		{name: "copy works", tool: WriterName, args: write("copy", "letter.docx", map[string]any{"target": map[string]any{"path": "letter.docx", "destination": "copy.docx"}}),
 			has: []string{`"success":true`}},
 	}

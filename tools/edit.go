@@ -11,6 +11,8 @@ import (
 	"github.com/packfs/packfs-mcp/history"
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/markdown"
+	"github.com/packfs/packfs-mcp/tools/errs"
+	"github.com/packfs/packfs-mcp/tools/result"
 )
 
 // editFile is one file of an edit: the edits that apply to it, and what they make of it.
@@ -44,7 +46,7 @@ func (f *editFile) its(edits []intents.Edit) iter.Seq2[int, intents.Edit] {
 // nothing: every file is read and edited in memory first, and only when every edit applies are
 // they written, one by one, each on the condition that it still holds what was read. When a
 // write fails, the files written before it are put back.
-func (s *Server) edit(ctx context.Context, c *call, name string, in intents.Update, out *WriterResult) error {
+func (s *Server) edit(ctx context.Context, c *call, name string, in intents.Update, out *result.Writer) error {
 	files, err := s.editFiles(c, name, in)
 	defer closeEdited(files)
 	if err != nil {
@@ -101,7 +103,7 @@ func (s *Server) editFiles(c *call, name string, in intents.Update) ([]*editFile
 				}
 			}
 			if err != nil {
-				return files, &fileError{err: err, name: n, field: field}
+				return files, &errs.File{Err: err, Name: n, Field: field}
 			}
 			if f = byReal[entry.Path()]; f != nil {
 				entry.Close()
@@ -120,7 +122,7 @@ func (s *Server) editFiles(c *call, name string, in intents.Update) ([]*editFile
 			case f.version == "":
 				f.version, f.vfield = v, field
 			case f.version != v:
-				return files, &callError{code: CodeInvalidArgument, field: field, msg: fmt.Sprintf(
+				return files, &errs.Error{Code: errs.CodeInvalidArgument, Field: field, Msg: fmt.Sprintf(
 					"%s (%s) and %s (%s) are two versions of %q, which has one: send the version its last read returned, once", field, v, f.vfield, f.version, s.show(f.name))}
 			}
 		}
@@ -128,14 +130,14 @@ func (s *Server) editFiles(c *call, name string, in intents.Update) ([]*editFile
 	}
 	if len(target.at) == 0 {
 		if in.Target.Version != "" {
-			return files, &callError{code: CodeInvalidArgument, field: "target.version", msg: fmt.Sprintf(
+			return files, &errs.Error{Code: errs.CodeInvalidArgument, Field: "target.version", Msg: fmt.Sprintf(
 				"target.version is the version of %q, which no edit applies to (each names another file in path): leave target.version out, and give each file's version in its edits' version", s.show(name))}
 		}
 		target.entry.Close()
 		files = files[1:]
 	}
 	if len(files) > intents.MaxEditFiles {
-		return files, &callError{code: CodeInvalidArgument, field: "edits", msg: fmt.Sprintf(
+		return files, &errs.Error{Code: errs.CodeInvalidArgument, Field: "edits", Msg: fmt.Sprintf(
 			"the edits apply to %d files, and one call edits at most %d: split them into several calls", len(files), intents.MaxEditFiles)}
 	}
 	for range len(files) - 1 { // the call itself paid for one file
@@ -187,7 +189,7 @@ func (s *Server) editText(ctx context.Context, f *editFile, edits []intents.Edit
 		return err
 	}
 	if int64(len(text)) > s.cfg.MaxFileSize {
-		return newError(CodeTooLarge, "the edits would make %q larger than the server's file size limit (%s)", s.show(f.name), humanBytes(s.cfg.MaxFileSize))
+		return errs.New(errs.CodeTooLarge, "the edits would make %q larger than the server's file size limit (%s)", s.show(f.name), humanBytes(s.cfg.MaxFileSize))
 	}
 	f.old, f.text, f.n = old, text, n
 	return nil
@@ -234,35 +236,48 @@ func (s *Server) writeEdited(ctx context.Context, c *call, files []*editFile, o 
 // and returns err with what became of them.
 func (s *Server) restore(ctx context.Context, written []*editFile, err error) error {
 	ctx = context.WithoutCancel(ctx)
-	rb := &rolledBack{err: err}
+	var restored, changed []string
 	for _, f := range written {
 		if _, rerr := f.entry.WriteFileIf(ctx, f.old, f.written, s.cfg.MaxFileSize); rerr != nil {
 			s.cfg.ErrorLog.Printf("edit: %q stays changed: putting it back after a failed write: %v", f.name, rerr)
-			rb.changed = append(rb.changed, f.name)
+			changed = append(changed, f.name)
 		} else {
-			rb.restored = append(rb.restored, f.name)
+			restored = append(restored, f.name)
 		}
 	}
-	s.refresh(ctx, rb.changed...)
-	return rb
+	s.refresh(ctx, changed...)
+	return &errs.Undone{Err: err, Note: rolledBack(restored, changed)}
+}
+
+// rolledBack says what became of the files an edit wrote before a write failed: restored are
+// those put back as they were, changed those it could not put back.
+func rolledBack(restored, changed []string) string {
+	if len(changed) == 0 {
+		return fmt.Sprintf(". The files written before it were put back as they were (%s): no file changed", quoted(restored))
+	}
+	note := fmt.Sprintf(". Files written before it could not be put back and stay changed (%s): read them before you retry", quoted(changed))
+	if len(restored) > 0 {
+		note += fmt.Sprintf("; the others were put back (%s)", quoted(restored))
+	}
+	return note
 }
 
 // fileFailed names f in err, so that the answer gives f's path and the fields that named it and
 // its version, and adds f's text now to a CONFLICT.
 func (s *Server) fileFailed(ctx context.Context, f *editFile, err error) error {
-	return &fileError{err: s.withCurrent(ctx, f.name, err), name: f.name, field: f.field, version: f.vfield, given: f.version != ""}
+	return &errs.File{Err: s.withCurrent(ctx, f.name, err), Name: f.name, Field: f.field, Version: f.vfield, Given: f.version != ""}
 }
 
 // answerEdit shapes an edit's answer: for one file as it always was; for several, the replacements
 // in all, every file's diff one after the other (each named by show, as the caller names it), and
 // each file's own figures in files.
-func answerEdit(files []*editFile, dryRun bool, show func(string) string, out *WriterResult) {
+func answerEdit(files []*editFile, dryRun bool, show func(string) string, out *result.Writer) {
 	var diffs strings.Builder
 	total := 0
 	for _, f := range files {
 		diffs.WriteString(unifiedDiff(show(f.name), string(f.old), f.text))
 		total += f.n
-		e := EditedFile{Path: f.name, Version: f.written, SizeBytes: ptr(len(f.text)), Replacements: f.n}
+		e := result.EditedFile{Path: f.name, Version: f.written, SizeBytes: ptr(len(f.text)), Replacements: f.n}
 		if dryRun {
 			e.Version, e.SizeBytes = fsroot.Version(f.old), nil
 		}
@@ -305,9 +320,9 @@ func applyEdits(name, text string, edits iter.Seq2[int, intents.Edit]) (string, 
 		n := strings.Count(text, old)
 		switch {
 		case n == 0:
-			return "", 0, &callError{code: CodeEditNotFound, field: field, msg: notFoundMessage(field, name, text, old)}
+			return "", 0, &errs.Error{Code: errs.CodeEditNotFound, Field: field, Msg: notFoundMessage(field, name, text, old)}
 		case n > 1 && !e.ReplaceAll:
-			return "", 0, &callError{code: CodeAmbiguousEdit, field: field, msg: fmt.Sprintf(
+			return "", 0, &errs.Error{Code: errs.CodeAmbiguousEdit, Field: field, Msg: fmt.Sprintf(
 				"%s matches %d places in %q (lines %s): include more surrounding lines so it matches once, or set replaceAll to true to change them all",
 				field, n, name, matchLines(text, old, 5))}
 		}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/intents"
+	"github.com/packfs/packfs-mcp/tools/errs"
+	"github.com/packfs/packfs-mcp/tools/result"
 )
 
 // editFilesTree is what the tests of an edit of several files start from: a note, another, a JSON
@@ -47,9 +49,9 @@ func editCall(target string, options map[string]any, edits ...map[string]any) ma
 func version(content string) string { return fsroot.Version([]byte(content)) }
 
 // editedFiles is the files list of a writer's answer.
-func editedFiles(t *testing.T, out optionResult) []EditedFile {
+func editedFiles(t *testing.T, out optionResult) []result.EditedFile {
 	t.Helper()
-	var files []EditedFile
+	var files []result.EditedFile
 	b, _ := json.Marshal(out.Result["files"])
 	mustOK(t, json.Unmarshal(b, &files))
 	return files
@@ -81,7 +83,7 @@ func TestEditFiles(t *testing.T) {
 			args:    editCall("a.md", nil, edit("", "alpha", "ALPHA"), edit("b.md", "beta", "BETA"), edit("c.json", `"old"`, `"new"`)),
 			changed: map[string]string{"a.md": "ALPHA one\n", "b.md": "BETA two\n", "c.json": "{\"menu\": [\"new\"]}\n"},
 			check: func(t *testing.T, root string, out optionResult) {
-				want := []EditedFile{
+				want := []result.EditedFile{
 					{Path: "a.md", Version: version("ALPHA one\n"), SizeBytes: ptr(10), Replacements: 1},
 					{Path: "b.md", Version: version("BETA two\n"), SizeBytes: ptr(9), Replacements: 1},
 					{Path: "c.json", Version: version("{\"menu\": [\"new\"]}\n"), SizeBytes: ptr(18), Replacements: 1},
@@ -146,7 +148,7 @@ func TestEditFiles(t *testing.T) {
 			name: "dry run",
 			args: editCall("a.md", map[string]any{"dryRun": true}, edit("", "alpha", "ALPHA"), edit("b.md", "beta", "BETA")),
 			check: func(t *testing.T, root string, out optionResult) {
-				want := []EditedFile{
+				want := []result.EditedFile{
 					{Path: "a.md", Version: version("alpha one\n"), Replacements: 1},
 					{Path: "b.md", Version: version("beta two\n"), Replacements: 1},
 				}
@@ -159,25 +161,25 @@ func TestEditFiles(t *testing.T) {
 				}
 			},
 		},
-		{name: "second file's edit does not match", code: CodeEditNotFound, field: "edits[1].oldText",
+		{name: "second file's edit does not match", code: errs.CodeEditNotFound, field: "edits[1].oldText",
 			args: editCall("a.md", nil, edit("", "alpha", "ALPHA"), edit("b.md", "gamma", "G"), edit("c.json", "old", "new"))},
-		{name: "second file's edit is ambiguous", code: CodeAmbiguousEdit, field: "edits[1].oldText",
+		{name: "second file's edit is ambiguous", code: errs.CodeAmbiguousEdit, field: "edits[1].oldText",
 			args: editCall("a.md", nil, edit("", "alpha", "ALPHA"), edit("b.md", "t", "T"))},
-		{name: "first file's second edit does not match after another file's", code: CodeEditNotFound, field: "edits[2].oldText",
+		{name: "first file's second edit does not match after another file's", code: errs.CodeEditNotFound, field: "edits[2].oldText",
 			args: editCall("a.md", nil, edit("", "alpha", "ALPHA"), edit("b.md", "beta", "BETA"), edit("", "alpha", "again"))},
-		{name: "blocked path", code: CodeBlocked, field: "edits[1].path",
+		{name: "blocked path", code: errs.CodeBlocked, field: "edits[1].path",
 			args: editCall("a.md", nil, edit("", "alpha", "ALPHA"), edit(".env", "TOKEN", "X"))},
-		{name: "path outside the root", code: CodeOutsideRoot, field: "edits[1].path",
+		{name: "path outside the root", code: errs.CodeOutsideRoot, field: "edits[1].path",
 			args: editCall("a.md", nil, edit("", "alpha", "ALPHA"), edit("../outside.md", "x", "y"))},
-		{name: "absolute path outside the root", code: CodeOutsideRoot, field: "edits[1].path",
+		{name: "absolute path outside the root", code: errs.CodeOutsideRoot, field: "edits[1].path",
 			args: editCall("a.md", nil, edit("", "alpha", "ALPHA"), edit("/etc/passwd", "root", "x"))},
-		{name: "extension not allowed", code: CodeExtension, field: "edits[1].path",
+		{name: "extension not allowed", code: errs.CodeExtension, field: "edits[1].path",
 			args: editCall("a.md", nil, edit("", "alpha", "ALPHA"), edit("run.exe", "MZ", "x"))},
-		{name: "missing file", code: CodeNotFound, field: "edits[1].path",
+		{name: "missing file", code: errs.CodeNotFound, field: "edits[1].path",
 			args: editCall("a.md", nil, edit("", "alpha", "ALPHA"), edit("none.md", "x", "y"))},
-		{name: "the root", code: CodeRoot, field: "edits[1].path",
+		{name: "the root", code: errs.CodeRoot, field: "edits[1].path",
 			args: editCall("a.md", nil, edit("", "alpha", "ALPHA"), edit(".", "x", "y"))},
-		{name: "second file changed since its read", code: CodeConflict, field: "edits[1].version",
+		{name: "second file changed since its read", code: errs.CodeConflict, field: "edits[1].version",
 			args:  editCall("a.md", nil, edit("", "alpha", "ALPHA"), with(edit("b.md", "beta", "BETA"), map[string]any{"version": version("beta two\n")})),
 			saved: map[string]string{"b.md": "beta two\nthe person's line\n"},
 			check: func(t *testing.T, root string, out optionResult) {
@@ -188,22 +190,22 @@ func TestEditFiles(t *testing.T) {
 				}
 			},
 		},
-		{name: "target.version conflicts, another file's edits given", code: CodeConflict, field: "target.version",
+		{name: "target.version conflicts, another file's edits given", code: errs.CodeConflict, field: "target.version",
 			args:  with(editCall("a.md", nil, edit("", "alpha", "ALPHA"), edit("b.md", "beta", "BETA")), map[string]any{"target.version": version("alpha one\n")}),
 			saved: map[string]string{"a.md": "alpha one\nthe person's line\n"}},
-		{name: "two versions of one file", code: CodeInvalidArgument, field: "edits[2].version",
+		{name: "two versions of one file", code: errs.CodeInvalidArgument, field: "edits[2].version",
 			args: editCall("a.md", nil, edit("", "alpha", "ALPHA"), with(edit("b.md", "beta", "BETA"), map[string]any{"version": version("beta two\n")}),
 				with(edit("./b.md", "two", "2"), map[string]any{"version": version("other")}))},
-		{name: "an edit's version differs from target.version", code: CodeInvalidArgument, field: "edits[1].version",
+		{name: "an edit's version differs from target.version", code: errs.CodeInvalidArgument, field: "edits[1].version",
 			args: with(editCall("a.md", nil, edit("", "alpha", "ALPHA"), with(edit("a.md", "one", "1"), map[string]any{"version": version("other")})),
 				map[string]any{"target.version": version("alpha one\n")})},
-		{name: "not a version", code: CodeInvalidArgument, field: "edits[1].version",
+		{name: "not a version", code: errs.CodeInvalidArgument, field: "edits[1].version",
 			args: editCall("a.md", nil, edit("", "alpha", "ALPHA"), with(edit("b.md", "beta", "BETA"), map[string]any{"version": "v2"}))},
-		{name: "target.version of a file no edit applies to", code: CodeInvalidArgument, field: "target.version",
+		{name: "target.version of a file no edit applies to", code: errs.CodeInvalidArgument, field: "target.version",
 			args: with(editCall("a.md", nil, edit("b.md", "beta", "BETA")), map[string]any{"target.version": version("alpha one\n")})},
-		{name: "more files than one edit changes", code: CodeInvalidArgument, field: "edits",
+		{name: "more files than one edit changes", code: errs.CodeInvalidArgument, field: "edits",
 			args: editCall("a.md", nil, append([]map[string]any{edit("", "alpha", "ALPHA")}, many(intents.MaxEditFiles)...)...)},
-		{name: "dry run of a failing edit", code: CodeEditNotFound, field: "edits[1].oldText",
+		{name: "dry run of a failing edit", code: errs.CodeEditNotFound, field: "edits[1].oldText",
 			args: editCall("a.md", map[string]any{"dryRun": true}, edit("", "alpha", "ALPHA"), edit("b.md", "gamma", "G"))},
 	}
 	for _, tt := range tests {
@@ -263,7 +265,7 @@ func TestEditFilesRestore(t *testing.T) {
 				}
 			}
 			out := e.call(t, WriterName, editCall("a.md", nil, edit("", "alpha", "ALPHA"), edit("b.md", "beta", "BETA"), edit("c.json", "old", "new")))
-			if out.Result["code"] != CodeConflict || out.Result["field"] != "edits[1].version" {
+			if out.Result["code"] != errs.CodeConflict || out.Result["field"] != "edits[1].version" {
 				t.Fatalf("want CONFLICT on edits[1].version: %s", out.json())
 			}
 			if diff := cmp.Diff([]string{"a.md", "b.md"}, writes); diff != "" {

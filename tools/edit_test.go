@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/packfs/packfs-mcp/intents"
+	"github.com/packfs/packfs-mcp/tools/errs"
 )
 
 func TestApplyEdits(t *testing.T) {
@@ -20,25 +21,25 @@ func TestApplyEdits(t *testing.T) {
 	}{
 		{"one", "a\nb\nc\n", []intents.Edit{{OldText: "b", NewText: "B"}}, "a\nB\nc\n", 1, ""},
 		{"in order", "a\nb\n", []intents.Edit{{OldText: "a", NewText: "x"}, {OldText: "x\nb", NewText: "y"}}, "y\n", 2, ""},
-		{"ambiguous", "x\nx\n", []intents.Edit{{OldText: "x", NewText: "y"}}, "", 0, CodeAmbiguousEdit},
+		{"ambiguous", "x\nx\n", []intents.Edit{{OldText: "x", NewText: "y"}}, "", 0, errs.CodeAmbiguousEdit},
 		{"replace all", "x\nx\n", []intents.Edit{{OldText: "x", NewText: "y", ReplaceAll: true}}, "y\ny\n", 2, ""},
-		{"missing", "a\n", []intents.Edit{{OldText: "z", NewText: "y"}}, "", 0, CodeEditNotFound},
+		{"missing", "a\n", []intents.Edit{{OldText: "z", NewText: "y"}}, "", 0, errs.CodeEditNotFound},
 		{"crlf kept", "a\r\nb\r\n", []intents.Edit{{OldText: "a\nb", NewText: "c\nd"}}, "c\r\nd\r\n", 1, ""},
 		{"bom kept", utf8BOM + "a\n", []intents.Edit{{OldText: "a", NewText: "b"}}, utf8BOM + "b\n", 1, ""},
-		{"bom never matched", utf8BOM + "a\n", []intents.Edit{{OldText: utf8BOM + "a", NewText: "b"}}, "", 0, CodeEditNotFound},
+		{"bom never matched", utf8BOM + "a\n", []intents.Edit{{OldText: utf8BOM + "a", NewText: "b"}}, "", 0, errs.CodeEditNotFound},
 		{"delete text", "keep drop keep", []intents.Edit{{OldText: " drop", NewText: ""}}, "keep keep", 1, ""},
-		{"second fails", "a b", []intents.Edit{{OldText: "a", NewText: "c"}, {OldText: "zz", NewText: "d"}}, "", 0, CodeEditNotFound},
+		{"second fails", "a b", []intents.Edit{{OldText: "a", NewText: "c"}, {OldText: "zz", NewText: "d"}}, "", 0, errs.CodeEditNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, n, err := applyEdits("f.md", tt.text, slices.All(tt.edits))
-			var ce *callError
+			var ce *errs.Error
 			if tt.code != "" {
-				if !errors.As(err, &ce) || ce.code != tt.code {
+				if !errors.As(err, &ce) || ce.Code != tt.code {
 					t.Fatalf("err = %v, want code %s", err, tt.code)
 				}
-				if !strings.HasPrefix(ce.field, "edits[") {
-					t.Errorf("field = %q", ce.field)
+				if !strings.HasPrefix(ce.Field, "edits[") {
+					t.Errorf("field = %q", ce.Field)
 				}
 				return
 			}
@@ -98,9 +99,9 @@ func editOracle(text string, e intents.Edit) (code, want string, n int) {
 	}
 	switch n = strings.Count(body, o); {
 	case n == 0:
-		return CodeEditNotFound, "", 0
+		return errs.CodeEditNotFound, "", 0
 	case n > 1 && !e.ReplaceAll:
-		return CodeAmbiguousEdit, "", 0
+		return errs.CodeAmbiguousEdit, "", 0
 	case e.ReplaceAll:
 		want = strings.ReplaceAll(body, o, r)
 	default:
@@ -120,8 +121,8 @@ func checkEdit(t *testing.T, text string, e intents.Edit) string {
 	got, n, err := applyEdits("f", text, slices.All([]intents.Edit{e}))
 	code, want, wantN := editOracle(text, e)
 	if code != "" {
-		var ce *callError
-		if !errors.As(err, &ce) || ce.code != code || got != "" || n != 0 {
+		var ce *errs.Error
+		if !errors.As(err, &ce) || ce.Code != code || got != "" || n != 0 {
 			t.Fatalf("applyEdits(%q, %q->%q, all %v) = %q, %d, %v; want refused with %s", text, e.OldText, e.NewText, e.ReplaceAll, got, n, err, code)
 		}
 		return ""

@@ -13,6 +13,8 @@ import (
 	"github.com/packfs/packfs-mcp/history"
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/markdown"
+	"github.com/packfs/packfs-mcp/tools/errs"
+	"github.com/packfs/packfs-mcp/tools/result"
 )
 
 // keep keeps old, what the file name holds with permission bits mode, in the root's history
@@ -25,7 +27,7 @@ func (s *Server) keep(ctx context.Context, name string, old []byte, mode fs.File
 	}
 	st, err := s.cfg.History.Keep(ctx, old, mode)
 	if err != nil {
-		return nil, newError(CodeNotKept, "%q was left as it was: what it holds could not be kept in the history, so the change could not be undone (%v); free disk space, or start the server with --no-history", s.show(name), err)
+		return nil, errs.New(errs.CodeNotKept, "%q was left as it was: what it holds could not be kept in the history, so the change could not be undone (%v); free disk space, or start the server with --no-history", s.show(name), err)
 	}
 	return &st, nil
 }
@@ -80,7 +82,7 @@ func (s *Server) history(ctx context.Context, c *call, in intents.Access) (any, 
 	if err != nil {
 		return nil, err
 	}
-	out := ReaderResult{Status: Status{Success: true}, History: []HistoryEntry{}}
+	out := result.Reader{Status: result.Status{Success: true}, History: []result.HistoryEntry{}}
 	for _, r := range records {
 		for _, ch := range r.Changes {
 			if !fsroot.Within(ch.Path, name) && !fsroot.Within(ch.To, name) {
@@ -90,7 +92,7 @@ func (s *Server) history(ctx context.Context, c *call, in intents.Access) (any, 
 				out.Truncated = true
 				break
 			}
-			e := HistoryEntry{Path: ch.Path, MovedTo: ch.To, Call: r.ID, Time: r.Time.Format(time.RFC3339), Purpose: r.Purpose, Deleted: ch.After == nil && ch.To == ""}
+			e := result.HistoryEntry{Path: ch.Path, MovedTo: ch.To, Call: r.ID, Time: r.Time.Format(time.RFC3339), Purpose: r.Purpose, Deleted: ch.After == nil && ch.To == ""}
 			if ch.Before != nil {
 				e.Version, e.SizeBytes = ch.Before.Version, ptr(ch.Before.Size)
 			}
@@ -104,7 +106,7 @@ func (s *Server) history(ctx context.Context, c *call, in intents.Access) (any, 
 
 // noHistory is the refusal of a history purpose by a server that keeps none.
 func noHistory() error {
-	return newError(CodeNotAvailable, "this server keeps no history (it was started with --no-history, or found no folder for it outside the root): changes are final")
+	return errs.New(errs.CodeNotAvailable, "this server keeps no history (it was started with --no-history, or found no folder for it outside the root): changes are final")
 }
 
 // restoreVersion answers the writer's restore purpose: it puts back in name the version the
@@ -113,7 +115,7 @@ func noHistory() error {
 // version given, the file must still be as the last change left it (else CONFLICT, unless
 // options.overwrite): what someone wrote since is not silently undone. Undoing a create removes
 // the file. A name the history knows only files below is a deleted folder: restoreFolder.
-func (s *Server) restoreVersion(ctx context.Context, c *call, name, version string, o intents.UpdateOptions, out *WriterResult) error {
+func (s *Server) restoreVersion(ctx context.Context, c *call, name, version string, o intents.UpdateOptions, out *result.Writer) error {
 	if s.cfg.History == nil {
 		return noHistory()
 	}
@@ -139,13 +141,13 @@ func (s *Server) restoreVersion(ctx context.Context, c *call, name, version stri
 		return s.restoreFolder(ctx, c, name, under, o, out)
 	}
 	if len(changes) == 0 {
-		return newError(CodeNotFound, "the history keeps no change of %q: purpose history lists what it keeps", s.show(name))
+		return errs.New(errs.CodeNotFound, "the history keeps no change of %q: purpose history lists what it keeps", s.show(name))
 	}
 	last, want := changes[0], changes[0].Before
 	if version != "" {
 		i := slices.IndexFunc(changes, func(ch history.Change) bool { return ch.Before != nil && ch.Before.Version == version })
 		if i < 0 {
-			return &callError{code: CodeNotFound, field: "target.version", msg: fmt.Sprintf("version %s of %q is not kept: purpose history lists the kept versions", version, s.show(name))}
+			return &errs.Error{Code: errs.CodeNotFound, Field: "target.version", Msg: fmt.Sprintf("version %s of %q is not kept: purpose history lists the kept versions", version, s.show(name))}
 		}
 		want = changes[i].Before
 	}
@@ -173,12 +175,12 @@ func (s *Server) asLeft(ctx context.Context, name string, after *history.State) 
 	if after == nil && !exists || after != nil && exists && fsroot.Version(now) == after.Version {
 		return nil
 	}
-	return &callError{code: CodeConflict, msg: fmt.Sprintf("%q changed since the last change this restore would undo: nothing was written; read it, then restore a version purpose history lists (target.version), or set options.overwrite to put back the one before anyway", s.show(name))}
+	return &errs.Error{Code: errs.CodeConflict, Msg: fmt.Sprintf("%q changed since the last change this restore would undo: nothing was written; read it, then restore a version purpose history lists (target.version), or set options.overwrite to put back the one before anyway", s.show(name))}
 }
 
 // putBack makes name hold want (nil: no file), keeping what it replaces, and brings the index up
 // to date for it.
-func (s *Server) putBack(ctx context.Context, c *call, name string, want *history.State, o intents.UpdateOptions, out *WriterResult) error {
+func (s *Server) putBack(ctx context.Context, c *call, name string, want *history.State, o intents.UpdateOptions, out *result.Writer) error {
 	defer s.refresh(ctx, name)
 	e, err := s.open(name, useWrite)
 	if err != nil {
@@ -243,7 +245,7 @@ func (s *Server) putBack(ctx context.Context, c *call, name string, want *histor
 // below name. What it cannot keep it counts in out.NotKept: links, files over the size limit, and
 // every file when there are more than MaxCopyEntries. A folder holding what the policy blocks is
 // kept nothing of: the delete refuses it.
-func (s *Server) keepFolder(ctx context.Context, e *fsroot.Entry, name string, out *WriterResult) ([]history.Change, error) {
+func (s *Server) keepFolder(ctx context.Context, e *fsroot.Entry, name string, out *result.Writer) ([]history.Change, error) {
 	var changes []history.Change
 	var lost []string
 	n := 0
@@ -315,7 +317,7 @@ var (
 // one change: a file there again is a CONFLICT, before anything is written, unless
 // options.overwrite; a failure midway leaves those restored before it, each kept as a change of
 // this call, so it can be undone. changes are the history's changes below name, newest first.
-func (s *Server) restoreFolder(ctx context.Context, c *call, name string, changes []history.Change, o intents.UpdateOptions, out *WriterResult) error {
+func (s *Server) restoreFolder(ctx context.Context, c *call, name string, changes []history.Change, o intents.UpdateOptions, out *result.Writer) error {
 	seen := map[string]bool{}
 	var gone []history.Change // the files whose last change removed them
 	for _, ch := range changes {
@@ -328,22 +330,22 @@ func (s *Server) restoreFolder(ctx context.Context, c *call, name string, change
 		}
 	}
 	if len(gone) == 0 {
-		return newError(CodeNotFound, "no file below %q was deleted by a change the history keeps: purpose history lists what it keeps", s.show(name))
+		return errs.New(errs.CodeNotFound, "no file below %q was deleted by a change the history keeps: purpose history lists what it keeps", s.show(name))
 	}
 	if !o.Overwrite {
 		for _, ch := range gone {
 			if _, err := s.cfg.Root.Lstat(ch.Path); err == nil {
-				return &callError{code: CodeConflict, msg: fmt.Sprintf("%q is there again, so nothing was restored: set options.overwrite to put the deleted version back over it, or restore the files one by one", s.show(ch.Path))}
+				return &errs.Error{Code: errs.CodeConflict, Msg: fmt.Sprintf("%q is there again, so nothing was restored: set options.overwrite to put the deleted version back over it, or restore the files one by one", s.show(ch.Path))}
 			}
 		}
 	}
 	for _, ch := range gone {
-		one := WriterResult{}
+		one := result.Writer{}
 		o.CreatePath = true // the folders went with the files
 		if err := s.putBack(ctx, c, ch.Path, ch.Before, o, &one); err != nil {
-			return &fileError{err: err, name: ch.Path}
+			return &errs.File{Err: err, Name: ch.Path}
 		}
-		out.Files = append(out.Files, EditedFile{Path: ch.Path, Version: one.Version, SizeBytes: one.SizeBytes})
+		out.Files = append(out.Files, result.EditedFile{Path: ch.Path, Version: one.Version, SizeBytes: one.SizeBytes})
 	}
 	out.Created = true
 	return nil
@@ -381,7 +383,7 @@ func hasMove(r *history.Record) bool {
 
 // undoCall answers restore with target.call: it undoes every change of the call the history
 // records under id ([Server.undoRecord]).
-func (s *Server) undoCall(ctx context.Context, c *call, id string, o intents.UpdateOptions, out *WriterResult) error {
+func (s *Server) undoCall(ctx context.Context, c *call, id string, o intents.UpdateOptions, out *result.Writer) error {
 	if s.cfg.History == nil {
 		return noHistory()
 	}
@@ -390,7 +392,7 @@ func (s *Server) undoCall(ctx context.Context, c *call, id string, o intents.Upd
 		return err
 	}
 	if len(records) == 0 {
-		return &callError{code: CodeNotFound, field: "target.call", msg: fmt.Sprintf("no call %q is kept: purpose history lists the calls it keeps", id)}
+		return &errs.Error{Code: errs.CodeNotFound, Field: "target.call", Msg: fmt.Sprintf("no call %q is kept: purpose history lists the calls it keeps", id)}
 	}
 	return s.undoRecord(ctx, c, records[0], o, out)
 }
@@ -399,7 +401,7 @@ func (s *Server) undoCall(ctx context.Context, c *call, id string, o intents.Upd
 // (a file r made is removed). It first checks that each file is still as r left it, a CONFLICT
 // before anything is done unless options.overwrite; each step is kept as a change of this call,
 // so the undo can be undone in its turn.
-func (s *Server) undoRecord(ctx context.Context, c *call, r *history.Record, o intents.UpdateOptions, out *WriterResult) error {
+func (s *Server) undoRecord(ctx context.Context, c *call, r *history.Record, o intents.UpdateOptions, out *result.Writer) error {
 	movedTo := map[string]bool{} // where r's moves put something: those paths hold the moved entry
 	for _, ch := range r.Changes {
 		if ch.To != "" {
@@ -426,7 +428,7 @@ func (s *Server) undoRecord(ctx context.Context, c *call, r *history.Record, o i
 	o.CreatePath = true // a folder on the way may have gone since
 	for i := len(r.Changes) - 1; i >= 0; i-- {
 		ch := r.Changes[i]
-		one := WriterResult{}
+		one := result.Writer{}
 		var err error
 		if ch.To != "" {
 			err = s.moveBack(ctx, c, ch, o.Overwrite)
@@ -434,9 +436,9 @@ func (s *Server) undoRecord(ctx context.Context, c *call, r *history.Record, o i
 			err = s.putBack(ctx, c, ch.Path, ch.Before, o, &one)
 		}
 		if err != nil {
-			return &fileError{err: err, name: ch.Path}
+			return &errs.File{Err: err, Name: ch.Path}
 		}
-		out.Files = append(out.Files, EditedFile{Path: ch.Path, Version: one.Version, SizeBytes: one.SizeBytes})
+		out.Files = append(out.Files, result.EditedFile{Path: ch.Path, Version: one.Version, SizeBytes: one.SizeBytes})
 	}
 	return nil
 }
@@ -445,10 +447,10 @@ func (s *Server) undoRecord(ctx context.Context, c *call, r *history.Record, o i
 // it put it, or its old place is taken (and not freed by the undo first).
 func (s *Server) movedStill(ch history.Change, freed bool) error {
 	if _, err := s.cfg.Root.Lstat(ch.To); err != nil {
-		return &callError{code: CodeConflict, msg: fmt.Sprintf("%q is no longer where the move put it, so nothing was undone", s.show(ch.To))}
+		return &errs.Error{Code: errs.CodeConflict, Msg: fmt.Sprintf("%q is no longer where the move put it, so nothing was undone", s.show(ch.To))}
 	}
 	if _, err := s.cfg.Root.Lstat(ch.Path); err == nil && !freed {
-		return &callError{code: CodeConflict, msg: fmt.Sprintf("%q, where the move took it from, is taken again, so nothing was undone: set options.overwrite to move it back over that", s.show(ch.Path))}
+		return &errs.Error{Code: errs.CodeConflict, Msg: fmt.Sprintf("%q, where the move took it from, is taken again, so nothing was undone: set options.overwrite to move it back over that", s.show(ch.Path))}
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/history"
 	"github.com/packfs/packfs-mcp/internal/testfs"
+	"github.com/packfs/packfs-mcp/tools/errs"
 )
 
 // withHistory gives e's server a history store in a folder beside its root, and returns it with
@@ -92,11 +93,11 @@ func TestHistoryNotKept(t *testing.T) {
 	_, dir := withHistory(t, e)
 	mustOK(t, os.WriteFile(filepath.Join(dir, "objects"), []byte("in the way\n"), 0o600))
 	out := e.call(t, WriterName, map[string]any{"purpose": "update", "target": map[string]any{"path": "a.md"}, "content": "beta\n"})
-	if out.Result["code"] != CodeNotKept || out.Tree["a.md"] != "alpha\n" {
+	if out.Result["code"] != errs.CodeNotKept || out.Tree["a.md"] != "alpha\n" {
 		t.Errorf("update with a broken history: %s, a.md %q; want NOT_KEPT and a.md as it was", out.json(), out.Tree["a.md"])
 	}
 	out = e.call(t, WriterName, map[string]any{"purpose": "delete", "target": map[string]any{"path": "dir"}, "options": map[string]any{"recursive": true}})
-	if out.Result["code"] != CodeNotKept || out.Tree["dir/x.md"] != "x\n" {
+	if out.Result["code"] != errs.CodeNotKept || out.Tree["dir/x.md"] != "x\n" {
 		t.Errorf("delete of a folder with a broken history: %s; want NOT_KEPT and the folder as it was", out.json())
 	}
 }
@@ -116,7 +117,7 @@ func TestRestoreFolder(t *testing.T) {
 	mustOK(t, os.MkdirAll(filepath.Join(e.root, "dir"), 0o755))
 	mustOK(t, os.WriteFile(filepath.Join(e.root, "dir", "a.md"), []byte("again\n"), 0o644))
 	restore := map[string]any{"purpose": "restore", "target": map[string]any{"path": "dir"}}
-	if out := e.call(t, WriterName, restore); out.Result["code"] != CodeConflict || out.Tree["dir/sub/b.md"] != "" {
+	if out := e.call(t, WriterName, restore); out.Result["code"] != errs.CodeConflict || out.Tree["dir/sub/b.md"] != "" {
 		t.Errorf("restore over a file there again: %s; want CONFLICT and nothing written", out.json())
 	}
 	restore["options"] = map[string]any{"overwrite": true}
@@ -197,7 +198,7 @@ func TestRestore(t *testing.T) {
 	// Changed outside the tools since the last change: CONFLICT, nothing written; overwrite wins.
 	ok(w("update", "b.md", map[string]any{"content": "bee two\n"}))
 	mustOK(t, os.WriteFile(filepath.Join(e.root, "b.md"), []byte("theirs\n"), 0o644))
-	if out := w("restore", "b.md", nil); out.Result["code"] != CodeConflict || out.Tree["b.md"] != "theirs\n" {
+	if out := w("restore", "b.md", nil); out.Result["code"] != errs.CodeConflict || out.Tree["b.md"] != "theirs\n" {
 		t.Errorf("restore over a change made since: %s, b.md %q; want CONFLICT and theirs", out.json(), out.Tree["b.md"])
 	}
 	if out := ok(w("restore", "b.md", map[string]any{"options": map[string]any{"overwrite": true}})); out.Tree["b.md"] != "bee\n" {
@@ -219,7 +220,7 @@ func TestRestore(t *testing.T) {
 		t.Errorf("history of d (-want +got):\n%s\n%s", diff, out.json())
 	}
 	for _, p := range []string{".env", ".git/config"} {
-		if out := e.call(t, ReaderName, map[string]any{"purpose": "history", "target": map[string]any{"path": p}}); out.Result["code"] != CodeBlocked {
+		if out := e.call(t, ReaderName, map[string]any{"purpose": "history", "target": map[string]any{"path": p}}); out.Result["code"] != errs.CodeBlocked {
 			t.Errorf("history of %s: %s, want PATH_BLOCKED", p, out.json())
 		}
 	}
@@ -369,5 +370,5 @@ func TestNoHistorySaysSo(t *testing.T) {
 // is still letting go of (Wine answers the latter ACCESS_DENIED, as a file pending deletion): the
 // client tries again.
 func busy(out optionResult) bool {
-	return out.Result["code"] == CodeInUse || testfs.UnderWine && out.Result["code"] == CodeAccess
+	return out.Result["code"] == errs.CodeInUse || testfs.UnderWine && out.Result["code"] == errs.CodeAccess
 }

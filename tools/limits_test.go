@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/packfs/packfs-mcp/tools/errs"
 )
 
 // tooLargeBytes bounds what a call on a file over the size limit may allocate: the call's decoding,
@@ -28,10 +30,10 @@ func TestTooLargeAllocatesLittle(t *testing.T) {
 		args map[string]any
 		code string // "" for success
 	}{
-		{"read", ReaderName, toolArgs("read", "sparse.md", nil), CodeTooLarge},
-		{"read base64", ReaderName, map[string]any{"purpose": "read", "target": map[string]any{"path": "sparse.md", "encoding": "base64"}}, CodeTooLarge},
-		{"edit", WriterName, toolArgs("edit", "sparse.md", map[string]any{"edits": []map[string]any{{"oldText": "a", "newText": "b"}}}), CodeTooLarge},
-		{"append", WriterName, writeArgs("append", "sparse.md", "more\n", false), CodeTooLarge},
+		{"read", ReaderName, toolArgs("read", "sparse.md", nil), errs.CodeTooLarge},
+		{"read base64", ReaderName, map[string]any{"purpose": "read", "target": map[string]any{"path": "sparse.md", "encoding": "base64"}}, errs.CodeTooLarge},
+		{"edit", WriterName, toolArgs("edit", "sparse.md", map[string]any{"edits": []map[string]any{{"oldText": "a", "newText": "b"}}}), errs.CodeTooLarge},
+		{"append", WriterName, writeArgs("append", "sparse.md", "more\n", false), errs.CodeTooLarge},
 		{"search_content", SearcherName, searchArgs(".", "needle"), ""},
 		{"list by content", SearcherName, map[string]any{"purpose": "list", "target": map[string]any{
 			"path": ".", "criteria": map[string]any{"content": "needle"}}}, ""},

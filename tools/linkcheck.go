@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/packfs/packfs-mcp/markdown"
+	"github.com/packfs/packfs-mcp/tools/result"
 )
 
 // MaxLinksLost caps the lost links a move's answer lists; linksChecked still counts them all.
@@ -62,7 +63,7 @@ func (s *Server) holdLinks(moves []markdown.Moved) linkCheck {
 // that no longer reach their document, in the order they were held. A link counts as kept when its
 // document has a link on the same line to the same document: a rewrite changes a link's text,
 // never its line.
-func (c linkCheck) check(s *Server) (int, []LostLink) {
+func (c linkCheck) check(s *Server) (int, []result.LostLink) {
 	e := s.cfg.Engine
 	return c.compare(func(p string) []markdown.Resolved {
 		rel, _ := e.Relations(p)
@@ -73,7 +74,7 @@ func (c linkCheck) check(s *Server) (int, []LostLink) {
 // predict is check before the move, for its dry run: the links as they would resolve in v, the
 // tree after the move, in the documents as the move would leave them (after: the content of each
 // document it would rewrite, by its path after the move; the others as the index holds them).
-func (c linkCheck) predict(v *markdown.MovedView, after map[string][]byte) (int, []LostLink) {
+func (c linkCheck) predict(v *markdown.MovedView, after map[string][]byte) (int, []result.LostLink) {
 	return c.compare(func(p string) []markdown.Resolved {
 		links, _ := v.Links(p)
 		if data, ok := after[p]; ok {
@@ -89,13 +90,13 @@ func (c linkCheck) predict(v *markdown.MovedView, after map[string][]byte) (int,
 
 // compare matches the held links with the links each document has after the move (linksOf, by
 // its path after the move), as check says.
-func (c linkCheck) compare(linksOf func(p string) []markdown.Resolved) (int, []LostLink) {
+func (c linkCheck) compare(linksOf func(p string) []markdown.Resolved) (int, []result.LostLink) {
 	type reach struct {
 		line int
 		to   string
 	}
 	now := map[string]map[reach]int{} // per document, its internal links by line and target
-	var lost []LostLink
+	var lost []result.LostLink
 	for _, h := range c.held {
 		links, ok := now[h.path]
 		if !ok {
@@ -112,23 +113,23 @@ func (c linkCheck) compare(linksOf func(p string) []markdown.Resolved) (int, []L
 			links[k]--
 			continue
 		}
-		lost = append(lost, LostLink{Path: h.path, Line: h.line, Target: h.target, Reached: h.to})
+		lost = append(lost, result.LostLink{Path: h.path, Line: h.line, Target: h.target, Reached: h.to})
 	}
 	return len(c.held), lost
 }
 
 // report puts the check's outcome on a move's result, the lost links capped at MaxLinksLost.
-func (c linkCheck) report(s *Server, out *WriterResult) {
+func (c linkCheck) report(s *Server, out *result.Writer) {
 	reportLinks(out)(c.check(s))
 }
 
 // reportLinks puts n links checked and those lost on a move's result, the lost links capped at
 // MaxLinksLost.
-func reportLinks(out *WriterResult) func(n int, lost []LostLink) {
-	return func(n int, lost []LostLink) {
+func reportLinks(out *result.Writer) func(n int, lost []result.LostLink) {
+	return func(n int, lost []result.LostLink) {
 		out.LinksChecked = &n
 		if lost == nil {
-			lost = []LostLink{} // checked: [] says none was lost
+			lost = []result.LostLink{} // checked: [] says none was lost
 		}
 		out.LinksLost = lost
 		if len(lost) > MaxLinksLost {

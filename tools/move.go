@@ -19,6 +19,8 @@ import (
 	"github.com/packfs/packfs-mcp/markdown"
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/semantic"
+	"github.com/packfs/packfs-mcp/tools/errs"
+	"github.com/packfs/packfs-mcp/tools/result"
 )
 
 // moving is one file or folder a move takes, and where.
@@ -27,7 +29,7 @@ type moving struct {
 	dir bool
 }
 
-func (s *Server) move(ctx context.Context, c *call, name string, in intents.Update, out *WriterResult) error {
+func (s *Server) move(ctx context.Context, c *call, name string, in intents.Update, out *result.Writer) error {
 	isDir, err := s.isFolder(name)
 	if err != nil {
 		return err
@@ -54,7 +56,7 @@ func (s *Server) move(ctx context.Context, c *call, name string, in intents.Upda
 // moved to .config may hold fish/config.fish), every entry at its new path.
 func (s *Server) moveWritable(ctx context.Context, m moving) error {
 	refuse := func(err error, name string) error {
-		return &fileError{err: err, name: name, field: "target.destination"}
+		return &errs.File{Err: err, Name: name, Field: "target.destination"}
 	}
 	real := m.To
 	if e, err := s.cfg.Root.LookupLink(m.To); err == nil {
@@ -117,7 +119,7 @@ func (s *Server) moveMany(ctx context.Context, c *call, in intents.Update) (any,
 			if len(in.Target.Moves) == 0 {
 				field = pairField(in, i, "path") // what is the same is its name
 			}
-			return nil, &callError{code: CodeInvalidArgument, field: field, msg: fmt.Sprintf(
+			return nil, &errs.Error{Code: errs.CodeInvalidArgument, Field: field, Msg: fmt.Sprintf(
 				"%s and %s would both be %q: a folder holds one file of a name; give each its own destination (target.moves)", pairField(in, j, "path"), pairField(in, i, "path"), s.show(m.To))}
 		}
 		at[m.To] = i
@@ -129,7 +131,7 @@ func (s *Server) moveMany(ctx context.Context, c *call, in intents.Update) (any,
 	if err := s.charge(c, false); err != nil {
 		return nil, err
 	}
-	out := WriterResult{Status: Status{Success: true}}
+	out := result.Writer{Status: result.Status{Success: true}}
 	if len(in.Target.Moves) == 0 {
 		out.Destination = path.Dir(moves[0].To)
 	}
@@ -137,7 +139,7 @@ func (s *Server) moveMany(ctx context.Context, c *call, in intents.Update) (any,
 		return nil, err
 	}
 	for _, m := range moves {
-		out.Moved = append(out.Moved, MovedFile{Path: m.From, Destination: m.To})
+		out.Moved = append(out.Moved, result.MovedFile{Path: m.From, Destination: m.To})
 	}
 	out.Metadata = c.meta()
 	return out, nil
@@ -185,7 +187,7 @@ func (s *Server) movePair(c *call, in intents.Update, i int, pair intents.MovePa
 		return moving{}, s.destErr(err)
 	}
 	if fsroot.Within(dest, name) {
-		return moving{}, &callError{code: CodeInvalidArgument, field: pairField(in, i, "destination"), msg: fmt.Sprintf(
+		return moving{}, &errs.Error{Code: errs.CodeInvalidArgument, Field: pairField(in, i, "destination"), Msg: fmt.Sprintf(
 			"%q is inside %s, %q: a folder cannot move into itself; choose a destination outside it", s.show(dest), field, s.show(name))}
 	}
 	return moving{markdown.Moved{From: name, To: dest}, isDir}, nil
@@ -200,10 +202,10 @@ func (s *Server) chained(in intents.Update, moves []moving) error {
 			switch {
 			case i == j:
 			case fsroot.Within(a.To, b.From):
-				return &callError{code: CodeInvalidArgument, field: pairField(in, i, "destination"), msg: fmt.Sprintf(
+				return &errs.Error{Code: errs.CodeInvalidArgument, Field: pairField(in, i, "destination"), Msg: fmt.Sprintf(
 					"%q is where %s is now, which this call moves too: a chain or a swap needs two calls (move one to a new name first)", s.show(a.To), pairField(in, j, "path"))}
 			case fsroot.Within(a.From, b.From):
-				return &callError{code: CodeInvalidArgument, field: pairField(in, i, "path"), msg: fmt.Sprintf(
+				return &errs.Error{Code: errs.CodeInvalidArgument, Field: pairField(in, i, "path"), Msg: fmt.Sprintf(
 					"%q is inside %q, which %s moves: move the folder, or what is in it, not both", s.show(a.From), s.show(b.From), pairField(in, j, "path"))}
 			}
 		}
@@ -214,7 +216,7 @@ func (s *Server) chained(in intents.Update, moves []moving) error {
 // moveAll moves each of moves, all or none, and with options.preserveRelationships keeps the
 // links to them working: the links between two documents that move together reach each other
 // where they go. A rename that fails puts back the ones made before it.
-func (s *Server) moveAll(ctx context.Context, c *call, moves []moving, in intents.Update, out *WriterResult) error {
+func (s *Server) moveAll(ctx context.Context, c *call, moves []moving, in intents.Update, out *result.Writer) error {
 	pairs := make([]markdown.Moved, len(moves))
 	for i, m := range moves {
 		pairs[i] = m.Moved
@@ -252,9 +254,9 @@ func (s *Server) moveAll(ctx context.Context, c *call, moves []moving, in intent
 	if !in.Options.Overwrite && (in.Options.DryRun || len(moves) > 1) {
 		for i, m := range moves { // a move of several looks before it moves any
 			if _, err := s.cfg.Root.Lstat(m.To); err == nil {
-				err := existsAt(m.To).(*callError)
+				err := existsAt(m.To).(*errs.Error)
 				if len(in.Target.Moves) > 0 {
-					err.field = pairField(in, i, "destination")
+					err.Field = pairField(in, i, "destination")
 				}
 				return err
 			}
@@ -401,7 +403,7 @@ func (s *Server) linkedFromAny(moves []markdown.Moved) []string {
 func (s *Server) linksKnown() error {
 	e := s.cfg.Engine
 	if e == nil {
-		return &callError{code: CodeNotAvailable, field: "options.preserveRelationships", msg: "links cannot be kept working because the search index is off on this server (--no-index): move without preserveRelationships"}
+		return &errs.Error{Code: errs.CodeNotAvailable, Field: "options.preserveRelationships", Msg: "links cannot be kept working because the search index is off on this server (--no-index): move without preserveRelationships"}
 	}
 	st := e.Status()
 	if st.Complete {
@@ -412,13 +414,13 @@ func (s *Server) linksKnown() error {
 		progress = fmt.Sprintf("%s: %d files found so far", st.Phase, st.Total)
 	}
 	retry := retryAfter(st.Left)
-	return &callError{code: CodeNotAvailable, field: "options.preserveRelationships", retry: retry, msg: fmt.Sprintf(
+	return &errs.Error{Code: errs.CodeNotAvailable, Field: "options.preserveRelationships", Retry: retry, Msg: fmt.Sprintf(
 		"links cannot be kept working yet: the search index is still being built (%s), and a move that keeps links must know every link to what moves. "+
 			"Nothing was moved. Try again in about %s, or move without preserveRelationships.", progress, roundUp(retry))}
 }
 
 func existsAt(dest string) error {
-	return &callError{code: CodeExists, field: "target.destination", msg: "\"" + dest + "\" already exists: choose another destination, or set options.overwrite to true to replace that file"}
+	return &errs.Error{Code: errs.CodeExists, Field: "target.destination", Msg: "\"" + dest + "\" already exists: choose another destination, or set options.overwrite to true to replace that file"}
 }
 
 // rename moves name to dest, each looked up once (a final link not followed) and judged by the
@@ -447,7 +449,7 @@ func (s *Server) rename(ctx context.Context, name, dest string, isDir, overwrite
 // destErr names target.destination in err, a failure to judge or reach it, unless err is a call
 // error, which names its field already.
 func (s *Server) destErr(err error) error {
-	var ce *callError
+	var ce *errs.Error
 	if !errors.As(err, &ce) {
 		return s.withField(err, "target.destination")
 	}
@@ -462,5 +464,5 @@ type writeCall struct {
 	in   intents.Update
 	name string
 	from *Server
-	out  *WriterResult
+	out  *result.Writer
 }

@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	gocmp "github.com/google/go-cmp/cmp"
+
+	"github.com/packfs/packfs-mcp/tools/errs"
+	"github.com/packfs/packfs-mcp/tools/result"
 )
 
 // manyTree is a vault whose notes name each other by path and by name: inbox/a.md and inbox/b.md
@@ -42,7 +45,7 @@ func TestMoveSeveral(t *testing.T) {
 				"index.md":  "[[done/a]] [[done/b#B|the b]] [A](done/a.md)\n",
 			}},
 		{name: "a name already there moves none", paths: []string{"inbox/a.md", "inbox/b.md"}, dest: "archive",
-			options: map[string]any{"preserveRelationships": true}, field: "target.destination", code: CodeExists},
+			options: map[string]any{"preserveRelationships": true}, field: "target.destination", code: errs.CodeExists},
 		{name: "two of one name", paths: []string{"inbox/b.md", "archive/b.md"}, dest: "done",
 			options: map[string]any{"createPath": true}, field: "target.paths[1]"},
 		{name: "a folder into itself", paths: []string{"inbox"}, dest: "inbox/sub",
@@ -94,9 +97,9 @@ func TestMoveSeveral(t *testing.T) {
 					t.Errorf("%s is still there", p)
 				}
 			}
-			var moved []MovedFile
+			var moved []result.MovedFile
 			field(t, out, "moved", &moved)
-			if want := []MovedFile{{"inbox/a.md", "done/a.md"}, {"inbox/b.md", "done/b.md"}}; !gocmp.Equal(want, moved) {
+			if want := []result.MovedFile{{Path: "inbox/a.md", Destination: "done/a.md"}, {Path: "inbox/b.md", Destination: "done/b.md"}}; !gocmp.Equal(want, moved) {
 				t.Errorf("moved = %v, want %v", moved, want)
 			}
 			if lost, ok := out.Result["linksLost"].([]any); !ok || len(lost) > 0 {
@@ -127,9 +130,9 @@ func TestMoveEach(t *testing.T) {
 		{name: "a folder and what is in it", moves: []pair{{"path": "inbox", "destination": "box"}, {"path": "inbox/a.md", "destination": "a.md"}},
 			field: "target.moves[1].path"},
 		{name: "a destination taken moves none", moves: []pair{{"path": "inbox/a.md", "destination": "x.md"}, {"path": "inbox/b.md", "destination": "archive/keep.md"}},
-			field: "target.moves[1].destination", code: CodeExists},
+			field: "target.moves[1].destination", code: errs.CodeExists},
 		{name: "outside the root", moves: []pair{{"path": "inbox/a.md", "destination": "../x.md"}},
-			field: "target.moves[0].destination", code: CodeOutsideRoot},
+			field: "target.moves[0].destination", code: errs.CodeOutsideRoot},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -138,7 +141,7 @@ func TestMoveEach(t *testing.T) {
 			out := e.call(t, WriterName, map[string]any{"purpose": "move", "target": map[string]any{"moves": tt.moves},
 				"options": map[string]any{"createPath": true, "preserveRelationships": true}})
 			if tt.field != "" {
-				if code := cmp.Or(tt.code, CodeInvalidArgument); out.Result["code"] != code || out.Result["field"] != tt.field {
+				if code := cmp.Or(tt.code, errs.CodeInvalidArgument); out.Result["code"] != code || out.Result["field"] != tt.field {
 					t.Errorf("want %s naming %s, got %s", code, tt.field, out.json())
 				}
 				if diff := gocmp.Diff(before, out.Tree); diff != "" {

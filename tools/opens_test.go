@@ -13,6 +13,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/packfs/packfs-mcp/tools/errs"
 )
 
 // opensTree holds a file of each kind security.Policy.Opens tells apart, under the default list.
@@ -84,19 +86,19 @@ func TestOpensByContent(t *testing.T) {
 		{name: "read Kconfig", tool: ReaderName, args: read("Kconfig")},
 		{name: "read tmpl", tool: ReaderName, args: read("page.tmpl")},
 		{name: "metadata Kconfig", tool: ReaderName, args: map[string]any{"purpose": "metadata", "target": map[string]any{"path": "Kconfig"}}},
-		{name: "read binary content", tool: ReaderName, args: read("blob.dat"), code: CodeNotText},
-		{name: "read Latin-1 content", tool: ReaderName, args: read("latin.txt1"), code: CodeNotText},
-		{name: "read closed type", tool: ReaderName, args: read("tool.exe"), code: CodeExtension},
-		{name: "read run type", tool: ReaderName, args: read("run.bat"), code: CodeExtension},
-		{name: "read dotfile", tool: ReaderName, args: read(".zshrc"), code: CodeExtension},
-		{name: "read key", tool: ReaderName, args: read("key.conf2"), code: CodeBlocked},
+		{name: "read binary content", tool: ReaderName, args: read("blob.dat"), code: errs.CodeNotText},
+		{name: "read Latin-1 content", tool: ReaderName, args: read("latin.txt1"), code: errs.CodeNotText},
+		{name: "read closed type", tool: ReaderName, args: read("tool.exe"), code: errs.CodeExtension},
+		{name: "read run type", tool: ReaderName, args: read("run.bat"), code: errs.CodeExtension},
+		{name: "read dotfile", tool: ReaderName, args: read(".zshrc"), code: errs.CodeExtension},
+		{name: "read key", tool: ReaderName, args: read("key.conf2"), code: errs.CodeBlocked},
 		{name: "edit Kconfig", tool: WriterName, args: write("edit", "Kconfig", edit), file: "Kconfig", want: "config FOO\n\tbool \"baz bar\"\n"},
 		{name: "append tmpl", tool: WriterName, args: write("append", "page.tmpl", map[string]any{"content": "more\n"}), file: "page.tmpl", want: "{{ .Title }} foo bar\nmore\n"},
 		{name: "update txtar", tool: WriterName, args: write("update", "case.txtar", map[string]any{"content": "new\n"}), file: "case.txtar", want: "new\n"},
-		{name: "edit binary content", tool: WriterName, args: write("edit", "blob.dat", edit), code: CodeNotText},
-		{name: "edit run type", tool: WriterName, args: write("edit", "run.bat", edit), code: CodeExtension},
-		{name: "create new tmpl", tool: WriterName, args: write("create", "new.tmpl", map[string]any{"content": "x\n"}), code: CodeExtension},
-		{name: "copy to new tmpl", tool: WriterName, args: map[string]any{"purpose": "copy", "target": map[string]any{"path": "notes.md", "destination": "n.tmpl"}}, code: CodeExtension},
+		{name: "edit binary content", tool: WriterName, args: write("edit", "blob.dat", edit), code: errs.CodeNotText},
+		{name: "edit run type", tool: WriterName, args: write("edit", "run.bat", edit), code: errs.CodeExtension},
+		{name: "create new tmpl", tool: WriterName, args: write("create", "new.tmpl", map[string]any{"content": "x\n"}), code: errs.CodeExtension},
+		{name: "copy to new tmpl", tool: WriterName, args: map[string]any{"purpose": "copy", "target": map[string]any{"path": "notes.md", "destination": "n.tmpl"}}, code: errs.CodeExtension},
 		{name: "delete tmpl", tool: WriterName, args: write("delete", "page.tmpl", nil), file: "page.tmpl"},
 	}
 	for _, tt := range tests {

@@ -20,6 +20,7 @@ import (
 	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/semantic"
+	"github.com/packfs/packfs-mcp/tools/errs"
 )
 
 // An option case shows that a field changes what a purpose does. The call with the field is the
@@ -142,7 +143,7 @@ func takes(tool, purpose, field string) bool {
 func wantRefused(t *testing.T, out optionResult, field string) {
 	t.Helper()
 	got, _ := out.Result["field"].(string)
-	if out.Result["success"] != false || out.Result["code"] != CodeInvalidArgument ||
+	if out.Result["success"] != false || out.Result["code"] != errs.CodeInvalidArgument ||
 		!(got == field || strings.HasPrefix(field, got+".") || strings.HasPrefix(field, got+"[")) {
 		t.Errorf("want INVALID_ARGUMENT naming %s, got %s", field, out.json())
 	}

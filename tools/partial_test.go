@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/packfs/packfs-mcp/semantic"
+	"github.com/packfs/packfs-mcp/tools/errs"
+	"github.com/packfs/packfs-mcp/tools/result"
 )
 
 // TestPartial checks what a search answered during the index build tells the model: what it covers,
@@ -25,7 +27,7 @@ func TestPartial(t *testing.T) {
 		{name: "hits, files unread", cv: semantic.Coverage{Indexed: 100, Total: 1000, Scanned: 50, Unread: true, Left: 3 * time.Second},
 			found: true, wantRetry: 3000, wantTotal: true, wantText: []string{"partial answer", "100 of 1000 files indexed", "50 files", "850 were not read", "about 3 s"}},
 		{name: "no hits, files unread", cv: semantic.Coverage{Indexed: 100, Total: 1000, Scanned: 50, Unread: true},
-			found: false, wantCode: CodeNotAvailable, wantRetry: 2000, wantText: []string{"nothing found yet", "850 were not read"}},
+			found: false, wantCode: errs.CodeNotAvailable, wantRetry: 2000, wantText: []string{"nothing found yet", "850 were not read"}},
 		{name: "no hits, every file looked at", cv: semantic.Coverage{Indexed: 900, Total: 1000, Scanned: 100, Left: time.Hour},
 			found: false, wantRetry: 30000, wantTotal: true, wantText: []string{"no file was left out", "about 30 s"}},
 		{name: "restart, nothing outside the index", cv: semantic.Coverage{FromDisk: 7425, Total: 6742, Left: time.Second},
@@ -37,16 +39,16 @@ func TestPartial(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var out SearcherResult
+			var out result.Searcher
 			err := partial(&out, tc.cv, tc.found)
 			if tc.wantCode != "" {
-				var ce *callError
-				if !errors.As(err, &ce) || ce.code != tc.wantCode || ce.retry.Milliseconds() != tc.wantRetry {
+				var ce *errs.Error
+				if !errors.As(err, &ce) || ce.Code != tc.wantCode || ce.Retry.Milliseconds() != tc.wantRetry {
 					t.Fatalf("got %v; want %s with a retry of %d ms", err, tc.wantCode, tc.wantRetry)
 				}
 				for _, w := range tc.wantText {
-					if !strings.Contains(ce.msg, w) {
-						t.Errorf("message %q lacks %q", ce.msg, w)
+					if !strings.Contains(ce.Msg, w) {
+						t.Errorf("message %q lacks %q", ce.Msg, w)
 					}
 				}
 				return

@@ -6,6 +6,7 @@ import (
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/tools/result"
 )
 
 // Purpose is one thing a tool can be asked to do, with everything the server decides by it. The
@@ -61,12 +62,12 @@ var purposes = []Purpose{
 		access: (*Server).readFiles},
 	{Name: "metadata", Tool: ReaderName, Permission: security.PermRead, Cost: security.CostLight,
 		access: (*Server).readMetadata, accessTop: func(c *call) (any, error) {
-			return ReaderResult{Status: Status{Success: true}, FileContent: FileContent{FileAttrs: FileAttrs{Type: "directory"}}, Metadata: c.meta()}, nil
+			return result.Reader{Status: result.Status{Success: true}, FileContent: result.FileContent{FileAttrs: result.FileAttrs{Type: "directory"}}, Metadata: c.meta()}, nil
 		}},
 	{Name: "exists", Tool: ReaderName, Permission: security.PermRead, Cost: security.CostLight,
 		access: func(s *Server, _ context.Context, c *call, in intents.Access) (any, error) { return s.exists(c, in) },
 		accessTop: func(c *call) (any, error) {
-			return ReaderResult{Status: Status{Success: true}, Exists: ptr(true), Metadata: c.meta()}, nil
+			return result.Reader{Status: result.Status{Success: true}, Exists: ptr(true), Metadata: c.meta()}, nil
 		}},
 	{Name: "history", Tool: ReaderName, Permission: security.PermRead, Cost: security.CostLight,
 		access: (*Server).history},

@@ -24,6 +24,7 @@ import (
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/tools/errs"
 )
 
 // The races of security cases C19–C24. Each test serves base/root through a Server, keeps secrets
@@ -41,8 +42,8 @@ const defaultRaceDuration = 2 * time.Second
 // raceCodes are the error codes a race may legitimately produce: the entry was missing, of the wrong
 // kind, or led outside at the moment the call looked. Anything else (INTERNAL above all) fails.
 var raceCodes = []string{
-	CodeNotFound, CodeOutsideRoot, CodeNotRegular, CodeInvalidPath, CodeExists,
-	CodeNotDir, CodeIsDir, CodeTimeout, CodeAccess, CodeHardLink,
+	errs.CodeNotFound, errs.CodeOutsideRoot, errs.CodeNotRegular, errs.CodeInvalidPath, errs.CodeExists,
+	errs.CodeNotDir, errs.CodeIsDir, errs.CodeTimeout, errs.CodeAccess, errs.CodeHardLink,
 }
 
 // raceMinRaced is how many calls of each purpose a race must catch mid-change: a call during which
@@ -722,7 +723,7 @@ func TestRaceGrowingFile(t *testing.T) {
 		"read-base64": func(int) { checkRead(e.call(ReaderName, readArgs("base64")), true) },
 	}
 	e.runRace(raceDuration(t), bodies)
-	e.verify(CodeTooLarge)
+	e.verify(errs.CodeTooLarge)
 }
 
 // TestRaceConcurrentWriters (C24) has 8 writers replace root/one.md with their own full content,

@@ -16,6 +16,8 @@ import (
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/markdown"
 	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/tools/errs"
+	"github.com/packfs/packfs-mcp/tools/result"
 )
 
 // Read limits. A model's context is the scarce resource: one answer never carries more than this.
@@ -31,7 +33,7 @@ func readerTool() mcp.Tool {
 		mcp.WithDescription("read: content, byte for byte, in parts when long (nextOffset); a document (PDF, Office, EPUB) gives its text, an image an image, other files mediaType, or base64 with target.encoding (markdown: a web page as Markdown). "+
 			"metadata: size, modified, lines, pages. "+
 			"Both give version (a hash) for writes."),
-		schemas[intents.Access, ReaderResult](),
+		schemas[intents.Access, result.Reader](),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{
 			Title:           "Read files",
 			ReadOnlyHint:    mcp.ToBoolPtr(true),
@@ -65,7 +67,7 @@ func (s *Server) readFiles(ctx context.Context, c *call, in intents.Access) (any
 	if err != nil {
 		return nil, err
 	}
-	return ReaderResult{Status: Status{Success: true}, FileContent: fc, Metadata: c.meta()}, nil
+	return result.Reader{Status: result.Status{Success: true}, FileContent: fc, Metadata: c.meta()}, nil
 }
 
 // readMetadata answers purpose metadata.
@@ -103,7 +105,7 @@ func (s *Server) readTarget(c *call, in intents.Access) (string, *fsroot.Entry, 
 // its own error; the others are read all the same. Files read in other roots before these (see
 // [Roots.several]) have spent part of the budget already.
 func (s *Server) readMany(ctx context.Context, c *call, in intents.Access) (any, error) {
-	out := ReaderResult{Status: Status{Success: true}}
+	out := result.Reader{Status: result.Status{Success: true}}
 	budget := max(0, MaxContentBytes-c.spent)
 	for i, r := range in.Target.Reads {
 		one := in
@@ -115,10 +117,10 @@ func (s *Server) readMany(ctx context.Context, c *call, in intents.Access) (any,
 		if fc.Image != nil { // one answer carries at most one image: the file read alone
 			fc.Image, fc.ImageSent = nil, "not sent in a read of several files: read it alone to see it"
 		}
-		entry := ReadEntry{Path: cmp.Or(name, fmt.Sprintf("target.reads[%d]", i)), Status: Status{Success: true}, FileContent: fc}
+		entry := result.ReadEntry{Path: cmp.Or(name, fmt.Sprintf("target.reads[%d]", i)), Status: result.Status{Success: true}, FileContent: fc}
 		if err != nil {
-			entry.Status = failure(err, name, s.show)
-			if entry.Code == CodeInternal {
+			entry.Status = errs.Status(err, name, s.show)
+			if entry.Code == errs.CodeInternal {
 				s.cfg.Log.Printf("%s read %q: %v", c.tool, name, err)
 			}
 		} else if fc.Content != nil {
@@ -132,14 +134,14 @@ func (s *Server) readMany(ctx context.Context, c *call, in intents.Access) (any,
 
 // readPath reads one of several paths: the policy, the rate limiter and the read, as for one
 // (see readEntry for budget and first).
-func (s *Server) readPath(ctx context.Context, c *call, raw string, in intents.Access, budget int, first bool) (string, FileContent, error) {
+func (s *Server) readPath(ctx context.Context, c *call, raw string, in intents.Access, budget int, first bool) (string, result.FileContent, error) {
 	name, e, err := s.lookup(raw)
 	if err != nil {
-		return name, FileContent{}, err
+		return name, result.FileContent{}, err
 	}
 	defer e.Close()
 	if err := s.charge(c, false); err != nil {
-		return name, FileContent{}, err
+		return name, result.FileContent{}, err
 	}
 	fc, err := s.readEntry(ctx, name, e, in, budget, first)
 	return name, fc, err
@@ -148,7 +150,7 @@ func (s *Server) readPath(ctx context.Context, c *call, raw string, in intents.A
 // readEntry reads the file e that name reached, as in's target.encoding and preferences ask,
 // returning at most budget bytes of text, and when first (nothing is in the answer yet) at least
 // one line, so that a read always makes progress.
-func (s *Server) readEntry(ctx context.Context, name string, e *fsroot.Entry, in intents.Access, budget int, first bool) (FileContent, error) {
+func (s *Server) readEntry(ctx context.Context, name string, e *fsroot.Entry, in intents.Access, budget int, first bool) (result.FileContent, error) {
 	max := s.cfg.MaxFileSize
 	if p := in.Preferences.MaxSizeBytes; p > 0 && p < max {
 		max = p
@@ -158,9 +160,9 @@ func (s *Server) readEntry(ctx context.Context, name string, e *fsroot.Entry, in
 		err = noKey(name, data)
 	}
 	if err != nil {
-		return FileContent{}, err
+		return result.FileContent{}, err
 	}
-	out := FileContent{Version: fsroot.Version(data)}
+	out := result.FileContent{Version: fsroot.Version(data)}
 	if ext := s.documentExt(name); ext != "" && in.Target.Encoding != "base64" {
 		out.MediaType = mediaType(name, data, false)
 		if in.Preferences.IncludeMetadata {
@@ -175,7 +177,7 @@ func (s *Server) readEntry(ctx context.Context, name string, e *fsroot.Entry, in
 		return out, s.readMarkdown(ctx, name, data, in.Preferences, budget, first, &out)
 	}
 	if in.Preferences.Page > 0 {
-		return FileContent{}, &callError{code: CodeInvalidArgument, field: "preferences.page", msg: "preferences.page: " + s.show(name) + " is not a document (PDF, Word, PowerPoint, Excel, OpenDocument, EPUB): read text by lines with preferences.offset"}
+		return result.FileContent{}, &errs.Error{Code: errs.CodeInvalidArgument, Field: "preferences.page", Msg: "preferences.page: " + s.show(name) + " is not a document (PDF, Word, PowerPoint, Excel, OpenDocument, EPUB): read text by lines with preferences.offset"}
 	}
 	text := markdown.IsText(data)
 	if in.Preferences.IncludeMetadata {
@@ -189,7 +191,7 @@ func (s *Server) readEntry(ctx context.Context, name string, e *fsroot.Entry, in
 	switch {
 	case in.Target.Encoding == "base64":
 		if n := base64.StdEncoding.EncodedLen(len(data)); n > budget {
-			return FileContent{}, newError(CodeTooLarge, "%q is too large to return as base64 in this answer (%d bytes encoded; %d left of %d): read it alone, or read less with it", s.show(name), n, budget, MaxContentBytes)
+			return result.FileContent{}, errs.New(errs.CodeTooLarge, "%q is too large to return as base64 in this answer (%d bytes encoded; %d left of %d): read it alone, or read less with it", s.show(name), n, budget, MaxContentBytes)
 		}
 		b64 := base64.StdEncoding.EncodeToString(data)
 		out.Content, out.Encoding, out.Binary = &b64, "base64", !text
@@ -209,7 +211,7 @@ func (s *Server) readEntry(ctx context.Context, name string, e *fsroot.Entry, in
 // window cuts the lines the caller asked for out of the text data, at most budget bytes of them,
 // but at least one line when first. It walks the line ends in place and copies only the lines it
 // returns.
-func window(out *FileContent, data []byte, p intents.AccessPreferences, budget int, first bool) {
+func window(out *result.FileContent, data []byte, p intents.AccessPreferences, budget int, first bool) {
 	total := lineCount(data)
 	out.TotalLines = ptr(total)
 	start := min(p.Offset, total)
@@ -251,7 +253,7 @@ func (s *Server) exists(c *call, in intents.Access) (any, error) {
 	if err := s.charge(c, false); err != nil {
 		return nil, err
 	}
-	out := ReaderResult{Status: Status{Success: true}, Exists: ptr(false)}
+	out := result.Reader{Status: result.Status{Success: true}, Exists: ptr(false)}
 	if info, err := s.cfg.Root.Lstat(name); err == nil {
 		out.Exists = ptr(true)
 		out.Type = string(info.Type)
@@ -270,7 +272,7 @@ func (s *Server) metadata(ctx context.Context, c *call, name string, e *fsroot.E
 	if err != nil {
 		return nil, err
 	}
-	out := ReaderResult{Status: Status{Success: true}, FileContent: FileContent{FileAttrs: attrs(info)}}
+	out := result.Reader{Status: result.Status{Success: true}, FileContent: result.FileContent{FileAttrs: attrs(info)}}
 	if ext := s.documentExt(name); ext != "" && info.Type == fsroot.TypeFile {
 		if err := s.documentMetadata(ctx, name, ext, e, &out.FileContent); err != nil {
 			return nil, err
@@ -295,8 +297,8 @@ func (s *Server) metadata(ctx context.Context, c *call, name string, e *fsroot.E
 	return out, nil
 }
 
-func attrs(info fsroot.Info) FileAttrs {
-	return FileAttrs{
+func attrs(info fsroot.Info) result.FileAttrs {
+	return result.FileAttrs{
 		SizeBytes: ptr(info.Size),
 		Modified:  info.ModTime.UTC().Format("2006-01-02T15:04:05Z07:00"),
 		Type:      string(info.Type),
@@ -309,7 +311,7 @@ func ptr[T any](v T) *T { return &v }
 // attachImage gives out, the read of the binary file data, the image a model receives, when data
 // is an image extract reads (by its bytes, not its name): the answer then carries it as image
 // content, scaled to the model's bounds, and says how in imageSent.
-func (s *Server) attachImage(out *FileContent, data []byte) {
+func (s *Server) attachImage(out *result.FileContent, data []byte) {
 	kind := strings.Split(http.DetectContentType(data[:min(len(data), sniffLen)]), ";")[0]
 	if !extract.Supported(kind) {
 		return

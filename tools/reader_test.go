@@ -9,14 +9,16 @@ import (
 
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/internal/testfs"
+	"github.com/packfs/packfs-mcp/tools/errs"
+	"github.com/packfs/packfs-mcp/tools/result"
 )
 
 // windowOracle is what window answers, worked out from the text's lines as a list: the lines
 // from the offset, as many as the limit allows, while they fit the budget (the first always, when
 // first).
-func windowOracle(text string, p intents.AccessPreferences, budget int, first bool) FileContent {
+func windowOracle(text string, p intents.AccessPreferences, budget int, first bool) result.FileContent {
 	lines := splitLines(text)
-	out := FileContent{TotalLines: ptr(len(lines))}
+	out := result.FileContent{TotalLines: ptr(len(lines))}
 	start := min(p.Offset, len(lines))
 	end := len(lines)
 	if p.Limit > 0 {
@@ -73,7 +75,7 @@ func TestWindow(t *testing.T) {
 				}
 				for _, first := range []bool{true, false} {
 					t.Run(fmt.Sprintf("%s/%+v/%d/first=%v", name, p, budget, first), func(t *testing.T) {
-						var got FileContent
+						var got result.FileContent
 						window(&got, []byte(text), p, budget, first)
 						if diff := cmp.Diff(windowOracle(text, p, budget, first), got); diff != "" {
 							t.Errorf("window (-want +got):\n%s", diff)
@@ -116,8 +118,8 @@ func TestReadMany(t *testing.T) {
 		{"two files, in the order given", []string{"b.md", "a.md"}, nil, nil, []want{
 			{path: "b.md", content: "beta\nline two\n"}, {path: "a.md", content: "alpha\n"}}},
 		{"each refused as alone, the rest read", []string{"missing.md", ".env", "../outside/secret.md", "d", "./a.md"}, nil, nil, []want{
-			{path: "missing.md", code: CodeNotFound}, {path: ".env", code: CodeBlocked}, {path: "target.reads[2]", code: CodeOutsideRoot},
-			{path: "d", code: CodeIsDir}, {path: "a.md", content: "alpha\n"}}},
+			{path: "missing.md", code: errs.CodeNotFound}, {path: ".env", code: errs.CodeBlocked}, {path: "target.reads[2]", code: errs.CodeOutsideRoot},
+			{path: "d", code: errs.CodeIsDir}, {path: "a.md", content: "alpha\n"}}},
 		{"preferences apply to each", []string{"b.md", "a.md"}, nil, map[string]any{"limit": 1}, []want{
 			{path: "b.md", content: "beta\n"}, {path: "a.md", content: "alpha\n"}}},
 		// big.txt leaves 144 bytes: big2.txt's first line waits for a read of its own, and a.md fits.
@@ -135,7 +137,7 @@ func TestReadMany(t *testing.T) {
 		{"a range over the preferences", nil, []map[string]any{{"path": "big.txt", "offset": 299}, {"path": "b.md"}}, map[string]any{"offset": 1, "limit": 2}, []want{
 			{path: "big.txt", content: bigLine}, {path: "b.md", content: "line two\n"}}},
 		{"each refused as alone, named by its place", nil, []map[string]any{{"path": "../outside/secret.md", "limit": 1}, {"path": ".env"}, {"path": "a.md", "offset": 5}}, nil, []want{
-			{path: "target.reads[0]", code: CodeOutsideRoot}, {path: ".env", code: CodeBlocked}, {path: "a.md", content: ""}}},
+			{path: "target.reads[0]", code: errs.CodeOutsideRoot}, {path: ".env", code: errs.CodeBlocked}, {path: "a.md", content: ""}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -161,7 +163,7 @@ func TestReadMany(t *testing.T) {
 	t.Run("base64 past the budget left", func(t *testing.T) {
 		out := e.call(ReaderName, map[string]any{"purpose": "read", "target": map[string]any{"paths": []string{"b.md", "big.txt"}, "encoding": "base64"}})
 		files, _ := out["files"].([]any)
-		if len(files) != 2 || files[0].(map[string]any)["encoding"] != "base64" || files[1].(map[string]any)["code"] != CodeTooLarge {
+		if len(files) != 2 || files[0].(map[string]any)["encoding"] != "base64" || files[1].(map[string]any)["code"] != errs.CodeTooLarge {
 			t.Errorf("answer %.500v, want b.md in base64 and big.txt TOO_LARGE", out)
 		}
 	})
@@ -190,15 +192,15 @@ func TestExists(t *testing.T) {
 		{path: "blob", exists: true},     // opened when its content is text
 		{path: "tool.exe", exists: true}, // named, never opened
 		{path: "other.exe", exists: false},
-		{path: ".ssh/id_rsa", code: CodeBlocked},
-		{path: ".env", code: CodeBlocked},
+		{path: ".ssh/id_rsa", code: errs.CodeBlocked},
+		{path: ".env", code: errs.CodeBlocked},
 	}
 	if !testfs.UnderWine {
 		tests = append(tests, struct {
 			path   string
 			exists any
 			code   string
-		}{path: "env.zip", code: CodeBlocked})
+		}{path: "env.zip", code: errs.CodeBlocked})
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {

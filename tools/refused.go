@@ -6,6 +6,9 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/packfs/packfs-mcp/tools/errs"
+	"github.com/packfs/packfs-mcp/tools/result"
 )
 
 // Refusal returns a stand-in for the tool named name, for a server that does not offer it (writing
@@ -29,7 +32,7 @@ func (s *Server) Refusal(name, why string) (server.ServerTool, bool) {
 		return t, false
 	}
 	t.Handler = s.adapt(name, func(context.Context, *call) (any, error) {
-		return nil, newError(CodePermissionDenied, "%s", why)
+		return nil, errs.New(errs.CodePermissionDenied, "%s", why)
 	})
 	return t, true
 }
@@ -38,6 +41,6 @@ func (s *Server) Refusal(name, why string) (server.ServerTool, bool) {
 // UNKNOWN_TOOL and the names of the three tools: what a one-shot call answers, in its caller's
 // shape, so that a framework has a result to hand back to the model that asked for name.
 func UnknownTool(name string) *mcp.CallToolResult {
-	return shape(Status{Code: CodeUnknownTool, Error: fmt.Sprintf("there is no tool %q: the tools are %s (read files), "+
+	return shape(result.Status{Code: errs.CodeUnknownTool, Error: fmt.Sprintf("there is no tool %q: the tools are %s (read files), "+
 		"%s (list and search) and %s (change files); call one of them", name, ReaderName, SearcherName, WriterName)}, true)
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/packfs/packfs-mcp/markdown"
+	"github.com/packfs/packfs-mcp/tools/errs"
+	"github.com/packfs/packfs-mcp/tools/result"
 )
 
 // TestRelationshipsVia checks that each related document of relationships and of
@@ -23,18 +25,18 @@ func TestRelationshipsVia(t *testing.T) {
 	}})
 	tests := []struct {
 		path string
-		want []RelatedEntry
+		want []result.RelatedEntry
 	}{
-		{"a.md", []RelatedEntry{
+		{"a.md", []result.RelatedEntry{
 			{Path: "b.md", Via: "markdown"}, {Path: "c.md", Via: "wiki"},
 			{Path: "d.md", Via: "embed"}, {Path: "e.md", Via: "reference"},
 		}},
-		{"fm.md", []RelatedEntry{{Path: "b.md", Via: "frontmatter:related"}}}, // from is the target: left out
+		{"fm.md", []result.RelatedEntry{{Path: "b.md", Via: "frontmatter:related"}}}, // from is the target: left out
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
 			out := e.call(t, SearcherName, map[string]any{"purpose": "relationships", "target": map[string]any{"path": tt.path}})
-			var got []RelatedEntry
+			var got []result.RelatedEntry
 			field(t, out, "related", &got)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("related (-want +got):\n%s", diff)
@@ -44,7 +46,7 @@ func TestRelationshipsVia(t *testing.T) {
 	t.Run("followRelationships", func(t *testing.T) {
 		out := e.call(t, SearcherName, map[string]any{"purpose": "search_semantic", "target": map[string]any{"path": ".", "query": "aardvark"},
 			"options": map[string]any{"followRelationships": true, "maxResults": 1}})
-		var got []RelatedEntry
+		var got []result.RelatedEntry
 		field(t, out, "related", &got)
 		via := map[string]string{}
 		for _, r := range got {
@@ -76,7 +78,7 @@ func TestBacklinkSources(t *testing.T) {
 		"fm.md=---\nparent: \"[[t]]\"\n---\nbody\n",
 	}})
 	out := e.call(t, SearcherName, map[string]any{"purpose": "relationships", "target": map[string]any{"path": "t.md"}})
-	var got []BacklinkEntry
+	var got []result.BacklinkEntry
 	field(t, out, "backlinks", &got)
 	sources := map[string]string{}
 	for _, b := range got {
@@ -100,7 +102,7 @@ func TestSourcesCapped(t *testing.T) {
 	tree := []string{"hub.md=# Hub\n", "many.md=" + strings.Repeat("see [[hub]]\n", MaxSources+1)}
 	e := newOptionEnv(t, optionTable{engine: true, tree: tree})
 	out := e.call(t, SearcherName, map[string]any{"purpose": "relationships", "target": map[string]any{"path": "hub.md"}})
-	var got []BacklinkEntry
+	var got []result.BacklinkEntry
 	field(t, out, "backlinks", &got)
 	if len(got) != MaxSources+1 {
 		t.Fatalf("%d backlinks, want %d", len(got), MaxSources+1)
@@ -173,11 +175,11 @@ func TestSeveralDocuments(t *testing.T) {
 		}
 		want := []entry{
 			{"b.md", "", true},
-			{"missing.md", CodeNotFound, false},
-			{"many", CodeIsDir, false},
-			{"target.paths[3]", CodeOutsideRoot, false},
-			{".env", CodeBlocked, false},
-			{"pic.png", CodeNotFound, false},
+			{"missing.md", errs.CodeNotFound, false},
+			{"many", errs.CodeIsDir, false},
+			{"target.paths[3]", errs.CodeOutsideRoot, false},
+			{".env", errs.CodeBlocked, false},
+			{"pic.png", errs.CodeNotFound, false},
 			{"a.md", "", true},
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
@@ -195,7 +197,7 @@ func TestSeveralDocuments(t *testing.T) {
 				t.Errorf("a document of several carries %s: %v", key, a)
 			}
 		}
-		var links []LinkEntry
+		var links []result.LinkEntry
 		b, _ := json.Marshal(a["links"])
 		mustOK(t, json.Unmarshal(b, &links))
 		if len(links) != 2 || links[0].To != "b.md" || links[1].Status != "broken" {
@@ -213,7 +215,7 @@ func TestSeveralDocuments(t *testing.T) {
 			if out.Result["totalFound"] != float64(MaxDocuments+5) {
 				t.Fatalf("totalFound = %v, want %d", out.Result["totalFound"], MaxDocuments+5)
 			}
-			var docs []DocumentEntry
+			var docs []result.DocumentEntry
 			field(t, out, "documents", &docs)
 			for _, d := range docs {
 				if !d.Success || len(d.Links) != 1 || d.Links[0].To != "a.md" {
@@ -254,7 +256,7 @@ func TestSeveralSourcesShared(t *testing.T) {
 		"lx.md=" + strings.Repeat("see [[x]]\n", n), "ly.md=" + strings.Repeat("see [[y]]\n", n)}
 	e := newOptionEnv(t, optionTable{engine: true, tree: tree})
 	out := e.call(t, SearcherName, map[string]any{"purpose": "relationships", "target": map[string]any{"paths": []string{"x.md", "y.md"}}})
-	var docs []DocumentEntry
+	var docs []result.DocumentEntry
 	field(t, out, "documents", &docs)
 	with := 0
 	for _, d := range docs {
@@ -293,7 +295,7 @@ func TestSeveralDocumentsBudget(t *testing.T) {
 			if size := len(out.json()); size > 2*MaxDocumentsBytes {
 				t.Errorf("%v: a page of %d bytes", target, size)
 			}
-			var docs []DocumentEntry
+			var docs []result.DocumentEntry
 			field(t, out, "documents", &docs)
 			for _, d := range docs {
 				if len(d.Backlinks) != 800 {

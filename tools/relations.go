@@ -11,6 +11,8 @@ import (
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/markdown"
 	"github.com/packfs/packfs-mcp/semantic"
+	"github.com/packfs/packfs-mcp/tools/errs"
+	"github.com/packfs/packfs-mcp/tools/result"
 )
 
 // MaxDocuments is the most documents one relationships call describes: those of target.paths, or
@@ -37,13 +39,13 @@ func (s *Server) relationships(ctx context.Context, c *call, in intents.Discover
 	if !ok {
 		return nil, notDocument(s.show(name))
 	}
-	out := SearcherResult{Status: Status{Success: true}, DocumentLinks: documentLinks(rel, cv)}
+	out := result.Searcher{Status: result.Status{Success: true}, DocumentLinks: documentLinks(rel, cv)}
 	for _, h := range rel.Outline {
-		out.Outline = append(out.Outline, HeadingEntry{Level: h.Level, Text: h.Text, Anchor: h.Anchor, Line: h.Line})
+		out.Outline = append(out.Outline, result.HeadingEntry{Level: h.Level, Text: h.Text, Anchor: h.Anchor, Line: h.Line})
 	}
 	s.addSources(ctx, out.Backlinks, rel.Backlinks, MaxSources)
 	for _, r := range rel.Related {
-		out.Related = append(out.Related, RelatedEntry{Path: r.Path, Via: r.Via}) // from is the target
+		out.Related = append(out.Related, result.RelatedEntry{Path: r.Path, Via: r.Via}) // from is the target
 	}
 	relationsState(&out, cv, "this document") // links and backlinks are whole: no count says less
 	out.Metadata = c.meta()
@@ -51,14 +53,14 @@ func (s *Server) relationships(ctx context.Context, c *call, in intents.Discover
 }
 
 func notDocument(name string) error {
-	return newError(CodeNotFound, "%q is not an indexed document (too large, binary, or not text)", name)
+	return errs.New(errs.CodeNotFound, "%q is not an indexed document (too large, binary, or not text)", name)
 }
 
 // documentLinks is what rel tells of a document, as an answer shows it given cv, what the index
 // covered: while it is incomplete, a link to no document read so far is unresolved, not broken.
-func documentLinks(rel markdown.Relations, cv semantic.Coverage) DocumentLinks {
-	out := DocumentLinks{Title: rel.Title, Tags: rel.Tags, Aliases: rel.Aliases, Parent: rel.Parent, Children: rel.Children,
-		Links: []LinkEntry{}, Backlinks: []BacklinkEntry{}} // looked at: [] says there are none
+func documentLinks(rel markdown.Relations, cv semantic.Coverage) result.DocumentLinks {
+	out := result.DocumentLinks{Title: rel.Title, Tags: rel.Tags, Aliases: rel.Aliases, Parent: rel.Parent, Children: rel.Children,
+		Links: []result.LinkEntry{}, Backlinks: []result.BacklinkEntry{}} // looked at: [] says there are none
 	for _, l := range rel.Links {
 		le := linkEntry(l)
 		switch {
@@ -71,13 +73,13 @@ func documentLinks(rel markdown.Relations, cv semantic.Coverage) DocumentLinks {
 		out.Links = append(out.Links, le)
 	}
 	if cv.Complete { // while it is not, a link may reach a file not indexed yet: not checked
-		out.Broken = []LinkEntry{}
+		out.Broken = []result.LinkEntry{}
 		for _, l := range rel.Broken {
 			out.Broken = append(out.Broken, linkEntry(l))
 		}
 	}
 	for _, b := range rel.Backlinks {
-		out.Backlinks = append(out.Backlinks, BacklinkEntry{Path: b.From, Line: b.Line, Kind: string(b.Kind), Text: b.Text})
+		out.Backlinks = append(out.Backlinks, result.BacklinkEntry{Path: b.From, Line: b.Line, Kind: string(b.Kind), Text: b.Text})
 	}
 	return out
 }
@@ -114,7 +116,7 @@ func (s *Server) admitDocument(c *call, raw, field string) (string, error) {
 		return name, err
 	}
 	if info.Type == fsroot.TypeDir {
-		return name, &callError{code: CodeIsDir, field: field, msg: fmt.Sprintf(
+		return name, &errs.Error{Code: errs.CodeIsDir, Field: field, Msg: fmt.Sprintf(
 			"%q is a folder: describe the documents in it with target.path %q, without target.paths", s.show(name), s.show(name))}
 	}
 	return name, s.charge(c, false)
@@ -128,7 +130,7 @@ func (s *Server) folderRelations(ctx context.Context, c *call, in intents.Discov
 	all := s.cfg.Engine.Documents(name)
 	if cv := s.cfg.Engine.Coverage(); !cv.Complete && len(all) == 0 {
 		retry := retryAfter(cv.Left)
-		return nil, &callError{code: CodeNotAvailable, retry: retry, msg: fmt.Sprintf(
+		return nil, &errs.Error{Code: errs.CodeNotAvailable, Retry: retry, Msg: fmt.Sprintf(
 			"none of the documents in %q is indexed yet (the search index is still being built): ask again in about %s, or name the documents in target.paths, which are read directly", s.show(name), roundUp(retry))}
 	}
 	from := min(in.Options.Offset, len(all))
@@ -141,7 +143,7 @@ func (s *Server) folderRelations(ctx context.Context, c *call, in intents.Discov
 
 // pageOf completes out, the documents from offset from of total, with its count and the offset of
 // the next page.
-func pageOf(out SearcherResult, from, total int, c *call) SearcherResult {
+func pageOf(out result.Searcher, from, total int, c *call) result.Searcher {
 	out.TotalFound = ptr(total)
 	if next := from + len(out.Documents); next < total {
 		out.Truncated, out.NextOffset = true, &next
@@ -159,16 +161,16 @@ const MaxDocumentsBytes = 64 << 10
 // the page holds), with its own error when doc fails. While the index is being built, the files
 // not yet indexed are read for links to all of them within one [semantic.ScanBudget], not one
 // each.
-func (s *Server) documents(ctx context.Context, n int, doc func(i int) (string, error)) SearcherResult {
+func (s *Server) documents(ctx context.Context, n int, doc func(i int) (string, error)) result.Searcher {
 	e := s.cfg.Engine
 	scan, cancel := context.WithTimeout(ctx, semantic.ScanBudget)
 	defer cancel()
-	out := SearcherResult{Status: Status{Success: true}}
+	out := result.Searcher{Status: result.Status{Success: true}}
 	cv := e.Coverage() // what the index covers; each document's reading adds to it
 	sources, size := MaxSources, 0
 	for i := 0; i < min(n, MaxDocuments) && size < MaxDocumentsBytes; i++ {
 		name, err := doc(i)
-		d := DocumentEntry{Path: name, Status: Status{Success: true}}
+		d := result.DocumentEntry{Path: name, Status: result.Status{Success: true}}
 		var rel markdown.Relations
 		if err == nil {
 			dcv := e.ReadLinksTo(scan, name)
@@ -182,8 +184,8 @@ func (s *Server) documents(ctx context.Context, n int, doc func(i int) (string, 
 			}
 		}
 		if err != nil {
-			d.Status = failure(err, name, s.show)
-			if d.Code == CodeInternal {
+			d.Status = errs.Status(err, name, s.show)
+			if d.Code == errs.CodeInternal {
 				s.cfg.Log.Printf("relationships of %q: %v", name, err)
 			}
 		}
@@ -211,7 +213,7 @@ const MaxSources = 50
 // addSources gives the first n entries the line each link is on, from links, the backlinks they
 // were made from, and returns how many it gave. Each linking document is read once; one that
 // cannot be read now (moved or changed since it was indexed) leaves its entries without a source.
-func (s *Server) addSources(ctx context.Context, entries []BacklinkEntry, links []markdown.Backlink, n int) int {
+func (s *Server) addSources(ctx context.Context, entries []result.BacklinkEntry, links []markdown.Backlink, n int) int {
 	var (
 		from  string
 		lines []string
@@ -284,7 +286,7 @@ const statusProvisional = "provisional"
 // relationsState says, on a relationships result about what, whether the index is complete and,
 // while it is not, what the answer lacks and when to ask again. cv is what
 // [semantic.Engine.ReadLinksTo] read.
-func relationsState(out *SearcherResult, cv semantic.Coverage, what string) {
+func relationsState(out *result.Searcher, cv semantic.Coverage, what string) {
 	progress, retry := coverageState(out, cv)
 	if cv.Complete {
 		return
@@ -298,8 +300,8 @@ func relationsState(out *SearcherResult, cv semantic.Coverage, what string) {
 		progress, backlinks, roundUp(retry))
 }
 
-func linkEntry(l markdown.Resolved) LinkEntry {
-	e := LinkEntry{Target: l.Target, Fragment: l.Fragment, Kind: string(l.Kind), Status: string(l.Status), Line: l.Line, Text: l.Text}
+func linkEntry(l markdown.Resolved) result.LinkEntry {
+	e := result.LinkEntry{Target: l.Target, Fragment: l.Fragment, Kind: string(l.Kind), Status: string(l.Status), Line: l.Line, Text: l.Text}
 	if l.Status == markdown.StatusInternal {
 		e.To = l.To
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/markdown"
+	"github.com/packfs/packfs-mcp/tools/result"
 )
 
 // MaxRewrites caps the links a move's answer lists, and rewritesTotal says when it is cut: a
@@ -24,8 +25,8 @@ const MaxRewrites = 50
 
 // relinked is what [Server.relink] did, or would do.
 type relinked struct {
-	files    []string      // the documents changed, sorted
-	rewrites []LinkRewrite // every link rewritten, by path and line
+	files    []string             // the documents changed, sorted
+	rewrites []result.LinkRewrite // every link rewritten, by path and line
 	// after holds, in a dry run, what each document rewritten would hold, by its path after the
 	// moves: what the dry run's link check reads.
 	after map[string][]byte
@@ -52,7 +53,7 @@ func (s *Server) relink(ctx context.Context, c *call, moves []markdown.Moved, dr
 			out.files = append(out.files, p)
 		}
 		for _, r := range rw {
-			out.rewrites = append(out.rewrites, LinkRewrite{Path: p, Line: r.Line, Before: r.Before, After: r.After})
+			out.rewrites = append(out.rewrites, result.LinkRewrite{Path: p, Line: r.Line, Before: r.Before, After: r.After})
 		}
 	}
 	defer func() {
@@ -162,7 +163,7 @@ func (s *Server) linkFormat(ctx context.Context) markdown.LinkFormat {
 }
 
 // report puts what relink did on a move's result, the rewrites capped at MaxRewrites.
-func (r relinked) report(out *WriterResult) {
+func (r relinked) report(out *result.Writer) {
 	out.UpdatedFiles, out.Rewrites = r.files, r.rewrites
 	if len(r.rewrites) > MaxRewrites {
 		out.Rewrites, out.RewritesTotal = r.rewrites[:MaxRewrites], len(r.rewrites)
@@ -191,16 +192,16 @@ const (
 
 // mentionsFound is what [Server.mentions] found.
 type mentionsFound struct {
-	lines []Mention // the first MaxMentions lines, by path and line
-	total int       // every line found
-	cut   string    // why the search stopped before reading every file; "" when it did not
+	lines []result.Mention // the first MaxMentions lines, by path and line
+	total int              // every line found
+	cut   string           // why the search stopped before reading every file; "" when it did not
 }
 
 // report puts the mentions on a move's result.
-func (m mentionsFound) report(out *WriterResult) {
+func (m mentionsFound) report(out *result.Writer) {
 	out.Mentions, out.MentionsIncomplete = m.lines, m.cut
 	if out.Mentions == nil {
-		out.Mentions = []Mention{} // looked for, and none: not "not looked for"
+		out.Mentions = []result.Mention{} // looked for, and none: not "not looked for"
 	}
 	if m.total > len(m.lines) {
 		out.MentionsTotal = m.total
@@ -258,7 +259,7 @@ func (s *Server) mentions(ctx context.Context, moves []markdown.Moved) mentionsF
 			}
 			found.total++
 			if len(found.lines) < MaxMentions {
-				found.lines = append(found.lines, Mention{Path: p, Line: i + 1, Text: around(line, at)})
+				found.lines = append(found.lines, result.Mention{Path: p, Line: i + 1, Text: around(line, at)})
 			}
 		}
 		return true

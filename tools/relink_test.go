@@ -18,6 +18,8 @@ import (
 	"github.com/packfs/packfs-mcp/markdown"
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/semantic"
+	"github.com/packfs/packfs-mcp/tools/errs"
+	"github.com/packfs/packfs-mcp/tools/result"
 )
 
 // moveTree is a small vault: notes linking to old.md in every form a move rewrites, and files
@@ -47,7 +49,7 @@ func move(t *testing.T, e *optionEnv, from, to string, opts map[string]any) opti
 }
 
 func TestMoveRewrites(t *testing.T) {
-	keep := []LinkRewrite{
+	keep := []result.LinkRewrite{
 		{Path: "archive/new.md", Line: 2, Before: "[one](one.md)", After: "[one](../notes/one.md)"},
 		{Path: "index.md", Line: 2, Before: "[[old]]", After: "[[new|old]]"},
 		{Path: "index.md", Line: 3, Before: "[Old](notes/old.md#Top)", After: "[Old](archive/new.md#Top)"},
@@ -55,12 +57,12 @@ func TestMoveRewrites(t *testing.T) {
 		{Path: "index.md", Line: 5, Before: "[[old|alias]]", After: "[[new|alias]]"},
 		{Path: "table.md", Line: 3, Before: "[[old]]", After: `[[new\|old]]`},
 	}
-	target := append([]LinkRewrite(nil), keep...)
+	target := append([]result.LinkRewrite(nil), keep...)
 	target[1].After, target[5].After = "[[new]]", "[[new]]"
 	tests := []struct {
 		name     string
 		opts     map[string]any
-		rewrites []LinkRewrite
+		rewrites []result.LinkRewrite
 	}{
 		{"dry run keeps the text", map[string]any{"dryRun": true}, keep},
 		{"move keeps the text", map[string]any{"createPath": true}, keep},
@@ -75,7 +77,7 @@ func TestMoveRewrites(t *testing.T) {
 			if out.Result["success"] != true {
 				t.Fatalf("move failed: %s", out.json())
 			}
-			var rw []LinkRewrite
+			var rw []result.LinkRewrite
 			var files []string
 			field(t, out, "rewrites", &rw)
 			field(t, out, "updatedFiles", &files)
@@ -122,7 +124,7 @@ func TestMoveRewritesCapped(t *testing.T) {
 	}
 	e := newOptionEnv(t, optionTable{tree: tree, engine: true})
 	out := move(t, e, "old.md", "new.md", nil)
-	var rw []LinkRewrite
+	var rw []result.LinkRewrite
 	field(t, out, "rewrites", &rw)
 	total := notes * (MaxRewrites/2 + 1)
 	if len(rw) != MaxRewrites || out.Result["rewritesTotal"] != float64(total) {
@@ -136,7 +138,7 @@ func TestMoveRewritesCapped(t *testing.T) {
 }
 
 func TestMoveMentions(t *testing.T) {
-	want := []Mention{
+	want := []result.Mention{
 		{Path: "notes/menu.yaml", Line: 1, Text: "- notes/old.md"},
 		{Path: "site.json", Line: 3, Text: `"notes/old.md",`},
 		{Path: "url.txt", Line: 1, Text: "https://example.org/notes/old.md and notes/old.md."},
@@ -145,7 +147,7 @@ func TestMoveMentions(t *testing.T) {
 		t.Run(fmt.Sprint("dryRun ", dry), func(t *testing.T) {
 			e := newOptionEnv(t, optionTable{tree: moveTree, engine: true})
 			out := move(t, e, "notes/old.md", "archive/new.md", map[string]any{"dryRun": dry, "createPath": !dry})
-			var got []Mention
+			var got []result.Mention
 			field(t, out, "mentions", &got)
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("mentions (-want +got):\n%s", diff)
@@ -163,10 +165,10 @@ func TestMoveMentions(t *testing.T) {
 	t.Run("folder", func(t *testing.T) {
 		e := newOptionEnv(t, optionTable{tree: moveTree, engine: true})
 		out := move(t, e, "notes", "archive/notes", map[string]any{"dryRun": true})
-		var got []Mention
+		var got []result.Mention
 		field(t, out, "mentions", &got)
 		// The folder's own files are named where they go; a path below the folder is a mention.
-		want := []Mention{
+		want := []result.Mention{
 			{Path: "archive/notes/menu.yaml", Line: 1, Text: "- notes/old.md"},
 			{Path: "site.json", Line: 3, Text: `"notes/old.md",`},
 			{Path: "site.json", Line: 4, Text: `"notes/old.md.bak",`},
@@ -222,7 +224,7 @@ func TestMentionsBounds(t *testing.T) {
 		if len(got.lines) != MaxMentions || got.total != MaxMentions+5 || got.cut != "" {
 			t.Errorf("%d lines, total %d, cut %q", len(got.lines), got.total, got.cut)
 		}
-		var out WriterResult
+		var out result.Writer
 		got.report(&out)
 		if out.MentionsTotal != MaxMentions+5 {
 			t.Errorf("mentionsTotal = %d", out.MentionsTotal)
@@ -358,7 +360,7 @@ func TestMoveChecksLinks(t *testing.T) {
 		tree     []string
 		from, to string
 		checked  float64 // as JSON decodes it
-		lost     []LostLink
+		lost     []result.LostLink
 	}{
 		{name: "every kind of link kept", tree: moveTree, from: "notes/old.md", to: "archive/new.md", checked: 6},
 		{name: "a folder with links inside and out",
@@ -367,7 +369,7 @@ func TestMoveChecksLinks(t *testing.T) {
 		{name: "a frontmatter link by path is lost",
 			tree: []string{"a/old.md=# Old\n", "child.md=---\nparent: \"[[a/old]]\"\n---\n# Child\nsee [[a/old]]\n"},
 			from: "a/old.md", to: "b/old.md", checked: 2,
-			lost: []LostLink{{Path: "child.md", Line: 2, Target: "a/old", Reached: "b/old.md"}}},
+			lost: []result.LostLink{{Path: "child.md", Line: 2, Target: "a/old", Reached: "b/old.md"}}},
 		{name: "a renamed note found by its new name",
 			tree: []string{"x/n.md=# N\n", "x/a.md=[[n]] and [n](n.md)\n", "y/m.md=# M\n", "y/b.md=[[m]]\n"},
 			from: "x/n.md", to: "y/renamed.md", checked: 2},
@@ -387,7 +389,7 @@ func TestMoveChecksLinks(t *testing.T) {
 				if got := out.Result["linksChecked"]; got != tt.checked {
 					t.Errorf("dry run %v: linksChecked = %v, want %v: %s", dry, got, tt.checked, out.json())
 				}
-				var lost []LostLink
+				var lost []result.LostLink
 				field(t, out, "linksLost", &lost)
 				if diff := cmp.Diff(tt.lost, lost, cmpopts.EquateEmpty()); diff != "" {
 					t.Errorf("dry run %v: linksLost (-want +got):\n%s", dry, diff)
@@ -421,7 +423,7 @@ func TestMoveWhileIndexing(t *testing.T) {
 	}
 	for _, dry := range []bool{false, true} {
 		res := move(t, env, "notes/old.md", "archive/new.md", map[string]any{"createPath": true, "dryRun": dry}).Result
-		if res["code"] != CodeNotAvailable || res["field"] != "options.preserveRelationships" || res["retryAfterMs"] == nil {
+		if res["code"] != errs.CodeNotAvailable || res["field"] != "options.preserveRelationships" || res["retryAfterMs"] == nil {
 			t.Errorf("dryRun %v: %v; want NOT_AVAILABLE on options.preserveRelationships with retryAfterMs", dry, res)
 		}
 		if _, err := os.Stat(filepath.Join(dir, "notes/old.md")); err != nil {

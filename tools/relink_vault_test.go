@@ -14,6 +14,7 @@ import (
 	"github.com/packfs/packfs-mcp/internal/corpora"
 	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/semantic"
+	"github.com/packfs/packfs-mcp/tools/result"
 )
 
 // TestMoveVault renames a much-linked note of the Obsidian help vault as an agent did: the dry run
@@ -42,11 +43,11 @@ func TestMoveVault(t *testing.T) {
 	_, brokenInProperties := relations("Editing and formatting/Properties.md")
 
 	dry := move(t, e, old, dest, map[string]any{"dryRun": true})
-	var rw []LinkRewrite
-	var mentions []Mention
+	var rw []result.LinkRewrite
+	var mentions []result.Mention
 	field(t, dry, "rewrites", &rw)
 	field(t, dry, "mentions", &mentions)
-	for _, want := range []LinkRewrite{
+	for _, want := range []result.LinkRewrite{
 		{Path: "Editing and formatting/Advanced formatting syntax.md", Line: 56, Before: "[[aliases]]", After: "[[Note aliases|aliases]]"},
 		{Path: "Editing and formatting/Properties.md", Line: 281, Before: "[[Aliases]]", After: `[[Note aliases\|Aliases]]`},
 		{Path: "Linking notes and files/Internal links.md", Line: 178, Before: "[[Aliases|aliases]]", After: "[[Note aliases|aliases]]"},
@@ -58,7 +59,7 @@ func TestMoveVault(t *testing.T) {
 	if len(rw) < backlinks || len(rw) > MaxRewrites {
 		t.Errorf("%d rewrites for %d backlinks", len(rw), backlinks)
 	}
-	wantMention := Mention{Path: "site-options.json", Line: 56, Text: `"Linking notes and files/Aliases.md",`}
+	wantMention := result.Mention{Path: "site-options.json", Line: 56, Text: `"Linking notes and files/Aliases.md",`}
 	if !slices.Contains(mentions, wantMention) || dry.Result["mentionsIncomplete"] != nil {
 		t.Errorf("mentions = %+v, incomplete %v; want %+v among them, complete", mentions, dry.Result["mentionsIncomplete"], wantMention)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/markdown"
 	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/tools/errs"
 )
 
 // The root's files as MCP resources, for hosts that let a user attach a file to a conversation.
@@ -252,8 +253,8 @@ func decodeCursor(c mcp.Cursor) (string, error) {
 }
 
 // errCursor refuses a resources/list cursor this server did not give.
-var errCursor = &callError{code: CodeInvalidArgument, field: "cursor",
-	msg: "the cursor is not one this server gave: pass back the nextCursor of the page before, or none for the first page"}
+var errCursor = &errs.Error{Code: errs.CodeInvalidArgument, Field: "cursor",
+	Msg: "the cursor is not one this server gave: pass back the nextCursor of the page before, or none for the first page"}
 
 // encodeCursor is the cursor that holds the path p.
 func encodeCursor(p string) mcp.Cursor {
@@ -275,11 +276,11 @@ func resourcePath(uri, form string) (string, error) {
 	u, err := url.Parse(uri)
 	switch {
 	case err != nil, u.Scheme != "file", u.Opaque != "":
-		return "", newError(CodeInvalidPath, "%q is not a file URI this server reads: name a file as %s", uri, form)
+		return "", errs.New(errs.CodeInvalidPath, "%q is not a file URI this server reads: name a file as %s", uri, form)
 	case u.Host != "" || u.User != nil:
-		return "", newError(CodeOutsideRoot, "the URI names a host (%q): this server reads only the files it serves, named as %s", u.Host, form)
+		return "", errs.New(errs.CodeOutsideRoot, "the URI names a host (%q): this server reads only the files it serves, named as %s", u.Host, form)
 	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
-		return "", newError(CodeInvalidPath, "the URI has a query or a fragment, which a file URI here does not take: use file:/// and the path alone")
+		return "", errs.New(errs.CodeInvalidPath, "the URI has a query or a fragment, which a file URI here does not take: use file:/// and the path alone")
 	}
 	return strings.TrimPrefix(u.Path, "/"), nil
 }
@@ -316,7 +317,7 @@ func (s *Server) guardResource(ctx context.Context, read func(context.Context, *
 		defer func() {
 			if r := recover(); r != nil {
 				s.cfg.ErrorLog.Printf("panic reading resource %q: %v\n%s", c.path, r, debug.Stack())
-				done <- answer{err: newError(CodeInternal, "the server hit an internal error reading this resource; it logged the details and goes on serving")}
+				done <- answer{err: errs.New(errs.CodeInternal, "the server hit an internal error reading this resource; it logged the details and goes on serving")}
 			}
 		}()
 		contents, err := read(ctx, c)
@@ -326,7 +327,7 @@ func (s *Server) guardResource(ctx context.Context, read func(context.Context, *
 	case a := <-done:
 		return a.contents, a.err
 	case <-ctx.Done():
-		return nil, fmt.Errorf("%s: reading the resource ran past the deadline of %v and was abandoned: try again, or read the file in parts with %s", CodeTimeout, s.cfg.Timeout, ReaderName)
+		return nil, fmt.Errorf("%s: reading the resource ran past the deadline of %v and was abandoned: try again, or read the file in parts with %s", errs.CodeTimeout, s.cfg.Timeout, ReaderName)
 	}
 }
 
@@ -359,7 +360,7 @@ func (s *Server) readAt(ctx context.Context, c *call, uri, raw string) ([]mcp.Re
 		err = noKey(name, data)
 	}
 	if errors.Is(err, fsroot.ErrTooLarge) {
-		return nil, newError(CodeTooLarge, "%q is larger than the size limit of %s: read it in parts with %s (preferences.offset and preferences.limit)", s.show(name), humanBytes(s.cfg.MaxFileSize), ReaderName)
+		return nil, errs.New(errs.CodeTooLarge, "%q is larger than the size limit of %s: read it in parts with %s (preferences.offset and preferences.limit)", s.show(name), humanBytes(s.cfg.MaxFileSize), ReaderName)
 	}
 	if err != nil {
 		return nil, err
@@ -370,7 +371,7 @@ func (s *Server) readAt(ctx context.Context, c *call, uri, raw string) ([]mcp.Re
 		return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: typ, Text: string(data)}}, nil
 	}
 	if len(data) > MaxContentBytes {
-		return nil, newError(CodeTooLarge, "%q is a binary file of %d bytes, more than a resource carries (%s)", s.show(name), len(data), humanBytes(MaxContentBytes))
+		return nil, errs.New(errs.CodeTooLarge, "%q is a binary file of %d bytes, more than a resource carries (%s)", s.show(name), len(data), humanBytes(MaxContentBytes))
 	}
 	return []mcp.ResourceContents{mcp.BlobResourceContents{URI: uri, MIMEType: typ, Blob: base64.StdEncoding.EncodeToString(data)}}, nil
 }
@@ -378,8 +379,8 @@ func (s *Server) readAt(ctx context.Context, c *call, uri, raw string) ([]mcp.Re
 // resourceError is err as a resource request's error: the tools' code and message, which name the
 // rule and only root-relative paths. An error no code maps is logged, as a tool call's is.
 func (s *Server) resourceError(err error, name string) error {
-	st := failure(err, name, s.show)
-	if st.Code == CodeInternal {
+	st := errs.Status(err, name, s.show)
+	if st.Code == errs.CodeInternal {
 		s.cfg.ErrorLog.Printf("resource %q: %v", name, err)
 	}
 	return errors.New(st.Code + ": " + st.Error)

@@ -18,6 +18,7 @@ import (
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/tools/errs"
 )
 
 // resourceEnv serves a root through an MCP server with the resources registered, and speaks to it
@@ -170,33 +171,33 @@ func TestReadResource(t *testing.T) {
 		{"file:///img.png", map[string]any{"uri": "file:///img.png", "mimeType": "image/png", "blob": base64.StdEncoding.EncodeToString([]byte(bin))}, ""},
 		// A path is the root's, never the host's.
 		{"file:///etc/passwd.md", text("file:///etc/passwd.md", "text/markdown", "the root's own\n"), ""},
-		{"file:///etc/passwd", nil, CodeExtension},
+		{"file:///etc/passwd", nil, errs.CodeExtension},
 		{"file:/etc/passwd.md", text("file:/etc/passwd.md", "text/markdown", "the root's own\n"), ""},
-		{"file:////etc/passwd", nil, CodeOutsideRoot},
-		{"file:///../outside/secret.md", nil, CodeOutsideRoot},
-		{"file:///notes/../../outside/secret.md", nil, CodeOutsideRoot},
-		{"file:///%2e%2e/outside/secret.md", nil, CodeOutsideRoot},
-		{"file:///%2E%2E%2Foutside%2Fsecret.md", nil, CodeOutsideRoot},
-		{"file://evil.example/notes/a.md", nil, CodeOutsideRoot},
-		{"file://localhost/notes/a.md", nil, CodeOutsideRoot},
-		{"file://user@/notes/a.md", nil, CodeOutsideRoot},
-		{"file:///link_out.md", nil, CodeOutsideRoot},
-		{"file:///link_dir/secret.md", nil, CodeOutsideRoot},
-		{"file:///dangling.md", nil, CodeOutsideRoot},
-		{"file:///.env", nil, CodeBlocked},
-		{"file:///.git/config", nil, CodeBlocked},
-		{"file:///env_link.md", nil, CodeBlocked},
-		{"file:///tool.exe", nil, CodeExtension},
-		{"file:///notes/a.md?raw=1", nil, CodeInvalidPath},
-		{"file:///notes/a.md#top", nil, CodeInvalidPath},
-		{"file:///notes/a%00.md", nil, CodeInvalidPath},
-		{"file:notes/a.md", nil, CodeInvalidPath},
-		{"file:///nothing.md", nil, CodeNotFound},
-		{"file:///notes", nil, CodeIsDir},
-		{"file:///", nil, CodeIsDir},
-		{"file:///fifo.md", nil, CodeNotRegular},
-		{"file:///huge.md", nil, CodeTooLarge},
-		{"file:///big.png", nil, CodeTooLarge},
+		{"file:////etc/passwd", nil, errs.CodeOutsideRoot},
+		{"file:///../outside/secret.md", nil, errs.CodeOutsideRoot},
+		{"file:///notes/../../outside/secret.md", nil, errs.CodeOutsideRoot},
+		{"file:///%2e%2e/outside/secret.md", nil, errs.CodeOutsideRoot},
+		{"file:///%2E%2E%2Foutside%2Fsecret.md", nil, errs.CodeOutsideRoot},
+		{"file://evil.example/notes/a.md", nil, errs.CodeOutsideRoot},
+		{"file://localhost/notes/a.md", nil, errs.CodeOutsideRoot},
+		{"file://user@/notes/a.md", nil, errs.CodeOutsideRoot},
+		{"file:///link_out.md", nil, errs.CodeOutsideRoot},
+		{"file:///link_dir/secret.md", nil, errs.CodeOutsideRoot},
+		{"file:///dangling.md", nil, errs.CodeOutsideRoot},
+		{"file:///.env", nil, errs.CodeBlocked},
+		{"file:///.git/config", nil, errs.CodeBlocked},
+		{"file:///env_link.md", nil, errs.CodeBlocked},
+		{"file:///tool.exe", nil, errs.CodeExtension},
+		{"file:///notes/a.md?raw=1", nil, errs.CodeInvalidPath},
+		{"file:///notes/a.md#top", nil, errs.CodeInvalidPath},
+		{"file:///notes/a%00.md", nil, errs.CodeInvalidPath},
+		{"file:notes/a.md", nil, errs.CodeInvalidPath},
+		{"file:///nothing.md", nil, errs.CodeNotFound},
+		{"file:///notes", nil, errs.CodeIsDir},
+		{"file:///", nil, errs.CodeIsDir},
+		{"file:///fifo.md", nil, errs.CodeNotRegular},
+		{"file:///huge.md", nil, errs.CodeTooLarge},
+		{"file:///big.png", nil, errs.CodeTooLarge},
 		// Not a file URI: no template matches it, and mcp-go says so.
 		{"http://example.com/notes/a.md", nil, "handler not found for resource URI 'http://example.com/notes/a.md'"},
 	}
@@ -223,8 +224,8 @@ func TestReadResourceAdmission(t *testing.T) {
 				t.Fatalf("read %d refused with %s", i, code)
 			}
 		}
-		if _, code := e.read("file:///a.md"); code != CodeRateLimited {
-			t.Errorf("third read: %q, want %s", code, CodeRateLimited)
+		if _, code := e.read("file:///a.md"); code != errs.CodeRateLimited {
+			t.Errorf("third read: %q, want %s", code, errs.CodeRateLimited)
 		}
 	})
 	t.Run("no read permission", func(t *testing.T) {
@@ -330,9 +331,9 @@ func TestListResourcesCursor(t *testing.T) {
 		{forged("c/.git/zz.md"), ""},
 		{forged("c/.git"), ""},
 		{forged("c/.git/zzz"), ""},
-		{forged("../outside"), CodeInvalidArgument},
-		{forged("/etc"), CodeInvalidArgument},
-		{"not base64!", CodeInvalidArgument},
+		{forged("../outside"), errs.CodeInvalidArgument},
+		{forged("/etc"), errs.CodeInvalidArgument},
+		{"not base64!", errs.CodeInvalidArgument},
 	} {
 		names, _, msg := page(c.cursor)
 		if c.refusal != "" {
@@ -352,11 +353,11 @@ func TestListResourcesCursor(t *testing.T) {
 // no listing gets a page without passing them.
 func TestListResourcesAdmission(t *testing.T) {
 	e := newResourceEnv(t, Config{Permissions: security.Permissions{}.With(security.PermRead)}, "a.md=a\n")
-	if a := e.send("resources/list", nil); a.Error == nil || !strings.HasPrefix(a.Error.Message, CodePermissionDenied+": ") {
+	if a := e.send("resources/list", nil); a.Error == nil || !strings.HasPrefix(a.Error.Message, errs.CodePermissionDenied+": ") {
 		t.Errorf("resources/list without the list permission: %+v", a)
 	}
 	escaped := []byte(`{"jsonrpc":"2.0","id":9,"method":"resources\u002flist"}`)
-	if raw, _ := json.Marshal(e.m.HandleMessage(context.Background(), escaped)); !strings.Contains(string(raw), CodePermissionDenied) {
+	if raw, _ := json.Marshal(e.m.HandleMessage(context.Background(), escaped)); !strings.Contains(string(raw), errs.CodePermissionDenied) {
 		t.Errorf("an escaped resources/list without the list permission: %s", raw)
 	}
 	// A listing too long to be read for its method is not admitted: it gets an empty page.
@@ -366,7 +367,7 @@ func TestListResourcesAdmission(t *testing.T) {
 	}
 	e = newResourceEnv(t, Config{Limiter: security.NewLimiter(security.LimitConfig{MaxRequests: 2})}, "a.md=a\n")
 	e.send("resources/list", nil) // costs CostMedium, 2
-	if a := e.send("resources/list", nil); a.Error == nil || !strings.HasPrefix(a.Error.Message, CodeRateLimited+": ") {
+	if a := e.send("resources/list", nil); a.Error == nil || !strings.HasPrefix(a.Error.Message, errs.CodeRateLimited+": ") {
 		t.Errorf("resources/list past the rate limit: %+v", a)
 	}
 

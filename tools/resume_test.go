@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/packfs/packfs-mcp/tools/result"
 )
 
 // expiring is a context whose deadline a test ends at a moment of its choosing.
@@ -71,7 +73,7 @@ func TestSearchStopsWithWhatItFound(t *testing.T) {
 				return e.call(t, SearcherName, map[string]any{"purpose": "search_content", "target": map[string]any{"path": "d", "query": query}, "options": opts})
 			}
 			paths := func(out optionResult) []string {
-				var files []FileEntry
+				var files []result.FileEntry
 				field(t, out, "files", &files)
 				var ps []string
 				for _, f := range files {

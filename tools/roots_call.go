@@ -13,12 +13,14 @@ import (
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/markdown"
+	"github.com/packfs/packfs-mcp/tools/errs"
+	"github.com/packfs/packfs-mcp/tools/result"
 )
 
 // A call to tools over several roots is decoded and judged (permission, arguments) once, as one
 // root's server would; then each path it names is routed to its root, and the call, its paths made
 // relative to that root, runs on that root's server. The answer's paths are given back their root's
-// name (see rebase). A call about ".", the roots themselves, is answered here, and a search of "."
+// name (see [result.Rebase]). A call about ".", the roots themselves, is answered here, and a search of "."
 // runs on every root, merged.
 
 // admitRoots judges a call as one root's server would (permission, arguments: see admit), and
@@ -30,7 +32,7 @@ func admitRoots[T any](r *Roots, c *call) (T, []*Server, error) {
 	}
 	roots := r.list()
 	if len(roots) == 0 {
-		return in, nil, newError(CodeNotAvailable, "no folder is served yet: the client has not listed any file:// root; add a folder to the client's roots, or start the server with --root")
+		return in, nil, errs.New(errs.CodeNotAvailable, "no folder is served yet: the client has not listed any file:// root; add a folder to the client's roots, or start the server with --root")
 	}
 	return in, roots, nil
 }
@@ -49,7 +51,7 @@ func route(roots []*Server, raw, field string) (*Server, string, error) {
 				}
 			}
 		}
-		return nil, "", &callError{code: CodeOutsideRoot, field: field, msg: "that absolute path is outside every root: " +
+		return nil, "", &errs.Error{Code: errs.CodeOutsideRoot, Field: field, Msg: "that absolute path is outside every root: " +
 			"use a path that starts with a root's name, such as \"" + roots[0].name + "/notes/todo.md\"; list \".\" to see the roots"}
 	}
 	p := raw
@@ -61,7 +63,7 @@ func route(roots []*Server, raw, field string) (*Server, string, error) {
 	}
 	first, rest, _ := strings.Cut(p, "/")
 	if first == ".." {
-		return nil, "", &callError{code: CodeOutsideRoot, field: field, msg: fmt.Sprintf(
+		return nil, "", &errs.Error{Code: errs.CodeOutsideRoot, Field: field, Msg: fmt.Sprintf(
 			"path %q climbs above the roots: start it with a root's name (%s)", raw, rootNames(roots))}
 	}
 	for _, s := range roots {
@@ -72,7 +74,7 @@ func route(roots []*Server, raw, field string) (*Server, string, error) {
 			return s, rest, nil
 		}
 	}
-	return nil, "", &callError{code: CodeNotFound, field: field, msg: fmt.Sprintf(
+	return nil, "", &errs.Error{Code: errs.CodeNotFound, Field: field, Msg: fmt.Sprintf(
 		"no root is named %q: a path starts with a root's name (%s)%s", first, rootNames(roots), holders(roots, p))}
 }
 
@@ -113,8 +115,8 @@ func (r *Roots) on(ctx context.Context, c *call, s *Server, in any, h func(*Serv
 	if err != nil {
 		return nil, err
 	}
-	out = rebase(out, s.show)
-	if v, ok := out.(SearcherResult); ok && c.purpose == "relationships" {
+	out = result.Rebase(out, s.show)
+	if v, ok := out.(result.Searcher); ok && c.purpose == "relationships" {
 		r.otherRoots(s, name, &v.DocumentLinks)
 		for i := range v.Documents {
 			if name, ok := strings.CutPrefix(v.Documents[i].Path, s.name+"/"); ok {
@@ -133,7 +135,7 @@ const statusOtherRoot = "otherRoot"
 // their status becomes otherRoot, and to the path they name there. It works from the link as
 // written and the roots' folders, never from the filesystem: relationships stay within a root, and
 // such a link is never followed, only named.
-func (r *Roots) otherRoots(s *Server, doc string, d *DocumentLinks) {
+func (r *Roots) otherRoots(s *Server, doc string, d *result.DocumentLinks) {
 	moved := map[[2]any]bool{}
 	for i, l := range d.Links {
 		if l.Status != string(markdown.StatusBroken) && l.Status != statusUnresolved || l.Kind == string(markdown.KindWiki) {
@@ -154,7 +156,7 @@ func (r *Roots) otherRoots(s *Server, doc string, d *DocumentLinks) {
 			}
 		}
 	}
-	d.Broken = slices.DeleteFunc(d.Broken, func(l LinkEntry) bool { return moved[[2]any{l.Line, l.Target}] })
+	d.Broken = slices.DeleteFunc(d.Broken, func(l result.LinkEntry) bool { return moved[[2]any{l.Line, l.Target}] })
 }
 
 func reader(s *Server) handlerFunc   { return s.read }
@@ -163,7 +165,7 @@ func writer(s *Server) handlerFunc   { return s.update }
 
 // top is the answer about ".", the folder of roots, which holds nothing else and cannot change.
 func topError(field string) error {
-	return &callError{code: CodeRoot, field: field, msg: "\".\" is the folder of roots, which cannot be written, deleted, moved or copied: name a path inside a root; list \".\" to see the roots"}
+	return &errs.Error{Code: errs.CodeRoot, Field: field, Msg: "\".\" is the folder of roots, which cannot be written, deleted, moved or copied: name a path inside a root; list \".\" to see the roots"}
 }
 
 func (r *Roots) read(ctx context.Context, c *call) (any, error) {
@@ -204,7 +206,7 @@ func (r *Roots) readTop(c *call, purpose string) (any, error) {
 	if row, _ := PurposeOf(ReaderName, purpose); row.accessTop != nil {
 		return row.accessTop(c)
 	}
-	return nil, &callError{code: CodeIsDir, field: "target.path", msg: "\".\" is the folder of roots: list it with packfs-file-searcher (purpose \"list\") to see them, and name a file inside one"}
+	return nil, &errs.Error{Code: errs.CodeIsDir, Field: "target.path", Msg: "\".\" is the folder of roots: list it with packfs-file-searcher (purpose \"list\") to see them, and name a file inside one"}
 }
 
 func (r *Roots) discover(ctx context.Context, c *call) (any, error) {
@@ -229,7 +231,7 @@ func (r *Roots) discover(ctx context.Context, c *call) (any, error) {
 	if row, _ := PurposeOf(SearcherName, in.Purpose); row.discoverTop != nil {
 		return row.discoverTop(r, ctx, c, in, roots)
 	}
-	return nil, &callError{code: CodeInvalidArgument, field: "target.path", msg: fmt.Sprintf(
+	return nil, &errs.Error{Code: errs.CodeInvalidArgument, Field: "target.path", Msg: fmt.Sprintf(
 		"relationships stay within one root: name a root's folder (%s) or its documents as target.path", rootNames(roots))}
 }
 
@@ -252,7 +254,7 @@ func (r *Roots) update(ctx context.Context, c *call) (any, error) {
 			return nil, err
 		}
 		if es != s {
-			return nil, &callError{code: CodeInvalidArgument, field: field, msg: fmt.Sprintf(
+			return nil, &errs.Error{Code: errs.CodeInvalidArgument, Field: field, Msg: fmt.Sprintf(
 				"an edit changes files of one root, and target.path is in %q: edit the files of each root in a call of their own", s.name)}
 		}
 		in.Edits[i].Path = erest
@@ -273,7 +275,7 @@ func (r *Roots) update(ctx context.Context, c *call) (any, error) {
 		in.Target.Destination = drest
 		return r.on(ctx, c, s, in, writer)
 	case !row.acrossRoots:
-		return nil, &callError{code: CodeInvalidArgument, field: "target.destination", msg: fmt.Sprintf(
+		return nil, &errs.Error{Code: errs.CodeInvalidArgument, Field: "target.destination", Msg: fmt.Sprintf(
 			"a move stays within one root, and %q is in root %q, target.path in %q: copy it there (purpose \"copy\"), then delete it",
 			in.Target.Destination, d.name, s.name)}
 	}
@@ -303,7 +305,7 @@ func routeTargets(roots []*Server, in *intents.Update) (*Server, error) {
 			return nil, err
 		}
 		if s != nil && ps != s {
-			return nil, &callError{code: CodeInvalidArgument, field: field, msg: fmt.Sprintf(
+			return nil, &errs.Error{Code: errs.CodeInvalidArgument, Field: field, Msg: fmt.Sprintf(
 				"a move of several files stays within one root, and target.paths[0] is in %q, %s in %q: move the files of each root in a call of their own", s.name, field, ps.name)}
 		}
 		s, in.Target.Paths[i] = ps, rest
@@ -318,7 +320,7 @@ func (r *Roots) copyAcross(ctx context.Context, c *call, from, to *Server, in in
 	if err != nil {
 		return nil, err
 	}
-	w := out.(WriterResult)
+	w := out.(result.Writer)
 	w.Path = from.show(w.Path)
 	for i := range w.Skipped {
 		w.Skipped[i].Path = from.show(w.Skipped[i].Path)
@@ -344,14 +346,14 @@ func (r *Roots) sub(ctx context.Context, c *call, s, from *Server, in any, h fun
 	c.path = from.show(sc.path)
 	if err != nil {
 		show := from.show
-		if fe := (*fileError)(nil); errors.As(err, &fe) && fe.field == "target.destination" {
+		if fe := (*errs.File)(nil); errors.As(err, &fe) && fe.Field == "target.destination" {
 			show = s.show
 		}
-		st := failure(err, sc.path, show)
-		if st.Code == CodeInternal {
+		st := errs.Status(err, sc.path, show)
+		if st.Code == errs.CodeInternal {
 			s.cfg.ErrorLog.Printf("%s %s %q: %v", c.tool, c.purpose, c.path, err)
 		}
-		return nil, "", &mapped{st: st}
+		return nil, "", &errs.Mapped{Status: st}
 	}
 	return out, sc.path, nil
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/fulltext"
 	"github.com/packfs/packfs-mcp/intents"
+	"github.com/packfs/packfs-mcp/tools/errs"
+	"github.com/packfs/packfs-mcp/tools/result"
 )
 
 // several runs a call about several paths (field: target.paths, or target.reads) on the roots they
@@ -28,15 +30,15 @@ func (r *Roots) several(ctx context.Context, c *call, roots []*Server, field str
 		rest []string
 	}
 	var groups []*group
-	failed := map[int]Status{}
+	failed := map[int]result.Status{}
 	for i, p := range paths {
 		name := fmt.Sprintf("%s[%d]", field, i)
 		s, rest, err := route(roots, p, name)
 		if err == nil && s == nil {
-			err = &callError{code: CodeIsDir, field: name, msg: "\".\" is the folder of roots: name a file inside one"}
+			err = &errs.Error{Code: errs.CodeIsDir, Field: name, Msg: "\".\" is the folder of roots: name a file inside one"}
 		}
 		if err != nil {
-			failed[i] = failure(err, "", identity)
+			failed[i] = errs.Status(err, "", identity)
 			continue
 		}
 		k := slices.IndexFunc(groups, func(g *group) bool { return g.s == s })
@@ -72,14 +74,14 @@ func (r *Roots) several(ctx context.Context, c *call, roots []*Server, field str
 		out, err := r.on(ctx, c, g.s, with(idx, rest, 0), h)
 		c.spent = 0
 		if err != nil {
-			st := failure(err, "", identity)
+			st := errs.Status(err, "", identity)
 			for _, i := range idx {
 				failed[i] = st
 			}
 			continue
 		}
 		switch v := out.(type) {
-		case ReaderResult:
+		case result.Reader:
 			for j, e := range v.Files {
 				if strings.HasPrefix(e.Path, field+"[") { // named by its place in this root's call
 					e.Path = fmt.Sprintf("%s[%d]", field, idx[j])
@@ -89,7 +91,7 @@ func (r *Roots) several(ctx context.Context, c *call, roots []*Server, field str
 					spent += len(*e.Content)
 				}
 			}
-		case SearcherResult:
+		case result.Searcher:
 			for j, d := range v.Documents {
 				if strings.HasPrefix(d.Path, field+"[") {
 					d.Path = fmt.Sprintf("%s[%d]", field, idx[j])
@@ -100,31 +102,31 @@ func (r *Roots) several(ctx context.Context, c *call, roots []*Server, field str
 		}
 	}
 	shown := func(i int) string {
-		if p := paths[i]; !strings.HasPrefix(p, "/") && failed[i].Code != CodeOutsideRoot {
+		if p := paths[i]; !strings.HasPrefix(p, "/") && failed[i].Code != errs.CodeOutsideRoot {
 			return p
 		}
 		return fmt.Sprintf("%s[%d]", field, i)
 	}
 	if c.tool == ReaderName {
-		var out ReaderResult
+		var out result.Reader
 		for i := offset; i < len(paths); i++ {
-			e, ok := entries[i].(ReadEntry)
+			e, ok := entries[i].(result.ReadEntry)
 			if !ok {
-				e = ReadEntry{Path: shown(i), Status: failed[i]}
+				e = result.ReadEntry{Path: shown(i), Status: failed[i]}
 			}
 			out.Files = append(out.Files, e)
 		}
 		out.Success, out.Metadata = true, c.meta()
 		return out, nil
 	}
-	out := SearcherResult{Status: Status{Success: true}, TotalFound: ptr(len(paths))}
+	out := result.Searcher{Status: result.Status{Success: true}, TotalFound: ptr(len(paths))}
 	cov.apply(&out)
 	for i := offset; i < len(paths); i++ {
 		if st, ok := failed[i]; ok {
-			out.Documents = append(out.Documents, DocumentEntry{Path: shown(i), Status: st})
+			out.Documents = append(out.Documents, result.DocumentEntry{Path: shown(i), Status: st})
 			continue
 		}
-		d, ok := entries[i].(DocumentEntry)
+		d, ok := entries[i].(result.DocumentEntry)
 		if !ok { // its root's page ended before it
 			out.Truncated, out.NextOffset = true, ptr(i)
 			break
@@ -149,7 +151,7 @@ type coverage struct {
 }
 
 // add takes in v, the answer of the root named name.
-func (cv *coverage) add(v SearcherResult, name string) {
+func (cv *coverage) add(v result.Searcher, name string) {
 	if v.IndexComplete == nil || *v.IndexComplete {
 		if cv.complete == nil {
 			cv.complete = v.IndexComplete
@@ -166,7 +168,7 @@ func (cv *coverage) add(v SearcherResult, name string) {
 }
 
 // apply sets out's index fields from what the roots said.
-func (cv *coverage) apply(out *SearcherResult) {
+func (cv *coverage) apply(out *result.Searcher) {
 	out.IndexComplete, out.IndexedFiles, out.ScannedFiles = cv.complete, cv.indexed, cv.scanned
 	if !cv.uncounted {
 		out.TotalFiles = cv.total
@@ -207,22 +209,22 @@ func (r *Roots) listTop(c *call, in intents.Discover, roots []*Server) (any, err
 	p := newPage(in.Options)
 	for _, s := range roots {
 		if info := rootInfo(s); f.keep(info) && f.content == "" {
-			p.add(func() FileEntry { return entry(info, in.Options.IncludeModified) })
+			p.add(func() result.FileEntry { return entry(info, in.Options.IncludeModified) })
 		}
 	}
 	return pageResult(c, p, tally{}), nil
 }
 
 // found is the totalFound of a list or search_content of one root.
-func found(v SearcherResult) int {
+func found(v result.Searcher) int {
 	if v.TotalFound == nil {
 		return 0
 	}
 	return *v.TotalFound
 }
 
-func pageResult(c *call, p *page, t tally) SearcherResult {
-	out := SearcherResult{Status: Status{Success: true}, Files: p.files, TotalFound: ptr(p.total), FilesSearched: t.searched, FilesExcluded: t.excluded, ExcludedFiles: t.some}
+func pageResult(c *call, p *page, t tally) result.Searcher {
+	out := result.Searcher{Status: result.Status{Success: true}, Files: p.files, TotalFound: ptr(p.total), FilesSearched: t.searched, FilesExcluded: t.excluded, ExcludedFiles: t.some}
 	if p.more {
 		out.Truncated, out.NextOffset, out.FilesSearched, out.FilesExcluded, out.ExcludedFiles = true, ptr(p.offset+len(p.files)), 0, 0, nil
 	}
@@ -252,7 +254,7 @@ func (r *Roots) pages(ctx context.Context, c *call, roots []*Server, in intents.
 	}
 	for _, s := range roots {
 		if in.Purpose == "list" {
-			if info := rootInfo(s); f.keep(info) && f.content == "" && !p.add(func() FileEntry { return entry(info, in.Options.IncludeModified) }) {
+			if info := rootInfo(s); f.keep(info) && f.content == "" && !p.add(func() result.FileEntry { return entry(info, in.Options.IncludeModified) }) {
 				break
 			}
 		}
@@ -262,7 +264,7 @@ func (r *Roots) pages(ctx context.Context, c *call, roots []*Server, in intents.
 		if err != nil {
 			return nil, err
 		}
-		v := out.(SearcherResult)
+		v := out.(result.Searcher)
 		t.searched += v.FilesSearched
 		t.excluded += v.FilesExcluded
 		t.some = append(t.some, v.ExcludedFiles[:min(len(v.ExcludedFiles), maxExcludedNamed-len(t.some))]...)
@@ -310,19 +312,19 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 	c.leading, c.lead = true, []float64{}
 	for _, s := range roots {
 		if res, err := r.on(ctx, c, s, sub, searcher); err == nil {
-			c.lead = append(c.lead, res.(SearcherResult).lead...)
+			c.lead = append(c.lead, res.(result.Searcher).Lead...)
 		}
 	}
 	c.leading = false
 	type hit struct {
-		e          FileEntry
+		e          result.FileEntry
 		rank, root int
 	}
 	var (
 		hits     []hit
 		lists    []fulltext.Lists
 		fusable  = true
-		out      SearcherResult
+		out      result.Searcher
 		unknown  map[string]int
 		answered int
 		firstErr error
@@ -332,24 +334,24 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 		res, err := r.on(ctx, c, s, sub, searcher)
 		if err != nil {
 			firstErr = cmp.Or(firstErr, err)
-			var mp *mapped
+			var mp *errs.Mapped
 			if errors.As(err, &mp) {
-				cov.message = append(cov.message, fmt.Sprintf("Root %q did not answer: %s", s.name, mp.st.Error))
-				cov.retry = max(cov.retry, mp.st.RetryAfterMs)
+				cov.message = append(cov.message, fmt.Sprintf("Root %q did not answer: %s", s.name, mp.Status.Error))
+				cov.retry = max(cov.retry, mp.Status.RetryAfterMs)
 			}
 			continue
 		}
-		v := res.(SearcherResult)
+		v := res.(result.Searcher)
 		answered++
 		for i, e := range v.Files {
 			hits = append(hits, hit{e, i, k})
 		}
-		if v.lists == nil {
+		if v.Lists == nil {
 			fusable = false
 		} else {
-			lists = append(lists, shownLists(*v.lists, s.show))
+			lists = append(lists, shownLists(*v.Lists, s.show))
 		}
-		out.candidates += v.candidates
+		out.Candidates += v.Candidates
 		out.Related = append(out.Related, v.Related...)
 		if unknown == nil {
 			unknown = map[string]int{}
@@ -359,7 +361,7 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 		}
 		cov.add(v, s.name)
 	}
-	if answered == 0 || out.candidates == 0 && firstErr != nil {
+	if answered == 0 || out.Candidates == 0 && firstErr != nil {
 		return nil, firstErr
 	}
 	if fusable {
@@ -397,14 +399,14 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 		shown[h.e.Path] = true
 	}
 	falling(out.Files)
-	out.Related = slices.DeleteFunc(out.Related, func(e RelatedEntry) bool { return !shown[e.From] })
+	out.Related = slices.DeleteFunc(out.Related, func(e result.RelatedEntry) bool { return !shown[e.From] })
 	for w, n := range unknown {
 		if n == answered {
 			out.UnknownWords = append(out.UnknownWords, w)
 		}
 	}
 	slices.Sort(out.UnknownWords)
-	if next := in.Options.Offset + len(out.Files); next < out.candidates && len(out.Files) == want {
+	if next := in.Options.Offset + len(out.Files); next < out.Candidates && len(out.Files) == want {
 		out.Truncated, out.NextOffset = true, ptr(next)
 	}
 	cov.apply(&out)

@@ -7,6 +7,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/tools/errs"
 )
 
 // The files of several roots as MCP resources. A file's URI is file:/// and its path as the tools
@@ -32,11 +33,11 @@ func (r *Roots) readResource(ctx context.Context, req mcp.ReadResourceRequest) (
 		}
 		roots := r.list()
 		if len(roots) == 0 {
-			return nil, r.top.resourceError(newError(CodeNotAvailable, "no folder is served now: there is no file to read"), "")
+			return nil, r.top.resourceError(errs.New(errs.CodeNotAvailable, "no folder is served now: there is no file to read"), "")
 		}
 		s, rest, err := route(roots, raw, "uri")
 		if err == nil && s == nil {
-			err = newError(CodeIsDir, "%q names the folder of the roots (%s), not a file: name a file as %s", uri, rootNames(roots), severalRootsURIs)
+			err = errs.New(errs.CodeIsDir, "%q names the folder of the roots (%s), not a file: name a file as %s", uri, rootNames(roots), severalRootsURIs)
 		}
 		if err != nil {
 			return nil, r.top.resourceError(err, "")

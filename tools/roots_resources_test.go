@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/tools/errs"
 )
 
 // newRootsResourceEnv serves the roots notes and work (see newRootsEnv) with their resources
@@ -101,33 +102,33 @@ func TestRootsReadResource(t *testing.T) {
 		{"file:///work%2Fw.md", text("file:///work%2Fw.md", "# W\n"), "", ""}, // the tool path work/w.md
 		{"file:/work/w.md", text("file:/work/w.md", "# W\n"), "", ""},
 		// Out of one root into the other, or above both, however spelled.
-		{"file:///notes/../work/w.md", nil, CodeOutsideRoot, `"notes/../work/w.md" climbs out of root "notes"`},
-		{"file:///notes/%2e%2e/work/w.md", nil, CodeOutsideRoot, `climbs out of root "notes"`},
-		{"file:///notes%2F..%2Fwork%2Fw.md", nil, CodeOutsideRoot, `climbs out of root "notes"`},
-		{"file:///notes/dir/../../work/w.md", nil, CodeOutsideRoot, `root "notes"`},
-		{"file:///../outside/secret.md", nil, CodeOutsideRoot, "climbs above the roots"},
-		{"file:///%2e%2e/outside/secret.md", nil, CodeOutsideRoot, "climbs above the roots"},
-		{"file:///%2E%2E%2Foutside%2Fsecret.md", nil, CodeOutsideRoot, "climbs above the roots"},
-		{"file:///./../outside/secret.md", nil, CodeOutsideRoot, "climbs above the roots"},
-		{"file:////{base}/outside/secret.md", nil, CodeOutsideRoot, "outside every root"},
-		{"file:///notes/towork/w.md", nil, CodeOutsideRoot, `"notes/towork/w.md"`},
-		{"file:///notes/tow.md", nil, CodeOutsideRoot, `"notes/tow.md"`},
+		{"file:///notes/../work/w.md", nil, errs.CodeOutsideRoot, `"notes/../work/w.md" climbs out of root "notes"`},
+		{"file:///notes/%2e%2e/work/w.md", nil, errs.CodeOutsideRoot, `climbs out of root "notes"`},
+		{"file:///notes%2F..%2Fwork%2Fw.md", nil, errs.CodeOutsideRoot, `climbs out of root "notes"`},
+		{"file:///notes/dir/../../work/w.md", nil, errs.CodeOutsideRoot, `root "notes"`},
+		{"file:///../outside/secret.md", nil, errs.CodeOutsideRoot, "climbs above the roots"},
+		{"file:///%2e%2e/outside/secret.md", nil, errs.CodeOutsideRoot, "climbs above the roots"},
+		{"file:///%2E%2E%2Foutside%2Fsecret.md", nil, errs.CodeOutsideRoot, "climbs above the roots"},
+		{"file:///./../outside/secret.md", nil, errs.CodeOutsideRoot, "climbs above the roots"},
+		{"file:////{base}/outside/secret.md", nil, errs.CodeOutsideRoot, "outside every root"},
+		{"file:///notes/towork/w.md", nil, errs.CodeOutsideRoot, `"notes/towork/w.md"`},
+		{"file:///notes/tow.md", nil, errs.CodeOutsideRoot, `"notes/tow.md"`},
 		// Not a root.
-		{"file:///outside/secret.md", nil, CodeNotFound, `no root is named "outside"`},
-		{"file:///a.md", nil, CodeNotFound, `no root is named "a.md"`},
+		{"file:///outside/secret.md", nil, errs.CodeNotFound, `no root is named "outside"`},
+		{"file:///a.md", nil, errs.CodeNotFound, `no root is named "a.md"`},
 		{"file:///%2e/notes/a.md", nil, "", ""}, // "./notes/a.md", as a tool path
-		{"file:///", nil, CodeIsDir, "the folder of the roots"},
-		{"file:///.", nil, CodeIsDir, "the folder of the roots"},
-		{"file:///notes", nil, CodeIsDir, `"notes"`},
-		{"file:///notes/", nil, CodeIsDir, `"notes"`},
+		{"file:///", nil, errs.CodeIsDir, "the folder of the roots"},
+		{"file:///.", nil, errs.CodeIsDir, "the folder of the roots"},
+		{"file:///notes", nil, errs.CodeIsDir, `"notes"`},
+		{"file:///notes/", nil, errs.CodeIsDir, `"notes"`},
 		// Each root's policy, and its paths named with the root.
-		{"file:///notes/.env", nil, CodeBlocked, `"notes/.env"`},
-		{"file:///work/.git/config", nil, CodeBlocked, `"work/.git/config"`},
-		{"file:///work/tool.exe", nil, CodeExtension, `"work/tool.exe"`},
-		{"file:///work/nothing.md", nil, CodeNotFound, `"work/nothing.md"`},
-		{"file:///work/w.md%00", nil, CodeInvalidPath, ""},
-		{"file://evil.example/notes/a.md", nil, CodeOutsideRoot, "starting with its root's name"},
-		{"file:///notes/a.md#top", nil, CodeInvalidPath, ""},
+		{"file:///notes/.env", nil, errs.CodeBlocked, `"notes/.env"`},
+		{"file:///work/.git/config", nil, errs.CodeBlocked, `"work/.git/config"`},
+		{"file:///work/tool.exe", nil, errs.CodeExtension, `"work/tool.exe"`},
+		{"file:///work/nothing.md", nil, errs.CodeNotFound, `"work/nothing.md"`},
+		{"file:///work/w.md%00", nil, errs.CodeInvalidPath, ""},
+		{"file://evil.example/notes/a.md", nil, errs.CodeOutsideRoot, "starting with its root's name"},
+		{"file:///notes/a.md#top", nil, errs.CodeInvalidPath, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.uri, func(t *testing.T) {
@@ -153,12 +154,12 @@ func TestRootsReadResource(t *testing.T) {
 
 	// A root removed while serving is no longer read; with none left, a read says so.
 	re.roots.Remove("work")
-	if _, code, msg := e.resourceAnswer("file:///work/w.md"); code != CodeNotFound || !strings.Contains(msg, `no root is named "work"`) {
+	if _, code, msg := e.resourceAnswer("file:///work/w.md"); code != errs.CodeNotFound || !strings.Contains(msg, `no root is named "work"`) {
 		t.Errorf("read of a removed root: %s %s", code, msg)
 	}
 	re.roots.Remove("notes")
-	if _, code, _ := e.resourceAnswer("file:///notes/a.md"); code != CodeNotAvailable {
-		t.Errorf("read with no root: %s, want %s", code, CodeNotAvailable)
+	if _, code, _ := e.resourceAnswer("file:///notes/a.md"); code != errs.CodeNotAvailable {
+		t.Errorf("read with no root: %s, want %s", code, errs.CodeNotAvailable)
 	}
 }
 
@@ -292,8 +293,8 @@ func TestRootsListResourcesCursor(t *testing.T) {
 			}
 			got, end, msg := page(c)
 			if tt.refused {
-				if !strings.HasPrefix(msg, CodeInvalidArgument+": ") {
-					t.Errorf("cursor %q: %q, want a refusal with %s", tt.cursor, msg, CodeInvalidArgument)
+				if !strings.HasPrefix(msg, errs.CodeInvalidArgument+": ") {
+					t.Errorf("cursor %q: %q, want a refusal with %s", tt.cursor, msg, errs.CodeInvalidArgument)
 				}
 				return
 			}
@@ -302,7 +303,7 @@ func TestRootsListResourcesCursor(t *testing.T) {
 			}
 		})
 	}
-	if _, _, msg := page("not base64!"); !strings.HasPrefix(msg, CodeInvalidArgument+": ") {
+	if _, _, msg := page("not base64!"); !strings.HasPrefix(msg, errs.CodeInvalidArgument+": ") {
 		t.Errorf("a cursor not in base64: %q", msg)
 	}
 

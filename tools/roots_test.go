@@ -19,6 +19,8 @@ import (
 	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/semantic"
+	"github.com/packfs/packfs-mcp/tools/errs"
+	"github.com/packfs/packfs-mcp/tools/result"
 )
 
 // rootsEnv is the tools over two roots, notes and work, side by side in base with a folder
@@ -115,35 +117,35 @@ func TestRootsPaths(t *testing.T) {
 	}{
 		{"read in a root", ReaderName, `{"purpose":"read","target":{"path":"notes/b.md"}}`, "", "", "aardvark facts"},
 		{"a host path routes to its root", ReaderName, `{"purpose":"read","target":{"path":"{base}/work/w.md"}}`, "", "", "aardvark plans"},
-		{"no root named", ReaderName, `{"purpose":"read","target":{"path":"nope.md"}}`, CodeNotFound, "target.path", `(notes, work), such as "notes/nope.md"`},
-		{"no root named, the path in one", ReaderName, `{"purpose":"read","target":{"path":"b.md"}}`, CodeNotFound, "target.path", `it is at "notes/b.md"`},
-		{"no root named, the path in both", ReaderName, `{"purpose":"exists","target":{"path":"sub/x.md"}}`, CodeNotFound, "target.path", `it is at each of "notes/sub/x.md", "work/sub/x.md"; name the one`},
-		{"no root named, a blocked path not shown", ReaderName, `{"purpose":"read","target":{"path":".env"}}`, CodeNotFound, "target.path", `such as "notes/.env"; list`},
-		{"climbs into another root", ReaderName, `{"purpose":"read","target":{"path":"notes/../work/w.md"}}`, CodeOutsideRoot, "", `path "notes/../work/w.md" climbs out of root "notes"`},
-		{"climbs above the roots", ReaderName, `{"purpose":"read","target":{"path":"../secret/s.md"}}`, CodeOutsideRoot, "target.path", ""},
-		{"a host path outside every root", ReaderName, `{"purpose":"read","target":{"path":"{base}/secret/s.md"}}`, CodeOutsideRoot, "target.path", "outside every root"},
-		{"a link into another root", ReaderName, `{"purpose":"read","target":{"path":"notes/towork/w.md"}}`, CodeOutsideRoot, "", `"notes/towork/w.md"`},
-		{"blocked, named with its root", ReaderName, `{"purpose":"read","target":{"path":"notes/.env"}}`, CodeBlocked, "", `"notes/.env"`},
-		{"missing, named with its root", ReaderName, `{"purpose":"read","target":{"path":"work/nope.md"}}`, CodeNotFound, "", `"work/nope.md"`},
-		{"read of the roots", ReaderName, `{"purpose":"read","target":{"path":"."}}`, CodeIsDir, "target.path", ""},
+		{"no root named", ReaderName, `{"purpose":"read","target":{"path":"nope.md"}}`, errs.CodeNotFound, "target.path", `(notes, work), such as "notes/nope.md"`},
+		{"no root named, the path in one", ReaderName, `{"purpose":"read","target":{"path":"b.md"}}`, errs.CodeNotFound, "target.path", `it is at "notes/b.md"`},
+		{"no root named, the path in both", ReaderName, `{"purpose":"exists","target":{"path":"sub/x.md"}}`, errs.CodeNotFound, "target.path", `it is at each of "notes/sub/x.md", "work/sub/x.md"; name the one`},
+		{"no root named, a blocked path not shown", ReaderName, `{"purpose":"read","target":{"path":".env"}}`, errs.CodeNotFound, "target.path", `such as "notes/.env"; list`},
+		{"climbs into another root", ReaderName, `{"purpose":"read","target":{"path":"notes/../work/w.md"}}`, errs.CodeOutsideRoot, "", `path "notes/../work/w.md" climbs out of root "notes"`},
+		{"climbs above the roots", ReaderName, `{"purpose":"read","target":{"path":"../secret/s.md"}}`, errs.CodeOutsideRoot, "target.path", ""},
+		{"a host path outside every root", ReaderName, `{"purpose":"read","target":{"path":"{base}/secret/s.md"}}`, errs.CodeOutsideRoot, "target.path", "outside every root"},
+		{"a link into another root", ReaderName, `{"purpose":"read","target":{"path":"notes/towork/w.md"}}`, errs.CodeOutsideRoot, "", `"notes/towork/w.md"`},
+		{"blocked, named with its root", ReaderName, `{"purpose":"read","target":{"path":"notes/.env"}}`, errs.CodeBlocked, "", `"notes/.env"`},
+		{"missing, named with its root", ReaderName, `{"purpose":"read","target":{"path":"work/nope.md"}}`, errs.CodeNotFound, "", `"work/nope.md"`},
+		{"read of the roots", ReaderName, `{"purpose":"read","target":{"path":"."}}`, errs.CodeIsDir, "target.path", ""},
 		{"the roots exist", ReaderName, `{"purpose":"exists","target":{"path":"."}}`, "", "", `"exists":true`},
 		{"a root exists", ReaderName, `{"purpose":"exists","target":{"path":"work"}}`, "", "", `"exists":true`},
 		{"list the roots", SearcherName, `{"purpose":"list","target":{"path":"."}}`, "", "", `[{"path":"notes","type":"directory"},{"path":"work","type":"directory"}]`},
 		{"list a root", SearcherName, `{"purpose":"list","target":{"path":"work"}}`, "", "", `"files":[{"path":"work/sub","type":"directory"},{"path":"work/w.md"`},
-		{"relationships of the roots", SearcherName, `{"purpose":"relationships","target":{"path":"."}}`, CodeInvalidArgument, "target.path", "within one root"},
-		{"write the roots", WriterName, `{"purpose":"mkdir","target":{"path":"."}}`, CodeRoot, "target.path", ""},
-		{"delete a root", WriterName, `{"purpose":"delete","target":{"path":"work"},"options":{"recursive":true}}`, CodeRoot, "", ""},
-		{"move across roots", WriterName, `{"purpose":"move","target":{"path":"notes/b.md","destination":"work/b.md"}}`, CodeInvalidArgument, "target.destination", `"work/b.md" is in root "work"`},
-		{"move several across roots", WriterName, `{"purpose":"move","target":{"paths":["notes/b.md","work/w.md"],"destination":"notes/dir"}}`, CodeInvalidArgument, "target.paths[1]", `target.paths[0] is in "notes"`},
+		{"relationships of the roots", SearcherName, `{"purpose":"relationships","target":{"path":"."}}`, errs.CodeInvalidArgument, "target.path", "within one root"},
+		{"write the roots", WriterName, `{"purpose":"mkdir","target":{"path":"."}}`, errs.CodeRoot, "target.path", ""},
+		{"delete a root", WriterName, `{"purpose":"delete","target":{"path":"work"},"options":{"recursive":true}}`, errs.CodeRoot, "", ""},
+		{"move across roots", WriterName, `{"purpose":"move","target":{"path":"notes/b.md","destination":"work/b.md"}}`, errs.CodeInvalidArgument, "target.destination", `"work/b.md" is in root "work"`},
+		{"move several across roots", WriterName, `{"purpose":"move","target":{"paths":["notes/b.md","work/w.md"],"destination":"notes/dir"}}`, errs.CodeInvalidArgument, "target.paths[1]", `target.paths[0] is in "notes"`},
 		{"move several, named with their root", WriterName, `{"purpose":"move","target":{"paths":["notes/b.md"],"destination":"notes/dir"},"options":{"dryRun":true}}`, "", "", `"moved":[{"destination":"notes/dir/b.md","path":"notes/b.md"}]`},
-		{"edit across roots", WriterName, `{"purpose":"edit","target":{"path":"notes/b.md"},"edits":[{"oldText":"x","newText":"y","path":"work/w.md"}]}`, CodeInvalidArgument, "edits[0].path", "one root"},
-		{"copy over the roots", WriterName, `{"purpose":"copy","target":{"path":"notes/b.md","destination":"."}}`, CodeRoot, "target.destination", ""},
+		{"edit across roots", WriterName, `{"purpose":"edit","target":{"path":"notes/b.md"},"edits":[{"oldText":"x","newText":"y","path":"work/w.md"}]}`, errs.CodeInvalidArgument, "edits[0].path", "one root"},
+		{"copy over the roots", WriterName, `{"purpose":"copy","target":{"path":"notes/b.md","destination":"."}}`, errs.CodeRoot, "target.destination", ""},
 		{"an edit's diff names the root", WriterName, `{"purpose":"edit","target":{"path":"notes/b.md"},"edits":[{"oldText":"facts","newText":"lore"}],"options":{"dryRun":true}}`, "", "", `"diff":"--- a/notes/b.md\n+++ b/notes/b.md`},
 		{"an append's diff names the root", WriterName, `{"purpose":"append","target":{"path":"work/w.md"},"content":"more\n"}`, "", "", `"diff":"--- a/work/w.md\n+++ b/work/w.md`},
-		{"copy a file onto a folder", WriterName, `{"purpose":"copy","target":{"path":"notes/b.md","destination":"work/sub"}}`, CodeIsDir, "target.destination", `"work/sub" is a folder: give the file's path inside it, such as "work/sub/b.md"`},
-		{"move a file onto a folder", WriterName, `{"purpose":"move","target":{"path":"notes/b.md","destination":"notes/dir/"}}`, CodeIsDir, "target.destination", `such as "notes/dir/b.md"`},
-		{"copy a file to a new extensionless name", WriterName, `{"purpose":"copy","target":{"path":"notes/b.md","destination":"work/b"}}`, CodeExtension, "target.destination", `such as .md, .txt`},
-		{"create with a missing folder", WriterName, `{"purpose":"create","target":{"path":"work/no/x.md"},"content":"x"}`, CodeNotFound, "", `"work/no"`},
+		{"copy a file onto a folder", WriterName, `{"purpose":"copy","target":{"path":"notes/b.md","destination":"work/sub"}}`, errs.CodeIsDir, "target.destination", `"work/sub" is a folder: give the file's path inside it, such as "work/sub/b.md"`},
+		{"move a file onto a folder", WriterName, `{"purpose":"move","target":{"path":"notes/b.md","destination":"notes/dir/"}}`, errs.CodeIsDir, "target.destination", `such as "notes/dir/b.md"`},
+		{"copy a file to a new extensionless name", WriterName, `{"purpose":"copy","target":{"path":"notes/b.md","destination":"work/b"}}`, errs.CodeExtension, "target.destination", `such as .md, .txt`},
+		{"create with a missing folder", WriterName, `{"purpose":"create","target":{"path":"work/no/x.md"},"content":"x"}`, errs.CodeNotFound, "", `"work/no"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -236,13 +238,13 @@ func TestRootsRelationships(t *testing.T) {
 	if !strings.Contains(string(b), `"to":"notes/b.md"`) {
 		t.Errorf("the wiki link does not reach notes/b.md: %s", b)
 	}
-	var links []LinkEntry
+	var links []result.LinkEntry
 	field := func(name string, v any) {
 		b, _ := json.Marshal(out[name])
 		mustOK(t, json.Unmarshal(b, v))
 	}
 	field("links", &links)
-	want := []LinkEntry{
+	want := []result.LinkEntry{
 		{Target: "b", Kind: "wiki", Status: "internal", To: "notes/b.md", Line: 2},
 		{Target: "../work/w.md", Kind: "markdown", Status: statusOtherRoot, To: "work/w.md", Line: 2, Text: "work"},
 	}
@@ -253,7 +255,7 @@ func TestRootsRelationships(t *testing.T) {
 		t.Errorf("the link into another root is called broken: %s", b)
 	}
 	out = e.call(t, SearcherName, `{"purpose":"relationships","target":{"paths":["work/w.md","nope/x.md","notes/b.md","/etc/passwd"]}}`)
-	var docs []DocumentEntry
+	var docs []result.DocumentEntry
 	b, _ = json.Marshal(out["documents"])
 	mustOK(t, json.Unmarshal(b, &docs))
 	var got []string
@@ -278,7 +280,7 @@ func TestRootsRelationships(t *testing.T) {
 	// root's own call, are named by their places in target.reads.
 	read = e.call(t, ReaderName, `{"purpose":"read","target":{"reads":[{"path":"/etc/passwd"},{"path":"work/w.md"},{"path":"notes/b.md","offset":1},{"path":"notes/../../x.md"}]}}`)
 	b, _ = json.Marshal(read["files"])
-	var files []ReadEntry
+	var files []result.ReadEntry
 	mustOK(t, json.Unmarshal(b, &files))
 	got = nil
 	for _, f := range files {
@@ -304,7 +306,7 @@ func TestRootsCopy(t *testing.T) {
 		t.Errorf("work/b.md = %q", got)
 	}
 	out = e.call(t, WriterName, `{"purpose":"copy","target":{"path":"notes/b.md","destination":"work/b.md"}}`)
-	if out["code"] != CodeExists || !strings.Contains(out["error"].(string), `"work/b.md"`) {
+	if out["code"] != errs.CodeExists || !strings.Contains(out["error"].(string), `"work/b.md"`) {
 		t.Errorf("copy over a file = %v", out)
 	}
 	out = e.call(t, WriterName, `{"purpose":"copy","target":{"path":"notes","destination":"work/notes-copy"},"options":{"recursive":true}}`)
@@ -328,11 +330,11 @@ func TestRootsCopy(t *testing.T) {
 		t.Errorf("the copy is not in its root's index: %s", b)
 	}
 	for _, tt := range []struct{ args, code, field string }{
-		{`{"purpose":"copy","target":{"path":"notes/.env","destination":"work/env.md"}}`, CodeBlocked, ""},
-		{`{"purpose":"copy","target":{"path":"notes/b.md","destination":"work/.env"}}`, CodeBlocked, "target.destination"},
-		{`{"purpose":"copy","target":{"path":"notes/missing.md","destination":"work/m.md"}}`, CodeNotFound, ""},
-		{`{"purpose":"copy","target":{"path":"notes/dir","destination":"work/dir"}}`, CodeInvalidArgument, "options.recursive"},
-		{`{"purpose":"copy","target":{"path":"notes/b.md","destination":"work/../notes/z.md"}}`, CodeOutsideRoot, "target.destination"},
+		{`{"purpose":"copy","target":{"path":"notes/.env","destination":"work/env.md"}}`, errs.CodeBlocked, ""},
+		{`{"purpose":"copy","target":{"path":"notes/b.md","destination":"work/.env"}}`, errs.CodeBlocked, "target.destination"},
+		{`{"purpose":"copy","target":{"path":"notes/missing.md","destination":"work/m.md"}}`, errs.CodeNotFound, ""},
+		{`{"purpose":"copy","target":{"path":"notes/dir","destination":"work/dir"}}`, errs.CodeInvalidArgument, "options.recursive"},
+		{`{"purpose":"copy","target":{"path":"notes/b.md","destination":"work/../notes/z.md"}}`, errs.CodeOutsideRoot, "target.destination"},
 	} {
 		out := e.call(t, WriterName, tt.args)
 		if out["code"] != tt.code || tt.field != "" && out["field"] != tt.field {
@@ -358,9 +360,9 @@ func TestRebaseCoversEveryPath(t *testing.T) {
 		"opens": true, "notKept": true, "time": true, "purpose": true, "call": true, "imageSent": true, "-": true,
 		"author": true, "created": true, "textCut": true, "place": true,
 	}
-	for _, v := range []any{&ReaderResult{}, &SearcherResult{}, &WriterResult{}} {
+	for _, v := range []any{&result.Reader{}, &result.Searcher{}, &result.Writer{}} {
 		fill(reflect.ValueOf(v).Elem())
-		out := reflect.ValueOf(rebase(reflect.ValueOf(v).Elem().Interface(), func(p string) string { return "R/" + p }))
+		out := reflect.ValueOf(result.Rebase(reflect.ValueOf(v).Elem().Interface(), func(p string) string { return "R/" + p }))
 		seen := map[string]bool{}
 		strs(out, "", func(name, s string) {
 			base := name[strings.LastIndex(name, ".")+1:]
@@ -430,21 +432,21 @@ func strs(v reflect.Value, name string, f func(name, s string)) {
 // being built: the counts add up, a total still being counted leaves the merged total out rather
 // than showing a part as the whole, and each root's message is named.
 func TestCoverageMerge(t *testing.T) {
-	building := func(indexed int, total *int, msg string) SearcherResult {
-		return SearcherResult{IndexComplete: ptr(false), IndexedFiles: ptr(indexed), TotalFiles: total, Message: msg, Status: Status{RetryAfterMs: 2000}}
+	building := func(indexed int, total *int, msg string) result.Searcher {
+		return result.Searcher{IndexComplete: ptr(false), IndexedFiles: ptr(indexed), TotalFiles: total, Message: msg, Status: result.Status{RetryAfterMs: 2000}}
 	}
-	done := SearcherResult{IndexComplete: ptr(true)}
+	done := result.Searcher{IndexComplete: ptr(true)}
 	tests := []struct {
 		name           string
-		answers        []SearcherResult
+		answers        []result.Searcher
 		complete       bool
 		indexed, total *int
 		message        string
 	}{
-		{"all complete", []SearcherResult{done, done}, true, nil, nil, ""},
-		{"one counted", []SearcherResult{done, building(3, ptr(10), "m")}, false, ptr(3), ptr(10), `In root "r1": m`},
-		{"both counted", []SearcherResult{building(1, ptr(5), "a"), building(3, ptr(10), "b")}, false, ptr(4), ptr(15), `In root "r0": a In root "r1": b`},
-		{"one still counting", []SearcherResult{building(1, ptr(5), "a"), building(3, nil, "b")}, false, ptr(4), nil, `In root "r0": a In root "r1": b`},
+		{"all complete", []result.Searcher{done, done}, true, nil, nil, ""},
+		{"one counted", []result.Searcher{done, building(3, ptr(10), "m")}, false, ptr(3), ptr(10), `In root "r1": m`},
+		{"both counted", []result.Searcher{building(1, ptr(5), "a"), building(3, ptr(10), "b")}, false, ptr(4), ptr(15), `In root "r0": a In root "r1": b`},
+		{"one still counting", []result.Searcher{building(1, ptr(5), "a"), building(3, nil, "b")}, false, ptr(4), nil, `In root "r0": a In root "r1": b`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -452,7 +454,7 @@ func TestCoverageMerge(t *testing.T) {
 			for i, a := range tt.answers {
 				cv.add(a, fmt.Sprintf("r%d", i))
 			}
-			var out SearcherResult
+			var out result.Searcher
 			cv.apply(&out)
 			got := []any{*out.IndexComplete, out.IndexedFiles, out.TotalFiles, out.Message}
 			want := []any{tt.complete, tt.indexed, tt.total, tt.message}

@@ -15,6 +15,8 @@ import (
 	"github.com/packfs/packfs-mcp/fulltext"
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/tools/errs"
+	"github.com/packfs/packfs-mcp/tools/result"
 )
 
 // A matcher says which lines a search_content matches: those holding needle (ignoring case if
@@ -35,7 +37,7 @@ func newMatcher(query string, o intents.DiscoverOptions) (*matcher, error) {
 		return m, nil
 	}
 	if len(query) > MaxRegexBytes {
-		return nil, &callError{code: CodeInvalidArgument, field: "target.query", msg: "target.query is too long for a regular expression (at most 1000 bytes): simplify it"}
+		return nil, &errs.Error{Code: errs.CodeInvalidArgument, Field: "target.query", Msg: "target.query is too long for a regular expression (at most 1000 bytes): simplify it"}
 	}
 	src := query
 	if !o.CaseSensitive {
@@ -43,7 +45,7 @@ func newMatcher(query string, o intents.DiscoverOptions) (*matcher, error) {
 	}
 	re, err := regexp.Compile(src)
 	if err != nil {
-		return nil, &callError{code: CodeInvalidArgument, field: "target.query", msg: "target.query is not a valid RE2 regular expression (" + err.Error() + "): fix it, or leave options.regex off to search for the literal text"}
+		return nil, &errs.Error{Code: errs.CodeInvalidArgument, Field: "target.query", Msg: "target.query is not a valid RE2 regular expression (" + err.Error() + "): fix it, or leave options.regex off to search for the literal text"}
 	}
 	m := &matcher{re: re}
 	if parsed, err := syntax.Parse(src, syntax.Perl); err == nil {
@@ -135,8 +137,8 @@ func (s *Server) searchContent(ctx context.Context, name string, depth int, o in
 		if o.FilesOnly {
 			matches = nil
 		}
-		return p.add(func() FileEntry {
-			e := FileEntry{Path: info.Path, Matches: matches, MatchCount: count}
+		return p.add(func() result.FileEntry {
+			e := result.FileEntry{Path: info.Path, Matches: matches, MatchCount: count}
 			if o.IncludeModified {
 				e.Modified = modTime(info)
 			}
@@ -172,9 +174,9 @@ func (s *Server) unreadDocuments(name string, depth int, f *filter, r *reporter)
 		if !f.keep(fsroot.Info{Path: u.Path, Name: path.Base(u.Path), Type: fsroot.TypeFile}) {
 			continue
 		}
-		var ce *callError
+		var ce *errs.Error
 		if errors.As(documentError(u.Path, lowerExt(u.Path), u.Err), &ce) {
-			r.unread(u.Path, ce.code)
+			r.unread(u.Path, ce.Code)
 		}
 	}
 }
@@ -271,8 +273,8 @@ func (s *Server) visitCandidates(ctx context.Context, name string, depth int, pa
 }
 
 // findMatches returns up to MaxMatchesPerFile matches with their context, and how many lines matched.
-func findMatches(lines []string, m *matcher, context int) ([]Match, int) {
-	var out []Match
+func findMatches(lines []string, m *matcher, context int) ([]result.Match, int) {
+	var out []result.Match
 	count := 0
 	for i, l := range lines {
 		line := trimEOL(l)
@@ -283,7 +285,7 @@ func findMatches(lines []string, m *matcher, context int) ([]Match, int) {
 		if len(out) >= MaxMatchesPerFile {
 			continue
 		}
-		mt := Match{Line: i + 1, Text: capString(line, MaxLineBytes)}
+		mt := result.Match{Line: i + 1, Text: capString(line, MaxLineBytes)}
 		for j := max(0, i-context); j < i; j++ {
 			mt.Before = append(mt.Before, capString(trimEOL(lines[j]), MaxLineBytes))
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/intents"
+	"github.com/packfs/packfs-mcp/tools/errs"
 )
 
 // filter holds a listing's or search's criteria, checked against each entry's attributes.
@@ -41,7 +42,7 @@ func newFilter(in intents.Discover) (*filter, error) {
 			}
 		}
 		if err != nil {
-			return nil, &callError{code: CodeInvalidArgument, field: "target.criteria.name", msg: "target.criteria.name is not a valid glob pattern: use * and ? wildcards, {a,b} alternatives and ! to leave out, such as \"*.md\", \"{tar,zip}.md\" or \"{*.go,!*_test.go}\""}
+			return nil, &errs.Error{Code: errs.CodeInvalidArgument, Field: "target.criteria.name", Msg: "target.criteria.name is not a valid glob pattern: use * and ? wildcards, {a,b} alternatives and ! to leave out, such as \"*.md\", \"{tar,zip}.md\" or \"{*.go,!*_test.go}\""}
 		}
 		f.names = names
 	}

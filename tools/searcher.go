@@ -14,6 +14,7 @@ import (
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/tools/result"
 )
 
 // Search and listing limits: every answer is bounded, and says when it is.
@@ -37,7 +38,7 @@ func searcherTool() mcp.Tool {
 			"search_content: lines holding target.query (any case) below target.path. "+
 			"search_semantic: documents ranked by BM25 (words, not meaning), with best section and snippet. "+
 			"relationships: a document's outline, tags, links, broken links and backlinks (by name, alias, path, %20) with lines (no text search adds to them); for target.paths or a folder, links of each; it takes only target.path(s) and options.offset."),
-		schemas[intents.Discover, SearcherResult](),
+		schemas[intents.Discover, result.Searcher](),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{
 			Title:           "Find files",
 			ReadOnlyHint:    mcp.ToBoolPtr(true),
@@ -134,7 +135,7 @@ func (s *Server) walkFiles(ctx context.Context, c *call, in intents.Discover, na
 	r := s.newReporter(ctx, c)
 	r.noise = in.Options.IncludeIgnored
 	defer r.finish() // runs as discover returns, before the response is sent
-	var out SearcherResult
+	var out result.Searcher
 	budget := walkBudget
 	if s.budget != nil {
 		budget = s.budget
@@ -149,7 +150,7 @@ func (s *Server) walkFiles(ctx context.Context, c *call, in intents.Discover, na
 	if err != nil {
 		return nil, err
 	}
-	out.Status = Status{Success: true}
+	out.Status = result.Status{Success: true}
 	out.Files, out.TotalFound = p.files, ptr(p.total)
 	out.Hidden, out.HiddenHint = r.hidden, hiddenHint(r.hidden, r.rules, r.others, p.total == 0)
 	if r.narrowed && !r.noise && s.cfg.Ignore.Seen() {
@@ -185,7 +186,7 @@ func (s *Server) walkFiles(ctx context.Context, c *call, in intents.Discover, na
 // cur is where the walk that fills it starts and got to.
 type page struct {
 	offset, max int
-	files       []FileEntry
+	files       []result.FileEntry
 	total       int
 	more        bool
 	cur         *cursor
@@ -201,7 +202,7 @@ func newPage(o intents.DiscoverOptions) *page {
 
 // add records one result; it reports false once the page is full and one more result proved that
 // more exist, so the walk can stop.
-func (p *page) add(e func() FileEntry) bool {
+func (p *page) add(e func() result.FileEntry) bool {
 	p.total++
 	if p.total <= p.offset {
 		return true
@@ -290,7 +291,7 @@ func (s *Server) list(ctx context.Context, name string, depth int, modified bool
 		if f.content != "" && !s.fileContains(ctx, info, f.content) {
 			return true
 		}
-		return p.add(func() FileEntry {
+		return p.add(func() result.FileEntry {
 			e := entry(info, modified)
 			e.Opens = opens(s.cfg.Policy, info)
 			return e
@@ -322,8 +323,8 @@ func (s *Server) fileContains(ctx context.Context, info fsroot.Info, needle stri
 // entry is one entry of a listing: its path, type and, for a file, size; its modification time only
 // when asked for, as most listings are read for names, and a timestamp on each costs a model about
 // thirty bytes an entry.
-func entry(info fsroot.Info, modified bool) FileEntry {
-	e := FileEntry{Path: info.Path, FileAttrs: FileAttrs{Type: string(info.Type)}}
+func entry(info fsroot.Info, modified bool) result.FileEntry {
+	e := result.FileEntry{Path: info.Path, FileAttrs: result.FileAttrs{Type: string(info.Type)}}
 	if info.Type == fsroot.TypeFile {
 		e.SizeBytes = ptr(info.Size)
 	}

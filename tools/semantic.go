@@ -12,6 +12,8 @@ import (
 	"github.com/packfs/packfs-mcp/fulltext"
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/semantic"
+	"github.com/packfs/packfs-mcp/tools/errs"
+	"github.com/packfs/packfs-mcp/tools/result"
 )
 
 func (s *Server) searchSemantic(ctx context.Context, c *call, in intents.Discover, name string) (any, error) {
@@ -26,7 +28,7 @@ func (s *Server) searchSemantic(ctx context.Context, c *call, in intents.Discove
 	q.Stats, q.Lead = c.stats, c.lead
 	if c.leading {
 		lead, err := e.Lead(ctx, q)
-		return SearcherResult{Status: Status{Success: true}, lead: lead}, err
+		return result.Searcher{Status: result.Status{Success: true}, Lead: lead}, err
 	}
 	s.notifyIndexProgress(ctx, c)
 	res, err := e.Search(ctx, q, in.Options.FollowRelationships)
@@ -34,7 +36,7 @@ func (s *Server) searchSemantic(ctx context.Context, c *call, in intents.Discove
 		return nil, err
 	}
 	want := q.Max - in.Options.Offset
-	out := SearcherResult{Status: Status{Success: true}, candidates: res.Total, UnknownWords: res.Unknown, lists: res.Lists}
+	out := result.Searcher{Status: result.Status{Success: true}, Candidates: res.Total, UnknownWords: res.Unknown, Lists: res.Lists}
 	if err := partial(&out, res.Coverage, len(res.Hits) > 0); err != nil {
 		return nil, err
 	}
@@ -45,7 +47,7 @@ func (s *Server) searchSemantic(ctx context.Context, c *call, in intents.Discove
 		hits = nil
 	}
 	for _, h := range hits {
-		fe := FileEntry{Path: h.Path, Title: shownTitle(h.Path, h.Title), Score: round2(h.Score), Heading: h.Heading, Line: h.Line, Snippet: h.Snippet}
+		fe := result.FileEntry{Path: h.Path, Title: shownTitle(h.Path, h.Title), Score: round2(h.Score), Heading: h.Heading, Line: h.Line, Snippet: h.Snippet}
 		if ext := s.documentExt(h.Path); ext != "" || in.Options.IncludeContent {
 			data, _, err := s.readJudged(ctx, h.Path, s.cfg.MaxFileSize)
 			text, marks, ok, _ := s.searchable(ctx, h.Path, data, err)
@@ -68,7 +70,7 @@ func (s *Server) searchSemantic(ctx context.Context, c *call, in intents.Discove
 		out.Truncated, out.NextOffset = true, ptr(next)
 	}
 	for _, r := range res.Related {
-		out.Related = append(out.Related, RelatedEntry{Path: r.Path, Title: shownTitle(r.Path, r.Title), Via: r.Via, From: r.From})
+		out.Related = append(out.Related, result.RelatedEntry{Path: r.Path, Title: shownTitle(r.Path, r.Title), Via: r.Via, From: r.From})
 	}
 	out.Metadata = c.meta()
 	return out, nil
@@ -136,7 +138,7 @@ func round2(x float64) float64 {
 // a hit that scores as the one above it (phrasings fused to a tie, a named page lifted to the top
 // scoring as the one it passed) shows 0.01 less, down to 0.01, so that the scores order the hits a
 // model is shown as the ranking does.
-func falling(files []FileEntry) {
+func falling(files []result.FileEntry) {
 	for i := 1; i < len(files); i++ {
 		if prev := files[i-1].Score; files[i].Score >= prev {
 			files[i].Score = max(0.01, round2(prev-0.01))
@@ -147,7 +149,7 @@ func falling(files []FileEntry) {
 // partial says, on a search answered while the index is incomplete, what the answer covers and when
 // to search again. A search that found nothing while files remain unread fails with NOT_AVAILABLE
 // instead of answering "nothing found".
-func partial(out *SearcherResult, cv semantic.Coverage, found bool) error {
+func partial(out *result.Searcher, cv semantic.Coverage, found bool) error {
 	progress, retry := coverageState(out, cv)
 	if cv.Complete {
 		return nil
@@ -166,7 +168,7 @@ func partial(out *SearcherResult, cv semantic.Coverage, found bool) error {
 		unread = fmt.Sprintf("%d were not read", max(0, cv.Total-cv.Indexed-cv.Scanned))
 	}
 	if !found {
-		return &callError{code: CodeNotAvailable, retry: retry, msg: fmt.Sprintf(
+		return &errs.Error{Code: errs.CodeNotAvailable, Retry: retry, Msg: fmt.Sprintf(
 			"nothing found yet, but not every file has been looked at: %s; %s, %s. Search again in about %s.", progress, read, unread, roundUp(retry))}
 	}
 	out.Message = fmt.Sprintf("partial answer: %s; %s, %s. Search again in about %s for the complete ranking.", progress, read, unread, roundUp(retry))
@@ -176,7 +178,7 @@ func partial(out *SearcherResult, cv semantic.Coverage, found bool) error {
 // coverageState puts on out whether the index is complete and, while it is not, how far the build
 // has come, how many files the call read itself and when to ask again; it returns a sentence on the
 // build's progress and that wait, for the message.
-func coverageState(out *SearcherResult, cv semantic.Coverage) (progress string, retry time.Duration) {
+func coverageState(out *result.Searcher, cv semantic.Coverage) (progress string, retry time.Duration) {
 	out.IndexComplete = ptr(cv.Complete)
 	if cv.Complete {
 		return "", 0
@@ -218,7 +220,7 @@ func roundUp(d time.Duration) string {
 }
 
 func noIndex() error {
-	return newError(CodeNotAvailable, "the search index is off on this server (started with --no-index): use purpose \"search_content\" for literal or regular-expression search")
+	return errs.New(errs.CodeNotAvailable, "the search index is off on this server (started with --no-index): use purpose \"search_content\" for literal or regular-expression search")
 }
 
 // refresh brings the index and the graph in step with paths the writer just changed, so a search

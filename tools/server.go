@@ -1,7 +1,7 @@
 // Package tools defines the three MCP tools of packfs-mcp, packfs-file-reader, packfs-file-searcher and
 // packfs-file-writer, and runs every call through the same pipeline: the permission for its purpose,
 // intent decoding and validation, the path and name policy, the rate limiter, and only then the rooted
-// filesystem. Results are flat JSON objects (see [ReaderResult], [SearcherResult], [WriterResult]),
+// filesystem. Results are flat JSON objects (see [result.Reader], [result.Searcher], [result.Writer]),
 // returned as structured content and, for clients that read only text, as the same JSON in a text block.
 package tools
 
@@ -26,6 +26,8 @@ import (
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/semantic"
+	"github.com/packfs/packfs-mcp/tools/errs"
+	"github.com/packfs/packfs-mcp/tools/result"
 )
 
 // Tool names, as in the PackFS specification.
@@ -146,7 +148,7 @@ type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
-// handlerFunc runs one decoded call and returns its flat result, or an error that [failure] maps.
+// handlerFunc runs one decoded call and returns its flat result, or an error that [errs.Status] maps.
 type handlerFunc func(ctx context.Context, c *call) (any, error)
 
 // call carries what every handler needs about the request being served.
@@ -181,7 +183,7 @@ type call struct {
 	changes []history.Change
 }
 
-func (c *call) meta() Meta { return Meta{ExecutionMs: sinceMs(c.start)} }
+func (c *call) meta() result.Meta { return result.Meta{ExecutionMs: sinceMs(c.start)} }
 
 // sinceMs is the time since start in milliseconds, to 0.1 ms: finer digits cost a model tokens and
 // tell it nothing.
@@ -241,7 +243,7 @@ func (s *Server) adapt(tool string, h handlerFunc) server.ToolHandlerFunc {
 		case res := <-done:
 			return res, nil
 		case <-ctx.Done():
-			st := Status{Code: CodeTimeout, Error: fmt.Sprintf("the call ran past its deadline of %v and was abandoned: try a smaller path or narrower criteria", s.cfg.Timeout)}
+			st := result.Status{Code: errs.CodeTimeout, Error: fmt.Sprintf("the call ran past its deadline of %v and was abandoned: try a smaller path or narrower criteria", s.cfg.Timeout)}
 			if tool == WriterName {
 				st.Error = fmt.Sprintf("the call ran past its deadline of %v and was abandoned (a write may still complete): "+
 					"check the file before retrying", s.cfg.Timeout)
@@ -256,14 +258,14 @@ func (s *Server) run(ctx context.Context, c *call, h handlerFunc) (res *mcp.Call
 	defer func() {
 		if r := recover(); r != nil {
 			s.cfg.ErrorLog.Printf("panic in %s: %v\n%s", c.tool, r, debug.Stack())
-			st := Status{Code: CodeInternal, Error: "the server hit an internal error on this call; it logged the details and goes on serving"}
+			st := result.Status{Code: errs.CodeInternal, Error: "the server hit an internal error on this call; it logged the details and goes on serving"}
 			res = shape(errorResult(c.tool, st, c.meta()), true)
 		}
 	}()
 	out, err := h(ctx, c)
 	if err != nil {
-		st := failure(err, c.path, s.show)
-		if mp := (*mapped)(nil); st.Code == CodeInternal && !errors.As(err, &mp) { // a root logged its own
+		st := errs.Status(err, c.path, s.show)
+		if mp := (*errs.Mapped)(nil); st.Code == errs.CodeInternal && !errors.As(err, &mp) { // a root logged its own
 			s.cfg.ErrorLog.Printf("%s %s %q: %v", c.tool, c.purpose, c.path, err)
 		}
 		return shape(errorResult(c.tool, st, c.meta()), true)
@@ -273,14 +275,14 @@ func (s *Server) run(ctx context.Context, c *call, h handlerFunc) (res *mcp.Call
 
 // errorResult builds the flat error result of the tool's own result type, so every result, error or
 // not, matches the tool's declared output schema.
-func errorResult(tool string, st Status, m Meta) any {
+func errorResult(tool string, st result.Status, m result.Meta) any {
 	switch tool {
 	case ReaderName:
-		return ReaderResult{Status: st, Metadata: m}
+		return result.Reader{Status: st, Metadata: m}
 	case SearcherName:
-		return SearcherResult{Status: st, Metadata: m}
+		return result.Searcher{Status: st, Metadata: m}
 	default:
-		return WriterResult{Status: st, Metadata: m}
+		return result.Writer{Status: st, Metadata: m}
 	}
 }
 
@@ -296,7 +298,7 @@ func shape(out any, isErr bool) *mcp.CallToolResult {
 	}
 	res := mcp.NewToolResultStructured(out, text)
 	res.IsError = isErr
-	if r, ok := out.(ReaderResult); ok && r.Image != nil {
+	if r, ok := out.(result.Reader); ok && r.Image != nil {
 		// The image a model sees, beside the JSON that describes it.
 		res.Content = append(res.Content, mcp.NewImageContent(base64.StdEncoding.EncodeToString(r.Image.Data), r.Image.MediaType))
 	}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/tools/errs"
+	"github.com/packfs/packfs-mcp/tools/result"
 )
 
 // TestPanicBecomesToolError checks that a panicking handler yields an INTERNAL tool error, not a
@@ -27,7 +29,7 @@ func TestPanicBecomesToolError(t *testing.T) {
 	if err := json.Unmarshal(structured(t, res), &out); err != nil {
 		t.Fatal(err)
 	}
-	if !res.IsError || out["code"] != CodeInternal || out["success"] != false {
+	if !res.IsError || out["code"] != errs.CodeInternal || out["success"] != false {
 		t.Errorf("result = %v (isError %v)", out, res.IsError)
 	}
 }
@@ -37,18 +39,18 @@ func TestFailureCodes(t *testing.T) {
 		err  error
 		code string
 	}{
-		{context.DeadlineExceeded, CodeTimeout},
-		{errors.New("something odd"), CodeInternal},
-		{newError(CodeNotAvailable, "x"), CodeNotAvailable},
-		{&fs.PathError{Op: "write", Path: "a.md", Err: fsroot.ErrInUse}, CodeInUse},
+		{context.DeadlineExceeded, errs.CodeTimeout},
+		{errors.New("something odd"), errs.CodeInternal},
+		{errs.New(errs.CodeNotAvailable, "x"), errs.CodeNotAvailable},
+		{&fs.PathError{Op: "write", Path: "a.md", Err: fsroot.ErrInUse}, errs.CodeInUse},
 	}
 	for _, tt := range tests {
-		if got := failure(tt.err, "a.md", New(Config{}).show).Code; got != tt.code {
+		if got := errs.Status(tt.err, "a.md", New(Config{}).show).Code; got != tt.code {
 			t.Errorf("failure(%v) = %s, want %s", tt.err, got, tt.code)
 		}
 	}
-	home := failure(&fs.PathError{Op: "open", Path: "~/notes.md", Err: fs.ErrNotExist}, "~/notes.md", New(Config{}).show)
-	if home.Code != CodeNotFound || !strings.Contains(home.Error, "paths are relative to the root") {
+	home := errs.Status(&fs.PathError{Op: "open", Path: "~/notes.md", Err: fs.ErrNotExist}, "~/notes.md", New(Config{}).show)
+	if home.Code != errs.CodeNotFound || !strings.Contains(home.Error, "paths are relative to the root") {
 		t.Errorf("a path from ~ that does not exist: %+v, want NOT_FOUND saying paths are relative to the root", home)
 	}
 }
@@ -64,7 +66,7 @@ func TestHungCallTimesOut(t *testing.T) {
 		return nil, nil
 	})
 	quick := s.adapt(ReaderName, func(ctx context.Context, c *call) (any, error) {
-		return ReaderResult{Status: Status{Success: true}}, nil
+		return result.Reader{Status: result.Status{Success: true}}, nil
 	})
 	errc := make(chan map[string]any, 1)
 	go func() {
@@ -78,7 +80,7 @@ func TestHungCallTimesOut(t *testing.T) {
 	}
 	select {
 	case out := <-errc:
-		if out["code"] != CodeTimeout {
+		if out["code"] != errs.CodeTimeout {
 			t.Errorf("hung call = %v", out)
 		}
 	case <-time.After(5 * time.Second):
@@ -123,7 +125,7 @@ func TestRefusal(t *testing.T) {
 			if err := json.Unmarshal(structured(t, res), &out); err != nil {
 				t.Fatal(err)
 			}
-			if !res.IsError || out["success"] != false || out["code"] != CodePermissionDenied || out["error"] != why {
+			if !res.IsError || out["success"] != false || out["code"] != errs.CodePermissionDenied || out["error"] != why {
 				t.Errorf("result = %v (isError %v)", out, res.IsError)
 			}
 		})
@@ -156,8 +158,8 @@ func TestShapeSameJSON(t *testing.T) {
 		out   any
 		isErr bool
 	}{
-		{"read", ReaderResult{Status: Status{Success: true}, FileContent: FileContent{Content: &content, Encoding: "utf-8", TotalLines: ptr(2)}}, false},
-		{"error", errorResult(ReaderName, Status{Code: CodeNotFound, Error: "\"a.md\" does not exist"}, Meta{}), true},
+		{"read", result.Reader{Status: result.Status{Success: true}, FileContent: result.FileContent{Content: &content, Encoding: "utf-8", TotalLines: ptr(2)}}, false},
+		{"error", errorResult(ReaderName, result.Status{Code: errs.CodeNotFound, Error: "\"a.md\" does not exist"}, result.Meta{}), true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			wire, err := json.Marshal(shape(tt.out, tt.isErr))

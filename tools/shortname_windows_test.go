@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/windows"
 
 	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/tools/errs"
 )
 
 // shortAlias returns the 8.3 alias the volume gives the last component of the host path p, or ""
@@ -81,8 +82,8 @@ func TestShortNamesReachNoBlockedFolder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := tt.got(); got["code"] != CodeBlocked {
-				t.Errorf("%v, want %s", got, CodeBlocked)
+			if got := tt.got(); got["code"] != errs.CodeBlocked {
+				t.Errorf("%v, want %s", got, errs.CodeBlocked)
 			}
 		})
 	}

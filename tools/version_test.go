@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/packfs/packfs-mcp/fsroot"
+	"github.com/packfs/packfs-mcp/tools/errs"
 )
 
 // versionTree is what the version tests start from.
@@ -65,37 +66,37 @@ func TestWriteVersion(t *testing.T) {
 		files   map[string]string // what the files hold afterwards; "" for gone
 	}{
 		{name: "update", args: writeArgs("update", "a.md", "new\n", false), version: "read", files: map[string]string{"a.md": "new\n"}},
-		{name: "update, saved since", args: writeArgs("update", "a.md", "new\n", false), version: "read", saved: true, code: CodeConflict},
+		{name: "update, saved since", args: writeArgs("update", "a.md", "new\n", false), version: "read", saved: true, code: errs.CodeConflict},
 		{name: "update, saved unchanged since", args: writeArgs("update", "a.md", "new\n", false), version: "read", files: map[string]string{"a.md": "new\n"}},
 		{name: "update in capitals", args: writeArgs("update", "a.md", "new\n", false), version: "READ", files: map[string]string{"a.md": "new\n"}},
 		{name: "update through a link", args: writeArgs("update", "link.md", "new\n", false), version: "read", files: map[string]string{"a.md": "new\n"}},
 		{name: "update without a version", args: writeArgs("update", "a.md", "new\n", false), saved: true, files: map[string]string{"a.md": "new\n"}},
 		{name: "append", args: writeArgs("append", "a.md", "more\n", false), version: "read", files: map[string]string{"a.md": "alpha\nmore\n"}},
-		{name: "append, saved since", args: writeArgs("append", "a.md", "more\n", false), version: "read", saved: true, code: CodeConflict},
-		{name: "append to a file deleted since", args: writeArgs("append", "gone.md", "more\n", false), version: "read", code: CodeNotFound, files: map[string]string{"gone.md": ""}},
+		{name: "append, saved since", args: writeArgs("append", "a.md", "more\n", false), version: "read", saved: true, code: errs.CodeConflict},
+		{name: "append to a file deleted since", args: writeArgs("append", "gone.md", "more\n", false), version: "read", code: errs.CodeNotFound, files: map[string]string{"gone.md": ""}},
 		{name: "edit", args: toolArgs("edit", "a.md", map[string]any{"edits": []any{map[string]any{"oldText": "alpha", "newText": "beta"}}}),
 			version: "read", files: map[string]string{"a.md": "beta\n"}},
 		{name: "edit, saved since", args: toolArgs("edit", "a.md", map[string]any{"edits": []any{map[string]any{"oldText": "alpha", "newText": "beta"}}}),
-			version: "read", saved: true, code: CodeConflict},
+			version: "read", saved: true, code: errs.CodeConflict},
 		{name: "edit dry run", args: toolArgs("edit", "a.md", map[string]any{"edits": []any{map[string]any{"oldText": "alpha", "newText": "beta"}}, "options": map[string]any{"dryRun": true}}),
 			version: "read", files: map[string]string{"a.md": "alpha\n"}},
 		{name: "edit dry run, saved since", args: toolArgs("edit", "a.md", map[string]any{"edits": []any{map[string]any{"oldText": "alpha", "newText": "beta"}}, "options": map[string]any{"dryRun": true}}),
-			version: "read", saved: true, code: CodeConflict},
+			version: "read", saved: true, code: errs.CodeConflict},
 		{name: "delete", args: toolArgs("delete", "a.md", nil), version: "read", files: map[string]string{"a.md": ""}},
-		{name: "delete, saved since", args: toolArgs("delete", "a.md", nil), version: "read", saved: true, code: CodeConflict},
+		{name: "delete, saved since", args: toolArgs("delete", "a.md", nil), version: "read", saved: true, code: errs.CodeConflict},
 		{name: "delete a link", args: toolArgs("delete", "link.md", nil), version: "read", files: map[string]string{"link.md": "", "a.md": "alpha\n"}},
 		{name: "move", args: moveArgs("a.md", "moved.md", nil), version: "read", files: map[string]string{"a.md": "", "moved.md": "alpha\n"}},
-		{name: "move, saved since", args: moveArgs("a.md", "moved.md", nil), version: "read", saved: true, code: CodeConflict, files: map[string]string{"moved.md": ""}},
-		{name: "move into new folders, saved since", args: moveArgs("a.md", "sub/moved.md", map[string]any{"createPath": true}), version: "read", saved: true, code: CodeConflict},
-		{name: "move dry run, saved since", args: moveArgs("a.md", "moved.md", map[string]any{"dryRun": true}), version: "read", saved: true, code: CodeConflict},
-		{name: "delete a folder", args: toolArgs("delete", "dir", map[string]any{"options": map[string]any{"recursive": true}}), version: "read", code: CodeInvalidArgument, files: map[string]string{"dir/inner.md": "inner\n"}},
-		{name: "delete a link to a folder", args: toolArgs("delete", "dirlink", nil), version: "read", code: CodeInvalidArgument},
-		{name: "move a folder", args: moveArgs("dir", "dir2", nil), version: "read", code: CodeInvalidArgument, files: map[string]string{"dir/inner.md": "inner\n"}},
-		{name: "create", args: writeArgs("create", "new.md", "x", false), version: "read", code: CodeInvalidArgument, files: map[string]string{"new.md": ""}},
-		{name: "mkdir", args: toolArgs("mkdir", "newdir", nil), version: "read", code: CodeInvalidArgument},
-		{name: "not a version", args: writeArgs("update", "a.md", "new\n", false), version: "v1", code: CodeInvalidArgument},
-		{name: "not hex", args: writeArgs("update", "a.md", "new\n", false), version: "0123456789abcdeg", code: CodeInvalidArgument},
-		{name: "too long", args: writeArgs("update", "a.md", "new\n", false), version: "0123456789abcdef0", code: CodeInvalidArgument},
+		{name: "move, saved since", args: moveArgs("a.md", "moved.md", nil), version: "read", saved: true, code: errs.CodeConflict, files: map[string]string{"moved.md": ""}},
+		{name: "move into new folders, saved since", args: moveArgs("a.md", "sub/moved.md", map[string]any{"createPath": true}), version: "read", saved: true, code: errs.CodeConflict},
+		{name: "move dry run, saved since", args: moveArgs("a.md", "moved.md", map[string]any{"dryRun": true}), version: "read", saved: true, code: errs.CodeConflict},
+		{name: "delete a folder", args: toolArgs("delete", "dir", map[string]any{"options": map[string]any{"recursive": true}}), version: "read", code: errs.CodeInvalidArgument, files: map[string]string{"dir/inner.md": "inner\n"}},
+		{name: "delete a link to a folder", args: toolArgs("delete", "dirlink", nil), version: "read", code: errs.CodeInvalidArgument},
+		{name: "move a folder", args: moveArgs("dir", "dir2", nil), version: "read", code: errs.CodeInvalidArgument, files: map[string]string{"dir/inner.md": "inner\n"}},
+		{name: "create", args: writeArgs("create", "new.md", "x", false), version: "read", code: errs.CodeInvalidArgument, files: map[string]string{"new.md": ""}},
+		{name: "mkdir", args: toolArgs("mkdir", "newdir", nil), version: "read", code: errs.CodeInvalidArgument},
+		{name: "not a version", args: writeArgs("update", "a.md", "new\n", false), version: "v1", code: errs.CodeInvalidArgument},
+		{name: "not hex", args: writeArgs("update", "a.md", "new\n", false), version: "0123456789abcdeg", code: errs.CodeInvalidArgument},
+		{name: "too long", args: writeArgs("update", "a.md", "new\n", false), version: "0123456789abcdef0", code: errs.CodeInvalidArgument},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -123,7 +124,7 @@ func TestWriteVersion(t *testing.T) {
 			if code, _ := out.Result["code"].(string); code != tt.code {
 				t.Fatalf("code = %q, want %q: %s", code, tt.code, out.json())
 			}
-			if tt.code != "" && tt.code != CodeNotFound && out.Result["field"] != "target.version" {
+			if tt.code != "" && tt.code != errs.CodeNotFound && out.Result["field"] != "target.version" {
 				t.Errorf("field = %v, want target.version", out.Result["field"])
 			}
 			if tt.code != "" {
@@ -132,7 +133,7 @@ func TestWriteVersion(t *testing.T) {
 				}
 			}
 			files := tt.files
-			if tt.code == CodeConflict {
+			if tt.code == errs.CodeConflict {
 				if out.Result["currentVersion"] != fsroot.Version([]byte(person)) {
 					t.Errorf("currentVersion = %v, want the version of the person's text", out.Result["currentVersion"])
 				}
@@ -190,7 +191,7 @@ func TestChainedWrites(t *testing.T) {
 		t.Fatalf("chained edit then append: %s, %s", edit.json(), appended.json())
 	}
 	stale := e.call(t, WriterName, with(writeArgs("update", "a.md", "lost\n", false), map[string]any{"target.version": v1}))
-	if stale.Result["code"] != CodeConflict || stale.Result["currentVersion"] != v2 {
+	if stale.Result["code"] != errs.CodeConflict || stale.Result["currentVersion"] != v2 {
 		t.Errorf("update with a superseded version: %s, want CONFLICT with currentVersion %v", stale.json(), v2)
 	}
 	if again := e.call(t, ReaderName, toolArgs("read", "a.md", nil)); again.Result["version"] != v2 || again.Result["content"] != "beta\ngamma\n" {
@@ -214,7 +215,7 @@ func TestConflictContent(t *testing.T) {
 			stale := e.call(t, WriterName, with(writeArgs("append", tt.file, "more\n", false), map[string]any{"target.version": "0123456789abcdef"}))
 			now, _ := os.ReadFile(filepath.Join(e.root, tt.file))
 			got, has := stale.Result["currentContent"]
-			if stale.Result["code"] != CodeConflict || has != tt.content || stale.Result["currentVersion"] != fsroot.Version(now) {
+			if stale.Result["code"] != errs.CodeConflict || has != tt.content || stale.Result["currentVersion"] != fsroot.Version(now) {
 				t.Fatalf("stale append to %s: %s", tt.file, stale.json())
 			}
 			if has && got != string(now) {

@@ -16,12 +16,14 @@ import (
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/markdown"
 	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/tools/errs"
+	"github.com/packfs/packfs-mcp/tools/result"
 )
 
 func writerTool() mcp.Tool {
 	return mcp.NewTool(WriterName,
 		mcp.WithDescription("Writes are atomic: a failed call changes nothing. What a change replaces is kept: reader purpose history lists it, restore puts it back. append creates a missing file."),
-		schemas[intents.Update, WriterResult](),
+		schemas[intents.Update, result.Writer](),
 		mcp.WithToolAnnotation(mcp.ToolAnnotation{
 			Title:           "Write files",
 			ReadOnlyHint:    mcp.ToBoolPtr(false),
@@ -66,12 +68,12 @@ func (s *Server) update(ctx context.Context, c *call) (any, error) {
 		}
 	}
 	if in.Content != nil && int64(len(*in.Content)) > s.cfg.MaxFileSize {
-		return nil, &callError{code: CodeTooLarge, field: "content", msg: "content is larger than the server's file size limit (" + humanBytes(s.cfg.MaxFileSize) + "): write it in parts with purpose \"append\""}
+		return nil, &errs.Error{Code: errs.CodeTooLarge, Field: "content", Msg: "content is larger than the server's file size limit (" + humanBytes(s.cfg.MaxFileSize) + "): write it in parts with purpose \"append\""}
 	}
 	if err := s.charge(c, in.Options.Recursive); err != nil {
 		return nil, err
 	}
-	out := WriterResult{Status: Status{Success: true}, Path: name}
+	out := result.Writer{Status: result.Status{Success: true}, Path: name}
 	unlock := func() {}
 	if row.single {
 		// Held from the read to the rename, so parallel writes of one file apply one after
@@ -115,13 +117,13 @@ func (s *Server) folderAsFile(err error, dest, src string) error {
 	if info, serr := s.cfg.Root.Stat(dest); serr != nil || info.Type != fsroot.TypeDir {
 		return err
 	}
-	return &callError{code: CodeIsDir, field: "target.destination", msg: fmt.Sprintf(
+	return &errs.Error{Code: errs.CodeIsDir, Field: "target.destination", Msg: fmt.Sprintf(
 		"%q is a folder: give the file's path inside it, such as %q", s.show(dest), s.show(path.Join(dest, path.Base(src))))}
 }
 
 // noFolder refuses a write into the folder dir, which does not exist, naming field when it is set.
 func noFolder(dir, field string) error {
-	return &callError{code: CodeNotFound, field: field, msg: fmt.Sprintf(
+	return &errs.Error{Code: errs.CodeNotFound, Field: field, Msg: fmt.Sprintf(
 		"the folder %q does not exist: set options.createPath to true to create it, or use purpose \"mkdir\" first", dir)}
 }
 
@@ -148,7 +150,7 @@ func (s *Server) makeParents(name string, o intents.UpdateOptions) error {
 	return e.MkdirAll()
 }
 
-func (s *Server) create(ctx context.Context, c *call, name, content string, o intents.UpdateOptions, out *WriterResult) error {
+func (s *Server) create(ctx context.Context, c *call, name, content string, o intents.UpdateOptions, out *result.Writer) error {
 	if err := s.cfg.Policy.CheckWrite(name); err != nil {
 		return err // before any folder is made for it
 	}
@@ -172,17 +174,6 @@ func (s *Server) create(ctx context.Context, c *call, name, content string, o in
 // MaxConflictContent is the largest file whose text a CONFLICT answer carries: a note, not a log.
 const MaxConflictContent = 16 << 10
 
-// staleWrite is a CONFLICT that carries the file's text now, so that the caller merges its change
-// into it and retries without a read in between.
-type staleWrite struct {
-	err     *fsroot.ConflictError
-	version string // of content
-	content string
-}
-
-func (e *staleWrite) Error() string { return e.err.Error() }
-func (e *staleWrite) Unwrap() error { return e.err }
-
 // withCurrent adds the file's current text to a CONFLICT on a text file of at most
 // [MaxConflictContent]; any other error, or a file it cannot read as such, it returns as it is.
 func (s *Server) withCurrent(ctx context.Context, name string, err error) error {
@@ -194,7 +185,7 @@ func (s *Server) withCurrent(ctx context.Context, name string, err error) error 
 	if rerr != nil || !markdown.IsText(now) {
 		return err
 	}
-	return &staleWrite{err: ce, version: fsroot.Version(now), content: string(now)}
+	return &errs.Stale{Err: ce, Version: fsroot.Version(now), Content: string(now)}
 }
 
 // parseVersion returns the version a call sent in field (target.version, edits[i].version), in
@@ -202,7 +193,7 @@ func (s *Server) withCurrent(ctx context.Context, name string, err error) error 
 func parseVersion(field, v string) (string, error) {
 	v = strings.ToLower(v)
 	if v != "" && (len(v) != 16 || strings.Trim(v, "0123456789abcdef") != "") {
-		return "", &callError{code: CodeInvalidArgument, field: field, msg: fmt.Sprintf(
+		return "", &errs.Error{Code: errs.CodeInvalidArgument, Field: field, Msg: fmt.Sprintf(
 			"%s must be the 16 hex digits that packfs-file-reader returned as version (got %q): copy it from the read's result, or leave it out to write without a check", field, v)}
 	}
 	return v, nil
@@ -227,11 +218,11 @@ func noFolderVersion(name, purpose string, isDir bool, version string) error {
 	if version == "" || !isDir {
 		return nil
 	}
-	return &callError{code: CodeInvalidArgument, field: "target.version", msg: fmt.Sprintf(
+	return &errs.Error{Code: errs.CodeInvalidArgument, Field: "target.version", Msg: fmt.Sprintf(
 		"%q is a folder, and target.version is the version of a file's content: %s the folder without target.version", name, purpose)}
 }
 
-func (s *Server) replace(ctx context.Context, c *call, name, content, version string, o intents.UpdateOptions, out *WriterResult) error {
+func (s *Server) replace(ctx context.Context, c *call, name, content, version string, o intents.UpdateOptions, out *result.Writer) error {
 	e, err := s.open(name, useWrite)
 	if err != nil {
 		return err
@@ -243,7 +234,7 @@ func (s *Server) replace(ctx context.Context, c *call, name, content, version st
 	}
 	if err != nil {
 		if isNotExist(err) {
-			return newError(CodeNotFound, "%q does not exist: use purpose \"create\" to make a new file", s.show(name))
+			return errs.New(errs.CodeNotFound, "%q does not exist: use purpose \"create\" to make a new file", s.show(name))
 		}
 		return err
 	}
@@ -263,7 +254,7 @@ func (s *Server) replace(ctx context.Context, c *call, name, content, version st
 	return nil
 }
 
-func (s *Server) appendTo(ctx context.Context, c *call, name, content, version string, o intents.UpdateOptions, out *WriterResult) error {
+func (s *Server) appendTo(ctx context.Context, c *call, name, content, version string, o intents.UpdateOptions, out *result.Writer) error {
 	e, err := s.open(name, useWrite)
 	if err != nil {
 		return err
@@ -303,7 +294,7 @@ func (s *Server) appendTo(ctx context.Context, c *call, name, content, version s
 		return notText(s.show(name))
 	}
 	if int64(len(old)+len(content)) > s.cfg.MaxFileSize {
-		return newError(CodeTooLarge, "appending would make %q larger than the server's file size limit (%s): start a new file", s.show(name), humanBytes(s.cfg.MaxFileSize))
+		return errs.New(errs.CodeTooLarge, "appending would make %q larger than the server's file size limit (%s): start a new file", s.show(name), humanBytes(s.cfg.MaxFileSize))
 	}
 	before, err := s.keep(ctx, name, old, info.Mode)
 	if err != nil {
@@ -329,7 +320,7 @@ var replaces = map[string]bool{"update": true, "append": true, "edit": true, "de
 // lines: enough for a note's new section, where an agent would otherwise read the end back.
 const MaxAppendDiff = 4 << 10
 
-func (s *Server) remove(ctx context.Context, c *call, name, version string, o intents.UpdateOptions, out *WriterResult) error {
+func (s *Server) remove(ctx context.Context, c *call, name, version string, o intents.UpdateOptions, out *result.Writer) error {
 	e, err := s.open(name, useRemove)
 	if err != nil {
 		return err
@@ -383,7 +374,7 @@ func (s *Server) remove(ctx context.Context, c *call, name, version string, o in
 // keepRemoved keeps, before a delete, the content of the file e found at name (info): its state
 // for the call's record. What it cannot keep it says in out.NotKept: a link (links are not kept),
 // a file larger than the size limit.
-func (s *Server) keepRemoved(ctx context.Context, e *fsroot.Entry, name string, info fsroot.Info, version string, out *WriterResult) (*history.State, error) {
+func (s *Server) keepRemoved(ctx context.Context, e *fsroot.Entry, name string, info fsroot.Info, version string, out *result.Writer) (*history.State, error) {
 	if info.Type != fsroot.TypeFile {
 		out.NotKept = "a link is not kept in the history: this delete cannot be undone"
 		return nil, nil
@@ -445,7 +436,7 @@ func blockedInside(shown string, n int, late bool) error {
 	if late {
 		done = "it appeared during the delete, which stopped there: list the folder to see what is left"
 	}
-	return newError(CodeNotEmpty, "%q holds %s that the policy blocks (version control, dependencies, secrets or credentials), which no call can see or delete, so %s. Move the folder whole (purpose \"move\"), or delete what you can see in it one by one; the operator can take a name off the blocked list (--unblock NAME)", shown, what, done)
+	return errs.New(errs.CodeNotEmpty, "%q holds %s that the policy blocks (version control, dependencies, secrets or credentials), which no call can see or delete, so %s. Move the folder whole (purpose \"move\"), or delete what you can see in it one by one; the operator can take a name off the blocked list (--unblock NAME)", shown, what, done)
 }
 
 // linkedFrom lists the documents outside name (a file, or a folder and everything in it) that link
@@ -466,7 +457,7 @@ func (s *Server) linkedFrom(name string) []string {
 	return out
 }
 
-func (s *Server) mkdir(name string, out *WriterResult) error {
+func (s *Server) mkdir(name string, out *result.Writer) error {
 	e, err := s.open(name, useMkdir)
 	if err != nil {
 		return err
@@ -481,11 +472,11 @@ func (s *Server) mkdir(name string, out *WriterResult) error {
 }
 
 func notText(name string) error {
-	return newError(CodeNotText, "%q is not UTF-8 text (binary, or another encoding such as UTF-16): writing text into it would corrupt it; replace it whole with purpose \"update\" if that is what you mean", name)
+	return errs.New(errs.CodeNotText, "%q is not UTF-8 text (binary, or another encoding such as UTF-16): writing text into it would corrupt it; replace it whole with purpose \"update\" if that is what you mean", name)
 }
 
 // withField attaches the argument name to a path error found on a second path of the call.
 func (s *Server) withField(err error, field string) error {
-	st := failure(err, "", s.show)
-	return &callError{code: st.Code, field: field, msg: field + ": " + st.Error}
+	st := errs.Status(err, "", s.show)
+	return &errs.Error{Code: st.Code, Field: field, Msg: field + ": " + st.Error}
 }

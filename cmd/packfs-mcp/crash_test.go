@@ -24,6 +24,7 @@ import (
 	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/internal/tier"
 	"github.com/packfs/packfs-mcp/tools"
+	"github.com/packfs/packfs-mcp/tools/errs"
 )
 
 // TestCrashSafeWrites kills the server with SIGKILL while it is busy writing, many times over, and
@@ -522,7 +523,7 @@ func (s *crashServer) streamAndKill(t *testing.T, o *crashOracle, rng *rand.Rand
 		case res.Success:
 			st.acked++
 			st.ackedBy[purpose]++
-		case purpose == "edit" && res.Code == tools.CodeEditNotFound:
+		case purpose == "edit" && res.Code == errs.CodeEditNotFound:
 			// The header this edit expected was changed by a call that ran first: fine.
 			st.codes["edit-no-match"]++
 		default:

@@ -19,6 +19,7 @@ import (
 	"github.com/packfs/packfs-mcp/audit"
 	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/tools"
+	"github.com/packfs/packfs-mcp/tools/errs"
 )
 
 // TestJournal runs the built server with --journal, makes calls that succeed, fail and are refused,
@@ -43,9 +44,9 @@ func TestJournal(t *testing.T) {
 	answered := []want{
 		{tools.ReaderName, read("notes/a.md"), audit.StateOutput, "", "notes/a.md"},
 		{tools.SearcherName, map[string]any{"purpose": "list", "target": map[string]any{"path": "notes"}}, audit.StateOutput, "", "notes"},
-		{tools.ReaderName, read("notes/missing.md"), audit.StateError, tools.CodeNotFound, "notes/missing.md"},
-		{tools.ReaderName, read("../outside/secret.txt"), audit.StateDenied, tools.CodeOutsideRoot, "../outside/secret.txt"},
-		{tools.ReaderName, read(".env"), audit.StateDenied, tools.CodeBlocked, ".env"},
+		{tools.ReaderName, read("notes/missing.md"), audit.StateError, errs.CodeNotFound, "notes/missing.md"},
+		{tools.ReaderName, read("../outside/secret.txt"), audit.StateDenied, errs.CodeOutsideRoot, "../outside/secret.txt"},
+		{tools.ReaderName, read(".env"), audit.StateDenied, errs.CodeBlocked, ".env"},
 	}
 	for _, w := range answered {
 		s.call(w.tool, w.args)
@@ -53,7 +54,7 @@ func TestJournal(t *testing.T) {
 	// The writer, not offered while writing is off, answers a PERMISSION_DENIED error result; a tool
 	// that does not exist gets a protocol error. The journal records both.
 	refused := []want{
-		{tools.WriterName, map[string]any{"purpose": "create", "target": map[string]any{"path": "new.md"}, "content": "x"}, audit.StateDenied, tools.CodePermissionDenied, "new.md"},
+		{tools.WriterName, map[string]any{"purpose": "create", "target": map[string]any{"path": "new.md"}, "content": "x"}, audit.StateDenied, errs.CodePermissionDenied, "new.md"},
 		{"packfs-no-such-tool", map[string]any{"purpose": "read"}, audit.StateError, "UNKNOWN_TOOL", ""},
 	}
 	for _, w := range refused {
@@ -212,7 +213,7 @@ func TestJournalConcurrentCalls(t *testing.T) {
 	ids := map[string]bool{}
 	for _, rec := range recs {
 		ids[rec.Part().ToolCallID] = true
-		if rec.Part().State != audit.StateOutput && rec.Metadata.Code != tools.CodeRateLimited {
+		if rec.Part().State != audit.StateOutput && rec.Metadata.Code != errs.CodeRateLimited {
 			t.Errorf("call %s: %s %s", rec.Part().ToolCallID, rec.Part().State, rec.Metadata.Code)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/packfs/packfs-mcp/internal/tier"
 	"github.com/packfs/packfs-mcp/tools"
+	"github.com/packfs/packfs-mcp/tools/errs"
 )
 
 // parallelCall runs one tool call from any goroutine (session.call may stop the test, which only
@@ -280,7 +281,7 @@ func appendLines(t *testing.T, cs []*client.Client, file string, each int, versi
 			switch {
 			case err != nil:
 				return nil, err
-			case versioned && r["code"] == tools.CodeConflict:
+			case versioned && r["code"] == errs.CodeConflict:
 				mu.Lock()
 				conflicts++
 				mu.Unlock()

@@ -18,15 +18,19 @@ import (
 var (
 	// allowedProject lists which project packages each library package may import; a package not
 	// listed (cmd, the commands, and internal/serving, the runtime cmd runs) may import any. A
-	// package of internal is named by its folder (internal/tier).
+	// package of internal or of tools is named by its folder (internal/tier, tools/errs).
 	allowedProject = map[string][]string{
-		"fsroot":            {},
-		"security":          {"fsroot"},
-		"intents":           {},
-		"markdown":          {},
-		"fulltext":          {"markdown"},
-		"semantic":          {"fsroot", "markdown", "fulltext", "extract"},
-		"tools":             {"fsroot", "security", "intents", "semantic", "markdown", "fulltext", "history", "extract"},
+		"fsroot":   {},
+		"security": {"fsroot"},
+		"intents":  {},
+		"markdown": {},
+		"fulltext": {"markdown"},
+		"semantic": {"fsroot", "markdown", "fulltext", "extract"},
+		"tools":    {"fsroot", "security", "intents", "semantic", "markdown", "fulltext", "history", "extract", "tools/result", "tools/errs"},
+		// The rooms of tools (tools/NAME): each holds one concern of the tools, below tools, which
+		// alone wires them; none imports tools.
+		"tools/result":      {"extract", "fulltext"},
+		"tools/errs":        {"fsroot", "security", "intents", "semantic", "tools/result"},
 		"extract":           {},
 		"audit":             {"fsroot"},
 		"history":           {"fsroot"},
@@ -197,10 +201,10 @@ func TestBoundary(t *testing.T) {
 }
 
 // packageOf is the room of the file at rel, as allowedProject names it: the first folder, or the
-// first two for a package of internal.
+// first two for a package of internal or of tools.
 func packageOf(rel string) string {
 	parts := strings.Split(rel, "/")
-	if parts[0] == "internal" && len(parts) > 2 {
+	if (parts[0] == "internal" || parts[0] == "tools") && len(parts) > 2 {
 		return parts[0] + "/" + parts[1]
 	}
 	return parts[0]
@@ -312,6 +316,10 @@ func TestBoundaryCatches(t *testing.T) {
 			want: []string{"internal/tier may import only"}},
 		{name: "library imports os", rel: "tools/x.go", src: `import "os"; var _ = os.Getenv`,
 			want: []string{"tools/x.go imports os: only fsroot"}},
+		{name: "a room of tools imports tools", rel: "tools/errs/x.go", src: `import "github.com/packfs/packfs-mcp/tools"; var _ = tools.New`,
+			want: []string{"tools/errs may import only"}},
+		{name: "a room of tools imports os", rel: "tools/result/x.go", src: `import "os"; var _ = os.Getenv`,
+			want: []string{"tools/result/x.go imports os: only fsroot"}},
 		{name: "library imports filepath", rel: "security/x.go", src: `import "path/filepath"; var _ = filepath.Join`,
 			want: []string{"imports path/filepath: only fsroot"}},
 		{name: "library parses templates from files", rel: "audit/x.go", src: `import "text/template"; var _, _ = template.ParseFiles("t")`,

@@ -26,6 +26,7 @@ import (
 
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/tools"
+	"github.com/packfs/packfs-mcp/tools/errs"
 )
 
 // The streamable HTTP transport. Every request passes, in this order: the Origin check (a browser page
@@ -270,7 +271,7 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if origin := r.Header.Get("Origin"); origin != "" {
 		if !g.originAllowed(origin) {
 			g.forbidden.Add(1)
-			refuse(w, nil, http.StatusForbidden, tools.CodeOriginNotAllowed, fmt.Sprintf("requests from web pages at %s are not allowed: "+
+			refuse(w, nil, http.StatusForbidden, errs.CodeOriginNotAllowed, fmt.Sprintf("requests from web pages at %s are not allowed: "+
 				"only loopback origins are, and those the server lists in --http-allowed-origins", origin), 0)
 			return
 		}
@@ -306,7 +307,7 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.limited.Add(1)
 		secs := int(math.Ceil(limited.RetryAfter.Seconds()))
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
-		refuse(w, nil, http.StatusTooManyRequests, tools.CodeRateLimited, fmt.Sprintf("too many requests from this client: at most %d a minute; retry in %d seconds",
+		refuse(w, nil, http.StatusTooManyRequests, errs.CodeRateLimited, fmt.Sprintf("too many requests from this client: at most %d a minute; retry in %d seconds",
 			g.limits.PerClient(), secs), limited.RetryAfter.Milliseconds())
 		return
 	}
@@ -319,7 +320,7 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			msg = "the bearer token is not the one this server was started with: send the header \"Authorization: Bearer TOKEN\" with the token from its $" + TokenEnv + " or --http-token-file"
 		}
 		w.Header().Set("WWW-Authenticate", challenge)
-		refuse(w, nil, http.StatusUnauthorized, tools.CodeUnauthenticated, msg, 0)
+		refuse(w, nil, http.StatusUnauthorized, errs.CodeUnauthenticated, msg, 0)
 		return
 	}
 
@@ -345,10 +346,10 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				return
 			case errors.Is(err, errTooManyValues):
 				g.tooLarge.Add(1)
-				refuse(w, idOf(body[:min(len(body), idHead)]), http.StatusRequestEntityTooLarge, tools.CodeTooLarge, tooManyValues(), 0)
+				refuse(w, idOf(body[:min(len(body), idHead)]), http.StatusRequestEntityTooLarge, errs.CodeTooLarge, tooManyValues(), 0)
 				return
 			case err != nil:
-				refuse(w, nil, http.StatusBadRequest, tools.CodeInvalidArgument, "the request body could not be read in full", 0)
+				refuse(w, nil, http.StatusBadRequest, errs.CodeInvalidArgument, "the request body could not be read in full", 0)
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
@@ -379,7 +380,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 func (g *gate) refuseTooLarge(w http.ResponseWriter) {
 	g.tooLarge.Add(1)
-	refuse(w, nil, http.StatusRequestEntityTooLarge, tools.CodeTooLarge, tooLarge(g.maxBody), 0)
+	refuse(w, nil, http.StatusRequestEntityTooLarge, errs.CodeTooLarge, tooLarge(g.maxBody), 0)
 }
 
 // originAllowed reports whether a browser page at origin may call: a loopback origin, or one listed.

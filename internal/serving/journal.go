@@ -21,6 +21,7 @@ import (
 	"github.com/packfs/packfs-mcp/audit"
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/tools"
+	"github.com/packfs/packfs-mcp/tools/errs"
 )
 
 // journal is the audit journal of a server started with --journal FILE: one JSON line per tool
@@ -61,7 +62,7 @@ func (a *app) openJournal() error {
 	j := &journal{dir: dir, file: file, perms: a.perms.String()}
 	j.w, err = audit.Open(dir, filepath.Base(clean), audit.Options{
 		MaxContentBytes: a.cfg.Journal.MaxContentBytes,
-		Denied:          tools.IsDenial,
+		Denied:          errs.IsDenial,
 		OnError: func(err error) {
 			a.errs.Printf("%v: tool calls go on unjournalled; later journal failures are not logged", err)
 		},
@@ -171,7 +172,7 @@ func (j *journal) call(ctx context.Context, id any, req *mcp.CallToolRequest, re
 	case err != nil:
 		c.Code, c.Error = j.protocolFailure(c.Tool, err)
 	default:
-		c.Code, c.Error = tools.CodeProtocol, "the server answered with no result"
+		c.Code, c.Error = errs.CodeProtocol, "the server answered with no result"
 	}
 	j.w.Append(c)
 }
@@ -187,14 +188,14 @@ func (j *journal) protocolFailure(tool string, err error) (code, msg string) {
 	var unparsable *server.UnparsableMessageError
 	switch {
 	case errors.Is(err, server.ErrToolNotFound) && slices.Contains(ToolNames, tool) && !slices.Contains(j.offered, tool):
-		return tools.CodePermissionDenied, fmt.Sprintf("%s is not offered by this server (permissions %s; offered: %s)",
+		return errs.CodePermissionDenied, fmt.Sprintf("%s is not offered by this server (permissions %s; offered: %s)",
 			tool, j.perms, strings.Join(j.offered, ", "))
 	case errors.Is(err, server.ErrToolNotFound):
-		return tools.CodeUnknownTool, msg
+		return errs.CodeUnknownTool, msg
 	case errors.As(err, &unparsable):
-		return tools.CodeInvalidRequest, msg
+		return errs.CodeInvalidRequest, msg
 	}
-	return tools.CodeProtocol, msg
+	return errs.CodeProtocol, msg
 }
 
 // journalSession is the MCP session's id: "stdio" on stdio, the Mcp-Session-Id over HTTP, "" outside

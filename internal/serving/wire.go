@@ -22,6 +22,7 @@ import (
 	"github.com/packfs/packfs-mcp/history"
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/tools"
+	"github.com/packfs/packfs-mcp/tools/errs"
 )
 
 // app is a configured server, ready to listen.
@@ -456,7 +457,7 @@ func (a *app) listen(ctx context.Context, in io.Reader, out io.Writer) error {
 			} else {
 				a.warn.Printf("refused a message of more than %d bytes on stdin (--max-request-bytes)", limit)
 			}
-			if err := w.answer(refusal(id, tools.CodeTooLarge, msg, 0)); err != nil {
+			if err := w.answer(refusal(id, errs.CodeTooLarge, msg, 0)); err != nil {
 				a.errs.Printf("answering it: %v", err)
 			}
 		}}

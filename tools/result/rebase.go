@@ -1,19 +1,19 @@
-package tools
+package result
 
 import "strings"
 
-// rebase returns a root's answer with every path in it as the caller names it, through show (see
-// [Server.show]): over several roots, inside the root's name. Each path field of the result types
+// Rebase returns a root's answer with every path in it as the caller names it, through show (tools'
+// Server.show): over several roots, inside the root's name. Each path field of the result types
 // is listed here; TestRebaseCoversEveryPath fails when one is added and not.
-func rebase(out any, show func(string) string) any {
+func Rebase(out any, show func(string) string) any {
 	switch v := out.(type) {
-	case ReaderResult:
+	case Reader:
 		v.rebase(show)
 		return v
-	case SearcherResult:
+	case Searcher:
 		v.rebase(show)
 		return v
-	case WriterResult:
+	case Writer:
 		v.rebase(show)
 		return v
 	}
@@ -29,7 +29,7 @@ func entryPath(p string, show func(string) string) string {
 	return show(p)
 }
 
-func (v *ReaderResult) rebase(show func(string) string) {
+func (v *Reader) rebase(show func(string) string) {
 	for i := range v.Files {
 		v.Files[i].Path = entryPath(v.Files[i].Path, show)
 	}
@@ -41,7 +41,7 @@ func (v *ReaderResult) rebase(show func(string) string) {
 	}
 }
 
-func (v *SearcherResult) rebase(show func(string) string) {
+func (v *Searcher) rebase(show func(string) string) {
 	for i := range v.Files {
 		v.Files[i].Path = show(v.Files[i].Path)
 	}
@@ -75,7 +75,7 @@ func (d *DocumentLinks) rebase(show func(string) string) {
 	}
 }
 
-func (v *WriterResult) rebase(show func(string) string) {
+func (v *Writer) rebase(show func(string) string) {
 	v.Path, v.Destination = show(v.Path), show(v.Destination)
 	for _, paths := range [][]string{v.LinkedFrom, v.UpdatedFiles, v.WouldCopy} {
 		for i := range paths {

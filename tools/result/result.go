@@ -1,11 +1,14 @@
-package tools
+// Package result holds the answers the three tools return: the flat JSON a model reads, whose
+// types declare the tools' output schemas, and [Rebase], which names every path in an answer as
+// the caller does.
+package result
 
 import (
 	"github.com/packfs/packfs-mcp/extract"
 	"github.com/packfs/packfs-mcp/fulltext"
 )
 
-// The result types declare the tools' output schemas (see [intents.Schema]): a `validate:"required"`
+// The result types declare the tools' output schemas (see intents.Schema): a `validate:"required"`
 // tag marks a field the schema lists as required; results are never run through the validator.
 
 // Status opens every result: whether the call succeeded and, when it did not, why and what to do next.
@@ -16,7 +19,7 @@ type Status struct {
 	Code         string `json:"code,omitempty" jsonschema:"stable error code such as NOT_FOUND, PATH_OUTSIDE_ROOT, PATH_BLOCKED, EXTENSION_NOT_ALLOWED, PERMISSION_DENIED, RATE_LIMITED, INVALID_ARGUMENT"`
 	Field        string `json:"field,omitempty" jsonschema:"the argument that was refused, as a JSON path such as target.path"`
 	RetryAfterMs int64  `json:"retryAfterMs,omitempty" jsonschema:"with RATE_LIMITED, or while the search index is being built: milliseconds to wait before trying again"`
-	// CurrentVersion is a field of Status because failure, which maps every error, sets it.
+	// CurrentVersion is a field of Status because errs.Status, which maps every error, sets it.
 	CurrentVersion string  `json:"currentVersion,omitempty" jsonschema:"with CONFLICT: the version the file holds now"`
 	CurrentContent *string `json:"currentContent,omitempty" jsonschema:"with CONFLICT on update, append or edit of a small text file: its whole text now (of currentVersion), to merge your change into without reading it again"`
 }
@@ -65,8 +68,8 @@ type FileContent struct {
 	FileAttrs
 }
 
-// ReaderResult is what packfs-file-reader returns.
-type ReaderResult struct {
+// Reader is what packfs-file-reader returns.
+type Reader struct {
 	Status
 	Exists *bool `json:"exists,omitempty" jsonschema:"with purpose exists: whether an entry the tools can see is at the path"`
 	FileContent
@@ -156,8 +159,8 @@ type BacklinkEntry struct {
 	Source string `json:"source,omitempty" jsonschema:"the line the link is on, as written (a long one cut around the link, marked with …); only on the first backlinks"`
 }
 
-// SearcherResult is what packfs-file-searcher returns.
-type SearcherResult struct {
+// Searcher is what packfs-file-searcher returns.
+type Searcher struct {
 	Status
 	Files         []FileEntry    `json:"files,omitempty" jsonschema:"the files found, sorted by path"`
 	TotalFound    *int           `json:"totalFound,omitempty" jsonschema:"list: entries matching the criteria; search_content: files with a matching line; relationships of a folder or of target.paths: documents (of one document, none: its links and backlinks are listed whole); a lower bound when truncated (search_semantic gives none: its candidates are every document holding any one word)"`
@@ -182,15 +185,15 @@ type SearcherResult struct {
 	DocumentLinks
 	Documents []DocumentEntry `json:"documents,omitempty" jsonschema:"relationships of several documents (target.paths, or a folder at target.path): one entry per document, in order, each with its own success or error"`
 	Metadata  Meta            `json:"metadata" validate:"required" jsonschema:"facts about the call"`
-	// lists are the ranked lists search_semantic's files were fused from, for a search of
-	// several roots to fuse theirs (see [Roots.ranked]); nil unless the root's index is complete.
-	// Never encoded.
-	lists *fulltext.Lists
-	// lead is what a search_semantic asked for its lead alone answers (see call.leading).
-	lead []float64
-	// candidates is how many documents a search_semantic ranked, for its pages: every document
+	// Lists are the ranked lists search_semantic's files were fused from, for a search of
+	// several roots to fuse theirs (tools' Roots.ranked); nil unless the root's index is complete.
+	// Never encoded: exported only for tools, which merges the roots' answers.
+	Lists *fulltext.Lists `json:"-"`
+	// Lead is what a search_semantic asked for its lead alone answers (tools' call.leading).
+	Lead []float64 `json:"-"`
+	// Candidates is how many documents a search_semantic ranked, for its pages: every document
 	// holding a word of a phrasing, which no model can use, so it is never encoded.
-	candidates int
+	Candidates int `json:"-"`
 }
 
 // DocumentLinks is what relationships tells of a document: its title, links and backlinks.
@@ -256,8 +259,8 @@ type CopySkip struct {
 	Reason string `json:"reason" validate:"required" jsonschema:"why it was not copied"`
 }
 
-// WriterResult is what packfs-file-writer returns.
-type WriterResult struct {
+// Writer is what packfs-file-writer returns.
+type Writer struct {
 	Status
 	Path          string      `json:"path,omitempty" jsonschema:"root-relative path that was written, deleted or created"`
 	Destination   string      `json:"destination,omitempty" jsonschema:"move: the root-relative path the entry now has (of target.paths: the folder they went to); copy: the copy's"`
