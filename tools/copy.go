@@ -12,6 +12,7 @@ import (
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/tools/errs"
 	"github.com/packfs/packfs-mcp/tools/result"
+	"github.com/packfs/packfs-mcp/tools/text"
 )
 
 // Copy limits. A folder copy is planned whole, and refused whole, before it writes anything.
@@ -407,7 +408,7 @@ func (s *Server) copyFailed(from *Server, err error, src, dest string) error {
 // tooLargeToCopy refuses a file above the server's size limit; name is as the caller names it.
 func (s *Server) tooLargeToCopy(name string) error {
 	return &errs.Error{Code: errs.CodeTooLarge, Field: "target.path", Msg: fmt.Sprintf(
-		"%q is larger than the server's file size limit (%s), so it cannot be copied: copy what you need without it", name, humanBytes(s.cfg.MaxFileSize))}
+		"%q is larger than the server's file size limit (%s), so it cannot be copied: copy what you need without it", name, text.Size(s.cfg.MaxFileSize))}
 }
 
 // missingParents returns the folders above dest that do not exist, the highest first, or refuses

@@ -13,6 +13,7 @@ import (
 	"github.com/packfs/packfs-mcp/markdown"
 	"github.com/packfs/packfs-mcp/tools/errs"
 	"github.com/packfs/packfs-mcp/tools/result"
+	"github.com/packfs/packfs-mcp/tools/text"
 )
 
 // editFile is one file of an edit: the edits that apply to it, and what they make of it.
@@ -98,7 +99,7 @@ func (s *Server) editFiles(c *call, name string, in intents.Update) ([]*editFile
 			field := fmt.Sprintf("edits[%d].path", i)
 			n, entry, err := s.editEntry(e.Path)
 			if err == nil {
-				if err = s.writesText(n); err != nil {
+				if err = s.docs().WritesText(n); err != nil {
 					entry.Close()
 				}
 			}
@@ -184,14 +185,14 @@ func (s *Server) editText(ctx context.Context, f *editFile, edits []intents.Edit
 	if !markdown.IsText(old) {
 		return notText(s.show(f.name))
 	}
-	text, n, err := applyEdits(s.show(f.name), string(old), f.its(edits))
+	edited, n, err := text.Apply(s.show(f.name), string(old), f.its(edits))
 	if err != nil {
 		return err
 	}
-	if int64(len(text)) > s.cfg.MaxFileSize {
-		return errs.New(errs.CodeTooLarge, "the edits would make %q larger than the server's file size limit (%s)", s.show(f.name), humanBytes(s.cfg.MaxFileSize))
+	if int64(len(edited)) > s.cfg.MaxFileSize {
+		return errs.New(errs.CodeTooLarge, "the edits would make %q larger than the server's file size limit (%s)", s.show(f.name), text.Size(s.cfg.MaxFileSize))
 	}
-	f.old, f.text, f.n = old, text, n
+	f.old, f.text, f.n = old, edited, n
 	return nil
 }
 
@@ -275,7 +276,7 @@ func answerEdit(files []*editFile, dryRun bool, show func(string) string, out *r
 	var diffs strings.Builder
 	total := 0
 	for _, f := range files {
-		diffs.WriteString(unifiedDiff(show(f.name), string(f.old), f.text))
+		diffs.WriteString(text.Diff(show(f.name), string(f.old), f.text))
 		total += f.n
 		e := result.EditedFile{Path: f.name, Version: f.written, SizeBytes: ptr(len(f.text)), Replacements: f.n}
 		if dryRun {
@@ -284,133 +285,9 @@ func answerEdit(files []*editFile, dryRun bool, show func(string) string, out *r
 		out.Files = append(out.Files, e)
 	}
 	out.Path, out.Replacements, out.DryRun = files[0].name, ptr(total), dryRun
-	out.Diff = capString(diffs.String(), MaxContentBytes)
+	out.Diff = text.Cap(diffs.String(), MaxContentBytes)
 	if len(files) == 1 {
 		one := out.Files[0]
 		out.Version, out.SizeBytes, out.Files = one.Version, one.SizeBytes, nil
 	}
-}
-
-// utf8BOM is kept in front of a file that had it, and never matched against.
-const utf8BOM = "\ufeff"
-
-// maxNearestScan bounds how many lines are compared when an edit's text is not found.
-const maxNearestScan = 20000
-
-// applyEdits applies edits in order to name's text and returns the new text and how many
-// replacements were made; each edit comes with its index in the call's edits, which an error names.
-// The file's byte-order mark and line endings are kept: when the file uses CRLF and an edit's
-// text uses LF, the edit is adapted to the file. Each oldText must match exactly once unless
-// replaceAll is set; otherwise nothing is changed and the error says where it matched or what was
-// nearest.
-func applyEdits(name, text string, edits iter.Seq2[int, intents.Edit]) (string, int, error) {
-	bom := strings.HasPrefix(text, utf8BOM)
-	text = strings.TrimPrefix(text, utf8BOM)
-	crlf := usesCRLF(text)
-	total := 0
-	for i, e := range edits {
-		old, repl := e.OldText, e.NewText
-		if crlf && !strings.Contains(old, "\r") {
-			old = strings.ReplaceAll(old, "\n", "\r\n")
-			if !strings.Contains(repl, "\r") {
-				repl = strings.ReplaceAll(repl, "\n", "\r\n")
-			}
-		}
-		field := fmt.Sprintf("edits[%d].oldText", i)
-		n := strings.Count(text, old)
-		switch {
-		case n == 0:
-			return "", 0, &errs.Error{Code: errs.CodeEditNotFound, Field: field, Msg: notFoundMessage(field, name, text, old)}
-		case n > 1 && !e.ReplaceAll:
-			return "", 0, &errs.Error{Code: errs.CodeAmbiguousEdit, Field: field, Msg: fmt.Sprintf(
-				"%s matches %d places in %q (lines %s): include more surrounding lines so it matches once, or set replaceAll to true to change them all",
-				field, n, name, matchLines(text, old, 5))}
-		}
-		if e.ReplaceAll {
-			text = strings.ReplaceAll(text, old, repl)
-		} else {
-			text = strings.Replace(text, old, repl, 1)
-		}
-		total += n
-	}
-	if bom {
-		text = utf8BOM + text
-	}
-	return text, total, nil
-}
-
-// usesCRLF reports whether text ends its lines with CRLF (judged by the first line ending).
-func usesCRLF(text string) bool {
-	i := strings.IndexByte(text, '\n')
-	return i > 0 && text[i-1] == '\r'
-}
-
-// matchLines lists the 1-based lines where old starts, at most limit of them.
-func matchLines(text, old string, limit int) string {
-	var lines []string
-	at := 0
-	for len(lines) < limit {
-		i := strings.Index(text[at:], old)
-		if i < 0 {
-			break
-		}
-		lines = append(lines, fmt.Sprint(strings.Count(text[:at+i], "\n")+1))
-		at += i + max(1, len(old))
-		if at > len(text) {
-			break
-		}
-	}
-	return strings.Join(lines, ", ")
-}
-
-// notFoundMessage says that old is not in text and shows the line most like old's first line, so the
-// model can copy the file's exact text.
-func notFoundMessage(field, name, text, old string) string {
-	probe := ""
-	for _, l := range strings.Split(old, "\n") {
-		if strings.TrimSpace(l) != "" {
-			probe = strings.TrimSpace(l)
-			break
-		}
-	}
-	best, bestLine, bestScore := "", 0, 0.0
-	for i, l := range strings.SplitN(text, "\n", maxNearestScan) {
-		if sc := similarity(probe, strings.TrimSpace(l)); sc > bestScore {
-			best, bestLine, bestScore = strings.TrimRight(l, "\r"), i+1, sc
-		}
-	}
-	msg := fmt.Sprintf("%s was not found in %q", field, name)
-	if bestScore >= 0.3 {
-		msg += fmt.Sprintf("; the nearest is line %d: %q", bestLine, capString(best, 200))
-	}
-	return msg + ": read the file and copy the text exactly, including spaces and line breaks"
-}
-
-// similarity is the Dice coefficient of the two strings' character bigrams, from 0 to 1.
-func similarity(a, b string) float64 {
-	if a == "" || b == "" {
-		return 0
-	}
-	if a == b {
-		return 1
-	}
-	grams := make(map[string]int)
-	ra := []rune(a)
-	for i := 0; i+1 < len(ra); i++ {
-		grams[string(ra[i:i+2])]++
-	}
-	rb := []rune(b)
-	common := 0
-	for i := 0; i+1 < len(rb); i++ {
-		g := string(rb[i : i+2])
-		if grams[g] > 0 {
-			grams[g]--
-			common++
-		}
-	}
-	pairs := len(ra) - 1 + len(rb) - 1
-	if pairs <= 0 {
-		return 0
-	}
-	return 2 * float64(common) / float64(pairs)
 }

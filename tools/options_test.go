@@ -20,6 +20,7 @@ import (
 	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/semantic"
+	"github.com/packfs/packfs-mcp/tools/docs"
 	"github.com/packfs/packfs-mcp/tools/errs"
 )
 
@@ -246,7 +247,7 @@ func newOptionEnv(t *testing.T, table optionTable) *optionEnv {
 		Permissions: security.AllPermissions(),
 	}
 	if table.engine {
-		e := semantic.New(semantic.Options{FS: root.FS(), Allow: func(name string, isDir bool) bool { return policy.CheckName(name, isDir) == nil }, Document: IndexText(policy)})
+		e := semantic.New(semantic.Options{FS: root.FS(), Allow: func(name string, isDir bool) bool { return policy.CheckName(name, isDir) == nil }, Document: docs.IndexText(policy)})
 		mustOK(t, e.Build(context.Background()))
 		t.Cleanup(func() { e.Close() })
 		cfg.Engine = e

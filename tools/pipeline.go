@@ -9,6 +9,7 @@ import (
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/tools/text"
 )
 
 // admit runs the first two steps of the pipeline: the permission for the call's purpose, then the
@@ -287,7 +288,7 @@ func (s *Server) byContent(u use, name string, e *fsroot.Entry, info fsroot.Info
 	if err != nil {
 		return err
 	}
-	if !headIsText(head, len(head) == contentSniffLen) {
+	if !text.HeadIsText(head, len(head) == contentSniffLen) {
 		return security.NotText(name)
 	}
 	return nil

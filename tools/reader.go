@@ -16,8 +16,10 @@ import (
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/markdown"
 	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/tools/docs"
 	"github.com/packfs/packfs-mcp/tools/errs"
 	"github.com/packfs/packfs-mcp/tools/result"
+	"github.com/packfs/packfs-mcp/tools/text"
 )
 
 // Read limits. A model's context is the scarce resource: one answer never carries more than this.
@@ -30,7 +32,7 @@ const (
 
 func readerTool() mcp.Tool {
 	return mcp.NewTool(ReaderName,
-		mcp.WithDescription("read: content, byte for byte, in parts when long (nextOffset); a document (PDF, Office, EPUB) gives its text, an image an image, other files mediaType, or base64 with target.encoding (markdown: a web page as Markdown). "+
+		mcp.WithDescription("read: content, byte for byte, in parts when long (nextOffset); a document (PDF, Office, EPUB) gives its text, an image an image, other files text.MediaType, or base64 with target.encoding (markdown: a web page as Markdown). "+
 			"metadata: size, modified, lines, pages. "+
 			"Both give version (a hash) for writes."),
 		schemas[intents.Access, result.Reader](),
@@ -164,84 +166,48 @@ func (s *Server) readEntry(ctx context.Context, name string, e *fsroot.Entry, in
 	}
 	out := result.FileContent{Version: fsroot.Version(data)}
 	if ext := s.documentExt(name); ext != "" && in.Target.Encoding != "base64" {
-		out.MediaType = mediaType(name, data, false)
+		out.MediaType = text.MediaType(name, data, false)
 		if in.Preferences.IncludeMetadata {
 			out.FileAttrs = attrs(info)
 		}
 		if in.Preferences.ChunkIfLarge {
 			budget = min(budget, ChunkBytes)
 		}
-		return out, s.readDocument(ctx, name, ext, data, in.Preferences, budget, first, &out)
+		return out, s.docs().Read(ctx, name, ext, data, in.Preferences, budget, first, &out)
 	}
 	if in.Target.Encoding == "markdown" {
-		return out, s.readMarkdown(ctx, name, data, in.Preferences, budget, first, &out)
+		return out, s.docs().Markdown(ctx, name, data, in.Preferences, budget, first, &out)
 	}
 	if in.Preferences.Page > 0 {
 		return result.FileContent{}, &errs.Error{Code: errs.CodeInvalidArgument, Field: "preferences.page", Msg: "preferences.page: " + s.show(name) + " is not a document (PDF, Word, PowerPoint, Excel, OpenDocument, EPUB): read text by lines with preferences.offset"}
 	}
-	text := markdown.IsText(data)
+	isText := markdown.IsText(data)
 	if in.Preferences.IncludeMetadata {
 		out.FileAttrs = attrs(info)
-		if text {
-			out.Lines = ptr(lineCount(data))
+		if isText {
+			out.Lines = ptr(text.LineCount(data))
 			out.FinalNewline = ptr(len(data) == 0 || data[len(data)-1] == '\n')
 		}
 	}
-	out.MediaType = mediaType(name, data, text)
+	out.MediaType = text.MediaType(name, data, isText)
 	switch {
 	case in.Target.Encoding == "base64":
 		if n := base64.StdEncoding.EncodedLen(len(data)); n > budget {
 			return result.FileContent{}, errs.New(errs.CodeTooLarge, "%q is too large to return as base64 in this answer (%d bytes encoded; %d left of %d): read it alone, or read less with it", s.show(name), n, budget, MaxContentBytes)
 		}
 		b64 := base64.StdEncoding.EncodeToString(data)
-		out.Content, out.Encoding, out.Binary = &b64, "base64", !text
-	case !text:
+		out.Content, out.Encoding, out.Binary = &b64, "base64", !isText
+	case !isText:
 		out.Binary = true
 		s.attachImage(&out, data)
 	default:
 		if in.Preferences.ChunkIfLarge {
 			budget = min(budget, ChunkBytes)
 		}
-		window(&out, data, in.Preferences, budget, first)
+		text.Window(&out, data, in.Preferences, budget, first)
 		out.Encoding = "utf-8"
 	}
 	return out, nil
-}
-
-// window cuts the lines the caller asked for out of the text data, at most budget bytes of them,
-// but at least one line when first. It walks the line ends in place and copies only the lines it
-// returns.
-func window(out *result.FileContent, data []byte, p intents.AccessPreferences, budget int, first bool) {
-	total := lineCount(data)
-	out.TotalLines = ptr(total)
-	start := min(p.Offset, total)
-	end := total
-	if p.Limit > 0 {
-		end = min(start+p.Limit, total)
-	}
-	from := 0
-	for range start {
-		from += lineLen(data[from:])
-	}
-	to, i := from, start
-	for ; i < end; i++ {
-		next := to + lineLen(data[to:])
-		if next-from > budget && (i > start || !first) {
-			break
-		}
-		to = next
-	}
-	content := string(data[from:to])
-	out.Content = &content
-	if start > 0 || p.Limit > 0 || i < end {
-		out.Offset = ptr(start)
-	}
-	if i < end {
-		out.Truncated = true
-		out.NextOffset = ptr(i)
-	} else if end < total {
-		out.NextOffset = ptr(end)
-	}
 }
 
 func (s *Server) exists(c *call, in intents.Access) (any, error) {
@@ -274,23 +240,23 @@ func (s *Server) metadata(ctx context.Context, c *call, name string, e *fsroot.E
 	}
 	out := result.Reader{Status: result.Status{Success: true}, FileContent: result.FileContent{FileAttrs: attrs(info)}}
 	if ext := s.documentExt(name); ext != "" && info.Type == fsroot.TypeFile {
-		if err := s.documentMetadata(ctx, name, ext, e, &out.FileContent); err != nil {
+		if err := s.docs().Metadata(ctx, name, ext, e, &out.FileContent); err != nil {
 			return nil, err
 		}
 	} else if info.Type == fsroot.TypeFile {
-		var t textScan
+		var t text.Scan
 		var v fsroot.VersionHash
-		if _, err := e.Scan(ctx, s.cfg.MaxFileSize, func(p []byte) error { t.add(p); v.Write(p); return nil }); err == nil {
+		if _, err := e.Scan(ctx, s.cfg.MaxFileSize, func(p []byte) error { t.Add(p); v.Write(p); return nil }); err == nil {
 			out.Version = v.Version()
-			text := t.text()
-			out.MediaType = mediaType(name, t.head, text)
-			out.Binary = !text
-			if text {
-				out.Lines = ptr(t.lines())
-				out.FinalNewline = ptr(t.size == 0 || t.last == '\n')
+			isText := t.Text()
+			out.MediaType = text.MediaType(name, t.Head(), isText)
+			out.Binary = !isText
+			if isText {
+				out.Lines = ptr(t.Lines())
+				out.FinalNewline = ptr(t.EndsLine())
 			}
 		} else {
-			out.MediaType = mediaType(name, nil, false)
+			out.MediaType = text.MediaType(name, nil, false)
 		}
 	}
 	out.Metadata = c.meta()
@@ -308,11 +274,20 @@ func attrs(info fsroot.Info) result.FileAttrs {
 
 func ptr[T any](v T) *T { return &v }
 
+// docs reads the documents of this root's calls.
+func (s *Server) docs() docs.Reader {
+	return docs.Reader{Policy: s.cfg.Policy, Engine: s.cfg.Engine, MaxFileSize: s.cfg.MaxFileSize, Show: s.show}
+}
+
+// documentExt is the extension (lower case, no dot) of name when the tools read it as a
+// document's text, else "" ([docs.Ext]).
+func (s *Server) documentExt(name string) string { return docs.Ext(s.cfg.Policy, name) }
+
 // attachImage gives out, the read of the binary file data, the image a model receives, when data
 // is an image extract reads (by its bytes, not its name): the answer then carries it as image
 // content, scaled to the model's bounds, and says how in imageSent.
 func (s *Server) attachImage(out *result.FileContent, data []byte) {
-	kind := strings.Split(http.DetectContentType(data[:min(len(data), sniffLen)]), ";")[0]
+	kind := strings.Split(http.DetectContentType(data[:min(len(data), text.SniffLen)]), ";")[0]
 	if !extract.Supported(kind) {
 		return
 	}
@@ -327,7 +302,7 @@ func (s *Server) attachImage(out *result.FileContent, data []byte) {
 		return
 	}
 	out.Image = &img
-	out.ImageSent = fmt.Sprintf("%dx%d %s, %s", img.SentWidth, img.SentHeight, strings.TrimPrefix(img.MediaType, "image/"), humanBytes(int64(len(img.Data))))
+	out.ImageSent = fmt.Sprintf("%dx%d %s, %s", img.SentWidth, img.SentHeight, strings.TrimPrefix(img.MediaType, "image/"), text.Size(int64(len(img.Data))))
 	if img.SentWidth != img.Width || img.SentHeight != img.Height {
 		out.ImageSent += " (scaled down)"
 	}

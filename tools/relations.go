@@ -13,6 +13,7 @@ import (
 	"github.com/packfs/packfs-mcp/semantic"
 	"github.com/packfs/packfs-mcp/tools/errs"
 	"github.com/packfs/packfs-mcp/tools/result"
+	"github.com/packfs/packfs-mcp/tools/text"
 )
 
 // MaxDocuments is the most documents one relationships call describes: those of target.paths, or
@@ -263,7 +264,7 @@ func sourceLine(lines []string, b markdown.Backlink) string {
 	for at > 0 && !utf8RuneStart(line[at]) {
 		at--
 	}
-	cut := capString(line[at:], maxSourceBytes)
+	cut := text.Cap(line[at:], maxSourceBytes)
 	out := strings.TrimSpace(cut)
 	if at > 0 {
 		out = "…" + out

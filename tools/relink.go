@@ -17,6 +17,7 @@ import (
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/markdown"
 	"github.com/packfs/packfs-mcp/tools/result"
+	"github.com/packfs/packfs-mcp/tools/text"
 )
 
 // MaxRewrites caps the links a move's answer lists, and rewritesTotal says when it is cut: a
@@ -245,7 +246,7 @@ func (s *Server) mentions(ctx context.Context, moves []markdown.Moved) mentionsF
 		files++
 		data, n, err := s.readText(ctx, info.Path, MaxMentionBytes-bytesRead)
 		if bytesRead += n; errors.Is(err, errBudget) {
-			found.cut = fmt.Sprintf("it read its limit of %s", humanBytes(MaxMentionBytes))
+			found.cut = fmt.Sprintf("it read its limit of %s", text.Size(MaxMentionBytes))
 			return false
 		}
 		p := info.Path

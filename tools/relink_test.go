@@ -20,6 +20,7 @@ import (
 	"github.com/packfs/packfs-mcp/semantic"
 	"github.com/packfs/packfs-mcp/tools/errs"
 	"github.com/packfs/packfs-mcp/tools/result"
+	"github.com/packfs/packfs-mcp/tools/text"
 )
 
 // moveTree is a small vault: notes linking to old.md in every form a move rewrites, and files
@@ -250,7 +251,7 @@ func TestMentionsBounds(t *testing.T) {
 		}
 		mustOK(t, os.WriteFile(filepath.Join(dir, "z.txt"), []byte("old.md\n"), 0o644))
 		got := unhurried(New(configOver(t, dir))).mentions(context.Background(), []markdown.Moved{{From: "old.md", To: "new.md"}})
-		if got.total != 0 || !strings.Contains(got.cut, "limit of "+humanBytes(MaxMentionBytes)) {
+		if got.total != 0 || !strings.Contains(got.cut, "limit of "+text.Size(MaxMentionBytes)) {
 			t.Errorf("total %d, cut %q: want the byte limit named", got.total, got.cut)
 		}
 		// Binary files as large cost only their first piece: the search reads on.

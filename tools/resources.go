@@ -21,6 +21,7 @@ import (
 	"github.com/packfs/packfs-mcp/markdown"
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/tools/errs"
+	"github.com/packfs/packfs-mcp/tools/text"
 )
 
 // The root's files as MCP resources, for hosts that let a user attach a file to a conversation.
@@ -236,7 +237,7 @@ func (s *Server) resource(info fsroot.Info) (mcp.Resource, bool) {
 	}
 	name := s.show(info.Path) // as the tools name it: with its root's name, when they serve several
 	return mcp.NewResource(fileURI(name), name,
-		mcp.WithMIMEType(mediaType(info.Path, nil, true)), mcp.WithResourceSize(info.Size)), true
+		mcp.WithMIMEType(text.MediaType(info.Path, nil, true)), mcp.WithResourceSize(info.Size)), true
 }
 
 // decodeCursor returns the path a resources/list cursor holds, "" for none. A cursor is that path
@@ -360,18 +361,18 @@ func (s *Server) readAt(ctx context.Context, c *call, uri, raw string) ([]mcp.Re
 		err = noKey(name, data)
 	}
 	if errors.Is(err, fsroot.ErrTooLarge) {
-		return nil, errs.New(errs.CodeTooLarge, "%q is larger than the size limit of %s: read it in parts with %s (preferences.offset and preferences.limit)", s.show(name), humanBytes(s.cfg.MaxFileSize), ReaderName)
+		return nil, errs.New(errs.CodeTooLarge, "%q is larger than the size limit of %s: read it in parts with %s (preferences.offset and preferences.limit)", s.show(name), text.Size(s.cfg.MaxFileSize), ReaderName)
 	}
 	if err != nil {
 		return nil, err
 	}
-	text := markdown.IsText(data)
-	typ := mediaType(name, data, text)
-	if text {
+	isText := markdown.IsText(data)
+	typ := text.MediaType(name, data, isText)
+	if isText {
 		return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: typ, Text: string(data)}}, nil
 	}
 	if len(data) > MaxContentBytes {
-		return nil, errs.New(errs.CodeTooLarge, "%q is a binary file of %d bytes, more than a resource carries (%s)", s.show(name), len(data), humanBytes(MaxContentBytes))
+		return nil, errs.New(errs.CodeTooLarge, "%q is a binary file of %d bytes, more than a resource carries (%s)", s.show(name), len(data), text.Size(MaxContentBytes))
 	}
 	return []mcp.ResourceContents{mcp.BlobResourceContents{URI: uri, MIMEType: typ, Blob: base64.StdEncoding.EncodeToString(data)}}, nil
 }

@@ -15,8 +15,10 @@ import (
 	"github.com/packfs/packfs-mcp/fulltext"
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/tools/docs"
 	"github.com/packfs/packfs-mcp/tools/errs"
 	"github.com/packfs/packfs-mcp/tools/result"
+	"github.com/packfs/packfs-mcp/tools/text"
 )
 
 // A matcher says which lines a search_content matches: those holding needle (ignoring case if
@@ -116,7 +118,7 @@ func (s *Server) searchContent(ctx context.Context, name string, depth int, o in
 			r.hide(security.HiddenBlocked) // a private key under an innocent name, or a name leading to a blocked file
 			return true
 		}
-		text, marks, ok, unread := s.searchable(ctx, info.Path, data, err)
+		body, marks, ok, unread := s.docs().Searchable(ctx, info.Path, data, err)
 		if unread != "" { // a document whose text could not be read is not "nothing found" in it
 			r.unread(info.Path, unread)
 		}
@@ -124,10 +126,10 @@ func (s *Server) searchContent(ctx context.Context, name string, depth int, o in
 			return true // unreadable, special, too large or binary: not searchable text
 		}
 		t.searched++
-		if f.content != "" && !containsLower(text, f.content) || !m.mayMatch(text) {
+		if f.content != "" && !containsLower(body, f.content) || !m.mayMatch(body) {
 			return true
 		}
-		matches, count := findMatches(splitLines(text), m, o.ContextLines)
+		matches, count := findMatches(text.SplitLines(body), m, o.ContextLines)
 		if count == 0 {
 			return true
 		}
@@ -143,7 +145,7 @@ func (s *Server) searchContent(ctx context.Context, name string, depth int, o in
 				e.Modified = modTime(info)
 			}
 			if o.IncludeContent {
-				c := capString(text, MaxIncludedBytes)
+				c := text.Cap(body, MaxIncludedBytes)
 				e.Content = &c
 			}
 			return e
@@ -174,9 +176,8 @@ func (s *Server) unreadDocuments(name string, depth int, f *filter, r *reporter)
 		if !f.keep(fsroot.Info{Path: u.Path, Name: path.Base(u.Path), Type: fsroot.TypeFile}) {
 			continue
 		}
-		var ce *errs.Error
-		if errors.As(documentError(u.Path, lowerExt(u.Path), u.Err), &ce) {
-			r.unread(u.Path, ce.Code)
+		if code := docs.UnreadCode(u.Path, u.Err); code != "" {
+			r.unread(u.Path, code)
 		}
 	}
 }
@@ -277,7 +278,7 @@ func findMatches(lines []string, m *matcher, context int) ([]result.Match, int) 
 	var out []result.Match
 	count := 0
 	for i, l := range lines {
-		line := trimEOL(l)
+		line := text.TrimEOL(l)
 		if !m.match(line) {
 			continue
 		}
@@ -285,27 +286,16 @@ func findMatches(lines []string, m *matcher, context int) ([]result.Match, int) 
 		if len(out) >= MaxMatchesPerFile {
 			continue
 		}
-		mt := result.Match{Line: i + 1, Text: capString(line, MaxLineBytes)}
+		mt := result.Match{Line: i + 1, Text: text.Cap(line, MaxLineBytes)}
 		for j := max(0, i-context); j < i; j++ {
-			mt.Before = append(mt.Before, capString(trimEOL(lines[j]), MaxLineBytes))
+			mt.Before = append(mt.Before, text.Cap(text.TrimEOL(lines[j]), MaxLineBytes))
 		}
 		for j := i + 1; j < len(lines) && j <= i+context; j++ {
-			mt.After = append(mt.After, capString(trimEOL(lines[j]), MaxLineBytes))
+			mt.After = append(mt.After, text.Cap(text.TrimEOL(lines[j]), MaxLineBytes))
 		}
 		out = append(out, mt)
 	}
 	return out, count
-}
-
-// capString cuts s to at most n bytes on a rune boundary.
-func capString(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -316,7 +316,7 @@ func (s *Server) fileContains(ctx context.Context, info fsroot.Info, needle stri
 		return false
 	}
 	data, _, err := s.readJudged(ctx, info.Path, s.cfg.MaxFileSize)
-	text, _, ok, _ := s.searchable(ctx, info.Path, data, err)
+	text, _, ok, _ := s.docs().Searchable(ctx, info.Path, data, err)
 	return ok && containsLower(text, needle)
 }
 

@@ -12,8 +12,10 @@ import (
 	"github.com/packfs/packfs-mcp/fulltext"
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/semantic"
+	"github.com/packfs/packfs-mcp/tools/docs"
 	"github.com/packfs/packfs-mcp/tools/errs"
 	"github.com/packfs/packfs-mcp/tools/result"
+	"github.com/packfs/packfs-mcp/tools/text"
 )
 
 func (s *Server) searchSemantic(ctx context.Context, c *call, in intents.Discover, name string) (any, error) {
@@ -50,14 +52,14 @@ func (s *Server) searchSemantic(ctx context.Context, c *call, in intents.Discove
 		fe := result.FileEntry{Path: h.Path, Title: shownTitle(h.Path, h.Title), Score: round2(h.Score), Heading: h.Heading, Line: h.Line, Snippet: h.Snippet}
 		if ext := s.documentExt(h.Path); ext != "" || in.Options.IncludeContent {
 			data, _, err := s.readJudged(ctx, h.Path, s.cfg.MaxFileSize)
-			text, marks, ok, _ := s.searchable(ctx, h.Path, data, err)
+			body, marks, ok, _ := s.docs().Searchable(ctx, h.Path, data, err)
 			if ok && in.Options.IncludeContent {
-				c := capString(text, MaxIncludedBytes)
+				c := text.Cap(body, MaxIncludedBytes)
 				fe.Content = &c
 			}
 			fe.Place = extract.PlaceOf(marks, h.Line)
 		}
-		if isHTML(s.cfg.Policy, h.Path) {
+		if docs.IsHTML(s.cfg.Policy, h.Path) {
 			fe.Line = 0 // a line of the page's text, which no read gives: the heading says where
 		}
 		out.Files = append(out.Files, fe)

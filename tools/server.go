@@ -28,6 +28,7 @@ import (
 	"github.com/packfs/packfs-mcp/semantic"
 	"github.com/packfs/packfs-mcp/tools/errs"
 	"github.com/packfs/packfs-mcp/tools/result"
+	"github.com/packfs/packfs-mcp/tools/text"
 )
 
 // Tool names, as in the PackFS specification.
@@ -364,20 +365,10 @@ func (s *Server) instructions(names []string) string {
 	if !s.cfg.Permissions.Has(security.PermWrite) {
 		b.WriteString("Writing is off: the files are read-only to you. ")
 	}
-	fmt.Fprintf(&b, "Files over %s are refused; long files come back in parts with nextOffset. ", humanBytes(s.cfg.MaxFileSize))
+	fmt.Fprintf(&b, "Files over %s are refused; long files come back in parts with nextOffset. ", text.Size(s.cfg.MaxFileSize))
 	b.WriteString("Secrets and version-control folders (such as .git, .env, *.pem) are blocked, and only common text, document, data and source file types can be opened. ")
 	b.WriteString("Every result is JSON with success, and on failure error and code saying what to do next.")
 	return b.String()
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // schemas declares a tool's input and output schemas, generated from its intent type In and its

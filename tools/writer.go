@@ -18,6 +18,7 @@ import (
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/tools/errs"
 	"github.com/packfs/packfs-mcp/tools/result"
+	"github.com/packfs/packfs-mcp/tools/text"
 )
 
 func writerTool() mcp.Tool {
@@ -63,12 +64,12 @@ func (s *Server) update(ctx context.Context, c *call) (any, error) {
 		return nil, fsroot.ErrIsRoot
 	}
 	if writesText[in.Purpose] {
-		if err := s.writesText(name); err != nil {
+		if err := s.docs().WritesText(name); err != nil {
 			return nil, err
 		}
 	}
 	if in.Content != nil && int64(len(*in.Content)) > s.cfg.MaxFileSize {
-		return nil, &errs.Error{Code: errs.CodeTooLarge, Field: "content", Msg: "content is larger than the server's file size limit (" + humanBytes(s.cfg.MaxFileSize) + "): write it in parts with purpose \"append\""}
+		return nil, &errs.Error{Code: errs.CodeTooLarge, Field: "content", Msg: "content is larger than the server's file size limit (" + text.Size(s.cfg.MaxFileSize) + "): write it in parts with purpose \"append\""}
 	}
 	if err := s.charge(c, in.Options.Recursive); err != nil {
 		return nil, err
@@ -102,7 +103,7 @@ func (s *Server) update(ctx context.Context, c *call) (any, error) {
 }
 
 // writesText holds the purposes that write text into their target: refused for a document, an
-// image or another binary type ([Server.writesText]).
+// image or another binary type ([docs.Reader.WritesText]).
 var writesText = map[string]bool{"create": true, "update": true, "append": true, "edit": true}
 
 // folderAsFile turns err, the path policy's refusal of dest as the new path of the file src (a
@@ -166,7 +167,7 @@ func (s *Server) create(ctx context.Context, c *call, name, content string, o in
 		return err
 	}
 	s.changed(c, name, nil, []byte(content), 0o644)
-	out.Created, out.SizeBytes, out.Lines = true, ptr(len(content)), ptr(lineCount([]byte(content)))
+	out.Created, out.SizeBytes, out.Lines = true, ptr(len(content)), ptr(text.LineCount([]byte(content)))
 	out.Version = fsroot.Version([]byte(content))
 	return nil
 }
@@ -250,7 +251,7 @@ func (s *Server) replace(ctx context.Context, c *call, name, content, version st
 		return err
 	}
 	s.changed(c, name, before, []byte(content), info.Mode)
-	out.SizeBytes, out.Version, out.Lines = ptr(len(content)), v, ptr(lineCount([]byte(content)))
+	out.SizeBytes, out.Version, out.Lines = ptr(len(content)), v, ptr(text.LineCount([]byte(content)))
 	return nil
 }
 
@@ -294,7 +295,7 @@ func (s *Server) appendTo(ctx context.Context, c *call, name, content, version s
 		return notText(s.show(name))
 	}
 	if int64(len(old)+len(content)) > s.cfg.MaxFileSize {
-		return errs.New(errs.CodeTooLarge, "appending would make %q larger than the server's file size limit (%s): start a new file", s.show(name), humanBytes(s.cfg.MaxFileSize))
+		return errs.New(errs.CodeTooLarge, "appending would make %q larger than the server's file size limit (%s): start a new file", s.show(name), text.Size(s.cfg.MaxFileSize))
 	}
 	before, err := s.keep(ctx, name, old, info.Mode)
 	if err != nil {
@@ -307,7 +308,7 @@ func (s *Server) appendTo(ctx context.Context, c *call, name, content, version s
 	s.changed(c, name, before, []byte(string(old)+content), info.Mode)
 	out.SizeBytes, out.BytesAppended, out.Version = ptr(len(old)+len(content)), ptr(len(content)), v
 	if len(content) <= MaxAppendDiff {
-		out.Diff = unifiedDiff(s.show(name), string(old), string(old)+content)
+		out.Diff = text.Diff(s.show(name), string(old), string(old)+content)
 	}
 	return nil
 }
@@ -381,7 +382,7 @@ func (s *Server) keepRemoved(ctx context.Context, e *fsroot.Entry, name string, 
 	}
 	old, st, err := e.ReadFile(ctx, s.cfg.MaxFileSize)
 	if errors.Is(err, fsroot.ErrTooLarge) {
-		out.NotKept = "the file is larger than the server's file size limit (" + humanBytes(s.cfg.MaxFileSize) + "), which the history keeps: this delete cannot be undone"
+		out.NotKept = "the file is larger than the server's file size limit (" + text.Size(s.cfg.MaxFileSize) + "), which the history keeps: this delete cannot be undone"
 		return nil, nil
 	}
 	if err == nil {

@@ -26,11 +26,13 @@ var (
 		"markdown": {},
 		"fulltext": {"markdown"},
 		"semantic": {"fsroot", "markdown", "fulltext", "extract"},
-		"tools":    {"fsroot", "security", "intents", "semantic", "markdown", "fulltext", "history", "extract", "tools/result", "tools/errs"},
+		"tools":    {"fsroot", "security", "intents", "semantic", "markdown", "fulltext", "history", "extract", "tools/result", "tools/errs", "tools/text", "tools/docs"},
 		// The rooms of tools (tools/NAME): each holds one concern of the tools, below tools, which
 		// alone wires them; none imports tools.
 		"tools/result":      {"extract", "fulltext"},
 		"tools/errs":        {"fsroot", "security", "intents", "semantic", "tools/result"},
+		"tools/text":        {"intents", "markdown", "tools/errs", "tools/result"},
+		"tools/docs":        {"extract", "fsroot", "intents", "markdown", "security", "semantic", "tools/errs", "tools/result", "tools/text"},
 		"extract":           {},
 		"audit":             {"fsroot"},
 		"history":           {"fsroot"},

@@ -17,6 +17,7 @@ import (
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/semantic"
 	"github.com/packfs/packfs-mcp/tools"
+	"github.com/packfs/packfs-mcp/tools/docs"
 )
 
 // mount is one served folder and what the server keeps for it: its policy, its search index (in
@@ -142,7 +143,7 @@ func (m *mount) openEngine(cfg SemanticConfig, configured string, others []strin
 		FS:        security.IndexFS(m.policy, m.root),
 		Allow:     security.Indexed(m.policy, m.root, m.ignore),
 		Refuse:    func(content []byte) bool { return security.PrivateKey(content) != "" },
-		Document:  tools.IndexText(m.policy),
+		Document:  docs.IndexText(m.policy),
 		TextStore: m.texts,
 		Index: fulltext.IndexOptions{
 			Dir:         dir,

@@ -1,4 +1,4 @@
-package tools
+package text
 
 import (
 	"fmt"
@@ -17,12 +17,12 @@ type diffOp struct {
 	line string
 }
 
-// unifiedDiff returns the unified diff that turns before into after, or "" when they are equal.
-func unifiedDiff(name, before, after string) string {
+// Diff returns the unified diff that turns before into after, or "" when they are equal.
+func Diff(name, before, after string) string {
 	if before == after {
 		return ""
 	}
-	ops := diffLines(splitLines(before), splitLines(after))
+	ops := diffLines(SplitLines(before), SplitLines(after))
 	var b strings.Builder
 	fmt.Fprintf(&b, "--- a/%s\n+++ b/%s\n", name, name)
 	aAt, bAt := make([]int, len(ops)+1), make([]int, len(ops)+1)

@@ -1,4 +1,8 @@
-package tools
+// Package docs is how the tools read documents (PDF, Word, PowerPoint, Excel, OpenDocument, EPUB)
+// and web pages: which files they read as a document's text, that text windowed as a read of text
+// is, a document's properties, what a search reads of a file, and why a document could not be read,
+// in the answer's codes.
+package docs
 
 import (
 	"context"
@@ -13,17 +17,26 @@ import (
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/markdown"
 	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/semantic"
 	"github.com/packfs/packfs-mcp/tools/errs"
 	"github.com/packfs/packfs-mcp/tools/result"
+	"github.com/packfs/packfs-mcp/tools/text"
 )
 
-// documentExt is the extension (lower case, no dot) of name when the tools read it as a document's
-// text ([security.OpensDocument]), else "".
-func (s *Server) documentExt(name string) string { return documentExt(s.cfg.Policy, name) }
+// Reader reads documents for the tools, from the bytes they read through what they judged.
+type Reader struct {
+	Policy *security.Policy
+	// Engine keeps a document's text on disk, beside the index, across restarts; nil extracts it
+	// again at each read.
+	Engine      *semantic.Engine
+	MaxFileSize int64
+	Show        func(name string) string // a root-relative path as the caller names it
+}
 
-// The extension is looked at before the policy: every file a search reads, and every file the
-// index reads, asks, and most are of no document type.
-func documentExt(p *security.Policy, name string) string {
+// Ext is the extension (lower case, no dot) of name when the tools read it as a document's text
+// ([security.OpensDocument]), else "". The extension is looked at before the policy: every file a
+// search reads, and every file the index reads, asks, and most are of no document type.
+func Ext(p *security.Policy, name string) string {
 	if ext := lowerExt(name); extract.Extracts(ext) && !isHTMLExt(ext) && p.Opens(name) == security.OpensDocument {
 		return ext
 	}
@@ -33,9 +46,9 @@ func documentExt(p *security.Policy, name string) string {
 // lowerExt is name's extension, lower case, without the dot.
 func lowerExt(name string) string { return strings.ToLower(strings.TrimPrefix(path.Ext(name), ".")) }
 
-// isHTML reports whether name is a web page the tools read and edit as its source, and the index
+// IsHTML reports whether name is a web page the tools read and edit as its source, and the index
 // holds as its text.
-func isHTML(p *security.Policy, name string) bool {
+func IsHTML(p *security.Policy, name string) bool {
 	return isHTMLExt(lowerExt(name)) && p.Opens(name) == security.OpensText
 }
 
@@ -63,23 +76,33 @@ func IndexText(p *security.Policy) func(name string) string {
 	}
 }
 
-// documentText is the text of name, a document of extension ext whose bytes are data.
-func (s *Server) documentText(ctx context.Context, name, ext string, data []byte) (*extract.Extracted, error) {
+// text is the text of name, a document of extension ext whose bytes are data.
+func (r Reader) text(ctx context.Context, name, ext string, data []byte) (*extract.Extracted, error) {
 	var x *extract.Extracted
 	var err error
-	if e := s.cfg.Engine; e != nil { // which keeps it on disk, beside the index, across restarts
+	if e := r.Engine; e != nil { // which keeps it on disk, beside the index, across restarts
 		x, err = e.DocumentText(ctx, name, ext, data)
 	} else {
 		x, err = extract.Read(ctx, data, ext)
 	}
 	if err != nil {
-		return nil, documentError(s.show(name), ext, err)
+		return nil, extractError(r.Show(name), ext, err)
 	}
 	return x, nil
 }
 
-// documentError turns an extraction's failure into the answer's code and what to do next.
-func documentError(shown, ext string, err error) error {
+// UnreadCode is the answer's code for err, why the text of name, a document, could not be read
+// (as the index met it), or "" when err says the read was cancelled rather than why.
+func UnreadCode(name string, err error) string {
+	var ce *errs.Error
+	if errors.As(extractError(name, lowerExt(name), err), &ce) {
+		return ce.Code
+	}
+	return ""
+}
+
+// extractError turns an extraction's failure into the answer's code and what to do next.
+func extractError(shown, ext string, err error) error {
 	kind := strings.ToUpper(ext)
 	switch {
 	case errors.Is(err, extract.ErrEncrypted):
@@ -94,25 +117,25 @@ func documentError(shown, ext string, err error) error {
 	return errs.New(errs.CodeMalformed, "%q is not a %s this server can read (%v): open it in its own application, or read its bytes with target.encoding base64", shown, kind, err)
 }
 
-// readDocument answers a read of name, a document of extension ext: its text, windowed by lines as
-// a text file's read is (preferences.page starts at a page, slide, sheet or chapter), with the
-// document's properties.
-func (s *Server) readDocument(ctx context.Context, name, ext string, data []byte, p intents.AccessPreferences, budget int, first bool, out *result.FileContent) error {
-	x, err := s.documentText(ctx, name, ext, data)
+// Read answers a read of name, a document of extension ext: its text, windowed by lines as a text
+// file's read is (preferences.page starts at a page, slide, sheet or chapter), with the document's
+// properties.
+func (r Reader) Read(ctx context.Context, name, ext string, data []byte, p intents.AccessPreferences, budget int, first bool, out *result.FileContent) error {
+	x, err := r.text(ctx, name, ext, data)
 	if err != nil {
 		return err
 	}
 	if p.Page > 0 {
 		line, ok := pageLine(x.Marks, p.Page)
 		if !ok && ext == "pdf" && p.Page <= x.Doc.Pages {
-			return s.pageImage(ctx, name, data, p.Page, x, out)
+			return r.pageImage(ctx, name, data, p.Page, x, out)
 		}
 		if !ok {
 			return &errs.Error{Code: errs.CodeInvalidArgument, Field: "preferences.page", Msg: pageRange(x, p.Page)}
 		}
 		p.Offset = line - 1 + p.Offset
 	}
-	window(out, []byte(x.Text), p, budget, first)
+	text.Window(out, []byte(x.Text), p, budget, first)
 	out.Encoding = "utf-8"
 	describeDocument(out, x)
 	return nil
@@ -120,15 +143,15 @@ func (s *Server) readDocument(ctx context.Context, name, ext string, data []byte
 
 // pageImage answers a read of page n of the PDF name, a page without text (a scan), with the page
 // as an image the model can look at.
-func (s *Server) pageImage(ctx context.Context, name string, data []byte, n int, x *extract.Extracted, out *result.FileContent) error {
+func (r Reader) pageImage(ctx context.Context, name string, data []byte, n int, x *extract.Extracted, out *result.FileContent) error {
 	img, err := extract.PDFPageImage(ctx, data, n)
 	if err != nil {
-		return documentError(s.show(name), "pdf", err)
+		return extractError(r.Show(name), "pdf", err)
 	}
 	describeDocument(out, x)
 	out.Image = &img
 	out.WidthPx, out.HeightPx = img.Width, img.Height
-	out.ImageSent = fmt.Sprintf("page %d has no text (a scan): sent as a %dx%d JPEG image, %s", n, img.SentWidth, img.SentHeight, humanBytes(int64(len(img.Data))))
+	out.ImageSent = fmt.Sprintf("page %d has no text (a scan): sent as a %dx%d JPEG image, %s", n, img.SentWidth, img.SentHeight, text.Size(int64(len(img.Data))))
 	return nil
 }
 
@@ -165,30 +188,30 @@ func describeDocument(out *result.FileContent, x *extract.Extracted) {
 		out.Created = x.Doc.Created.UTC().Format(time.RFC3339)
 	}
 	if x.Doc.Truncated {
-		out.TextCut = "the text stops early: the document holds more than the " + humanBytes(extract.MaxTextBytes) + " or pages the server extracts"
+		out.TextCut = "the text stops early: the document holds more than the " + text.Size(extract.MaxTextBytes) + " or pages the server extracts"
 	}
 }
 
-// writesText refuses a write of text to name when the tools read it as a document, an image or
+// WritesText refuses a write of text to name when the tools read it as a document, an image or
 // another binary type: a model that read a .docx as text must not write that text over it.
-func (s *Server) writesText(name string) error {
-	switch s.cfg.Policy.Opens(name) {
+func (r Reader) WritesText(name string) error {
+	switch r.Policy.Opens(name) {
 	case security.OpensDocument, security.OpensImage, security.OpensBinary:
-		return errs.New(errs.CodeNotText, "%q is a %s file, not text: reads give its text or image, but writing text into it would break it; move, copy or delete it, or write the text to a .md or .txt file", s.show(name), strings.ToUpper(strings.TrimPrefix(path.Ext(name), ".")))
+		return errs.New(errs.CodeNotText, "%q is a %s file, not text: reads give its text or image, but writing text into it would break it; move, copy or delete it, or write the text to a .md or .txt file", r.Show(name), strings.ToUpper(strings.TrimPrefix(path.Ext(name), ".")))
 	}
 	return nil
 }
 
-// documentMetadata gives out, the metadata of name, a document of extension ext, what its text
-// says of it: its pages, properties and lines of text.
-func (s *Server) documentMetadata(ctx context.Context, name, ext string, e *fsroot.Entry, out *result.FileContent) error {
-	data, _, err := e.ReadFile(ctx, min(s.cfg.MaxFileSize, extract.MaxDocumentBytes))
+// Metadata gives out, the metadata of name, a document of extension ext that e reached, what its
+// text says of it: its pages, properties and lines of text.
+func (r Reader) Metadata(ctx context.Context, name, ext string, e *fsroot.Entry, out *result.FileContent) error {
+	data, _, err := e.ReadFile(ctx, min(r.MaxFileSize, extract.MaxDocumentBytes))
 	if err != nil {
 		return err
 	}
 	out.Version = fsroot.Version(data)
-	out.MediaType = mediaType(name, data, false)
-	x, err := s.documentText(ctx, name, ext, data)
+	out.MediaType = text.MediaType(name, data, false)
+	x, err := r.text(ctx, name, ext, data)
 	var ce *errs.Error
 	if errors.As(err, &ce) { // the file is there all the same: say why its text is not
 		out.Document, out.TextCut = true, ce.Code+": "+ce.Msg
@@ -202,11 +225,11 @@ func (s *Server) documentMetadata(ctx context.Context, name, ext string, e *fsro
 	return nil
 }
 
-// searchable is the text a search reads of name, whose read gave data and err: a text file's
+// Searchable is the text a search reads of name, whose read gave data and err: a text file's
 // content, a document's extracted text with where its pages begin; ok is false for what is not
 // searched (unreadable, binary), and unread says why a document's text could not be read.
-func (s *Server) searchable(ctx context.Context, name string, data []byte, err error) (text string, marks []extract.Mark, ok bool, unread string) {
-	ext := s.documentExt(name)
+func (r Reader) Searchable(ctx context.Context, name string, data []byte, err error) (body string, marks []extract.Mark, ok bool, unread string) {
+	ext := Ext(r.Policy, name)
 	if err != nil {
 		if ext != "" && errors.Is(err, fsroot.ErrTooLarge) {
 			return "", nil, false, errs.CodeTooLarge // a document past --max-file-size: not searched, and said so
@@ -214,9 +237,9 @@ func (s *Server) searchable(ctx context.Context, name string, data []byte, err e
 		return "", nil, false, ""
 	}
 	if ext != "" {
-		x, err := s.documentText(ctx, name, ext, data)
+		x, err := r.text(ctx, name, ext, data)
 		if err != nil {
-			return "", nil, false, errs.Status(err, name, s.show).Code
+			return "", nil, false, errs.Status(err, name, r.Show).Code
 		}
 		return x.Text, x.Marks, true, ""
 	}
@@ -226,18 +249,20 @@ func (s *Server) searchable(ctx context.Context, name string, data []byte, err e
 	return string(data), nil, true, ""
 }
 
-// readMarkdown answers a read of name, whose bytes are data, with target.encoding markdown: a web
-// page as Markdown, windowed by lines as text is; its version is the page's own, for writes.
-func (s *Server) readMarkdown(ctx context.Context, name string, data []byte, p intents.AccessPreferences, budget int, first bool, out *result.FileContent) error {
-	if !isHTML(s.cfg.Policy, name) {
+// Markdown answers a read of name, whose bytes are data, with target.encoding markdown: a web page
+// as Markdown, windowed by lines as text is; its version is the page's own, for writes.
+func (r Reader) Markdown(ctx context.Context, name string, data []byte, p intents.AccessPreferences, budget int, first bool, out *result.FileContent) error {
+	if !IsHTML(r.Policy, name) {
 		return &errs.Error{Code: errs.CodeInvalidArgument, Field: "target.encoding", Msg: fmt.Sprintf(
-			"target.encoding markdown reads a web page (.html, .htm) as Markdown, and %q is not one: leave target.encoding out", s.show(name))}
+			"target.encoding markdown reads a web page (.html, .htm) as Markdown, and %q is not one: leave target.encoding out", r.Show(name))}
 	}
 	md, err := extract.HTMLMarkdown(ctx, data)
 	if err != nil {
-		return documentError(s.show(name), "html", err)
+		return extractError(r.Show(name), "html", err)
 	}
-	window(out, []byte(md), p, budget, first)
+	text.Window(out, []byte(md), p, budget, first)
 	out.Encoding = "markdown"
 	return nil
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -1,4 +1,4 @@
-package tools
+package text
 
 import (
 	"errors"
@@ -32,7 +32,7 @@ func TestApplyEdits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, n, err := applyEdits("f.md", tt.text, slices.All(tt.edits))
+			got, n, err := Apply("f.md", tt.text, slices.All(tt.edits))
 			var ce *errs.Error
 			if tt.code != "" {
 				if !errors.As(err, &ce) || ce.Code != tt.code {
@@ -51,14 +51,14 @@ func TestApplyEdits(t *testing.T) {
 }
 
 func TestAmbiguousEditNamesLines(t *testing.T) {
-	_, _, err := applyEdits("f.md", "x\ny\nx\n", slices.All([]intents.Edit{{OldText: "x", NewText: "z"}}))
+	_, _, err := Apply("f.md", "x\ny\nx\n", slices.All([]intents.Edit{{OldText: "x", NewText: "z"}}))
 	if err == nil || !strings.Contains(err.Error(), "lines 1, 3") || !strings.Contains(err.Error(), "2 places") {
 		t.Fatalf("err = %v", err)
 	}
 }
 
 func TestNotFoundShowsNearestLine(t *testing.T) {
-	_, _, err := applyEdits("f.md", "alpha\nfunc main() {\nomega\n", slices.All([]intents.Edit{{OldText: "func  main() {", NewText: "z"}}))
+	_, _, err := Apply("f.md", "alpha\nfunc main() {\nomega\n", slices.All([]intents.Edit{{OldText: "func  main() {", NewText: "z"}}))
 	if err == nil || !strings.Contains(err.Error(), `line 2: "func main() {"`) {
 		t.Fatalf("err = %v", err)
 	}
@@ -78,14 +78,14 @@ func TestUnifiedDiff(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := unifiedDiff("f", tt.a, tt.b); got != tt.want {
+			if got := Diff("f", tt.a, tt.b); got != tt.want {
 				t.Errorf("diff =\n%s\nwant\n%s", got, tt.want)
 			}
 		})
 	}
 }
 
-// editOracle says what applyEdits must do with one edit of text, computed apart from it: the code
+// editOracle says what Apply must do with one edit of text, computed apart from it: the code
 // it must refuse the edit with (none when oldText, adapted to the file's line endings, occurs once,
 // or at least once with replaceAll), or else the text it must return and the replacements made.
 func editOracle(text string, e intents.Edit) (code, want string, n int) {
@@ -113,12 +113,12 @@ func editOracle(text string, e intents.Edit) (code, want string, n int) {
 	return "", want, n
 }
 
-// checkEdit runs one edit of text through applyEdits and fails unless it does what editOracle
+// checkEdit runs one edit of text through Apply and fails unless it does what editOracle
 // says: a refusal with the right code that returns nothing, or exactly the expected text. It
 // returns the edited text, or "" when the edit was refused.
 func checkEdit(t *testing.T, text string, e intents.Edit) string {
 	t.Helper()
-	got, n, err := applyEdits("f", text, slices.All([]intents.Edit{e}))
+	got, n, err := Apply("f", text, slices.All([]intents.Edit{e}))
 	code, want, wantN := editOracle(text, e)
 	if code != "" {
 		var ce *errs.Error

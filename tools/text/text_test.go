@@ -1,4 +1,4 @@
-package tools
+package text
 
 import (
 	"bytes"
@@ -33,12 +33,12 @@ var textCases = []string{
 	strings.Repeat("line\n", 200) + "😀",
 }
 
-// scanPieces feeds data to a textScan in pieces of the given size.
-func scanPieces(data []byte, size int) *textScan {
-	var t textScan
+// scanPieces feeds data to a Scan in pieces of the given size.
+func scanPieces(data []byte, size int) *Scan {
+	var t Scan
 	for len(data) > 0 {
 		n := min(size, len(data))
-		t.add(data[:n])
+		t.Add(data[:n])
 		data = data[n:]
 	}
 	return &t
@@ -50,19 +50,19 @@ func TestTextScan(t *testing.T) {
 	for _, c := range textCases {
 		data := []byte(c)
 		wantText := markdown.IsText(data)
-		wantLines := len(splitLines(c))
-		wantHead := data[:min(len(data), sniffLen)]
+		wantLines := len(SplitLines(c))
+		wantHead := data[:min(len(data), SniffLen)]
 		for _, size := range []int{1, 2, 3, 4, 5, 7, 64, 1 << 16} {
 			got := scanPieces(data, size)
-			if got.text() != wantText || (wantText && got.lines() != wantLines) || !bytes.Equal(got.head, wantHead) {
+			if got.Text() != wantText || (wantText && got.Lines() != wantLines) || !bytes.Equal(got.head, wantHead) {
 				t.Errorf("%q in pieces of %d: text %v, lines %d, head %d bytes; want %v, %d, %d bytes",
-					c, size, got.text(), got.lines(), len(got.head), wantText, wantLines, len(wantHead))
+					c, size, got.Text(), got.Lines(), len(got.head), wantText, wantLines, len(wantHead))
 			}
 		}
 	}
 }
 
-// FuzzTextScan holds textScan to markdown.IsText and splitLines on any content, cut anywhere.
+// FuzzTextScan holds Scan to markdown.IsText and SplitLines on any content, cut anywhere.
 func FuzzTextScan(f *testing.F) {
 	for _, c := range textCases {
 		f.Add([]byte(c), uint8(1))
@@ -70,11 +70,11 @@ func FuzzTextScan(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte, size uint8) {
 		got := scanPieces(data, int(size)%9+1)
-		if want := markdown.IsText(data); got.text() != want {
-			t.Fatalf("%q: text %v, want %v", data, got.text(), want)
+		if want := markdown.IsText(data); got.Text() != want {
+			t.Fatalf("%q: text %v, want %v", data, got.Text(), want)
 		}
-		if got.text() && got.lines() != len(splitLines(string(data))) {
-			t.Fatalf("%q: lines %d, want %d", data, got.lines(), len(splitLines(string(data))))
+		if got.Text() && got.Lines() != len(SplitLines(string(data))) {
+			t.Fatalf("%q: lines %d, want %d", data, got.Lines(), len(SplitLines(string(data))))
 		}
 	})
 }
