@@ -20,6 +20,7 @@ import (
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/semantic"
 	"github.com/packfs/packfs-mcp/tools/errs"
+	"github.com/packfs/packfs-mcp/tools/relink"
 	"github.com/packfs/packfs-mcp/tools/result"
 )
 
@@ -265,13 +266,14 @@ func (s *Server) moveAll(ctx context.Context, c *call, moves []moving, in intent
 	if in.Options.DryRun {
 		out.DryRun = true
 		if relinks {
-			r, err := s.relink(ctx, nil, pairs, true, keep)
+			t := s.relinking(nil)
+			r, err := t.Rewrite(ctx, pairs, true, keep)
 			if err != nil {
 				return err
 			}
-			r.report(out)
-			s.mentions(ctx, pairs).report(out)
-			reportLinks(out)(s.holdLinks(pairs).predict(s.cfg.Engine.AfterMoves(pairs), r.after))
+			r.Report(out)
+			t.Mentions(ctx, pairs).Report(out)
+			relink.ReportLinks(out)(t.Hold(pairs).Predict(s.cfg.Engine.AfterMoves(pairs), r.After))
 		}
 		return nil
 	}
@@ -280,11 +282,12 @@ func (s *Server) moveAll(ctx context.Context, c *call, moves []moving, in intent
 			return err
 		}
 	}
-	var mentions mentionsFound
-	var held linkCheck
+	var mentions relink.Mentions
+	var held relink.Check
+	t := s.relinking(c)
 	if relinks {
 		// Before the move, where the index knows the files.
-		mentions, held = s.mentions(ctx, pairs), s.holdLinks(pairs)
+		mentions, held = t.Mentions(ctx, pairs), t.Hold(pairs)
 	}
 	if err := s.renameAll(ctx, c, moves, in.Options.Overwrite, version); err != nil {
 		return err
@@ -294,16 +297,16 @@ func (s *Server) moveAll(ctx context.Context, c *call, moves []moving, in intent
 		touched = append(touched, p.From, p.To)
 	}
 	if relinks {
-		r, err := s.relink(ctx, c, pairs, false, keep)
+		r, err := t.Rewrite(ctx, pairs, false, keep)
 		if err != nil {
 			s.cfg.Log.Printf("rewriting links after moving %q: %v", pairs[0].From, err)
 		}
-		r.report(out)
-		mentions.report(out)
+		r.Report(out)
+		mentions.Report(out)
 	}
 	s.refresh(ctx, append(touched, out.UpdatedFiles...)...)
 	if relinks {
-		held.report(s, out)
+		held.Report(out)
 	}
 	return nil
 }

@@ -130,9 +130,9 @@ var purposes = []Purpose{
 	{Name: "restore", Tool: WriterName, Permission: security.PermWrite, Cost: security.CostMedium,
 		target: kindName, single: true, write: func(s *Server, ctx context.Context, w *writeCall) error {
 			if w.in.Target.Call != "" {
-				return s.undoCall(ctx, w.c, w.in.Target.Call, w.in.Options, w.out)
+				return s.undoing(w.c).Call(ctx, w.in.Target.Call, w.in.Options, w.out)
 			}
-			return s.restoreVersion(ctx, w.c, w.name, w.in.Target.Version, w.in.Options, w.out)
+			return s.undoing(w.c).Restore(ctx, w.name, w.in.Target.Version, w.in.Options, w.out)
 		}},
 }
 

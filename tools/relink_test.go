@@ -19,6 +19,7 @@ import (
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/semantic"
 	"github.com/packfs/packfs-mcp/tools/errs"
+	"github.com/packfs/packfs-mcp/tools/relink"
 	"github.com/packfs/packfs-mcp/tools/result"
 	"github.com/packfs/packfs-mcp/tools/text"
 )
@@ -115,24 +116,24 @@ func TestMoveRewrites(t *testing.T) {
 	}
 }
 
-// TestMoveRewritesCapped checks that a much-linked move lists MaxRewrites links and says how many
+// TestMoveRewritesCapped checks that a much-linked move lists relink.MaxRewrites links and says how many
 // there were, while rewriting them all.
 func TestMoveRewritesCapped(t *testing.T) {
 	const notes = 3
 	tree := []string{"old.md=# Old\n"}
 	for i := range notes {
-		tree = append(tree, fmt.Sprintf("n%d.md=%s", i, strings.Repeat("[[old]]\n", MaxRewrites/2+1)))
+		tree = append(tree, fmt.Sprintf("n%d.md=%s", i, strings.Repeat("[[old]]\n", relink.MaxRewrites/2+1)))
 	}
 	e := newOptionEnv(t, optionTable{tree: tree, engine: true})
 	out := move(t, e, "old.md", "new.md", nil)
 	var rw []result.LinkRewrite
 	field(t, out, "rewrites", &rw)
-	total := notes * (MaxRewrites/2 + 1)
-	if len(rw) != MaxRewrites || out.Result["rewritesTotal"] != float64(total) {
-		t.Errorf("%d rewrites listed, rewritesTotal %v; want %d and %d", len(rw), out.Result["rewritesTotal"], MaxRewrites, total)
+	total := notes * (relink.MaxRewrites/2 + 1)
+	if len(rw) != relink.MaxRewrites || out.Result["rewritesTotal"] != float64(total) {
+		t.Errorf("%d rewrites listed, rewritesTotal %v; want %d and %d", len(rw), out.Result["rewritesTotal"], relink.MaxRewrites, total)
 	}
 	for i := range notes {
-		if got := strings.Count(out.Tree[fmt.Sprintf("n%d.md", i)], "[[new|old]]"); got != MaxRewrites/2+1 {
+		if got := strings.Count(out.Tree[fmt.Sprintf("n%d.md", i)], "[[new|old]]"); got != relink.MaxRewrites/2+1 {
 			t.Errorf("n%d.md has %d rewritten links", i, got)
 		}
 	}
@@ -200,15 +201,15 @@ func TestMentionsIndexOrWalk(t *testing.T) {
 	indexed := New(cfg)
 	for old, lines := range map[string]int{"notes/old.md": 3, "notes": 5, "my notes/big plan.md": 2, "ünï/cödé.md": 1} {
 		t.Run(old, func(t *testing.T) {
-			if _, ok := indexed.mentionCandidates(context.Background(), []string{old}); !ok && old != "ünï/cödé.md" {
+			if _, ok, err := cfg.Engine.Candidates(context.Background(), old, ".", 0); (err != nil || !ok) && old != "ünï/cödé.md" {
 				t.Fatalf("the index cannot narrow the search for %q: the test compares nothing", old)
 			}
-			a := indexed.mentions(context.Background(), []markdown.Moved{{From: old, To: "x"}})
-			b := New(walked).mentions(context.Background(), []markdown.Moved{{From: old, To: "x"}})
-			if a.total != lines || a.cut != "" {
-				t.Fatalf("found %d lines, cut %q: want %d, and a complete search", a.total, a.cut, lines)
+			a := indexed.relinking(nil).Mentions(context.Background(), []markdown.Moved{{From: old, To: "x"}})
+			b := New(walked).relinking(nil).Mentions(context.Background(), []markdown.Moved{{From: old, To: "x"}})
+			if a.Total != lines || a.Cut != "" {
+				t.Fatalf("found %d lines, cut %q: want %d, and a complete search", a.Total, a.Cut, lines)
 			}
-			if diff := cmp.Diff(b, a, cmp.AllowUnexported(mentionsFound{})); diff != "" {
+			if diff := cmp.Diff(b, a); diff != "" {
 				t.Errorf("index (+) and walk (-) differ:\n%s", diff)
 			}
 		})
@@ -216,46 +217,46 @@ func TestMentionsIndexOrWalk(t *testing.T) {
 }
 
 // TestMentionsBounds checks that the search for mentions stops at its bounds and says so, and that
-// the answer lists no more than MaxMentions lines while counting them all.
+// the answer lists no more than relink.MaxMentions lines while counting them all.
 func TestMentionsBounds(t *testing.T) {
 	t.Run("lines", func(t *testing.T) {
 		dir := testfs.TempDir(t)
-		testfs.Tree(t, dir, dir, "old.md=x", "list.txt="+strings.Repeat("old.md\n", MaxMentions+5))
-		got := unhurried(New(configOver(t, dir))).mentions(context.Background(), []markdown.Moved{{From: "old.md", To: "new.md"}})
-		if len(got.lines) != MaxMentions || got.total != MaxMentions+5 || got.cut != "" {
-			t.Errorf("%d lines, total %d, cut %q", len(got.lines), got.total, got.cut)
+		testfs.Tree(t, dir, dir, "old.md=x", "list.txt="+strings.Repeat("old.md\n", relink.MaxMentions+5))
+		got := unhurried(New(configOver(t, dir))).relinking(nil).Mentions(context.Background(), []markdown.Moved{{From: "old.md", To: "new.md"}})
+		if len(got.Lines) != relink.MaxMentions || got.Total != relink.MaxMentions+5 || got.Cut != "" {
+			t.Errorf("%d lines, total %d, cut %q", len(got.Lines), got.Total, got.Cut)
 		}
 		var out result.Writer
-		got.report(&out)
-		if out.MentionsTotal != MaxMentions+5 {
+		got.Report(&out)
+		if out.MentionsTotal != relink.MaxMentions+5 {
 			t.Errorf("mentionsTotal = %d", out.MentionsTotal)
 		}
 	})
 	t.Run("files", func(t *testing.T) {
 		dir := testfs.TempDir(t)
-		for i := range MaxMentionFiles + 1 {
+		for i := range relink.MaxMentionFiles + 1 {
 			mustOK(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%05d.txt", i)), []byte("nothing\n"), 0o644))
 		}
 		mustOK(t, os.WriteFile(filepath.Join(dir, "z.txt"), []byte("old.md\n"), 0o644))
-		got := unhurried(New(configOver(t, dir))).mentions(context.Background(), []markdown.Moved{{From: "old.md", To: "new.md"}})
-		if got.total != 0 || !strings.Contains(got.cut, fmt.Sprintf("limit of %d files", MaxMentionFiles)) || !strings.Contains(got.cut, "search_content") {
-			t.Errorf("total %d, cut %q: want the file limit named", got.total, got.cut)
+		got := unhurried(New(configOver(t, dir))).relinking(nil).Mentions(context.Background(), []markdown.Moved{{From: "old.md", To: "new.md"}})
+		if got.Total != 0 || !strings.Contains(got.Cut, fmt.Sprintf("limit of %d files", relink.MaxMentionFiles)) || !strings.Contains(got.Cut, "search_content") {
+			t.Errorf("total %d, cut %q: want the file limit named", got.Total, got.Cut)
 		}
 	})
 	t.Run("bytes", func(t *testing.T) {
 		dir := testfs.TempDir(t)
 		big := []byte(strings.Repeat("x", 1<<20-1) + "\n")
 		per := fsroot.DefaultMaxFileSize / int64(len(big))
-		for i := range int(MaxMentionBytes/(per*int64(len(big)))) + 1 {
+		for i := range int(relink.MaxMentionBytes/(per*int64(len(big)))) + 1 {
 			mustOK(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("big%d.txt", i)), []byte(strings.Repeat(string(big), int(per))), 0o644))
 		}
 		mustOK(t, os.WriteFile(filepath.Join(dir, "z.txt"), []byte("old.md\n"), 0o644))
-		got := unhurried(New(configOver(t, dir))).mentions(context.Background(), []markdown.Moved{{From: "old.md", To: "new.md"}})
-		if got.total != 0 || !strings.Contains(got.cut, "limit of "+text.Size(MaxMentionBytes)) {
-			t.Errorf("total %d, cut %q: want the byte limit named", got.total, got.cut)
+		got := unhurried(New(configOver(t, dir))).relinking(nil).Mentions(context.Background(), []markdown.Moved{{From: "old.md", To: "new.md"}})
+		if got.Total != 0 || !strings.Contains(got.Cut, "limit of "+text.Size(relink.MaxMentionBytes)) {
+			t.Errorf("total %d, cut %q: want the byte limit named", got.Total, got.Cut)
 		}
 		// Binary files as large cost only their first piece: the search reads on.
-		for i := range int(MaxMentionBytes/(per*int64(len(big)))) + 1 {
+		for i := range int(relink.MaxMentionBytes/(per*int64(len(big)))) + 1 {
 			name := filepath.Join(dir, fmt.Sprintf("big%d", i))
 			mustOK(t, os.Rename(name+".txt", name+".png"))
 			f, err := os.OpenFile(name+".png", os.O_WRONLY, 0)
@@ -264,9 +265,9 @@ func TestMentionsBounds(t *testing.T) {
 			mustOK(t, err)
 			mustOK(t, f.Close())
 		}
-		got = unhurried(New(configOver(t, dir))).mentions(context.Background(), []markdown.Moved{{From: "old.md", To: "new.md"}})
-		if got.total != 1 || got.cut != "" {
-			t.Errorf("total %d, cut %q: want the mention found past the binary files", got.total, got.cut)
+		got = unhurried(New(configOver(t, dir))).relinking(nil).Mentions(context.Background(), []markdown.Moved{{From: "old.md", To: "new.md"}})
+		if got.Total != 1 || got.Cut != "" {
+			t.Errorf("total %d, cut %q: want the mention found past the binary files", got.Total, got.Cut)
 		}
 	})
 	t.Run("time", func(t *testing.T) {
@@ -274,9 +275,9 @@ func TestMentionsBounds(t *testing.T) {
 		testfs.Tree(t, dir, dir, "old.md=x", "list.txt=old.md\n")
 		s := New(configOver(t, dir))
 		s.mentionBudget = time.Nanosecond
-		got := s.mentions(context.Background(), []markdown.Moved{{From: "old.md", To: "new.md"}})
-		if !strings.Contains(got.cut, "time limit (1ns)") || !strings.Contains(got.cut, "search_content") {
-			t.Errorf("total %d, cut %q: want the time limit named", got.total, got.cut)
+		got := s.relinking(nil).Mentions(context.Background(), []markdown.Moved{{From: "old.md", To: "new.md"}})
+		if !strings.Contains(got.Cut, "time limit (1ns)") || !strings.Contains(got.Cut, "search_content") {
+			t.Errorf("total %d, cut %q: want the time limit named", got.Total, got.Cut)
 		}
 	})
 }
@@ -298,43 +299,6 @@ func configOver(t *testing.T, dir string) Config {
 	mustOK(t, err)
 	return Config{Root: root, Policy: policy, Limiter: security.NewLimiter(security.LimitConfig{MaxRequests: 1 << 30}),
 		Permissions: security.AllPermissions()}
-}
-
-func TestNamesPath(t *testing.T) {
-	tests := []struct {
-		line string
-		want bool
-	}{
-		{"notes/old.md", true},
-		{`"notes/old.md",`, true},
-		{"/notes/old.md", true},
-		{"notes/old.md#part", true},
-		{"see notes/old.md.", true},
-		{"notes/old.md/inside", true},
-		{"xnotes/old.md", false},
-		{"notes/old.md.bak", false},
-		{"notes/old.mdx", false},
-		{"notes/old.md-2", false},
-		{"énotes/old.md", false},
-		{"nothing here", false},
-		{"xnotes/old.md and notes/old.md", true},
-	}
-	for _, tt := range tests {
-		if _, got := namesPath([]byte(tt.line), []string{"notes/old.md"}); got != tt.want {
-			t.Errorf("namesPath(%q) = %v, want %v", tt.line, got, tt.want)
-		}
-	}
-}
-
-func TestAround(t *testing.T) {
-	long := strings.Repeat("a", 300) + "notes/old.md" + strings.Repeat("b", 300)
-	got := around([]byte(long), 300)
-	if !strings.Contains(got, "notes/old.md") || len(got) > maxMentionText+2*len("…") || !strings.HasPrefix(got, "…") || !strings.HasSuffix(got, "…") {
-		t.Errorf("around = %q", got)
-	}
-	if got := around([]byte("  short notes/old.md \r"), 8); got != "short notes/old.md" {
-		t.Errorf("around = %q", got)
-	}
 }
 
 // TestLinkTextNeedsPreserve checks that linkText without preserveRelationships, which would do

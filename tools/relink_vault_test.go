@@ -14,6 +14,7 @@ import (
 	"github.com/packfs/packfs-mcp/internal/corpora"
 	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/semantic"
+	"github.com/packfs/packfs-mcp/tools/relink"
 	"github.com/packfs/packfs-mcp/tools/result"
 )
 
@@ -56,7 +57,7 @@ func TestMoveVault(t *testing.T) {
 			t.Errorf("the dry run does not show %+v; it shows %+v", want, rw)
 		}
 	}
-	if len(rw) < backlinks || len(rw) > MaxRewrites {
+	if len(rw) < backlinks || len(rw) > relink.MaxRewrites {
 		t.Errorf("%d rewrites for %d backlinks", len(rw), backlinks)
 	}
 	wantMention := result.Mention{Path: "site-options.json", Line: 56, Text: `"Linking notes and files/Aliases.md",`}

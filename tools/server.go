@@ -27,6 +27,7 @@ import (
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/semantic"
 	"github.com/packfs/packfs-mcp/tools/errs"
+	"github.com/packfs/packfs-mcp/tools/relink"
 	"github.com/packfs/packfs-mcp/tools/result"
 	"github.com/packfs/packfs-mcp/tools/text"
 )
@@ -90,7 +91,7 @@ type Server struct {
 	// copies each file: tests change files there, as a person saving at that moment would, to make
 	// a write, and the restore after it, fail.
 	beforeWrite func(name string)
-	// mentionBudget bounds the search for mentions before a move (MentionBudget); tests set it so
+	// mentionBudget bounds the search for mentions before a move (relink.MentionBudget); tests set it so
 	// that a slow machine meets the byte and file bounds, not the clock.
 	mentionBudget time.Duration
 	// resumes remembers where recent lists and searches stopped, for their next page.
@@ -121,7 +122,7 @@ func New(cfg Config) *Server {
 	if cfg.Ignore == nil && cfg.Root != nil && cfg.Policy != nil {
 		cfg.Ignore = security.NewIgnore(cfg.Root, cfg.Policy, security.IgnoreConfig{})
 	}
-	return &Server{cfg: cfg, mentionBudget: MentionBudget}
+	return &Server{cfg: cfg, mentionBudget: relink.MentionBudget}
 }
 
 // show returns the path a caller uses for name, a path inside this server's root: name itself, or

@@ -341,7 +341,7 @@ func (s *Server) remove(ctx context.Context, c *call, name, version string, o in
 	switch {
 	case s.cfg.History == nil:
 	case info.Type == fsroot.TypeDir:
-		if inside, err = s.keepFolder(ctx, e, name, out); err != nil {
+		if inside, err = s.undoing(c).KeepFolder(ctx, e, name, out); err != nil {
 			return err
 		}
 	default:

@@ -26,13 +26,15 @@ var (
 		"markdown": {},
 		"fulltext": {"markdown"},
 		"semantic": {"fsroot", "markdown", "fulltext", "extract"},
-		"tools":    {"fsroot", "security", "intents", "semantic", "markdown", "fulltext", "history", "extract", "tools/result", "tools/errs", "tools/text", "tools/docs"},
+		"tools":    {"fsroot", "security", "intents", "semantic", "markdown", "fulltext", "history", "extract", "tools/result", "tools/errs", "tools/text", "tools/docs", "tools/relink", "tools/undo"},
 		// The rooms of tools (tools/NAME): each holds one concern of the tools, below tools, which
 		// alone wires them; none imports tools.
 		"tools/result":      {"extract", "fulltext"},
 		"tools/errs":        {"fsroot", "security", "intents", "semantic", "tools/result"},
 		"tools/text":        {"intents", "markdown", "tools/errs", "tools/result"},
 		"tools/docs":        {"extract", "fsroot", "intents", "markdown", "security", "semantic", "tools/errs", "tools/result", "tools/text"},
+		"tools/relink":      {"fsroot", "history", "markdown", "security", "semantic", "tools/result", "tools/text"},
+		"tools/undo":        {"fsroot", "history", "intents", "security", "tools/errs", "tools/result"},
 		"extract":           {},
 		"audit":             {"fsroot"},
 		"history":           {"fsroot"},

@@ -1,9 +1,10 @@
-package tools
+package relink
 
 import (
 	"time"
 
 	"github.com/packfs/packfs-mcp/markdown"
+	"github.com/packfs/packfs-mcp/semantic"
 	"github.com/packfs/packfs-mcp/tools/result"
 )
 
@@ -19,32 +20,33 @@ type heldLink struct {
 	to     string
 }
 
-// linkCheck is what a move with preserveRelationships promises: every link in what moved and in the
+// Check is what a move with preserveRelationships promises: every link in what moved and in the
 // documents linking to it that reached a document reaches the same document, at its new path, after
 // the move (a rewrite must not break a neighbour either). Taken before
-// the move ([Server.holdLinks]) and checked after it ([linkCheck.check]), it lets the move's answer
+// the move ([Tree.Hold]) and checked after it ([Check.Report]), it lets the move's answer
 // say so, so that an agent need not ask for the relationships of every moved note, before and
 // after, to know that nothing broke.
-type linkCheck struct {
-	held []heldLink
+type Check struct {
+	engine *semantic.Engine
+	held   []heldLink
 }
 
-// holdLinks records, before moves, the links that reach a document in the documents linking into
+// Hold records, before moves, the links that reach a document in the documents linking into
 // what moves and in the documents it holds. Links already broken, and links out of the root, are
 // not held: a move neither breaks nor mends them.
-func (s *Server) holdLinks(moves []markdown.Moved) linkCheck {
-	e := s.cfg.Engine
+func (t Tree) Hold(moves []markdown.Moved) Check {
+	e := t.Engine
 	moved := func(p string) string {
 		if to, ok := markdown.DestOf(moves, p); ok {
 			return to
 		}
 		return p
 	}
-	sources := s.linkedFromAny(moves)
+	sources := t.Host.LinkedFrom(moves)
 	for _, m := range moves {
 		sources = append(sources, e.Documents(m.From)...)
 	}
-	var c linkCheck
+	c := Check{engine: e}
 	for _, from := range sources {
 		rel, ok := e.Relations(from)
 		if !ok {
@@ -63,18 +65,18 @@ func (s *Server) holdLinks(moves []markdown.Moved) linkCheck {
 // that no longer reach their document, in the order they were held. A link counts as kept when its
 // document has a link on the same line to the same document: a rewrite changes a link's text,
 // never its line.
-func (c linkCheck) check(s *Server) (int, []result.LostLink) {
-	e := s.cfg.Engine
+func (c Check) check() (int, []result.LostLink) {
+	e := c.engine
 	return c.compare(func(p string) []markdown.Resolved {
 		rel, _ := e.Relations(p)
 		return rel.Links
 	})
 }
 
-// predict is check before the move, for its dry run: the links as they would resolve in v, the
+// Predict is check before the move, for its dry run: the links as they would resolve in v, the
 // tree after the move, in the documents as the move would leave them (after: the content of each
 // document it would rewrite, by its path after the move; the others as the index holds them).
-func (c linkCheck) predict(v *markdown.MovedView, after map[string][]byte) (int, []result.LostLink) {
+func (c Check) Predict(v *markdown.MovedView, after map[string][]byte) (int, []result.LostLink) {
 	return c.compare(func(p string) []markdown.Resolved {
 		links, _ := v.Links(p)
 		if data, ok := after[p]; ok {
@@ -90,7 +92,7 @@ func (c linkCheck) predict(v *markdown.MovedView, after map[string][]byte) (int,
 
 // compare matches the held links with the links each document has after the move (linksOf, by
 // its path after the move), as check says.
-func (c linkCheck) compare(linksOf func(p string) []markdown.Resolved) (int, []result.LostLink) {
+func (c Check) compare(linksOf func(p string) []markdown.Resolved) (int, []result.LostLink) {
 	type reach struct {
 		line int
 		to   string
@@ -118,14 +120,15 @@ func (c linkCheck) compare(linksOf func(p string) []markdown.Resolved) (int, []r
 	return len(c.held), lost
 }
 
-// report puts the check's outcome on a move's result, the lost links capped at MaxLinksLost.
-func (c linkCheck) report(s *Server, out *result.Writer) {
-	reportLinks(out)(c.check(s))
+// Report puts the check's outcome, after the move, on a move's result, the lost links capped at
+// MaxLinksLost.
+func (c Check) Report(out *result.Writer) {
+	ReportLinks(out)(c.check())
 }
 
-// reportLinks puts n links checked and those lost on a move's result, the lost links capped at
+// ReportLinks puts n links checked and those lost on a move's result, the lost links capped at
 // MaxLinksLost.
-func reportLinks(out *result.Writer) func(n int, lost []result.LostLink) {
+func ReportLinks(out *result.Writer) func(n int, lost []result.LostLink) {
 	return func(n int, lost []result.LostLink) {
 		out.LinksChecked = &n
 		if lost == nil {
