@@ -12,6 +12,7 @@ import (
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/tools/errs"
 	"github.com/packfs/packfs-mcp/tools/result"
+	"github.com/packfs/packfs-mcp/tools/search"
 	"github.com/packfs/packfs-mcp/tools/text"
 )
 
@@ -272,7 +273,7 @@ func (s *Server) planCopy(ctx context.Context, from *Server, name, src, dest str
 			p.skip(info.Path, "symbolic link, not followed")
 			return nil
 		}
-		rel, _ := below(info.Path, src)
+		rel, _ := search.Below(info.Path, src)
 		e := copyEntry{src: info.Path, dest: path.Join(dest, rel), dir: info.Type == fsroot.TypeDir, size: info.Size}
 		if err := s.cfg.Policy.CheckName(e.dest, e.dir); errors.Is(err, security.ErrExtension) {
 			p.skip(info.Path, "a type the tools cannot create") // listings name it, with what they do with it

@@ -9,6 +9,7 @@ import (
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/tools/search"
 	"github.com/packfs/packfs-mcp/tools/text"
 )
 
@@ -323,6 +324,6 @@ func (s *Server) visible(info fsroot.Info) bool {
 // listed reports whether a listing that takes no options (resources/list) shows info: visible,
 // and not noise ([security.Ignore]).
 func (s *Server) listed(info fsroot.Info) bool {
-	return s.visible(info) && opens(s.cfg.Policy, info) != security.OpensNot.String() &&
+	return s.visible(info) && search.Opens(s.cfg.Policy, info) != security.OpensNot.String() &&
 		s.cfg.Ignore.Hidden(info.Path, info.Type == fsroot.TypeDir) == ""
 }

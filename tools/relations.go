@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/intents"
@@ -261,7 +262,7 @@ func sourceLine(lines []string, b markdown.Backlink) string {
 		}
 	}
 	at = min(at, len(line)-maxSourceBytes)
-	for at > 0 && !utf8RuneStart(line[at]) {
+	for at > 0 && !utf8.RuneStart(line[at]) {
 		at--
 	}
 	cut := text.Cap(line[at:], maxSourceBytes)

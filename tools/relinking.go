@@ -39,11 +39,11 @@ func (h relinkHost) Changed(name string, before *history.State, data []byte, mod
 }
 
 func (h relinkHost) Walk(ctx context.Context, visit func(fsroot.Info) bool) error {
-	return h.s.walk(ctx, ".", 0, &reporter{}, nil, visit)
+	return h.s.walker().Walk(ctx, visit)
 }
 
 func (h relinkHost) Visit(ctx context.Context, paths []string, visit func(fsroot.Info) bool) error {
-	return h.s.visitCandidates(ctx, ".", 0, paths, &reporter{}, nil, visit)
+	return h.s.walker().Visit(ctx, paths, visit)
 }
 
 func (h relinkHost) LinkedFrom(moves []markdown.Moved) []string { return h.s.linkedFromAny(moves) }

@@ -21,6 +21,7 @@ import (
 	"github.com/packfs/packfs-mcp/markdown"
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/tools/errs"
+	"github.com/packfs/packfs-mcp/tools/search"
 	"github.com/packfs/packfs-mcp/tools/text"
 )
 
@@ -189,7 +190,7 @@ func (s *Server) walkResources(ctx context.Context, after string, room, scan int
 		if err != nil {
 			return nil // an unreadable folder is left out, as a listing leaves it out
 		}
-		if after != "" && !walkOrder(after, info.Path) {
+		if after != "" && !search.WalkOrder(after, info.Path) {
 			// At or before the cursor: enter only the folders on the way to it.
 			if info.Type == fsroot.TypeDir && (info.Path == after || strings.HasPrefix(after, info.Path+"/")) && s.listed(info) {
 				return nil

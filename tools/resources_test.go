@@ -19,6 +19,7 @@ import (
 	"github.com/packfs/packfs-mcp/internal/testfs"
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/tools/errs"
+	"github.com/packfs/packfs-mcp/tools/search"
 )
 
 // resourceEnv serves a root through an MCP server with the resources registered, and speaks to it
@@ -265,7 +266,7 @@ func TestListResources(t *testing.T) {
 	)
 	want = append(want, "a-link.md")
 	slices.SortFunc(want, func(a, b string) int {
-		if walkOrder(a, b) {
+		if search.WalkOrder(a, b) {
 			return -1
 		}
 		return 1

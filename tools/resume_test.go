@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/packfs/packfs-mcp/tools/result"
+	"github.com/packfs/packfs-mcp/tools/search"
 )
 
 // expiring is a context whose deadline a test ends at a moment of its choosing.
@@ -150,7 +151,7 @@ func TestSearchStopsWithWhatItFound(t *testing.T) {
 }
 
 // TestSearchResumeForgotten checks that a search does not go on from where an earlier one stopped
-// once the writer has changed a file, nor after resumeTTL: it walks again from the start.
+// once the writer has changed a file, nor after search.ResumeTTL: it walks again from the start.
 func TestSearchResumeForgotten(t *testing.T) {
 	tree := []string{"d/a.md=needle\n", "d/b.md=nothing\n", "d/c.md=needle\n"}
 	tests := []struct {
@@ -161,7 +162,7 @@ func TestSearchResumeForgotten(t *testing.T) {
 		{"after a write", func(e *optionEnv, _ *time.Time) {
 			e.call(t, WriterName, map[string]any{"purpose": "create", "target": map[string]any{"path": "d/0.md"}, "content": "needle\n"})
 		}, "d/0.md"},
-		{"after ten minutes", func(_ *optionEnv, now *time.Time) { *now = now.Add(resumeTTL) }, "d/a.md"},
+		{"after ten minutes", func(_ *optionEnv, now *time.Time) { *now = now.Add(search.ResumeTTL) }, "d/a.md"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/tools/errs"
 	"github.com/packfs/packfs-mcp/tools/result"
+	"github.com/packfs/packfs-mcp/tools/search"
 )
 
 // several runs a call about several paths (field: target.paths, or target.reads) on the roots they
@@ -202,17 +203,17 @@ func (r *Roots) listTop(c *call, in intents.Discover, roots []*Server) (any, err
 	if err := r.top.charge(c, false); err != nil {
 		return nil, err
 	}
-	f, err := newFilter(in)
+	f, err := search.NewFilter(in)
 	if err != nil {
 		return nil, err
 	}
-	p := newPage(in.Options)
+	p := search.NewPage(in.Options)
 	for _, s := range roots {
-		if info := rootInfo(s); f.keep(info) && f.content == "" {
-			p.add(func() result.FileEntry { return entry(info, in.Options.IncludeModified) })
+		if info := rootInfo(s); f.Keep(info) && f.Content() == "" {
+			p.Add(func() result.FileEntry { return search.Entry(info, in.Options.IncludeModified) })
 		}
 	}
-	return pageResult(c, p, tally{}), nil
+	return pageResult(c, p, search.Tally{}), nil
 }
 
 // found is the totalFound of a list or search_content of one root.
@@ -223,10 +224,10 @@ func found(v result.Searcher) int {
 	return *v.TotalFound
 }
 
-func pageResult(c *call, p *page, t tally) result.Searcher {
-	out := result.Searcher{Status: result.Status{Success: true}, Files: p.files, TotalFound: ptr(p.total), FilesSearched: t.searched, FilesExcluded: t.excluded, ExcludedFiles: t.some}
-	if p.more {
-		out.Truncated, out.NextOffset, out.FilesSearched, out.FilesExcluded, out.ExcludedFiles = true, ptr(p.offset+len(p.files)), 0, 0, nil
+func pageResult(c *call, p *search.Page, t search.Tally) result.Searcher {
+	out := result.Searcher{Status: result.Status{Success: true}, Files: p.Files, TotalFound: ptr(p.Total), FilesSearched: t.Searched, FilesExcluded: t.Excluded, ExcludedFiles: t.Some}
+	if p.More {
+		out.Truncated, out.NextOffset, out.FilesSearched, out.FilesExcluded, out.ExcludedFiles = true, ptr(p.Offset+len(p.Files)), 0, 0, nil
 	}
 	out.Metadata = c.meta()
 	return out
@@ -237,7 +238,7 @@ func pageResult(c *call, p *page, t tally) result.Searcher {
 // offset: each root is asked for what is left of the page, and one entry more to tell whether more
 // exist.
 func (r *Roots) pages(ctx context.Context, c *call, roots []*Server, in intents.Discover) (any, error) {
-	f, err := newFilter(in)
+	f, err := search.NewFilter(in)
 	if err != nil {
 		return nil, err
 	}
@@ -245,47 +246,47 @@ func (r *Roots) pages(ctx context.Context, c *call, roots []*Server, in intents.
 		return nil, err
 	}
 	c.free = true // the whole search is charged once
-	p := newPage(in.Options)
-	skip, timedOut := p.offset, false
-	var t tally
+	p := search.NewPage(in.Options)
+	skip, timedOut := p.Offset, false
+	var t search.Tally
 	sub := in
 	if sub.Options.MaxDepth > 0 {
 		sub.Options.MaxDepth-- // a root's entries are one level below "."
 	}
 	for _, s := range roots {
 		if in.Purpose == "list" {
-			if info := rootInfo(s); f.keep(info) && f.content == "" && !p.add(func() result.FileEntry { return entry(info, in.Options.IncludeModified) }) {
+			if info := rootInfo(s); f.Keep(info) && f.Content() == "" && !p.Add(func() result.FileEntry { return search.Entry(info, in.Options.IncludeModified) }) {
 				break
 			}
 		}
-		left := p.max - len(p.files)
+		left := p.Max - len(p.Files)
 		sub.Target.Path, sub.Options.Offset, sub.Options.MaxResults = ".", skip, min(left+1, intents.MaxResults)
 		out, err := r.on(ctx, c, s, sub, searcher)
 		if err != nil {
 			return nil, err
 		}
 		v := out.(result.Searcher)
-		t.searched += v.FilesSearched
-		t.excluded += v.FilesExcluded
-		t.some = append(t.some, v.ExcludedFiles[:min(len(v.ExcludedFiles), maxExcludedNamed-len(t.some))]...)
+		t.Searched += v.FilesSearched
+		t.Excluded += v.FilesExcluded
+		t.Some = append(t.Some, v.ExcludedFiles[:min(len(v.ExcludedFiles), search.MaxExcludedNamed-len(t.Some))]...)
 		timedOut = timedOut || v.TimedOut
 		got := v.Files
 		if len(got) > left {
-			p.files, p.more = append(p.files, got[:left]...), true
-			p.total += skip + len(got)
+			p.Files, p.More = append(p.Files, got[:left]...), true
+			p.Total += skip + len(got)
 			break
 		}
-		p.files = append(p.files, got...)
-		p.total += found(v)
+		p.Files = append(p.Files, got...)
+		p.Total += found(v)
 		if v.Truncated {
-			p.more = true
+			p.More = true
 			break
 		}
 		skip = max(0, skip-found(v))
 	}
 	res := pageResult(c, p, t)
 	if timedOut {
-		res.TimedOut, res.Truncated, res.NextOffset = true, true, ptr(p.offset+len(p.files))
+		res.TimedOut, res.Truncated, res.NextOffset = true, true, ptr(p.Offset+len(p.Files))
 	}
 	return res, nil
 }

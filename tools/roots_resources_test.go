@@ -14,6 +14,7 @@ import (
 
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/tools/errs"
+	"github.com/packfs/packfs-mcp/tools/search"
 )
 
 // newRootsResourceEnv serves the roots notes and work (see newRootsEnv) with their resources
@@ -169,7 +170,7 @@ func sortedWalk(names []string) []string {
 		switch {
 		case a == b:
 			return 0
-		case walkOrder(a, b):
+		case search.WalkOrder(a, b):
 			return -1
 		}
 		return 1

@@ -15,6 +15,7 @@ import (
 	"github.com/packfs/packfs-mcp/tools/docs"
 	"github.com/packfs/packfs-mcp/tools/errs"
 	"github.com/packfs/packfs-mcp/tools/result"
+	"github.com/packfs/packfs-mcp/tools/search"
 	"github.com/packfs/packfs-mcp/tools/text"
 )
 
@@ -54,7 +55,7 @@ func (s *Server) searchSemantic(ctx context.Context, c *call, in intents.Discove
 			data, _, err := s.readJudged(ctx, h.Path, s.cfg.MaxFileSize)
 			body, marks, ok, _ := s.docs().Searchable(ctx, h.Path, data, err)
 			if ok && in.Options.IncludeContent {
-				c := text.Cap(body, MaxIncludedBytes)
+				c := text.Cap(body, search.MaxIncludedBytes)
 				fe.Content = &c
 			}
 			fe.Place = extract.PlaceOf(marks, h.Line)
@@ -89,20 +90,20 @@ func (s *Server) semanticQuery(in intents.Discover, name string) (fulltext.Query
 		Max:         in.Options.Offset + want,
 		Threshold:   s.cfg.RelevanceThreshold,
 	}
-	f, err := newFilter(in)
+	f, err := search.NewFilter(in)
 	if err != nil {
 		return fulltext.Query{}, err
 	}
-	if depth := in.Depth(); depth > 0 || f.names != nil {
+	if depth := in.Depth(); depth > 0 || f.HasNames() {
 		// The index has no field for a file name or a depth: the engine asks this of every match.
 		q.Keep = func(p string) bool {
-			rel, ok := below(p, name)
-			return ok && withinDepth(rel, depth) && f.named(path.Base(p))
+			rel, ok := search.Below(p, name)
+			return ok && search.WithinDepth(rel, depth) && f.Named(path.Base(p))
 		}
 	}
 	if cr := in.Target.Criteria; cr != nil {
 		for _, x := range cr.Extension {
-			q.Extensions = append(q.Extensions, normExt(x))
+			q.Extensions = append(q.Extensions, search.NormExt(x))
 		}
 		q.Tags = cr.Tags
 		if cr.Modified != nil {

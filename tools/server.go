@@ -27,8 +27,10 @@ import (
 	"github.com/packfs/packfs-mcp/security"
 	"github.com/packfs/packfs-mcp/semantic"
 	"github.com/packfs/packfs-mcp/tools/errs"
+	"github.com/packfs/packfs-mcp/tools/progress"
 	"github.com/packfs/packfs-mcp/tools/relink"
 	"github.com/packfs/packfs-mcp/tools/result"
+	"github.com/packfs/packfs-mcp/tools/search"
 	"github.com/packfs/packfs-mcp/tools/text"
 )
 
@@ -66,7 +68,7 @@ type Config struct {
 	// Progress, when set, receives the progress of long work (a recursive list or search over a big
 	// tree, waiting for the index), besides the MCP progress notifications sent to a client that sent a
 	// progress token. The CLI prints it on stderr. It may be called from several calls at once.
-	Progress func(p Progress)
+	Progress func(p progress.Report)
 	// Disabled names tools not to offer, whatever the permissions.
 	Disabled []string
 	// Log receives diagnostics (never the protocol). If nil, they are discarded.
@@ -95,7 +97,7 @@ type Server struct {
 	// that a slow machine meets the byte and file bounds, not the clock.
 	mentionBudget time.Duration
 	// resumes remembers where recent lists and searches stopped, for their next page.
-	resumes resumes
+	resumes search.Resumes
 	// budget, if set, replaces walkBudget, and beforeSearch, if set, runs before search_content
 	// reads each file: tests end a walk's time at a file of their choosing, not by the clock.
 	budget       func(context.Context) (context.Context, context.CancelFunc)
@@ -135,15 +137,6 @@ func (s *Server) show(name string) string {
 		return s.name
 	}
 	return s.name + "/" + name
-}
-
-// Progress is how far one long call has got.
-type Progress struct {
-	Tool    string
-	Purpose string
-	Done    int    // units done so far: files walked or indexed
-	Total   int    // units in all, or 0 when unknown
-	Message string // a short human line, such as "indexing: 1200 of 38404 files"
 }
 
 type discard struct{}

@@ -40,7 +40,7 @@ func (s *Server) update(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.resumes.forget() // the files a list or search went past may change
+	s.resumes.Forget() // the files a list or search went past may change
 	if in.Target.Version, err = parseVersion("target.version", in.Target.Version); err != nil {
 		return nil, err
 	}

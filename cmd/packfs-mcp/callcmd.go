@@ -21,6 +21,7 @@ import (
 	"github.com/packfs/packfs-mcp/internal/serving"
 	"github.com/packfs/packfs-mcp/toolformat"
 	"github.com/packfs/packfs-mcp/tools"
+	"github.com/packfs/packfs-mcp/tools/progress"
 )
 
 // progressEvery spaces the lines call prints on stderr while it brings the index up to date: often
@@ -219,10 +220,10 @@ func isTerminal(r io.Reader) bool {
 	return err == nil && info.Mode()&fs.ModeCharDevice != 0
 }
 
-// progressPrinter returns a [tools.Progress] hook that prints each report on stderr as one line.
-// The tools already space their reports ([tools.ProgressInterval]) and always send the last one.
-func progressPrinter(logger *log.Logger) func(tools.Progress) {
-	return func(p tools.Progress) {
+// progressPrinter returns a [progress.Report] hook that prints each report on stderr as one line.
+// The tools already space their reports ([progress.Interval]) and always send the last one.
+func progressPrinter(logger *log.Logger) func(progress.Report) {
+	return func(p progress.Report) {
 		msg := p.Message
 		if msg == "" {
 			msg = fmt.Sprintf("%s %s: %d", p.Tool, p.Purpose, p.Done)

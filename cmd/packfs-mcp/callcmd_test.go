@@ -14,7 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/packfs/packfs-mcp/tools"
+	"github.com/packfs/packfs-mcp/tools/progress"
 )
 
 // callRoot makes a small root and returns the flags that serve it with the index and history in
@@ -557,7 +557,7 @@ func TestCallBinary(t *testing.T) {
 // server turns into MCP progress notifications, and never on stdout.
 func TestCallProgress(t *testing.T) {
 	root, flags := callRoot(t)
-	n := tools.ProgressFirstAfter + 500 // past the first report, whatever the machine's speed
+	n := progress.FirstAfter + 500 // past the first report, whatever the machine's speed
 	for i := range n {
 		p := filepath.Join(root, "many", fmt.Sprintf("d%02d", i%20), fmt.Sprintf("f%04d.txt", i))
 		must(t, os.MkdirAll(filepath.Dir(p), 0o755))

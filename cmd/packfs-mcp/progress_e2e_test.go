@@ -14,12 +14,12 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/packfs/packfs-mcp/internal/tier"
-	"github.com/packfs/packfs-mcp/tools"
+	"github.com/packfs/packfs-mcp/tools/progress"
 )
 
 // progressTreeFiles is how many files the progress test serves: enough that a recursive walk passes
-// tools.ProgressFirstAfter entries, and so reports, whatever the machine's speed.
-const progressTreeFiles = 2 * tools.ProgressFirstAfter
+// progress.FirstAfter entries, and so reports, whatever the machine's speed.
+const progressTreeFiles = 2 * progress.FirstAfter
 
 // newProgressFixture generates a tree of progressTreeFiles small text files in nested folders, a few
 // of which hold "progress needle".
@@ -42,7 +42,7 @@ func newProgressFixture(t *testing.T) *fixture {
 // progressRounds is how many times TestProgressE2E makes each call with a token in each era, and
 // progressMaxLate how many of all those calls may get a notification after their response. On
 // 2026-11-24 (-race, a loaded 2-core machine), none of the 60 calls did in each of three runs;
-// without the server's wait for its notifications to go out (tools.reporter.drain), 5 to 8 did,
+// without the server's wait for its notifications to go out (tools/progress Reporter.drain), 5 to 8 did,
 // all of them searches.
 const progressRounds, progressMaxLate = 15, 2
 
@@ -154,7 +154,7 @@ func TestProgressE2E(t *testing.T) {
 		})
 	}
 	// mcp-go's stdio server writes notifications on a goroutine of their own, so the server can
-	// only make a late one unlikely (see tools.reporter.drain), not impossible on a loaded machine:
+	// only make a late one unlikely (see tools/progress Reporter.drain), not impossible on a loaded machine:
 	// a few calls may see one.
 	if calls := 2 * progressRounds * len(eras); len(late) > progressMaxLate {
 		t.Errorf("%d of %d calls with a token got a notification after their response, want at most %d: %q",

@@ -26,7 +26,7 @@ var (
 		"markdown": {},
 		"fulltext": {"markdown"},
 		"semantic": {"fsroot", "markdown", "fulltext", "extract"},
-		"tools":    {"fsroot", "security", "intents", "semantic", "markdown", "fulltext", "history", "extract", "tools/result", "tools/errs", "tools/text", "tools/docs", "tools/relink", "tools/undo"},
+		"tools":    {"fsroot", "security", "intents", "semantic", "markdown", "fulltext", "history", "extract", "tools/result", "tools/errs", "tools/text", "tools/docs", "tools/relink", "tools/undo", "tools/search", "tools/progress"},
 		// The rooms of tools (tools/NAME): each holds one concern of the tools, below tools, which
 		// alone wires them; none imports tools.
 		"tools/result":      {"extract", "fulltext"},
@@ -35,6 +35,8 @@ var (
 		"tools/docs":        {"extract", "fsroot", "intents", "markdown", "security", "semantic", "tools/errs", "tools/result", "tools/text"},
 		"tools/relink":      {"fsroot", "history", "markdown", "security", "semantic", "tools/result", "tools/text"},
 		"tools/undo":        {"fsroot", "history", "intents", "security", "tools/errs", "tools/result"},
+		"tools/search":      {"extract", "fsroot", "fulltext", "intents", "security", "semantic", "tools/docs", "tools/errs", "tools/result", "tools/text"},
+		"tools/progress":    {"semantic"},
 		"extract":           {},
 		"audit":             {"fsroot"},
 		"history":           {"fsroot"},
@@ -59,6 +61,10 @@ var (
 		"internal/testfs": "it makes and reads the host files the tests of several packages set up and check (a tree, a link, a FIFO, a temporary folder, the temporary files a write left, a journal), one copy for all",
 	}
 )
+
+// speaksMCP are the library packages that speak MCP: tools, and of its rooms tools/progress alone,
+// which sends a call's progress notifications to the client.
+var speaksMCP = map[string]bool{"tools": true, "tools/progress": true}
 
 // mcpTypes is the one package of mcp-go that toolformat may import: the protocol's types.
 const mcpTypes = "github.com/mark3labs/mcp-go/mcp"
@@ -233,7 +239,7 @@ func checkFile(rel, pkg, module string, file *ast.File) []string {
 		_, host := hostPackages[path]
 		_, calls := hostCalls[path]
 		switch {
-		case strings.HasPrefix(path, "github.com/mark3labs/mcp-go") && pkg != "tools" && !runsProcess[pkg] && !(pkg == "toolformat" && path == mcpTypes):
+		case strings.HasPrefix(path, "github.com/mark3labs/mcp-go") && !speaksMCP[pkg] && !runsProcess[pkg] && !(pkg == "toolformat" && path == mcpTypes):
 			out = append(out, rel+" imports "+path+": only tools and cmd speak MCP (cmd's runtime, internal/serving, too), and toolformat uses only "+mcpTypes)
 		case strings.HasPrefix(path, module):
 			dep := strings.TrimPrefix(path, module)
@@ -322,6 +328,9 @@ func TestBoundaryCatches(t *testing.T) {
 			want: []string{"tools/x.go imports os: only fsroot"}},
 		{name: "a room of tools imports tools", rel: "tools/errs/x.go", src: `import "github.com/packfs/packfs-mcp/tools"; var _ = tools.New`,
 			want: []string{"tools/errs may import only"}},
+		{name: "a room of tools speaks MCP", rel: "tools/search/x.go", src: `import "github.com/mark3labs/mcp-go/server"; var _ = server.NewMCPServer`,
+			want: []string{"only tools and cmd speak MCP"}},
+		{name: "progress notifies the client", rel: "tools/progress/x.go", src: `import "github.com/mark3labs/mcp-go/server"; var _ = server.ServerFromContext`},
 		{name: "a room of tools imports os", rel: "tools/result/x.go", src: `import "os"; var _ = os.Getenv`,
 			want: []string{"tools/result/x.go imports os: only fsroot"}},
 		{name: "library imports filepath", rel: "security/x.go", src: `import "path/filepath"; var _ = filepath.Join`,

@@ -14,7 +14,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/packfs/packfs-mcp/semantic"
-	"github.com/packfs/packfs-mcp/tools"
+	"github.com/packfs/packfs-mcp/tools/progress"
 )
 
 // App is a server built from a [Config]: its roots, policy, limiter, tools and journal, ready to
@@ -34,7 +34,7 @@ func Build(cfg Config, logger *log.Logger) (*App, error) {
 
 // WithProgress returns c with fn receiving the progress of long tool calls and of
 // [App.RefreshIndex].
-func (c Config) WithProgress(fn func(tools.Progress)) Config {
+func (c Config) WithProgress(fn func(progress.Report)) Config {
 	c.progress = fn
 	return c
 }
@@ -89,7 +89,7 @@ func (s *App) RefreshIndex(ctx context.Context, every time.Duration) {
 				if a.named {
 					msg = "root " + m.name + ": " + msg
 				}
-				a.cfg.progress(tools.Progress{Done: st.Done, Total: st.Total, Message: msg})
+				a.cfg.progress(progress.Report{Done: st.Done, Total: st.Total, Message: msg})
 			}
 		})
 	}

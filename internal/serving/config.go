@@ -8,7 +8,7 @@ import (
 
 	"github.com/packfs/packfs-mcp/fulltext"
 	"github.com/packfs/packfs-mcp/intents"
-	"github.com/packfs/packfs-mcp/tools"
+	"github.com/packfs/packfs-mcp/tools/progress"
 )
 
 // Config is the server's configuration, with the names of the PackFS PackfsToolConfig. It is read
@@ -50,7 +50,7 @@ type Config struct {
 	HTTP          HTTPConfig    `json:"http" yaml:"http"`
 
 	// progress, when set, receives the progress of long tool calls (the call subcommand prints it).
-	progress func(tools.Progress)
+	progress func(progress.Report)
 	// inspect says the server is built to be described (doctor): it makes no folder of its own.
 	inspect bool
 }

@@ -1,4 +1,4 @@
-package tools
+package search
 
 import (
 	"context"
@@ -100,33 +100,33 @@ func containsLower(s, needle string) bool {
 	return (strings.Contains(s, "\u212a") || strings.Contains(s, "\u0130")) && strings.Contains(strings.ToLower(s), needle)
 }
 
-func (s *Server) searchContent(ctx context.Context, name string, depth int, o intents.DiscoverOptions, f *filter, m *matcher, p *page, r *reporter) (tally, error) {
-	var t tally
+func (w Walker) searchContent(ctx context.Context, name string, depth int, o intents.DiscoverOptions, f *Filter, m *matcher, p *Page, r *Report) (Tally, error) {
+	var t Tally
 	visit := func(info fsroot.Info) bool {
 		if info.Type != fsroot.TypeFile {
 			return true
 		}
-		if !f.keep(info) {
+		if !f.Keep(info) {
 			t.exclude(info.Path)
 			return true
 		}
-		if s.beforeSearch != nil {
-			s.beforeSearch(info.Path)
+		if w.BeforeSearch != nil {
+			w.BeforeSearch(info.Path)
 		}
-		data, _, err := s.readJudged(ctx, info.Path, s.cfg.MaxFileSize)
+		data, _, err := w.ReadJudged(ctx, info.Path, w.MaxFileSize)
 		if errors.Is(err, security.ErrBlocked) {
 			r.hide(security.HiddenBlocked) // a private key under an innocent name, or a name leading to a blocked file
 			return true
 		}
-		body, marks, ok, unread := s.docs().Searchable(ctx, info.Path, data, err)
+		body, marks, ok, unread := w.Docs.Searchable(ctx, info.Path, data, err)
 		if unread != "" { // a document whose text could not be read is not "nothing found" in it
 			r.unread(info.Path, unread)
 		}
 		if !ok {
 			return true // unreadable, special, too large or binary: not searchable text
 		}
-		t.searched++
-		if f.content != "" && !containsLower(body, f.content) || !m.mayMatch(body) {
+		t.Searched++
+		if f.Content() != "" && !containsLower(body, f.Content()) || !m.mayMatch(body) {
 			return true
 		}
 		matches, count := findMatches(text.SplitLines(body), m, o.ContextLines)
@@ -139,7 +139,7 @@ func (s *Server) searchContent(ctx context.Context, name string, depth int, o in
 		if o.FilesOnly {
 			matches = nil
 		}
-		return p.add(func() result.FileEntry {
+		return p.Add(func() result.FileEntry {
 			e := result.FileEntry{Path: info.Path, Matches: matches, MatchCount: count}
 			if o.IncludeModified {
 				e.Modified = modTime(info)
@@ -151,29 +151,29 @@ func (s *Server) searchContent(ctx context.Context, name string, depth int, o in
 			return e
 		})
 	}
-	if info, err := s.cfg.Root.Lstat(name); err == nil && info.Type == fsroot.TypeFile {
+	if info, err := w.Root.Lstat(name); err == nil && info.Type == fsroot.TypeFile {
 		visit(info) // a single file was named: search just that file
 		return t, nil
 	}
-	if paths, ok := s.candidates(ctx, m, name); ok && !s.walksNoise(name, r) { // the index holds no noise
+	if paths, ok := w.candidates(ctx, m, name); ok && !w.walksNoise(name, r) { // the index holds no noise
 		r.narrowed = true
-		err := s.visitCandidates(ctx, name, depth, paths, r, p.cur, visit)
-		t = s.covered(name, depth, f)
-		s.unreadDocuments(name, depth, f, r)
+		err := w.visitCandidates(ctx, name, depth, paths, r, p.cur, visit)
+		t = w.covered(name, depth, f)
+		w.unreadDocuments(name, depth, f, r)
 		return t, err
 	}
-	err := s.walk(ctx, name, depth, r, p.cur, visit)
+	err := w.walk(ctx, name, depth, r, p.cur, visit)
 	return t, err
 }
 
 // unreadDocuments tells r of the documents below name, within depth and f, whose text the index
 // could not extract: a search its candidates narrowed read none of them, and must say so.
-func (s *Server) unreadDocuments(name string, depth int, f *filter, r *reporter) {
-	for _, u := range s.cfg.Engine.Unread(name) {
-		if rel, ok := below(u.Path, name); !ok || !withinDepth(rel, depth) {
+func (w Walker) unreadDocuments(name string, depth int, f *Filter, r *Report) {
+	for _, u := range w.Engine.Unread(name) {
+		if rel, ok := Below(u.Path, name); !ok || !WithinDepth(rel, depth) {
 			continue
 		}
-		if !f.keep(fsroot.Info{Path: u.Path, Name: path.Base(u.Path), Type: fsroot.TypeFile}) {
+		if !f.Keep(fsroot.Info{Path: u.Path, Name: path.Base(u.Path), Type: fsroot.TypeFile}) {
 			continue
 		}
 		if code := docs.UnreadCode(u.Path, u.Err); code != "" {
@@ -186,23 +186,23 @@ func (s *Server) unreadDocuments(name string, depth int, f *filter, r *reporter)
 // candidates covers: the files a walk would have read, as the index knows them, and those of them
 // that f left out. The answer reports it, not the few candidates read, so that a model does not
 // take "38 files searched" for a search that looked at 38 files of 38,000.
-func (s *Server) covered(name string, depth int, f *filter) tally {
-	var t tally
+func (w Walker) covered(name string, depth int, f *Filter) Tally {
+	var t Tally
 	if depth == 0 && f.none() {
-		t.searched = s.cfg.Engine.Covered(name, nil) // a count the index keeps by folder
+		t.Searched = w.Engine.Covered(name, nil) // a count the index keeps by folder
 		return t
 	}
-	t.searched = s.cfg.Engine.Covered(name, func(p string, st fulltext.Stamp) bool {
-		if rel, ok := below(p, name); !ok || !withinDepth(rel, depth) {
+	t.Searched = w.Engine.Covered(name, func(p string, st fulltext.Stamp) bool {
+		if rel, ok := Below(p, name); !ok || !WithinDepth(rel, depth) {
 			return false
 		}
-		if f.keep(fsroot.Info{Path: p, Name: path.Base(p), Type: fsroot.TypeFile, Size: st.Size, ModTime: st.ModTime}) {
+		if f.Keep(fsroot.Info{Path: p, Name: path.Base(p), Type: fsroot.TypeFile, Size: st.Size, ModTime: st.ModTime}) {
 			return true
 		}
 		t.exclude(p)
 		return false
 	})
-	slices.Sort(t.some) // named in path order, as a walk names them
+	slices.Sort(t.Some) // named in path order, as a walk names them
 	return t
 }
 
@@ -217,8 +217,8 @@ const walkRatio = 32
 // or when name is a folder so small beside the tree that reading its files costs less than the
 // index's pass over the whole tree's matches (walkRatio): then every file is scanned. Either way the files are read and matched the same way,
 // so the results are the same.
-func (s *Server) candidates(ctx context.Context, m *matcher, name string) ([]string, bool) {
-	if s.cfg.Engine == nil || m.re != nil && len(m.lits) == 0 {
+func (w Walker) candidates(ctx context.Context, m *matcher, name string) ([]string, bool) {
+	if w.Engine == nil || m.re != nil && len(m.lits) == 0 {
 		return nil, false
 	}
 	needle := m.needle
@@ -233,9 +233,9 @@ func (s *Server) candidates(ctx context.Context, m *matcher, name string) ([]str
 	}
 	most := 0
 	if name != "." {
-		most = max(1, walkRatio*s.cfg.Engine.Covered(name, nil))
+		most = max(1, walkRatio*w.Engine.Covered(name, nil))
 	}
-	paths, ok, err := s.cfg.Engine.Candidates(ctx, needle, name, most)
+	paths, ok, err := w.Engine.Candidates(ctx, needle, name, most)
 	if err != nil || !ok {
 		return nil, false
 	}
@@ -243,26 +243,26 @@ func (s *Server) candidates(ctx context.Context, m *matcher, name string) ([]str
 }
 
 // visitCandidates visits the candidate files below name in the order a walk would (depth first,
-// names sorted), within depth levels as [Server.walk] counts them, judged by the policy as a walk
+// names sorted), within depth levels as [Walker.walk] counts them, judged by the policy as a walk
 // judges them, leaving out those cur has been past. r counts every candidate, out of all of
 // them; cur (if not nil) records the last file visited.
-func (s *Server) visitCandidates(ctx context.Context, name string, depth int, paths []string, r *reporter, cur *cursor, visit func(fsroot.Info) bool) error {
-	sort.Slice(paths, func(i, j int) bool { return walkOrder(paths[i], paths[j]) })
+func (w Walker) visitCandidates(ctx context.Context, name string, depth int, paths []string, r *Report, cur *cursor, visit func(fsroot.Info) bool) error {
+	sort.Slice(paths, func(i, j int) bool { return WalkOrder(paths[i], paths[j]) })
 	r.setTotal(len(paths), "candidate files")
 	for _, p := range paths {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		r.step()
-		rel, ok := below(p, name)
-		if !ok || !withinDepth(rel, depth) || cur.before(p, false) {
+		rel, ok := Below(p, name)
+		if !ok || !WithinDepth(rel, depth) || cur.before(p, false) {
 			continue
 		}
-		info, err := s.cfg.Root.Lstat(p)
-		if err != nil || info.Type != fsroot.TypeFile || !s.visibleAlong(p) {
+		info, err := w.Root.Lstat(p)
+		if err != nil || info.Type != fsroot.TypeFile || !w.visibleAlong(p) {
 			continue
 		}
-		if s.cfg.Ignore.Hidden(p, false) != "" {
+		if w.Ignore.Hidden(p, false) != "" {
 			continue // ignored since the index took it in
 		}
 		if !visit(info) {
@@ -297,5 +297,3 @@ func findMatches(lines []string, m *matcher, context int) ([]result.Match, int) 
 	}
 	return out, count
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

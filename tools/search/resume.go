@@ -1,4 +1,4 @@
-package tools
+package search
 
 import (
 	"context"
@@ -20,14 +20,14 @@ import (
 // changes a file; a call it has no place for (after a restart, or with other criteria) walks from
 // the start and skips offset results.
 
-// maxResumes is how many stopping places a root remembers, and resumeTTL for how long.
-const (
-	maxResumes = 16
-	resumeTTL  = 10 * time.Minute
-)
+// maxResumes is how many stopping places a root remembers.
+const maxResumes = 16
 
-// resumes remembers where recent walks stopped.
-type resumes struct {
+// ResumeTTL is how long a root remembers where a walk stopped.
+const ResumeTTL = 10 * time.Minute
+
+// Resumes remembers where recent walks stopped.
+type Resumes struct {
 	mu     sync.Mutex
 	places []resume // oldest first
 }
@@ -42,12 +42,12 @@ type resume struct {
 	when     time.Time
 }
 
-// at returns where a walk for key resumes at offset, if one stopped there since now-resumeTTL.
-func (r *resumes) at(key string, offset int, now time.Time) (resume, bool) {
+// at returns where a walk for key resumes at offset, if one stopped there since now-ResumeTTL.
+func (r *Resumes) at(key string, offset int, now time.Time) (resume, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, p := range r.places {
-		if p.key == key && p.offset == offset && now.Sub(p.when) < resumeTTL {
+		if p.key == key && p.offset == offset && now.Sub(p.when) < ResumeTTL {
 			return p, true
 		}
 	}
@@ -55,7 +55,7 @@ func (r *resumes) at(key string, offset int, now time.Time) (resume, bool) {
 }
 
 // put remembers where a walk stopped.
-func (r *resumes) put(p resume) {
+func (r *Resumes) put(p resume) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i, q := range r.places {
@@ -70,8 +70,8 @@ func (r *resumes) put(p resume) {
 	r.places = append(r.places, p)
 }
 
-// forget drops every place: a write may have changed the files a walk went past.
-func (r *resumes) forget() {
+// Forget drops every place: a write may have changed the files a walk went past.
+func (r *Resumes) Forget() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.places = nil
@@ -105,9 +105,9 @@ func (c *cursor) before(p string, dir bool) bool {
 		return false
 	}
 	if dir {
-		return !strings.HasPrefix(c.after, p+"/") && walkOrder(p, c.after)
+		return !strings.HasPrefix(c.after, p+"/") && WalkOrder(p, c.after)
 	}
-	return !walkOrder(c.after, p)
+	return !WalkOrder(c.after, p)
 }
 
 // done records that the walk finished the file at p, unless its time ran out while it read it.

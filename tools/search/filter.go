@@ -1,4 +1,4 @@
-package tools
+package search
 
 import (
 	"errors"
@@ -11,8 +11,8 @@ import (
 	"github.com/packfs/packfs-mcp/tools/errs"
 )
 
-// filter holds a listing's or search's criteria, checked against each entry's attributes.
-type filter struct {
+// Filter holds a listing's or search's criteria, checked against each entry's attributes.
+type Filter struct {
 	exts          map[string]bool
 	names         []string // globs, lower-case; any one matching keeps a name
 	after, before *time.Time
@@ -20,8 +20,9 @@ type filter struct {
 	content       string
 }
 
-func newFilter(in intents.Discover) (*filter, error) {
-	f := &filter{}
+// NewFilter is the filter of in's criteria, refused when its name glob is not one.
+func NewFilter(in intents.Discover) (*Filter, error) {
+	f := &Filter{}
 	cr := in.Target.Criteria
 	if cr == nil {
 		return f, nil
@@ -29,7 +30,7 @@ func newFilter(in intents.Discover) (*filter, error) {
 	if len(cr.Extension) > 0 {
 		f.exts = make(map[string]bool)
 		for _, e := range cr.Extension {
-			f.exts[normExt(e)] = true
+			f.exts[NormExt(e)] = true
 		}
 	}
 	if cr.Name != "" {
@@ -56,25 +57,31 @@ func newFilter(in intents.Discover) (*filter, error) {
 	return f, nil
 }
 
-// normExt writes an extension as the policy and the index do: lower-case, with its dot.
-func normExt(e string) string { return "." + strings.TrimPrefix(strings.ToLower(e), ".") }
+// NormExt writes an extension as the policy and the index do: lower-case, with its dot.
+func NormExt(e string) string { return "." + strings.TrimPrefix(strings.ToLower(e), ".") }
 
 // none reports whether f has no criteria: it keeps every entry.
-func (f *filter) none() bool {
+func (f *Filter) none() bool {
 	return f.exts == nil && f.names == nil && f.after == nil && f.before == nil && f.min == nil && f.max == nil && f.content == ""
 }
 
-// keep judges an entry by its attributes. Criteria about files (extension, size, content) leave
+// Content is the text, lower-case, a file must hold (criteria.content); "" for any.
+func (f *Filter) Content() string { return f.content }
+
+// HasNames reports whether the criteria name files by a glob.
+func (f *Filter) HasNames() bool { return f.names != nil }
+
+// Keep judges an entry by its attributes. Criteria about files (extension, size, content) leave
 // directories out.
-func (f *filter) keep(info fsroot.Info) bool {
-	fileOnly := f.exts != nil || f.min != nil || f.max != nil || f.content != ""
+func (f *Filter) Keep(info fsroot.Info) bool {
+	fileOnly := f.exts != nil || f.min != nil || f.max != nil || f.Content() != ""
 	if fileOnly && info.Type != fsroot.TypeFile {
 		return false
 	}
 	if f.exts != nil && !f.exts[strings.ToLower(path.Ext(info.Name))] {
 		return false
 	}
-	if !f.named(info.Name) {
+	if !f.Named(info.Name) {
 		return false
 	}
 	if f.after != nil && !info.ModTime.After(*f.after) {
@@ -92,9 +99,9 @@ func (f *filter) keep(info fsroot.Info) bool {
 	return true
 }
 
-// named reports whether base passes the name criteria: it matches one of the patterns that
+// Named reports whether base passes the name criteria: it matches one of the patterns that
 // include (any, when all exclude) and none of those that exclude ("!*_test.go").
-func (f *filter) named(base string) bool {
+func (f *Filter) Named(base string) bool {
 	if f.names == nil {
 		return true
 	}
