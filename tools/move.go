@@ -22,6 +22,7 @@ import (
 	"github.com/packfs/packfs-mcp/tools/errs"
 	"github.com/packfs/packfs-mcp/tools/relink"
 	"github.com/packfs/packfs-mcp/tools/result"
+	"github.com/packfs/packfs-mcp/tools/search"
 )
 
 // moving is one file or folder a move takes, and where.
@@ -416,10 +417,10 @@ func (s *Server) linksKnown() error {
 	if st.Phase != semantic.PhaseIndexing {
 		progress = fmt.Sprintf("%s: %d files found so far", st.Phase, st.Total)
 	}
-	retry := retryAfter(st.Left)
+	retry := search.RetryAfter(st.Left)
 	return &errs.Error{Code: errs.CodeNotAvailable, Field: "options.preserveRelationships", Retry: retry, Msg: fmt.Sprintf(
 		"links cannot be kept working yet: the search index is still being built (%s), and a move that keeps links must know every link to what moves. "+
-			"Nothing was moved. Try again in about %s, or move without preserveRelationships.", progress, roundUp(retry))}
+			"Nothing was moved. Try again in about %s, or move without preserveRelationships.", progress, search.Seconds(retry))}
 }
 
 func existsAt(dest string) error {

@@ -8,9 +8,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/packfs/packfs-mcp/markdown"
 	"github.com/packfs/packfs-mcp/tools/errs"
 	"github.com/packfs/packfs-mcp/tools/result"
+	"github.com/packfs/packfs-mcp/tools/search"
 )
 
 // TestRelationshipsVia checks that each related document of relationships and of
@@ -85,6 +85,7 @@ func TestBacklinkSources(t *testing.T) {
 		sources[fmt.Sprintf("%s:%d", b.Path, b.Line)] = b.Source
 	}
 	i := strings.Index(long, "[[t]]") + 2
+	const sourceBefore, maxSourceBytes = 60, 160 // how tools/search cuts a long line around its link
 	want := map[string]string{
 		"a.md:2":    "see [[t|the target]] here",
 		"a.md:4":    "- [t again](t.md)",
@@ -96,45 +97,21 @@ func TestBacklinkSources(t *testing.T) {
 	}
 }
 
-// TestSourcesCapped checks that only the first MaxSources backlinks of a hub carry their line, so
+// TestSourcesCapped checks that only the first search.MaxSources backlinks of a hub carry their line, so
 // a note that hundreds link to does not cost a read of each of them.
 func TestSourcesCapped(t *testing.T) {
-	tree := []string{"hub.md=# Hub\n", "many.md=" + strings.Repeat("see [[hub]]\n", MaxSources+1)}
+	tree := []string{"hub.md=# Hub\n", "many.md=" + strings.Repeat("see [[hub]]\n", search.MaxSources+1)}
 	e := newOptionEnv(t, optionTable{engine: true, tree: tree})
 	out := e.call(t, SearcherName, map[string]any{"purpose": "relationships", "target": map[string]any{"path": "hub.md"}})
 	var got []result.BacklinkEntry
 	field(t, out, "backlinks", &got)
-	if len(got) != MaxSources+1 {
-		t.Fatalf("%d backlinks, want %d", len(got), MaxSources+1)
+	if len(got) != search.MaxSources+1 {
+		t.Fatalf("%d backlinks, want %d", len(got), search.MaxSources+1)
 	}
 	for i, b := range got {
-		if want := i < MaxSources; (b.Source != "") != want {
+		if want := i < search.MaxSources; (b.Source != "") != want {
 			t.Errorf("backlink %d (line %d): source %q, want one: %v", i, b.Line, b.Source, want)
 		}
-	}
-}
-
-func TestSourceLine(t *testing.T) {
-	long := strings.Repeat("é", 100) // 200 bytes, each rune two
-	tests := []struct {
-		name  string
-		lines []string
-		b     markdown.Backlink
-		want  string
-	}{
-		{"short", []string{"a", " [[x]] \r"}, markdown.Backlink{Line: 2}, "[[x]]"},
-		{"past the end", []string{"a"}, markdown.Backlink{Line: 2}, ""},
-		{"no line", []string{"a"}, markdown.Backlink{}, ""},
-		{"long, no offset", []string{long}, markdown.Backlink{Line: 1}, strings.Repeat("é", 80) + "…"},
-		{"long, at the end", []string{"ab", long}, markdown.Backlink{Line: 2, Start: 3 + 190}, "…" + strings.Repeat("é", 80)},
-		{"long, mid rune", []string{long}, markdown.Backlink{Line: 1, Start: 61 + 20}, "…" + strings.Repeat("é", 80) + "…"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := sourceLine(tt.lines, tt.b); got != tt.want {
-				t.Errorf("sourceLine = %q, want %q", got, tt.want)
-			}
-		})
 	}
 }
 
@@ -148,7 +125,7 @@ func TestSeveralDocuments(t *testing.T) {
 		"pic.png=\x89PNG\r\n\x1a\n\x00\x00",
 		".env=SECRET=1\n",
 	}
-	for i := range MaxDocuments + 5 {
+	for i := range search.MaxDocuments + 5 {
 		tree = append(tree, fmt.Sprintf("many/n%02d.md=# N%d\n[[a]]\n", i, i))
 	}
 	e := newOptionEnv(t, optionTable{engine: true, tree: tree})
@@ -212,8 +189,8 @@ func TestSeveralDocuments(t *testing.T) {
 		var seen []string
 		for offset := 0; ; {
 			out := rel(map[string]any{"path": "many"}, map[string]any{"offset": offset})
-			if out.Result["totalFound"] != float64(MaxDocuments+5) {
-				t.Fatalf("totalFound = %v, want %d", out.Result["totalFound"], MaxDocuments+5)
+			if out.Result["totalFound"] != float64(search.MaxDocuments+5) {
+				t.Fatalf("totalFound = %v, want %d", out.Result["totalFound"], search.MaxDocuments+5)
 			}
 			var docs []result.DocumentEntry
 			field(t, out, "documents", &docs)
@@ -227,12 +204,12 @@ func TestSeveralDocuments(t *testing.T) {
 			if !ok {
 				break
 			}
-			if out.Result["truncated"] != true || len(docs) != MaxDocuments {
+			if out.Result["truncated"] != true || len(docs) != search.MaxDocuments {
 				t.Fatalf("a page with nextOffset: truncated %v, %d documents", out.Result["truncated"], len(docs))
 			}
 			offset = int(next)
 		}
-		if len(seen) != MaxDocuments+5 || seen[0] != "many/n00.md" || seen[len(seen)-1] != fmt.Sprintf("many/n%02d.md", MaxDocuments+4) {
+		if len(seen) != search.MaxDocuments+5 || seen[0] != "many/n00.md" || seen[len(seen)-1] != fmt.Sprintf("many/n%02d.md", search.MaxDocuments+4) {
 			t.Errorf("pages gave %d documents, %v", len(seen), seen)
 		}
 	})
@@ -249,9 +226,9 @@ func TestSeveralDocuments(t *testing.T) {
 }
 
 // TestSeveralSourcesShared checks that the backlinks of several documents share one budget of
-// MaxSources source lines, as one document's do.
+// search.MaxSources source lines, as one document's do.
 func TestSeveralSourcesShared(t *testing.T) {
-	n := MaxSources/2 + 5
+	n := search.MaxSources/2 + 5
 	tree := []string{"x.md=# X\n", "y.md=# Y\n",
 		"lx.md=" + strings.Repeat("see [[x]]\n", n), "ly.md=" + strings.Repeat("see [[y]]\n", n)}
 	e := newOptionEnv(t, optionTable{engine: true, tree: tree})
@@ -268,13 +245,13 @@ func TestSeveralSourcesShared(t *testing.T) {
 			}
 		}
 	}
-	if with != MaxSources {
-		t.Errorf("%d backlinks carry a source, want %d", with, MaxSources)
+	if with != search.MaxSources {
+		t.Errorf("%d backlinks carry a source, want %d", with, search.MaxSources)
 	}
 }
 
 // TestSeveralDocumentsBudget checks that a page of documents ends once the answer passes
-// MaxDocumentsBytes, with nextOffset at the first document it left out, for target.paths and for
+// search.MaxDocumentsBytes, with nextOffset at the first document it left out, for target.paths and for
 // a folder alike.
 func TestSeveralDocumentsBudget(t *testing.T) {
 	tree := []string{}
@@ -292,7 +269,7 @@ func TestSeveralDocumentsBudget(t *testing.T) {
 		var seen []string
 		for offset, pages := 0, 0; ; pages++ {
 			out := e.call(t, SearcherName, map[string]any{"purpose": "relationships", "target": target, "options": map[string]any{"offset": offset}})
-			if size := len(out.json()); size > 2*MaxDocumentsBytes {
+			if size := len(out.json()); size > 2*search.MaxDocumentsBytes {
 				t.Errorf("%v: a page of %d bytes", target, size)
 			}
 			var docs []result.DocumentEntry

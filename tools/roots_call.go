@@ -15,6 +15,7 @@ import (
 	"github.com/packfs/packfs-mcp/markdown"
 	"github.com/packfs/packfs-mcp/tools/errs"
 	"github.com/packfs/packfs-mcp/tools/result"
+	"github.com/packfs/packfs-mcp/tools/search"
 )
 
 // A call to tools over several roots is decoded and judged (permission, arguments) once, as one
@@ -138,7 +139,7 @@ const statusOtherRoot = "otherRoot"
 func (r *Roots) otherRoots(s *Server, doc string, d *result.DocumentLinks) {
 	moved := map[[2]any]bool{}
 	for i, l := range d.Links {
-		if l.Status != string(markdown.StatusBroken) && l.Status != statusUnresolved || l.Kind == string(markdown.KindWiki) {
+		if l.Status != string(markdown.StatusBroken) && l.Status != search.StatusUnresolved || l.Kind == string(markdown.KindWiki) {
 			continue
 		}
 		target, err := url.PathUnescape(l.Target)

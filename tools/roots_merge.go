@@ -395,11 +395,11 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 	hits = hits[:min(want, len(hits))]
 	shown := map[string]bool{}
 	for _, h := range hits {
-		h.e.Score = round2(h.e.Score)
+		h.e.Score = search.Round2(h.e.Score)
 		out.Files = append(out.Files, h.e)
 		shown[h.e.Path] = true
 	}
-	falling(out.Files)
+	search.Falling(out.Files)
 	out.Related = slices.DeleteFunc(out.Related, func(e result.RelatedEntry) bool { return !shown[e.From] })
 	for w, n := range unknown {
 		if n == answered {

@@ -88,7 +88,7 @@ func (s *Server) walked(ctx context.Context, c *call, walk func(r *search.Report
 func (s *Server) walker() search.Walker {
 	return search.Walker{Root: s.cfg.Root, Policy: s.cfg.Policy, Ignore: s.cfg.Ignore, Engine: s.cfg.Engine,
 		MaxFileSize: s.cfg.MaxFileSize, ReadJudged: s.readJudged, Docs: s.docs(), BeforeSearch: s.beforeSearch,
-		Resumes: &s.resumes, Budget: s.budget, Now: s.cfg.Now}
+		Resumes: &s.resumes, Budget: s.budget, Now: s.cfg.Now, Show: s.show, Log: s.cfg.Log}
 }
 
 // newReporter returns the progress reporter of call c.

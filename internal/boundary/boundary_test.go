@@ -35,7 +35,7 @@ var (
 		"tools/docs":        {"extract", "fsroot", "intents", "markdown", "security", "semantic", "tools/errs", "tools/result", "tools/text"},
 		"tools/relink":      {"fsroot", "history", "markdown", "security", "semantic", "tools/result", "tools/text"},
 		"tools/undo":        {"fsroot", "history", "intents", "security", "tools/errs", "tools/result"},
-		"tools/search":      {"extract", "fsroot", "fulltext", "intents", "security", "semantic", "tools/docs", "tools/errs", "tools/result", "tools/text"},
+		"tools/search":      {"extract", "fsroot", "fulltext", "intents", "markdown", "security", "semantic", "tools/docs", "tools/errs", "tools/result", "tools/text"},
 		"tools/progress":    {"semantic"},
 		"extract":           {},
 		"audit":             {"fsroot"},

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log"
 	"path"
 	"slices"
 	"strings"
@@ -57,6 +58,10 @@ type Walker struct {
 	Resumes *Resumes
 	Budget  func(context.Context) (context.Context, context.CancelFunc)
 	Now     func() time.Time
+	// Show is a root-relative path as the caller names it; Log takes what the answer leaves to
+	// the server's log.
+	Show func(name string) string
+	Log  *log.Logger
 }
 
 // Progress is how a walk tells how far it has got (tools/progress's Reporter).

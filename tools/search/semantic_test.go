@@ -1,4 +1,4 @@
-package tools
+package search
 
 import (
 	"errors"
