@@ -7,10 +7,8 @@ import (
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/history"
 	"github.com/packfs/packfs-mcp/intents"
-	"github.com/packfs/packfs-mcp/markdown"
 	"github.com/packfs/packfs-mcp/tools/errs"
 	"github.com/packfs/packfs-mcp/tools/result"
-	"github.com/packfs/packfs-mcp/tools/undo"
 )
 
 // keep keeps old, what the file name holds with permission bits mode, in the root's history
@@ -97,56 +95,4 @@ func (s *Server) history(ctx context.Context, c *call, in intents.Access) (any, 
 	}
 	out.Metadata = c.meta()
 	return out, nil
-}
-
-// undoing is the tree whose changes call c undoes, with the server as its host.
-func (s *Server) undoing(c *call) undo.Tree {
-	return undo.Tree{Host: undoHost{s, c}, Store: s.cfg.History, Root: s.cfg.Root, Policy: s.cfg.Policy,
-		MaxFileSize: s.cfg.MaxFileSize, MaxFolderFiles: MaxCopyEntries}
-}
-
-// undoHost is [undo.Host] over a server, for call c: every lookup judged ([Server.open]), every
-// change kept and recorded in c.
-type undoHost struct {
-	s *Server
-	c *call
-}
-
-func (h undoHost) Open(name string, write bool) (*fsroot.Entry, error) {
-	if write {
-		return h.s.open(name, useWrite)
-	}
-	return h.s.open(name, useRead)
-}
-
-func (h undoHost) Keep(ctx context.Context, name string, data []byte, mode fs.FileMode) (*history.State, error) {
-	return h.s.keep(ctx, name, data, mode)
-}
-
-func (h undoHost) Changed(name string, before *history.State, data []byte, mode fs.FileMode) {
-	h.s.changed(h.c, name, before, data, mode)
-}
-
-func (h undoHost) MakeParents(name string, o intents.UpdateOptions) error {
-	return h.s.makeParents(name, o)
-}
-func (h undoHost) Refresh(ctx context.Context, names ...string) { h.s.refresh(ctx, names...) }
-func (h undoHost) Show(name string) string                      { return h.s.show(name) }
-
-// moveBack moves what the move ch put at ch.To back to ch.Path, kept as a move of this call.
-func (h undoHost) MoveBack(ctx context.Context, ch history.Change, overwrite bool) error {
-	s, c := h.s, h.c
-	isDir, err := s.isFolder(ch.To)
-	if err != nil {
-		return err
-	}
-	if err := s.makeParents(ch.Path, intents.UpdateOptions{CreatePath: true}); err != nil {
-		return err
-	}
-	m := moving{markdown.Moved{From: ch.To, To: ch.Path}, isDir}
-	if err := s.renameAll(ctx, c, []moving{m}, overwrite, ""); err != nil {
-		return err
-	}
-	s.refresh(ctx, ch.To, ch.Path)
-	return nil
 }

@@ -103,6 +103,8 @@ func (s *Server) notifyIndexProgress(ctx context.Context, c *call) {
 	s.newReporter(ctx, c).Index(s.cfg.Engine.Status())
 }
 
+// isNotExist reports whether err says a file is not there, or a file stands where a folder on its
+// path should be.
 func isNotExist(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, fsroot.ErrNotDir)
 }

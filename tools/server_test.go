@@ -3,15 +3,12 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"io/fs"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/tools/errs"
 	"github.com/packfs/packfs-mcp/tools/result"
 )
@@ -31,27 +28,6 @@ func TestPanicBecomesToolError(t *testing.T) {
 	}
 	if !res.IsError || out["code"] != errs.CodeInternal || out["success"] != false {
 		t.Errorf("result = %v (isError %v)", out, res.IsError)
-	}
-}
-
-func TestFailureCodes(t *testing.T) {
-	tests := []struct {
-		err  error
-		code string
-	}{
-		{context.DeadlineExceeded, errs.CodeTimeout},
-		{errors.New("something odd"), errs.CodeInternal},
-		{errs.New(errs.CodeNotAvailable, "x"), errs.CodeNotAvailable},
-		{&fs.PathError{Op: "write", Path: "a.md", Err: fsroot.ErrInUse}, errs.CodeInUse},
-	}
-	for _, tt := range tests {
-		if got := errs.Status(tt.err, "a.md", New(Config{}).show).Code; got != tt.code {
-			t.Errorf("failure(%v) = %s, want %s", tt.err, got, tt.code)
-		}
-	}
-	home := errs.Status(&fs.PathError{Op: "open", Path: "~/notes.md", Err: fs.ErrNotExist}, "~/notes.md", New(Config{}).show)
-	if home.Code != errs.CodeNotFound || !strings.Contains(home.Error, "paths are relative to the root") {
-		t.Errorf("a path from ~ that does not exist: %+v, want NOT_FOUND saying paths are relative to the root", home)
 	}
 }
 

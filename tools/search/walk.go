@@ -1,8 +1,9 @@
-// Package search is the searcher's walk of a root: a listing and search_content, what they leave
-// out (the policy's, the noise of ignore files and caches) and say they left out, their criteria
-// and name globs, the matcher of lines (literal, or RE2 with the literals its matches must hold,
-// which the index's candidates narrow by), and where a long walk stopped, for the next page to go
-// on from.
+// Package search is what the searcher answers of one root. Its walk gives a listing and
+// search_content: what they leave out (the policy's, the noise of ignore files and caches) and
+// say they left out, their criteria and name globs, the matcher of lines (literal, or RE2 with the
+// literals its matches must hold, which the index's candidates narrow by), and where a long walk
+// stopped, for the next page to go on from. Its index gives search_semantic's ranked hits and
+// relationships' links and backlinks, and says what such an answer lacks while it is being built.
 package search
 
 import (
@@ -39,7 +40,8 @@ const (
 	MaxRegexBytes = 1000
 )
 
-// Walker walks one root for the searcher.
+// Walker is the searcher's view of one root: it walks the root for list and search_content, and
+// answers search_semantic and relationships from its index. tools fills it for each call.
 type Walker struct {
 	Root   *fsroot.Root
 	Policy *security.Policy
