@@ -40,7 +40,7 @@ type Config struct {
 	// HistoryMaxBytes bounds what the history of one root takes, the oldest changes going first.
 	// If zero, 1 GiB.
 	HistoryMaxBytes int64 `json:"historyMaxBytes,omitempty" yaml:"historyMaxBytes" validate:"min=0"`
-	// TimeoutMs bounds each tool call. If zero, [tools.DefaultTimeout].
+	// TimeoutMs bounds each tool call. If zero, tools.DefaultTimeout.
 	TimeoutMs int `json:"timeoutMs,omitempty" yaml:"timeoutMs" validate:"min=0,max=3600000"`
 	// ReadOnly removes the write permission whatever Permissions says.
 	ReadOnly bool `json:"readOnly,omitempty" yaml:"readOnly"`
@@ -58,7 +58,7 @@ type Config struct {
 // RootConfig is one folder to serve. With several roots, a path's first element is the name of
 // its root ("notes/todo.md"); with one, paths are relative to it and the name is not used.
 type RootConfig struct {
-	// Name is the root's name. If empty, its folder's name, made valid ([tools.ValidRootName]).
+	// Name is the root's name. If empty, its folder's name, made valid (tools.ValidRootName).
 	Name string `json:"name,omitempty" yaml:"name"`
 	// Path is the folder.
 	Path string `json:"path" yaml:"path" validate:"required"`
