@@ -49,7 +49,7 @@ func newBlockedEnv(t *testing.T, entries ...string) *raceEnv {
 	engine := semantic.New(semantic.Options{FS: security.IndexFS(policy, root), Allow: security.Indexed(policy, root, ig)})
 	mustOK(t, engine.Build(context.Background()))
 	t.Cleanup(func() { engine.Close() })
-	e.serve(Config{Root: root, Policy: policy, Ignore: ig, Engine: engine})
+	e.serve(Config{Mount: Mount{Root: root, Policy: policy, Ignore: ig, Engine: engine}})
 	return e
 }
 

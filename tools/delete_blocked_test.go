@@ -29,8 +29,7 @@ func newPolicyEnv(t *testing.T, cfg security.PolicyConfig, tree ...string) *opti
 	policy, err := security.NewPolicy(cfg)
 	mustOK(t, err)
 	env := &optionEnv{root: dir, tools: map[string]server.ServerTool{}, srv: New(Config{
-		Root:        root,
-		Policy:      policy,
+		Mount:       Mount{Root: root, Policy: policy},
 		Limiter:     security.NewLimiter(security.LimitConfig{MaxRequests: 1 << 30}),
 		Permissions: security.AllPermissions(),
 	})}

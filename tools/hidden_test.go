@@ -71,7 +71,7 @@ func TestEmptyIndexSaysWhy(t *testing.T) {
 			engine := semantic.New(semantic.Options{FS: security.IndexFS(policy, root), Allow: security.Indexed(policy, root, ig)})
 			mustOK(t, engine.Build(context.Background()))
 			defer engine.Close()
-			s := New(Config{Root: root, Policy: policy, Ignore: ig, Engine: engine, Permissions: security.AllPermissions(),
+			s := New(Config{Mount: Mount{Root: root, Policy: policy, Ignore: ig, Engine: engine}, Permissions: security.AllPermissions(),
 				Limiter: security.NewLimiter(security.LimitConfig{MaxRequests: 1 << 30})})
 			var req mcp.CallToolRequest
 			req.Params.Name = SearcherName

@@ -32,7 +32,7 @@ func historyServer(b *testing.B, files map[string]string, kept bool) (*server.MC
 	b.Cleanup(func() { r.Close() })
 	policy, err := security.NewPolicy(security.PolicyConfig{RootDir: r.Dir(), RootResolved: r.ResolvedDir()})
 	mustOKB(b, err)
-	cfg := Config{Root: r, Policy: policy, Permissions: security.AllPermissions(), MaxFileSize: 4 << 20,
+	cfg := Config{Mount: Mount{Root: r, Policy: policy}, Permissions: security.AllPermissions(), MaxFileSize: 4 << 20,
 		Limiter: security.NewLimiter(security.LimitConfig{MaxRequests: 1 << 30})}
 	histDir := ""
 	if kept {

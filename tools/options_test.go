@@ -241,8 +241,7 @@ func newOptionEnv(t *testing.T, table optionTable) *optionEnv {
 	policy, err := security.NewPolicy(security.PolicyConfig{RootDir: root.Dir(), RootResolved: root.ResolvedDir()})
 	mustOK(t, err)
 	cfg := Config{
-		Root:        root,
-		Policy:      policy,
+		Mount:       Mount{Root: root, Policy: policy},
 		Limiter:     security.NewLimiter(security.LimitConfig{MaxRequests: 1 << 30}),
 		Permissions: security.AllPermissions(),
 	}

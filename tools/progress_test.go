@@ -57,7 +57,7 @@ func TestProgressThroughServer(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var hooked []progress.Report
-			cfg := Config{Root: root, Policy: policy, Permissions: security.AllPermissions(),
+			cfg := Config{Mount: Mount{Root: root, Policy: policy}, Permissions: security.AllPermissions(),
 				Limiter: security.NewLimiter(security.LimitConfig{MaxRequests: 1 << 30})}
 			if tt.hook {
 				cfg.Progress = func(p progress.Report) { hooked = append(hooked, p) }

@@ -126,7 +126,7 @@ func newRaceEnv(t *testing.T, rootEntries ...string) *raceEnv {
 	e.before = snapshotOutside(t, e.base)
 
 	root, policy := e.open()
-	e.serve(Config{Root: root, Policy: policy})
+	e.serve(Config{Mount: Mount{Root: root, Policy: policy}})
 	return e
 }
 

@@ -297,7 +297,7 @@ func configOver(t *testing.T, dir string) Config {
 	t.Cleanup(func() { root.Close() })
 	policy, err := security.NewPolicy(security.PolicyConfig{RootDir: root.Dir(), RootResolved: root.ResolvedDir()})
 	mustOK(t, err)
-	return Config{Root: root, Policy: policy, Limiter: security.NewLimiter(security.LimitConfig{MaxRequests: 1 << 30}),
+	return Config{Mount: Mount{Root: root, Policy: policy}, Limiter: security.NewLimiter(security.LimitConfig{MaxRequests: 1 << 30}),
 		Permissions: security.AllPermissions()}
 }
 

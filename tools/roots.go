@@ -18,16 +18,25 @@ import (
 )
 
 // Mount is one folder the tools serve: its rooted filesystem and policy, and its own search index
-// and history. Nothing crosses from one mount into another but a copy the writer makes.
+// and history. It is the one definition of a served root: a [Config] holds one beside the settings
+// every root shares, and the server's own record of a folder (its index's place, its background
+// work) holds one too. Nothing crosses from one mount into another but a copy the writer makes.
 type Mount struct {
-	// Name is the first element of every path inside the mount when the tools serve several; it
-	// is ignored when they serve one (see [NewRoots]).
-	Name    string
-	Root    *fsroot.Root
-	Policy  *security.Policy
-	Engine  *semantic.Engine // nil: search_semantic and relationships answer NOT_AVAILABLE
-	History *history.Store   // nil: changes are final
-	Ignore  *security.Ignore // nil: one of Root's own (see Config.Ignore)
+	// Name is the first element of every path inside the mount when the tools serve several
+	// (see [Roots]); "" for a root served on its own, whose paths do not name it.
+	Name string
+	// Root and Policy are required to serve the mount.
+	Root   *fsroot.Root
+	Policy *security.Policy
+	// Engine, when set, serves search_semantic and relationships and is kept in step with every
+	// write. If nil, those purposes answer NOT_AVAILABLE.
+	Engine *semantic.Engine
+	// History, when set, keeps what every change replaces, so that it can be undone; it lies
+	// outside Root. If nil, changes are final.
+	History *history.Store
+	// Ignore says what listings and searches leave out as noise (ignored files, caches); the index
+	// is given the same. If nil, one of Root's own without a global excludes file.
+	Ignore *security.Ignore
 }
 
 // Roots serves the three tools over one root or several. With one root (named false), paths are
@@ -44,10 +53,10 @@ type Roots struct {
 }
 
 // NewRoots returns the tools for the roots to be added with [Roots.Add], with shared's settings
-// (its Root, Policy, Engine and History are the mounts', and ignored). With named false, the tools
-// serve exactly one root, and its paths do not name it.
+// (its Mount is ignored: each root brings its own). With named false, the tools serve exactly one
+// root, and its paths do not name it.
 func NewRoots(shared Config, named bool) *Roots {
-	shared.Root, shared.Policy, shared.Engine, shared.History = nil, nil, nil, nil
+	shared.Mount = Mount{}
 	return &Roots{top: New(shared), named: named}
 }
 
@@ -78,19 +87,17 @@ func (r *Roots) Add(m Mount) error {
 	}
 	dir := m.Root.ResolvedDir()
 	for _, o := range r.roots {
-		if o.name == m.Name {
+		if o.cfg.Name == m.Name {
 			return fmt.Errorf("a root is already named %q (%s): give this one another name", m.Name, o.cfg.Root.Dir())
 		}
 		if od := o.cfg.Root.ResolvedDir(); fsroot.HostWithin(dir, od) || fsroot.HostWithin(od, dir) {
-			return fmt.Errorf("%s overlaps root %q (%s): roots may not hold one another", m.Root.Dir(), o.name, o.cfg.Root.Dir())
+			return fmt.Errorf("%s overlaps root %q (%s): roots may not hold one another", m.Root.Dir(), o.cfg.Name, o.cfg.Root.Dir())
 		}
 	}
 	cfg := r.top.cfg
-	cfg.Root, cfg.Policy, cfg.Engine, cfg.History, cfg.Ignore = m.Root, m.Policy, m.Engine, m.History, m.Ignore
-	s := New(cfg)
-	s.name = m.Name
-	i, _ := slices.BinarySearchFunc(r.roots, m.Name, func(s *Server, name string) int { return strings.Compare(s.name, name) })
-	r.roots = slices.Insert(r.roots, i, s)
+	cfg.Mount = m
+	i, _ := slices.BinarySearchFunc(r.roots, m.Name, func(s *Server, name string) int { return strings.Compare(s.cfg.Name, name) })
+	r.roots = slices.Insert(r.roots, i, New(cfg))
 	return nil
 }
 
@@ -100,7 +107,7 @@ func (r *Roots) Remove(name string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n := len(r.roots)
-	r.roots = slices.DeleteFunc(r.roots, func(s *Server) bool { return s.name == name })
+	r.roots = slices.DeleteFunc(r.roots, func(s *Server) bool { return s.cfg.Name == name })
 	return len(r.roots) < n
 }
 
@@ -108,7 +115,7 @@ func (r *Roots) Remove(name string) bool {
 func (r *Roots) Names() []string {
 	var names []string
 	for _, s := range r.list() {
-		names = append(names, s.name)
+		names = append(names, s.cfg.Name)
 	}
 	return names
 }

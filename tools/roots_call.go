@@ -53,7 +53,7 @@ func route(roots []*Server, raw, field string) (*Server, string, error) {
 			}
 		}
 		return nil, "", &errs.Error{Code: errs.CodeOutsideRoot, Field: field, Msg: "that absolute path is outside every root: " +
-			"use a path that starts with a root's name, such as \"" + roots[0].name + "/notes/todo.md\"; list \".\" to see the roots"}
+			"use a path that starts with a root's name, such as \"" + roots[0].cfg.Name + "/notes/todo.md\"; list \".\" to see the roots"}
 	}
 	p := raw
 	for strings.HasPrefix(p, "./") {
@@ -68,7 +68,7 @@ func route(roots []*Server, raw, field string) (*Server, string, error) {
 			"path %q climbs above the roots: start it with a root's name (%s)", raw, rootNames(roots))}
 	}
 	for _, s := range roots {
-		if s.name == first {
+		if s.cfg.Name == first {
 			if rest == "" {
 				rest = "."
 			}
@@ -88,13 +88,13 @@ func holders(roots []*Server, p string) string {
 			info, err := e.Info()
 			e.Close()
 			if err == nil && (info.Type == fsroot.TypeDir || s.cfg.Root.Refuses(info) == nil) {
-				in = append(in, strconv.Quote(s.name+"/"+p))
+				in = append(in, strconv.Quote(s.cfg.Name+"/"+p))
 			}
 		}
 	}
 	switch len(in) {
 	case 0:
-		return fmt.Sprintf(", such as %q; list \".\" to see the roots", roots[0].name+"/"+p)
+		return fmt.Sprintf(", such as %q; list \".\" to see the roots", roots[0].cfg.Name+"/"+p)
 	case 1:
 		return ": it is at " + in[0]
 	}
@@ -104,7 +104,7 @@ func holders(roots []*Server, p string) string {
 func rootNames(roots []*Server) string {
 	names := make([]string, len(roots))
 	for i, s := range roots {
-		names[i] = s.name
+		names[i] = s.cfg.Name
 	}
 	return strings.Join(names, ", ")
 }
@@ -120,7 +120,7 @@ func (r *Roots) on(ctx context.Context, c *call, s *Server, in any, h func(*Serv
 	if v, ok := out.(result.Searcher); ok && c.purpose == "relationships" {
 		r.otherRoots(s, name, &v.DocumentLinks)
 		for i := range v.Documents {
-			if name, ok := strings.CutPrefix(v.Documents[i].Path, s.name+"/"); ok {
+			if name, ok := strings.CutPrefix(v.Documents[i].Path, s.cfg.Name+"/"); ok {
 				r.otherRoots(s, name, &v.Documents[i].DocumentLinks)
 			}
 		}
@@ -256,7 +256,7 @@ func (r *Roots) update(ctx context.Context, c *call) (any, error) {
 		}
 		if es != s {
 			return nil, &errs.Error{Code: errs.CodeInvalidArgument, Field: field, Msg: fmt.Sprintf(
-				"an edit changes files of one root, and target.path is in %q: edit the files of each root in a call of their own", s.name)}
+				"an edit changes files of one root, and target.path is in %q: edit the files of each root in a call of their own", s.cfg.Name)}
 		}
 		in.Edits[i].Path = erest
 	}
@@ -278,7 +278,7 @@ func (r *Roots) update(ctx context.Context, c *call) (any, error) {
 	case !row.acrossRoots:
 		return nil, &errs.Error{Code: errs.CodeInvalidArgument, Field: "target.destination", Msg: fmt.Sprintf(
 			"a move stays within one root, and %q is in root %q, target.path in %q: copy it there (purpose \"copy\"), then delete it",
-			in.Target.Destination, d.name, s.name)}
+			in.Target.Destination, d.cfg.Name, s.cfg.Name)}
 	}
 	in.Target.Destination = drest
 	return r.copyAcross(ctx, c, s, d, in)
@@ -307,7 +307,7 @@ func routeTargets(roots []*Server, in *intents.Update) (*Server, error) {
 		}
 		if s != nil && ps != s {
 			return nil, &errs.Error{Code: errs.CodeInvalidArgument, Field: field, Msg: fmt.Sprintf(
-				"a move of several files stays within one root, and target.paths[0] is in %q, %s in %q: move the files of each root in a call of their own", s.name, field, ps.name)}
+				"a move of several files stays within one root, and target.paths[0] is in %q, %s in %q: move the files of each root in a call of their own", s.cfg.Name, field, ps.cfg.Name)}
 		}
 		s, in.Target.Paths[i] = ps, rest
 	}

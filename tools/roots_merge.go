@@ -99,7 +99,7 @@ func (r *Roots) several(ctx context.Context, c *call, roots []*Server, field str
 				}
 				entries[idx[j]] = d
 			}
-			cov.add(v, g.s.name)
+			cov.add(v, g.s.cfg.Name)
 		}
 	}
 	shown := func(i int) string {
@@ -194,7 +194,7 @@ func rootInfo(s *Server) fsroot.Info {
 	if err != nil {
 		info = fsroot.Info{Type: fsroot.TypeDir}
 	}
-	info.Path = s.name
+	info.Path = s.cfg.Name
 	return info
 }
 
@@ -337,7 +337,7 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 			firstErr = cmp.Or(firstErr, err)
 			var mp *errs.Mapped
 			if errors.As(err, &mp) {
-				cov.message = append(cov.message, fmt.Sprintf("Root %q did not answer: %s", s.name, mp.Status.Error))
+				cov.message = append(cov.message, fmt.Sprintf("Root %q did not answer: %s", s.cfg.Name, mp.Status.Error))
 				cov.retry = max(cov.retry, mp.Status.RetryAfterMs)
 			}
 			continue
@@ -360,7 +360,7 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 		for _, w := range v.UnknownWords {
 			unknown[w]++
 		}
-		cov.add(v, s.name)
+		cov.add(v, s.cfg.Name)
 	}
 	if answered == 0 || out.Candidates == 0 && firstErr != nil {
 		return nil, firstErr

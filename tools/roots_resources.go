@@ -69,23 +69,23 @@ func (r *Roots) listResources(ctx context.Context, cursor mcp.Cursor) ([]mcp.Res
 	roots := r.list()
 	seen := 0
 	for i, s := range roots {
-		if s.name < from {
+		if s.cfg.Name < from {
 			continue
 		}
 		start := ""
-		if s.name == from {
+		if s.cfg.Name == from {
 			start = after
 		}
 		got, last, n, more := s.walkResources(ctx, start, ResourcePageSize-len(page), ResourceScanLimit-seen)
 		page, seen = append(page, got...), seen+n
 		if more {
-			return page, encodeCursor(s.name + "/" + last)
+			return page, encodeCursor(s.cfg.Name + "/" + last)
 		}
 		// The root is done. Past the page's bounds or its deadline, the next page starts with
 		// the next root.
 		if len(page) == ResourcePageSize || seen == ResourceScanLimit || ctx.Err() != nil {
 			if i+1 < len(roots) {
-				return page, encodeCursor(roots[i+1].name)
+				return page, encodeCursor(roots[i+1].cfg.Name)
 			}
 			break
 		}

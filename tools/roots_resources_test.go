@@ -52,7 +52,7 @@ func TestRootsOffersResources(t *testing.T) {
 			r := NewRoots(tt.cfg, true)
 			e := newRootsEnv(t, map[string][]string{"notes": nil, "work": nil})
 			for _, s := range e.roots.list()[:tt.roots] {
-				mustOK(t, r.Add(Mount{Name: s.name, Root: s.cfg.Root, Policy: s.cfg.Policy}))
+				mustOK(t, r.Add(Mount{Name: s.cfg.Name, Root: s.cfg.Root, Policy: s.cfg.Policy}))
 			}
 			if got := r.OffersResources(); got != tt.want {
 				t.Errorf("OffersResources() = %v, want %v", got, tt.want)

@@ -25,7 +25,6 @@ import (
 	"github.com/packfs/packfs-mcp/history"
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/security"
-	"github.com/packfs/packfs-mcp/semantic"
 	"github.com/packfs/packfs-mcp/tools/errs"
 	"github.com/packfs/packfs-mcp/tools/progress"
 	"github.com/packfs/packfs-mcp/tools/relink"
@@ -47,22 +46,20 @@ const (
 	DefaultTimeout = 30 * time.Second
 )
 
-// Config wires the tools to the rest of the server. Root, Policy and Limiter are required.
+// Config wires the tools to the rest of the server: the root they serve (its Mount), apart from
+// the settings every root shares, which [Roots] gives each of its roots. Limiter is required, and
+// for a [Server] of its own the Mount's Root and Policy.
 type Config struct {
-	Root        *fsroot.Root
-	Policy      *security.Policy
+	// Mount is the root served, embedded so that cfg.Root, cfg.Engine and the rest read as the
+	// root's; [NewRoots] ignores it, as each root brings its own to [Roots.Add].
+	Mount
+
 	Limiter     *security.Limiter
 	Permissions security.Permissions
 	// MaxFileSize is the largest file read or written, in bytes. If zero, [fsroot.DefaultMaxFileSize].
 	MaxFileSize int64
 	// Timeout bounds each call. If zero, DefaultTimeout.
 	Timeout time.Duration
-	// History, when set, keeps what every change replaces, so that it can be undone; it lies
-	// outside Root. If nil, changes are final.
-	History *history.Store
-	// Engine, when set, serves search_semantic and relationships and is kept in step with every
-	// write. If nil, those purposes answer NOT_AVAILABLE.
-	Engine *semantic.Engine
 	// RelevanceThreshold drops search_semantic hits scoring below it (the best hit scores 1).
 	RelevanceThreshold float64
 	// Progress, when set, receives the progress of long work (a recursive list or search over a big
@@ -78,17 +75,11 @@ type Config struct {
 	ErrorLog *log.Logger
 	// Now returns the current time. If nil, time.Now.
 	Now func() time.Time
-	// Ignore says what listings and searches leave out as noise (ignored files, caches); the index
-	// is given the same. If nil, one of Root's own without a global excludes file.
-	Ignore *security.Ignore
 }
 
 // Server holds the tools' shared state. It is safe for concurrent use.
 type Server struct {
 	cfg Config
-	// name is the root's name among several (see [Roots]): the first element of every path the
-	// answers show. "" when the tools serve one root.
-	name string
 	// beforeWrite, if set, runs before an edit writes each of its files, and before a folder copy
 	// copies each file: tests change files there, as a person saving at that moment would, to make
 	// a write, and the restore after it, fail.
@@ -131,12 +122,12 @@ func New(cfg Config) *Server {
 // with several roots name inside this root's name.
 func (s *Server) show(name string) string {
 	switch {
-	case s.name == "" || name == "":
+	case s.cfg.Name == "" || name == "":
 		return name
 	case name == ".":
-		return s.name
+		return s.cfg.Name
 	}
-	return s.name + "/" + name
+	return s.cfg.Name + "/" + name
 }
 
 type discard struct{}
