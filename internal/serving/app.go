@@ -80,14 +80,14 @@ func (s *App) Tool(name string) (tool mcpserver.ServerTool, offered bool) {
 func (s *App) RefreshIndex(ctx context.Context, every time.Duration) {
 	a := s.a
 	for _, m := range a.mountList() {
-		if m.engine == nil {
+		if m.Engine == nil {
 			continue
 		}
 		m.buildIndex(ctx, every, func(st semantic.Progress) {
 			if a.cfg.progress != nil {
 				msg := st.String()
 				if a.named {
-					msg = "root " + m.name + ": " + msg
+					msg = "root " + m.Name + ": " + msg
 				}
 				a.cfg.progress(progress.Report{Done: st.Done, Total: st.Total, Message: msg})
 			}
@@ -103,21 +103,21 @@ func (s *App) ForgetHistory(ctx context.Context, name string) (int, error) {
 		rel := name
 		if s.a.named {
 			first, rest, _ := strings.Cut(name, "/")
-			if first != m.name {
+			if first != m.Name {
 				continue
 			}
 			if rel = rest; rel == "" {
 				rel = "."
 			}
 		}
-		if m.history == nil {
+		if m.History == nil {
 			return 0, errors.New("this server keeps no history (--no-history, or no folder for it outside the root)")
 		}
-		rel, err := m.policy.Clean(rel) // as a tool call's path is cleaned
+		rel, err := m.Policy.Clean(rel) // as a tool call's path is cleaned
 		if err != nil {
 			return 0, err
 		}
-		return m.history.Forget(ctx, rel, true)
+		return m.History.Forget(ctx, rel, true)
 	}
 	return 0, fmt.Errorf("no root is named %q", name)
 }

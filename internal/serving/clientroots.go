@@ -333,7 +333,9 @@ func (c *clientRoots) serve(r mcp.Root, dir string, say bool) error {
 	if err != nil {
 		return err
 	}
-	if err := c.tools.Add(m.toolsMount(name)); err != nil {
+	tm := m.Mount // served under this client's name, which may not be the mount's (see acquire)
+	tm.Name = name
+	if err := c.tools.Add(tm); err != nil {
 		a.release(m)
 		return err
 	}
@@ -360,7 +362,7 @@ func (c *clientRoots) check(resolved string) error {
 	}
 	c.mu.Lock()
 	for _, s := range c.served {
-		if overlap(resolved, s.m.root.ResolvedDir()) {
+		if overlap(resolved, s.m.Root.ResolvedDir()) {
 			c.mu.Unlock()
 			return fmt.Errorf("it overlaps root %q (%s), and each file must belong to one root", s.name, s.uri)
 		}

@@ -71,10 +71,10 @@ func (a *app) describe(w io.Writer) {
 		}
 	}
 	for _, m := range mounts {
-		if m.root.ResolvedDir() != m.root.Dir() {
-			row("root", "%s%s (resolves to %s)", a.label(m.name), m.root.Dir(), m.root.ResolvedDir())
+		if m.Root.ResolvedDir() != m.Root.Dir() {
+			row("root", "%s%s (resolves to %s)", a.label(m.Name), m.Root.Dir(), m.Root.ResolvedDir())
 		} else {
-			row("root", "%s%s", a.label(m.name), m.root.Dir())
+			row("root", "%s%s", a.label(m.Name), m.Root.Dir())
 		}
 	}
 	perms := a.perms.String()
@@ -113,7 +113,7 @@ func (a *app) describe(w io.Writer) {
 		row("index", "not opened: there is no root")
 	}
 	for _, m := range mounts {
-		row("index", "%s%s", a.label(m.name), m.indexState())
+		row("index", "%s%s", a.label(m.Name), m.indexState())
 	}
 	if len(mounts) > 0 && !a.cfg.Semantic.Disabled {
 		row("outside", "%s", a.followsChanges())
@@ -137,7 +137,7 @@ func (a *app) describe(w io.Writer) {
 			l := a.historyLimits()
 			h = fmt.Sprintf("%s (what the tools' changes replace, kept %d days within %d MB so they can be undone): %s", m.historyAt.Dir, int(l.Keep.Hours()/24), l.MaxBytes>>20, historyUsage(m.historyAt.Dir))
 		}
-		row("history", "%s%s", a.label(m.name), h)
+		row("history", "%s%s", a.label(m.Name), h)
 	}
 	journal := "off (--journal FILE keeps one)"
 	if a.cfg.Journal.File != "" {
@@ -191,7 +191,7 @@ func (a *app) followsChanges() string {
 
 // indexState says where m's index lives and what the next start does with it.
 func (m *mount) indexState() string {
-	if m.engine == nil {
+	if m.Engine == nil {
 		return "off (--no-index): search_semantic and relationships are unavailable"
 	}
 	dir := m.indexPlace.Dir
@@ -221,7 +221,7 @@ func (a *app) checks() []check {
 	}
 	for _, m := range a.mountList() {
 		checks := []check{m.checkRoot(), m.checkVisible()}
-		if m.engine != nil && m.indexPlace.Dir != "" {
+		if m.Engine != nil && m.indexPlace.Dir != "" {
 			checks = append(checks, checkPlace("index", m.indexPlace, "kept in memory and built at every start"))
 		}
 		if a.perms.Has(security.PermWrite) {
@@ -231,7 +231,7 @@ func (a *app) checks() []check {
 			}
 		}
 		for _, c := range checks {
-			c.text = a.label(m.name) + c.text
+			c.text = a.label(m.Name) + c.text
 			out = append(out, c)
 		}
 	}
@@ -271,7 +271,7 @@ func atLeast(v string, want [3]int) bool {
 }
 
 func (m *mount) checkRoot() check {
-	entries, _, err := m.root.ReadDir(context.Background(), ".", 100_000)
+	entries, _, err := m.Root.ReadDir(context.Background(), ".", 100_000)
 	if err != nil {
 		return check{false, fmt.Sprintf("the root cannot be listed: %v (check its permissions)", err)}
 	}
@@ -314,7 +314,7 @@ func (m *mount) checkVisible() check {
 	closedEx := ""                // an example of a file of a type the tools do not open
 	hidden := map[string]string{} // reason -> example path
 	noisy := ""                   // an example of noise, with what makes it so
-	err := m.root.Walk(ctx, ".", -1, func(info fsroot.Info, err error) error {
+	err := m.Root.Walk(ctx, ".", -1, func(info fsroot.Info, err error) error {
 		if err != nil || info.Path == "." {
 			return nil
 		}
@@ -325,7 +325,7 @@ func (m *mount) checkVisible() check {
 		if !isDir {
 			files++
 		}
-		if err := security.Visible(m.policy, m.root, info); err != nil {
+		if err := security.Visible(m.Policy, m.Root, info); err != nil {
 			if reason := hiddenAs(err); hidden[reason] == "" {
 				hidden[reason] = info.Path
 			}
@@ -334,16 +334,16 @@ func (m *mount) checkVisible() check {
 			}
 			return nil
 		}
-		if !isDir && m.policy.Opens(info.Path) == security.OpensNot {
+		if !isDir && m.Policy.Opens(info.Path) == security.OpensNot {
 			if closed++; closedEx == "" {
 				closedEx = info.Path
 			}
 		} else if !isDir {
 			visible++
-			if m.ignore.Hidden(info.Path, false) != "" { // listings and the index leave it out
+			if m.Ignore.Hidden(info.Path, false) != "" { // listings and the index leave it out
 				noise++
 				if noisy == "" {
-					noisy = info.Path + ", by " + m.ignore.Why(info.Path, false)
+					noisy = info.Path + ", by " + m.Ignore.Why(info.Path, false)
 				}
 			}
 		}
@@ -444,10 +444,10 @@ func tryMkdir(dir string) error {
 func (m *mount) checkWrite() check {
 	ctx := context.Background()
 	name := fmt.Sprintf(".packfs-doctor-%d.txt", time.Now().UnixNano())
-	if err := m.root.CreateFile(ctx, name, []byte("packfs-mcp doctor\n"), 0o600); err != nil {
+	if err := m.Root.CreateFile(ctx, name, []byte("packfs-mcp doctor\n"), 0o600); err != nil {
 		return check{false, fmt.Sprintf("writing is allowed but a file cannot be created at the root: %v", err)}
 	}
-	if err := m.root.Remove(name, false); err != nil {
+	if err := m.Root.Remove(name, false); err != nil {
 		return check{false, fmt.Sprintf("a test file %s was created but cannot be removed: %v", name, err)}
 	}
 	return check{true, "writing works (created and removed a test file at the root)"}

@@ -54,7 +54,7 @@ func (a *app) openJournal() error {
 		return fmt.Errorf("journal %s: its folder must exist: %w", file, err)
 	}
 	for _, m := range a.mountList() {
-		if fsroot.HostWithin(dir.ResolvedDir(), m.root.ResolvedDir()) {
+		if fsroot.HostWithin(dir.ResolvedDir(), m.Root.ResolvedDir()) {
 			dir.Close()
 			return fmt.Errorf("the journal %s is inside the root, where the tools could read or change it: choose a file outside the root", file)
 		}

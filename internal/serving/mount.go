@@ -20,21 +20,21 @@ import (
 	"github.com/packfs/packfs-mcp/tools/docs"
 )
 
-// mount is one served folder and what the server keeps for it: its policy, its search index (in
-// a folder of its own outside every root, see placeState), its history, and the background work
-// on them (the sweep for leftover temporary files, the index build and its reconcile loop).
+// mount is one served folder: the folder as the tools serve it, and what the server keeps for it
+// besides: the folders of its index and history (outside every root, see placeState), its loggers,
+// and the background work on them (the sweep for leftover temporary files, the index build and its
+// reconcile loop).
 type mount struct {
-	name       string
-	root       *fsroot.Root
-	history    *history.Store // nil: changes are final
-	historyDir *fsroot.Root   // the history's folder, closed with m
-	texts      *fsroot.Root   // the documents' text beside the index, closed with m; nil: in memory
+	// Mount is the folder as the tools serve it: its root, policy, ignore rules, index (nil: off)
+	// and history (nil: changes are final). Its Name is the one openMount gave; each client of the
+	// pool serves it under a name of its own (see clientRoots.serve).
+	tools.Mount
+
+	historyDir *fsroot.Root // the history's folder, closed with m
+	texts      *fsroot.Root // the documents' text beside the index, closed with m; nil: in memory
 	// historyAt is where the history lives, or would (doctor makes no folder).
 	historyAt statePlace
 	locks     *fsroot.Root // the lock files shared with other servers; nil: writes lock within this one
-	policy    *security.Policy
-	ignore    *security.Ignore // what listings, searches and the index leave out as noise
-	engine    *semantic.Engine // nil: the index is off
 	// indexPlace is where the index persists; its Dir is "" when it is kept in memory.
 	indexPlace statePlace
 	// log, warn and errs are the server's loggers, naming the root when the tools name roots.
@@ -52,17 +52,17 @@ type mount struct {
 // name: its policy, history and index. others are the other roots' folders (resolved), which its
 // index and history must lie outside too.
 func (a *app) openMount(name string, r *fsroot.Root, others []string) (*mount, error) {
-	m := &mount{name: name, root: r, log: a.log, warn: a.warn, errs: a.errs}
+	m := &mount{Mount: tools.Mount{Name: name, Root: r}, log: a.log, warn: a.warn, errs: a.errs}
 	if a.named {
 		prefix := "root " + name + ": "
 		m.log, m.warn, m.errs = prefixed(a.log, prefix), prefixed(a.warn, prefix), prefixed(a.errs, prefix)
 	}
 	var err error
-	if m.policy, err = a.newPolicy(r); err != nil {
+	if m.Policy, err = a.newPolicy(r); err != nil {
 		m.close()
 		return nil, err
 	}
-	m.ignore = security.NewIgnore(r, m.policy, ignoreAbove(r.ResolvedDir(), security.IgnoreConfig{Global: a.globalIgnore}))
+	m.Ignore = security.NewIgnore(r, m.Policy, ignoreAbove(r.ResolvedDir(), security.IgnoreConfig{Global: a.globalIgnore}))
 	if a.perms.Has(security.PermWrite) {
 
 		if !a.cfg.NoHistory {
@@ -90,11 +90,6 @@ func (a *app) openMount(name string, r *fsroot.Root, others []string) (*mount, e
 	return m, nil
 }
 
-// toolsMount is m as the tools serve it, under name.
-func (m *mount) toolsMount(name string) tools.Mount {
-	return tools.Mount{Name: name, Root: m.root, Policy: m.policy, Engine: m.engine, History: m.history, Ignore: m.ignore}
-}
-
 // prefixed returns a logger writing through l's output with prefix before each line.
 func prefixed(l *log.Logger, prefix string) *log.Logger {
 	return log.New(l.Writer(), prefix, 0)
@@ -114,7 +109,7 @@ func (a *app) stateDir(configured string, r *fsroot.Root) string {
 // the name policy into it. With no folder outside the roots, the index is kept in memory and built
 // afresh at every start.
 func (m *mount) openEngine(cfg SemanticConfig, configured string, others []string, inspect bool) error {
-	place, err := placeState(stateIndex, configured, m.root, others...)
+	place, err := placeState(stateIndex, configured, m.Root, others...)
 	if err != nil {
 		return err
 	}
@@ -122,7 +117,7 @@ func (m *mount) openEngine(cfg SemanticConfig, configured string, others []strin
 	dir := ""
 	if inspect {
 		// doctor: where the index would live, made at the first start.
-	} else if err := place.make(m.root, others...); err != nil {
+	} else if err := place.make(m.Root, others...); err != nil {
 		if place.chosen {
 			return fmt.Errorf("search index: %w", err)
 		}
@@ -136,14 +131,14 @@ func (m *mount) openEngine(cfg SemanticConfig, configured string, others []strin
 	}
 	// The index opens at the start of the background build, so even a large persisted index does not
 	// delay the first answer.
-	m.engine = semantic.New(semantic.Options{
+	m.Engine = semantic.New(semantic.Options{
 		Busy: func() {
 			m.warn.Printf("the search index in %s is in use by another packfs-mcp on this root: this one keeps its own in memory", place.Dir)
 		},
-		FS:        security.IndexFS(m.policy, m.root),
-		Allow:     security.Indexed(m.policy, m.root, m.ignore),
+		FS:        security.IndexFS(m.Policy, m.Root),
+		Allow:     security.Indexed(m.Policy, m.Root, m.Ignore),
 		Refuse:    func(content []byte) bool { return security.PrivateKey(content) != "" },
-		Document:  docs.IndexText(m.policy),
+		Document:  docs.IndexText(m.Policy),
 		TextStore: m.texts,
 		Index: fulltext.IndexOptions{
 			Dir:         dir,
@@ -166,7 +161,7 @@ func (m *mount) openTexts(dir string) (*fsroot.Root, error) {
 // openHistory opens (creating it) the history of m's root, outside every root (see placeState):
 // what the tools' changes replace, kept so they can be undone. doctor makes no folder.
 func (m *mount) openHistory(configured string, others []string, inspect bool) error {
-	place, err := placeState(stateHistory, configured, m.root, others...)
+	place, err := placeState(stateHistory, configured, m.Root, others...)
 	m.historyAt = place
 	if err != nil || inspect {
 		return err
@@ -179,7 +174,7 @@ func (m *mount) openHistory(configured string, others []string, inspect bool) er
 		return err
 	}
 	m.historyDir = r
-	m.history = history.Open(r)
+	m.History = history.Open(r)
 	return nil
 }
 
@@ -188,7 +183,7 @@ func (m *mount) openHistory(configured string, others []string, inspect bool) er
 // writes of one file are serialised within this server only.
 func (m *mount) openLocks(others []string) (err error) {
 	if m.locks, err = m.openPlace(stateLocks, "", others, ""); err == nil {
-		m.root.ShareLocks(m.locks)
+		m.Root.ShareLocks(m.locks)
 	}
 	return err
 }
@@ -196,11 +191,11 @@ func (m *mount) openLocks(others []string) (err error) {
 // openPlace opens (creating it) the folder of a kind of state outside every root (see placeState);
 // flag is the flag that names it, if any.
 func (m *mount) openPlace(kind stateKind, configured string, others []string, flag string) (*fsroot.Root, error) {
-	place, err := placeState(kind, configured, m.root, others...)
+	place, err := placeState(kind, configured, m.Root, others...)
 	if err != nil {
 		return nil, err
 	}
-	if err := place.make(m.root, others...); err != nil {
+	if err := place.make(m.Root, others...); err != nil {
 		return nil, err
 	}
 	// The history's files are written as the tools' are, linked into place from a temporary
@@ -209,7 +204,7 @@ func (m *mount) openPlace(kind stateKind, configured string, others []string, fl
 	if err != nil {
 		return nil, err
 	}
-	for _, dir := range append([]string{m.root.ResolvedDir()}, others...) {
+	for _, dir := range append([]string{m.Root.ResolvedDir()}, others...) {
 		if fsroot.HostWithin(r.ResolvedDir(), dir) {
 			r.Close()
 			if flag != "" {
@@ -237,7 +232,7 @@ func (m *mount) ownDirs() []string {
 
 // hostPaths are m's host paths, for the log to cut out of what clients receive.
 func (m *mount) hostPaths() []string {
-	paths := []string{m.root.Dir(), m.root.ResolvedDir(), m.indexPlace.Dir}
+	paths := []string{m.Root.Dir(), m.Root.ResolvedDir(), m.indexPlace.Dir}
 	for _, r := range []*fsroot.Root{m.historyDir, m.locks} {
 		if r != nil {
 			paths = append(paths, r.Dir(), r.ResolvedDir())
@@ -249,7 +244,7 @@ func (m *mount) hostPaths() []string {
 // indexSummary says where m's index lives, for the banner.
 func (m *mount) indexSummary() string {
 	switch {
-	case m.engine == nil:
+	case m.Engine == nil:
 		return "index off"
 	case m.indexPlace.Dir == "":
 		return "index in memory"
@@ -259,16 +254,16 @@ func (m *mount) indexSummary() string {
 
 // historySummary says where m's history is kept, for the banner.
 func (m *mount) historySummary() string {
-	if m.history == nil {
+	if m.History == nil {
 		return "off"
 	}
-	return m.history.Dir()
+	return m.History.Dir()
 }
 
 // close closes m's index, history, locks and root.
 func (m *mount) close() {
-	if m.engine != nil {
-		m.engine.Close()
+	if m.Engine != nil {
+		m.Engine.Close()
 	}
 	if m.historyDir != nil {
 		m.historyDir.Close()
@@ -279,8 +274,8 @@ func (m *mount) close() {
 	if m.locks != nil {
 		m.locks.Close()
 	}
-	if m.root != nil {
-		m.root.Close()
+	if m.Root != nil {
+		m.Root.Close()
 	}
 }
 
@@ -290,7 +285,7 @@ func (m *mount) close() {
 func (m *mount) buildIndex(ctx context.Context, every time.Duration, report func(semantic.Progress)) bool {
 	t0 := time.Now()
 	done := make(chan error, 1)
-	go func() { done <- m.engine.Build(ctx) }()
+	go func() { done <- m.Engine.Build(ctx) }()
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
@@ -302,7 +297,7 @@ func (m *mount) buildIndex(ctx context.Context, every time.Duration, report func
 				}
 				return false
 			}
-			st := m.engine.Status()
+			st := m.Engine.Status()
 			reused := ""
 			if st.Reused > 0 {
 				reused = fmt.Sprintf(" (%d unchanged, reused from disk)", st.Reused)
@@ -310,7 +305,7 @@ func (m *mount) buildIndex(ctx context.Context, every time.Duration, report func
 			m.log.Printf("search index ready: %d files%s in %v%s", st.Total, reused, time.Since(t0).Round(time.Millisecond), notIndexed(st))
 			return true
 		case <-tick.C:
-			if st := m.engine.Status(); !st.Complete { // the end is logged once, above
+			if st := m.Engine.Status(); !st.Complete { // the end is logged once, above
 				report(st)
 			}
 		}
@@ -367,7 +362,7 @@ const (
 // in step with changes made by other programs until ctx ends: from the system's file events where
 // they can be used, else by reconciling every interval.
 func (a *app) indexInBackground(ctx context.Context, m *mount) {
-	if m.engine == nil {
+	if m.Engine == nil {
 		return
 	}
 	logProgress := func(st semantic.Progress) { m.log.Print(st) }
@@ -420,8 +415,8 @@ func (m *mount) pacedWalk(ctx context.Context, least time.Duration, share int) t
 // watch starts watching m's folders for changes, and says on stderr how changes made by other
 // programs are picked up.
 func (m *mount) watch(ctx context.Context) (*fsroot.Watcher, error) {
-	allow := security.Indexed(m.policy, m.root, m.ignore)
-	w, err := m.root.Watch(ctx, func(dir string) bool { return !allow(dir, true) })
+	allow := security.Indexed(m.Policy, m.Root, m.Ignore)
+	w, err := m.Root.Watch(ctx, func(dir string) bool { return !allow(dir, true) })
 	switch {
 	case err == nil:
 		m.log.Printf("search index: following changes by other programs through file events (%s)", watched(w.Folders()))
@@ -465,7 +460,7 @@ func (m *mount) follow(ctx context.Context, w *fsroot.Watcher) {
 				m.reconcile(ctx)
 				continue
 			}
-			n, err := m.engine.Changed(ctx, paths)
+			n, err := m.Engine.Changed(ctx, paths)
 			m.logChanges(ctx, "updating the search index from file events", n, err)
 		}
 	}
@@ -473,7 +468,7 @@ func (m *mount) follow(ctx context.Context, w *fsroot.Watcher) {
 
 // reconcile walks the tree once to bring the index in step with it.
 func (m *mount) reconcile(ctx context.Context) {
-	n, err := m.engine.Reconcile(ctx)
+	n, err := m.Engine.Reconcile(ctx)
 	m.logChanges(ctx, "reconciling the search index", n, err)
 }
 
@@ -491,11 +486,11 @@ const pruneEvery = 6 * time.Hour
 
 // pruneHistory prunes m's history to l at once, then every pruneEvery until ctx ends.
 func (m *mount) pruneHistory(ctx context.Context, l history.Limits) {
-	if m.history == nil {
+	if m.History == nil {
 		return
 	}
 	for {
-		if p, err := m.history.Prune(ctx, l); err != nil && ctx.Err() == nil {
+		if p, err := m.History.Prune(ctx, l); err != nil && ctx.Err() == nil {
 			m.warn.Printf("history: pruning: %v", err)
 		} else if p.Records > 0 {
 			m.log.Printf("history: removed %d changes older than %d days or past %d MB; %d kept (%d MB, since %s)", p.Records, int(l.Keep.Hours()/24), l.MaxBytes>>20, p.KeptRecords, p.Bytes>>20, p.Oldest.Format(time.DateOnly))
@@ -515,7 +510,7 @@ const cleanTempBudget = 5 * time.Minute
 func (m *mount) cleanTemp(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, cleanTempBudget)
 	defer cancel()
-	for _, r := range []*fsroot.Root{m.root, m.historyDir} {
+	for _, r := range []*fsroot.Root{m.Root, m.historyDir} {
 		if r == nil {
 			continue
 		}

@@ -28,14 +28,14 @@ func (a *app) acquire(name string, fr *fsroot.Root) (*mount, error) {
 	var others []string
 	var specs []rootSpec
 	for _, m := range a.mounts {
-		if m.root.ResolvedDir() == fr.ResolvedDir() {
+		if m.Root.ResolvedDir() == fr.ResolvedDir() {
 			a.hold(m, 1)
 			a.mu.Unlock()
 			fr.Close()
 			return m, nil
 		}
-		others = append(others, m.root.ResolvedDir())
-		specs = append(specs, rootSpec{name: m.name})
+		others = append(others, m.Root.ResolvedDir())
+		specs = append(specs, rootSpec{name: m.Name})
 	}
 	a.mu.Unlock()
 	if slices.ContainsFunc(specs, func(s rootSpec) bool { return s.name == name }) {

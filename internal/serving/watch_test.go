@@ -9,6 +9,7 @@ import (
 
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/security"
+	"github.com/packfs/packfs-mcp/tools"
 )
 
 // TestWatchQuietWhenShuttingDown checks that a server stopped while it starts watching its folders
@@ -28,7 +29,7 @@ func TestWatchQuietWhenShuttingDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	m := &mount{root: root, policy: policy, ignore: security.NewIgnore(root, policy, security.IgnoreConfig{}),
+	m := &mount{Mount: tools.Mount{Root: root, Policy: policy, Ignore: security.NewIgnore(root, policy, security.IgnoreConfig{})},
 		log: log.New(&out, "", 0), warn: log.New(&out, "", 0)}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

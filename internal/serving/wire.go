@@ -237,13 +237,13 @@ func (a *app) addMount(m *mount) error {
 		return errors.New("the server is stopping")
 	}
 	if !a.clientMode {
-		if err := a.tools.Add(m.toolsMount(m.name)); err != nil {
+		if err := a.tools.Add(m.Mount); err != nil {
 			m.close()
 			return err
 		}
 	}
 	a.placeCode(m)
-	i, _ := slices.BinarySearchFunc(a.mounts, m.name, func(o *mount, name string) int { return strings.Compare(o.name, name) })
+	i, _ := slices.BinarySearchFunc(a.mounts, m.Name, func(o *mount, name string) int { return strings.Compare(o.Name, name) })
 	a.mounts = slices.Insert(a.mounts, i, m)
 	a.logs.remember(m.hostPaths()...)
 	if a.bg != nil {
@@ -262,7 +262,7 @@ func (a *app) placeCode(m *mount) {
 		return
 	}
 	if a.codeDir != "" {
-		if fsroot.HostWithin(a.codeDir, m.root.ResolvedDir()) {
+		if fsroot.HostWithin(a.codeDir, m.Root.ResolvedDir()) {
 			a.codeDir = ""
 			extract.SetCacheDir(nil)
 			m.warn.Printf("PDFium's compiled code was to be kept inside this root: it is compiled anew at each start now")
@@ -275,9 +275,9 @@ func (a *app) placeCode(m *mount) {
 	a.codePlaced = true
 	var others []string
 	for _, o := range a.mounts {
-		others = append(others, o.root.ResolvedDir())
+		others = append(others, o.Root.ResolvedDir())
 	}
-	place, err := placeState(stateCode, "", m.root, others...)
+	place, err := placeState(stateCode, "", m.Root, others...)
 	if err == nil && place.Dir == "" {
 		err = errors.New("no folder for it lies outside the roots")
 	}
@@ -287,7 +287,7 @@ func (a *app) placeCode(m *mount) {
 		return
 	}
 	a.codeDir = resolveHost(place.Dir)
-	root, warn := m.root, m.warn
+	root, warn := m.Root, m.warn
 	var once sync.Once
 	dir := ""
 	extract.SetCacheDir(func() string {
@@ -409,7 +409,7 @@ func (a *app) banner() string {
 	if len(mounts) == 1 && !a.named {
 		m := mounts[0]
 		return fmt.Sprintf("%s serving %s; permissions %s; %s; max file %d bytes; %s; %s; history %s",
-			Version, m.root.Dir(), a.perms, m.policy.Summary(), MaxFile(a.cfg), a.limiter.Summary(), m.indexSummary(), m.historySummary())
+			Version, m.Root.Dir(), a.perms, m.Policy.Summary(), MaxFile(a.cfg), a.limiter.Summary(), m.indexSummary(), m.historySummary())
 	}
 	serving := "the folders the client offers as MCP roots (none yet)"
 	if len(a.within) > 0 {
@@ -418,7 +418,7 @@ func (a *app) banner() string {
 	if !a.clientMode {
 		var parts []string
 		for _, m := range mounts {
-			parts = append(parts, fmt.Sprintf("%s=%s (%s; history %s)", m.name, m.root.Dir(), m.indexSummary(), m.historySummary()))
+			parts = append(parts, fmt.Sprintf("%s=%s (%s; history %s)", m.Name, m.Root.Dir(), m.indexSummary(), m.historySummary()))
 		}
 		serving = fmt.Sprintf("%d roots: %s", len(mounts), strings.Join(parts, ", "))
 	}
