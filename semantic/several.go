@@ -1,0 +1,132 @@
+package semantic
+
+import (
+	"context"
+
+	"github.com/packfs/packfs-mcp/fulltext"
+)
+
+// A search over several engines ranks their documents as one index of all of them would, though
+// each keeps its own index and only numbers pass between them: every engine weighs the query's
+// terms by the statistics of all summed (document counts, and how many hold each term), so that
+// the scores of their phrasings' lists compare; feedback draws on the best documents of all
+// ([fulltext.Query].Lead); and [fulltext.Fuse] merges those lists and fuses the phrasings as one
+// index's search does. [SearchSeveral] searches, [Merge] ranks what those that answered found.
+
+// Part is one engine of a search over several: the name its paths go by in the merged ranking,
+// its engine, and the query it is asked, its own (its threshold, its filters). Names must differ
+// and hold no "/": a path of the merged ranking is Name + "/" + the engine's path, and
+// [fulltext.Fuse] orders documents of equal score by those paths.
+type Part struct {
+	Name   string
+	Engine *Engine
+	Query  fulltext.Query
+}
+
+// Answer is what one part of a search over several found, for [Merge]: its results, or the
+// error that kept it from answering.
+type Answer struct {
+	Name    string
+	Results Results
+	// Err is the part's failure: Merge leaves the part out. A caller that cannot use a part's
+	// results (it fails them, as a search that found nothing while files were unread) sets it.
+	Err error
+}
+
+// SearchSeveral searches every part's engine for its query, with follow as [Engine.Search]
+// takes it, as one index of all their documents would be searched. Feedback needs the best
+// documents of all before any engine's search, so each engine is asked for its lead
+// ([Engine.Lead]) first, then searched. It returns each part's answer, in the order of parts.
+func SearchSeveral(ctx context.Context, parts []Part, follow bool) []Answer {
+	stats := sumStats(parts)
+	// Never nil, even when no engine has a lead: a nil lead would have each engine draw on its
+	// own best documents, which are not the best of all.
+	lead := []float64{}
+	for _, p := range parts {
+		q := p.Query
+		q.Stats = stats
+		if l, err := p.Engine.Lead(ctx, q); err == nil { // an engine that cannot lead fails its search below
+			lead = append(lead, l...)
+		}
+	}
+	answers := make([]Answer, len(parts))
+	for i, p := range parts {
+		q := p.Query
+		q.Stats, q.Lead = stats, lead
+		res, err := p.Engine.Search(ctx, q, follow)
+		answers[i] = Answer{Name: p.Name, Results: res, Err: err}
+	}
+	return answers
+}
+
+// sumStats returns the statistics a search of parts weighs its terms by: the sums of every
+// engine's, as one index of all their documents would hold them. An engine whose index is not
+// open, or closes meanwhile, adds nothing. Each index's own cache of term counts answers the
+// engines' repeated asks for the same terms (a memo of the sums per search measured no gain:
+// dev/bench/README.md, Several roots).
+func sumStats(parts []Part) fulltext.StatsFunc {
+	return func(terms []string, fields ...string) (fulltext.Stats, error) {
+		var sum fulltext.Stats
+		for _, p := range parts {
+			if st, err := p.Engine.Stats(terms, fields...); err == nil {
+				sum.Add(st)
+			}
+		}
+		return sum, nil
+	}
+}
+
+// Ranked is a hit of a merged ranking ([Merge]): the answer it is from (its index among the
+// answers), its rank among that answer's hits, and its fused score.
+type Ranked struct {
+	Answer, Rank int
+	Score        float64
+}
+
+// Merge ranks the hits of the answers that have no Err as one index of all their documents
+// would, best first, by [fulltext.Fuse] of their lists. A document of a list that is not a hit
+// was not among its engine's best, or failed the check against the files: it is passed over,
+// and when it stood first the best hit is lifted to score 1 (the others keep Fuse's scores).
+// ok is false when an answer has no lists, its hits including files read directly while its
+// index is being built: nothing compares their scores, and the caller orders the hits itself.
+func Merge(answers []Answer) (ranking []Ranked, ok bool) {
+	var lists []fulltext.Lists
+	at := map[string]Ranked{}
+	for i, a := range answers {
+		if a.Err != nil {
+			continue
+		}
+		if a.Results.Lists == nil {
+			return nil, false
+		}
+		lists = append(lists, named(*a.Results.Lists, a.Name))
+		for r, h := range a.Results.Hits {
+			at[a.Name+"/"+h.Path] = Ranked{Answer: i, Rank: r}
+		}
+	}
+	for _, d := range fulltext.Fuse(lists...) {
+		if h, ok := at[d.Path]; ok {
+			h.Score = d.Score
+			ranking = append(ranking, h)
+		}
+	}
+	if len(ranking) > 0 && ranking[0].Score > 0 {
+		ranking[0].Score = 1
+	}
+	return ranking, true
+}
+
+// named returns a copy of l with its paths inside name, so that the paths of several engines'
+// lists differ, as [fulltext.Fuse] wants them.
+func named(l fulltext.Lists, name string) fulltext.Lists {
+	phrasings := make([][]fulltext.Listed, len(l.Phrasings))
+	for i, list := range l.Phrasings {
+		phrasings[i] = make([]fulltext.Listed, len(list))
+		for j, d := range list {
+			d.Path = name + "/" + d.Path
+			phrasings[i][j] = d
+		}
+	}
+	l.Phrasings = phrasings
+	return l
+}
