@@ -11,6 +11,7 @@ import (
 	"github.com/packfs/packfs-mcp/fsroot"
 	"github.com/packfs/packfs-mcp/fulltext"
 	"github.com/packfs/packfs-mcp/intents"
+	"github.com/packfs/packfs-mcp/semantic"
 	"github.com/packfs/packfs-mcp/tools/errs"
 	"github.com/packfs/packfs-mcp/tools/result"
 	"github.com/packfs/packfs-mcp/tools/search"
@@ -292,39 +293,47 @@ func (r *Roots) pages(ctx context.Context, c *call, roots []*Server, in intents.
 }
 
 // ranked runs search_semantic on every root and merges the hits into one ranking, as one index of
-// every root's files would rank them. Each root keeps its own index, and only numbers pass between
-// them: every root weighs the query's terms by the statistics of all the roots summed (document
-// counts, and how many hold each term: [rootStats]), so that the scores of their phrasings' lists
-// compare, and [fulltext.Fuse] merges those lists and fuses the phrasings as one index's search
-// does. The scores shown are the fused ones, relative to the best (1). A root that cannot answer
-// (its index is not ready) is named in the message, and the others answer; while a root's hits
-// include files its index does not hold yet, read directly, they have no such lists, and all are
-// ordered by their own score, then their rank in their root.
+// every root's files would rank them ([semantic.SearchSeveral], [semantic.Merge]). Each root
+// judges the search as its own first (its policy, its index) and shapes its answer after, as a
+// search of that root alone does; the scores shown are the fused ones, relative to the best (1).
+// A root that cannot answer (its index is not ready) is named in the message, and the others
+// answer; while a root's hits include files its index does not hold yet, read directly, they
+// cannot be fused, and all are ordered by the score they show, then their rank in their root.
 func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents.Discover) (any, error) {
 	if err := r.top.charge(c, true); err != nil {
 		return nil, err
 	}
 	c.free = true
-	c.stats = rootStats(roots)
 	want := fulltext.Wanted(in.Options.MaxResults)
 	sub := in
 	sub.Target.Path = "."
 	sub.Options.Offset, sub.Options.MaxResults = 0, min(in.Options.Offset+want, intents.MaxResults)
-	c.leading, c.lead = true, []float64{}
-	for _, s := range roots {
-		if res, err := r.on(ctx, c, s, sub, searcher); err == nil {
-			c.lead = append(c.lead, res.(result.Searcher).Lead...)
+	failed := make([]error, len(roots)) // why a root did not answer
+	var (
+		parts []semantic.Part
+		asked []int // the roots of parts
+	)
+	for k, s := range roots {
+		q, err := r.on(ctx, c, s, sub, rootQuery)
+		if failed[k] = err; err == nil {
+			parts = append(parts, semantic.Part{Name: s.cfg.Name, Engine: s.cfg.Engine, Query: q.(fulltext.Query)})
+			asked = append(asked, k)
 		}
 	}
-	c.leading = false
+	answers := semantic.SearchSeveral(ctx, parts, in.Options.FollowRelationships)
+	shaped := make([]result.Searcher, len(roots))
+	for i, k := range asked {
+		res, err := r.on(ctx, c, roots[k], sub, rootAnswer(sub, parts[i].Query, answers[i]))
+		if answers[i].Err, failed[k] = err, err; err == nil {
+			shaped[k] = res.(result.Searcher)
+		}
+	}
 	type hit struct {
 		e          result.FileEntry
 		rank, root int
 	}
 	var (
 		hits     []hit
-		lists    []fulltext.Lists
-		fusable  = true
 		out      result.Searcher
 		unknown  map[string]int
 		answered int
@@ -332,8 +341,7 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 		cov      coverage
 	)
 	for k, s := range roots {
-		res, err := r.on(ctx, c, s, sub, searcher)
-		if err != nil {
+		if err := failed[k]; err != nil {
 			firstErr = cmp.Or(firstErr, err)
 			var mp *errs.Mapped
 			if errors.As(err, &mp) {
@@ -342,15 +350,10 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 			}
 			continue
 		}
-		v := res.(result.Searcher)
+		v := shaped[k]
 		answered++
 		for i, e := range v.Files {
 			hits = append(hits, hit{e, i, k})
-		}
-		if v.Lists == nil {
-			fusable = false
-		} else {
-			lists = append(lists, shownLists(*v.Lists, s.show))
 		}
 		out.Candidates += v.Candidates
 		out.Related = append(out.Related, v.Related...)
@@ -365,27 +368,13 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 	if answered == 0 || out.Candidates == 0 && firstErr != nil {
 		return nil, firstErr
 	}
-	if fusable {
-		at := make(map[string]int, len(hits))
-		for i, h := range hits {
-			at[h.e.Path] = i
+	if ranking, ok := semantic.Merge(answers); ok {
+		hits = hits[:0]
+		for _, h := range ranking {
+			e := shaped[asked[h.Answer]].Files[h.Rank] // a root's files are its hits, in order: its page began at 0
+			e.Score = h.Score
+			hits = append(hits, hit{e: e})
 		}
-		// A document of a list that is not a hit was not among its root's best, or failed the
-		// check against the files: it is passed over.
-		var fused []hit
-		for _, d := range fulltext.Fuse(lists...) {
-			if i, ok := at[d.Path]; ok {
-				h := hits[i]
-				h.e.Score = d.Score
-				fused = append(fused, h)
-			}
-		}
-		if len(fused) > 0 && fused[0].e.Score > 0 {
-			for i := range fused {
-				fused[i].e.Score /= fused[0].e.Score
-			}
-		}
-		hits = fused
 	} else {
 		slices.SortStableFunc(hits, func(a, b hit) int {
 			return cmp.Or(cmp.Compare(b.e.Score, a.e.Score), cmp.Compare(a.rank, b.rank), cmp.Compare(a.root, b.root))
@@ -413,34 +402,4 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 	cov.apply(&out)
 	out.Success, out.Metadata = true, c.meta()
 	return out, nil
-}
-
-// rootStats returns the statistics a search of roots weighs its terms by: the sums of every
-// root's, as one index of all their files would hold them. A root whose index is not open, or
-// closes meanwhile, adds nothing. Each root's own cache of term counts answers the roots' repeated
-// asks for the same terms (a memo of the sums per call measured no gain: dev/bench/README.md,
-// Several roots).
-func rootStats(roots []*Server) fulltext.StatsFunc {
-	return func(terms []string, fields ...string) (fulltext.Stats, error) {
-		var sum fulltext.Stats
-		for _, s := range roots {
-			if s.cfg.Engine == nil {
-				continue
-			}
-			if st, err := s.cfg.Engine.Stats(terms, fields...); err == nil {
-				sum.Add(st)
-			}
-		}
-		return sum, nil
-	}
-}
-
-// shownLists returns l with its paths as the caller names them, through show.
-func shownLists(l fulltext.Lists, show func(string) string) fulltext.Lists {
-	for _, list := range l.Phrasings {
-		for i := range list {
-			list[i].Path = show(list[i].Path)
-		}
-	}
-	return l
 }

@@ -39,18 +39,25 @@ func (s *Server) discover(ctx context.Context, c *call) (any, error) {
 	if len(in.Target.Paths) > 0 {
 		return s.pathsRelations(ctx, c, in)
 	}
-	name, e, err := s.lookup(in.Target.Path)
-	c.path = name
+	name, info, infoErr, err := s.target(c, in)
 	if err != nil {
-		return nil, err
-	}
-	info, infoErr := e.Info() // what the lookup found there, so the name is walked once
-	e.Close()
-	if err := s.charge(c, in.Recursive()); err != nil {
 		return nil, err
 	}
 	row, _ := PurposeOf(SearcherName, in.Purpose) // Decode admitted only the table's purposes
 	return row.discover(s, ctx, c, in, name, info, infoErr)
+}
+
+// target looks up in's target.path, the root-relative name it returns, and charges the call. info
+// is what the lookup found there (or infoErr why not), so the name is walked once.
+func (s *Server) target(c *call, in intents.Discover) (name string, info fsroot.Info, infoErr, err error) {
+	name, e, err := s.lookup(in.Target.Path)
+	c.path = name
+	if err != nil {
+		return "", fsroot.Info{}, nil, err
+	}
+	info, infoErr = e.Info()
+	e.Close()
+	return name, info, infoErr, s.charge(c, in.Recursive())
 }
 
 // listFolder answers purpose list.

@@ -21,7 +21,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/packfs/packfs-mcp/fsroot"
-	"github.com/packfs/packfs-mcp/fulltext"
 	"github.com/packfs/packfs-mcp/history"
 	"github.com/packfs/packfs-mcp/intents"
 	"github.com/packfs/packfs-mcp/security"
@@ -158,13 +157,6 @@ type call struct {
 	// spent is the content the answer holds already from files read in other roots, for a read
 	// of target.paths across roots: this call's files share what is left of MaxContentBytes.
 	spent int
-	// stats are the statistics a search_semantic of several roots weighs its terms by: every
-	// root's, summed (see [Roots.ranked]); nil for a search of one root.
-	stats fulltext.StatsFunc
-	// leading asks search_semantic for its root's part of lead alone (see [Roots.ranked]); lead
-	// is then every root's, for the search.
-	leading bool
-	lead    []float64
 	// changes are the files a writing call changed, for its history record (Server.commit).
 	changes []history.Change
 }

@@ -5,7 +5,7 @@
 //	              (tools.NewRoots(shared, false)), searched at "."
 //	tools-2roots  the same files split into two folders, served as roots "a" and "b" of one
 //	              Roots, each with its own fsroot.Root, policy and index, searched at ".", whose
-//	              hits the tools merge (see Roots.ranked); a hit "a/x/y.md" is the corpus's "x/y.md"
+//	              hits the tools merge (semantic.Merge); a hit "a/x/y.md" is the corpus's "x/y.md"
 //
 // The split alternates the corpus's top-level entries, in sorted order, between a and b, and
 // keeps the paths below them. Each query is one call with target.query, the paraphrases as

@@ -3,10 +3,7 @@
 // the caller does.
 package result
 
-import (
-	"github.com/packfs/packfs-mcp/extract"
-	"github.com/packfs/packfs-mcp/fulltext"
-)
+import "github.com/packfs/packfs-mcp/extract"
 
 // The result types declare the tools' output schemas (see intents.Schema): a `validate:"required"`
 // tag marks a field the schema lists as required; results are never run through the validator.
@@ -185,12 +182,6 @@ type Searcher struct {
 	DocumentLinks
 	Documents []DocumentEntry `json:"documents,omitempty" jsonschema:"relationships of several documents (target.paths, or a folder at target.path): one entry per document, in order, each with its own success or error"`
 	Metadata  Meta            `json:"metadata" validate:"required" jsonschema:"facts about the call"`
-	// Lists are the ranked lists search_semantic's files were fused from, for a search of
-	// several roots to fuse theirs (tools' Roots.ranked); nil unless the root's index is complete.
-	// Never encoded: exported only for tools, which merges the roots' answers.
-	Lists *fulltext.Lists `json:"-"`
-	// Lead is what a search_semantic asked for its lead alone answers (tools' call.leading).
-	Lead []float64 `json:"-"`
 	// Candidates is how many documents a search_semantic ranked, for its pages: every document
 	// holding a word of a phrasing, which no model can use, so it is never encoded.
 	Candidates int `json:"-"`
