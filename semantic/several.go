@@ -2,6 +2,7 @@ package semantic
 
 import (
 	"context"
+	"slices"
 
 	"github.com/packfs/packfs-mcp/fulltext"
 )
@@ -83,37 +84,71 @@ type Ranked struct {
 	Score        float64
 }
 
-// Merge ranks the hits of the answers that have no Err as one index of all their documents
-// would, best first, by [fulltext.Fuse] of their lists. A document of a list that is not a hit
-// was not among its engine's best, or failed the check against the files: it is passed over,
-// and when it stood first the best hit is lifted to score 1 (the others keep Fuse's scores).
-// ok is false when an answer has no lists, its hits including files read directly while its
-// index is being built: nothing compares their scores, and the caller orders the hits itself.
-func Merge(answers []Answer) (ranking []Ranked, ok bool) {
-	var lists []fulltext.Lists
-	at := map[string]Ranked{}
+// Merged is what a search over several engines found, merged from the answers that have no Err
+// ([Merge]).
+type Merged struct {
+	// Ranking holds the hits, best first, ranked as one index of all the engines' documents
+	// would rank them; nil unless Fused.
+	Ranking []Ranked
+	// Fused is false when an answer has no lists, its hits including files read directly while
+	// its index is being built: nothing compares their scores, and the caller orders the hits.
+	Fused bool
+	// Total is how many documents the searches matched, hits or not, summed ([Results].Total).
+	Total int
+	// Unknown are the words of the query no engine's documents contain: those every answer's
+	// Unknown names, sorted. One answer told while its index is incomplete names none.
+	Unknown []string
+}
+
+// Merge merges the answers that have no Err: their hits are ranked by [fulltext.Fuse] of their
+// lists. A document of a list that is not a hit was not among its engine's best, or failed the
+// check against the files: it is passed over, and when it stood first the best hit is lifted to
+// score 1 (the others keep Fuse's scores).
+func Merge(answers []Answer) Merged {
+	var (
+		m        = Merged{Fused: true}
+		lists    []fulltext.Lists
+		at       = map[string]Ranked{}
+		unknown  = map[string]int{}
+		answered int
+	)
 	for i, a := range answers {
 		if a.Err != nil {
 			continue
 		}
+		answered++
+		m.Total += a.Results.Total
+		for _, w := range a.Results.Unknown {
+			unknown[w]++
+		}
 		if a.Results.Lists == nil {
-			return nil, false
+			m.Fused = false
+			continue
 		}
 		lists = append(lists, named(*a.Results.Lists, a.Name))
 		for r, h := range a.Results.Hits {
 			at[a.Name+"/"+h.Path] = Ranked{Answer: i, Rank: r}
 		}
 	}
+	for w, n := range unknown {
+		if n == answered {
+			m.Unknown = append(m.Unknown, w)
+		}
+	}
+	slices.Sort(m.Unknown)
+	if !m.Fused {
+		return m
+	}
 	for _, d := range fulltext.Fuse(lists...) {
 		if h, ok := at[d.Path]; ok {
 			h.Score = d.Score
-			ranking = append(ranking, h)
+			m.Ranking = append(m.Ranking, h)
 		}
 	}
-	if len(ranking) > 0 && ranking[0].Score > 0 {
-		ranking[0].Score = 1
+	if len(m.Ranking) > 0 && m.Ranking[0].Score > 0 {
+		m.Ranking[0].Score = 1
 	}
-	return ranking, true
+	return m
 }
 
 // named returns a copy of l with its paths inside name, so that the paths of several engines'

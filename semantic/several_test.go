@@ -73,12 +73,15 @@ func TestSearchSeveralRanksAsOneIndex(t *testing.T) {
 				{Name: "notes", Engine: notes, Query: tt.q},
 				{Name: "work", Engine: work, Query: tt.q},
 			}, false)
-			ranking, ok := Merge(answers)
-			if !ok {
-				t.Fatalf("Merge of complete indexes: not ok")
+			m := Merge(answers)
+			if !m.Fused {
+				t.Fatalf("Merge of complete indexes: not fused")
+			}
+			if m.Total != res.Total {
+				t.Errorf("Merge's total = %d, want one index's %d", m.Total, res.Total)
 			}
 			var got []scored
-			for _, r := range ranking {
+			for _, r := range m.Ranking {
 				a := answers[r.Answer]
 				got = append(got, scored{a.Name + "/" + a.Results.Hits[r.Rank].Path, r.Score})
 			}
@@ -92,9 +95,10 @@ func TestSearchSeveralRanksAsOneIndex(t *testing.T) {
 	}
 }
 
-// TestMergeLeavesOut checks what Merge leaves to its caller: an answer that failed, and hits it
-// cannot fuse.
-func TestMergeLeavesOut(t *testing.T) {
+// TestMerge checks what Merge makes of the answers beside the fusion: an answer that failed is
+// left out, hits without lists are left to the caller to order, totals add up and the unknown
+// words are those of every answer.
+func TestMerge(t *testing.T) {
 	lists := func(paths ...string) *fulltext.Lists {
 		l := &fulltext.Lists{Ranking: fulltext.DefaultRanking(), Phrasings: [][]fulltext.Listed{nil}}
 		for i, p := range paths {
@@ -102,42 +106,42 @@ func TestMergeLeavesOut(t *testing.T) {
 		}
 		return l
 	}
-	hits := func(paths ...string) []fulltext.Hit {
-		var hs []fulltext.Hit
+	found := func(l *fulltext.Lists, unknown []string, paths ...string) Results {
+		res := Results{Lists: l, Total: len(paths), Unknown: unknown}
 		for _, p := range paths {
-			hs = append(hs, fulltext.Hit{Path: p})
+			res.Hits = append(res.Hits, fulltext.Hit{Path: p})
 		}
-		return hs
+		return res
 	}
+	no := errors.New("no")
 	tests := []struct {
 		name    string
 		answers []Answer
-		want    []Ranked
-		ok      bool
+		want    Merged
 	}{
 		{"a failed answer", []Answer{
-			{Name: "a", Results: Results{Hits: hits("x.md"), Lists: lists("x.md")}, Err: errors.New("no")},
-			{Name: "b", Results: Results{Hits: hits("y.md", "z.md"), Lists: lists("y.md", "z.md")}},
-		}, []Ranked{{Answer: 1, Rank: 0, Score: 1}, {Answer: 1, Rank: 1, Score: 0.5}}, true},
+			{Name: "a", Results: found(lists("x.md"), []string{"w"}, "x.md"), Err: no},
+			{Name: "b", Results: found(lists("y.md", "z.md"), []string{"v", "w"}, "y.md", "z.md")},
+		}, Merged{Ranking: []Ranked{{Answer: 1, Rank: 0, Score: 1}, {Answer: 1, Rank: 1, Score: 0.5}}, Fused: true, Total: 2, Unknown: []string{"v", "w"}}},
 		{"a listed document that is no hit", []Answer{
-			{Name: "a", Results: Results{Hits: hits("y.md"), Lists: lists("x.md", "y.md")}},
-		}, []Ranked{{Answer: 0, Rank: 0, Score: 1}}, true},
+			{Name: "a", Results: found(lists("x.md", "y.md"), nil, "y.md")},
+		}, Merged{Ranking: []Ranked{{Answer: 0, Rank: 0, Score: 1}}, Fused: true, Total: 1}},
 		{"hits without lists", []Answer{
-			{Name: "a", Results: Results{Hits: hits("x.md"), Lists: lists("x.md")}},
-			{Name: "b", Results: Results{Hits: hits("y.md")}},
-		}, nil, false},
+			{Name: "a", Results: found(lists("x.md"), []string{"w"}, "x.md")},
+			{Name: "b", Results: found(nil, []string{"v", "w"}, "y.md")},
+		}, Merged{Total: 2, Unknown: []string{"w"}}},
+		{"an answer that knows every word", []Answer{
+			{Name: "a", Results: found(lists("x.md"), []string{"w"}, "x.md")},
+			{Name: "b", Results: found(lists("y.md"), nil, "y.md")},
+		}, Merged{Ranking: []Ranked{{Answer: 0, Rank: 0, Score: 1}, {Answer: 1, Rank: 0, Score: 1}}, Fused: true, Total: 2}},
 		{"a failed answer without lists", []Answer{
-			{Name: "a", Results: Results{Hits: hits("x.md"), Lists: lists("x.md")}},
-			{Name: "b", Err: errors.New("no")},
-		}, []Ranked{{Answer: 0, Rank: 0, Score: 1}}, true},
+			{Name: "a", Results: found(lists("x.md"), nil, "x.md")},
+			{Name: "b", Err: no},
+		}, Merged{Ranking: []Ranked{{Answer: 0, Rank: 0, Score: 1}}, Fused: true, Total: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := Merge(tt.answers)
-			if ok != tt.ok {
-				t.Fatalf("Merge ok = %v, want %v", ok, tt.ok)
-			}
-			if diff := cmp.Diff(tt.want, got, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+			if diff := cmp.Diff(tt.want, Merge(tt.answers), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 				t.Errorf("Merge (-want +got):\n%s", diff)
 			}
 		})

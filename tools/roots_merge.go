@@ -335,8 +335,7 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 	var (
 		hits     []hit
 		out      result.Searcher
-		unknown  map[string]int
-		answered int
+		answered bool
 		firstErr error
 		cov      coverage
 	)
@@ -351,26 +350,20 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 			continue
 		}
 		v := shaped[k]
-		answered++
+		answered = true
 		for i, e := range v.Files {
 			hits = append(hits, hit{e, i, k})
 		}
-		out.Candidates += v.Candidates
 		out.Related = append(out.Related, v.Related...)
-		if unknown == nil {
-			unknown = map[string]int{}
-		}
-		for _, w := range v.UnknownWords {
-			unknown[w]++
-		}
 		cov.add(v, s.cfg.Name)
 	}
-	if answered == 0 || out.Candidates == 0 && firstErr != nil {
+	m := semantic.Merge(answers)
+	if !answered || m.Total == 0 && firstErr != nil {
 		return nil, firstErr
 	}
-	if ranking, ok := semantic.Merge(answers); ok {
+	if m.Fused {
 		hits = hits[:0]
-		for _, h := range ranking {
+		for _, h := range m.Ranking {
 			e := shaped[asked[h.Answer]].Files[h.Rank] // a root's files are its hits, in order: its page began at 0
 			e.Score = h.Score
 			hits = append(hits, hit{e: e})
@@ -390,13 +383,8 @@ func (r *Roots) ranked(ctx context.Context, c *call, roots []*Server, in intents
 	}
 	search.Falling(out.Files)
 	out.Related = slices.DeleteFunc(out.Related, func(e result.RelatedEntry) bool { return !shown[e.From] })
-	for w, n := range unknown {
-		if n == answered {
-			out.UnknownWords = append(out.UnknownWords, w)
-		}
-	}
-	slices.Sort(out.UnknownWords)
-	if next := in.Options.Offset + len(out.Files); next < out.Candidates && len(out.Files) == want {
+	out.UnknownWords = m.Unknown
+	if next := in.Options.Offset + len(out.Files); next < m.Total && len(out.Files) == want {
 		out.Truncated, out.NextOffset = true, ptr(next)
 	}
 	cov.apply(&out)

@@ -98,3 +98,16 @@ func newOneRootEnv(t *testing.T, trees map[string][]string) *rootsEnv {
 	}
 	return env
 }
+
+// TestRootsMergeUnknownWords checks that a search of "." names as unknown only the words no root's
+// index holds: a word one root knows is known.
+func TestRootsMergeUnknownWords(t *testing.T) {
+	e := newRootsEnv(t, map[string][]string{
+		"notes": {"a.md=# Alpha\naardvark ledger\n"},
+		"work":  {"w.md=# Work\naardvark burrow\n"},
+	})
+	out := e.call(t, SearcherName, `{"purpose":"search_semantic","target":{"path":".","query":"aardvark burrow zyzzyva"}}`)
+	if got, want := out["unknownWords"], []any{"zyzzyva"}; !cmp.Equal(got, want) {
+		t.Errorf("unknownWords = %v, want %v: %v", got, want, out)
+	}
+}

@@ -182,9 +182,6 @@ type Searcher struct {
 	DocumentLinks
 	Documents []DocumentEntry `json:"documents,omitempty" jsonschema:"relationships of several documents (target.paths, or a folder at target.path): one entry per document, in order, each with its own success or error"`
 	Metadata  Meta            `json:"metadata" validate:"required" jsonschema:"facts about the call"`
-	// Candidates is how many documents a search_semantic ranked, for its pages: every document
-	// holding a word of a phrasing, which no model can use, so it is never encoded.
-	Candidates int `json:"-"`
 }
 
 // DocumentLinks is what relationships tells of a document: its title, links and backlinks.

@@ -24,7 +24,7 @@ import (
 func (w Walker) Semantic(ctx context.Context, res semantic.Results, q fulltext.Query, in intents.Discover, name string) (result.Searcher, error) {
 	e := w.Engine
 	want := q.Max - in.Options.Offset
-	out := result.Searcher{Status: result.Status{Success: true}, Candidates: res.Total, UnknownWords: res.Unknown}
+	out := result.Searcher{Status: result.Status{Success: true}, UnknownWords: res.Unknown}
 	if err := partial(&out, res.Coverage, len(res.Hits) > 0); err != nil {
 		return result.Searcher{}, err
 	}
