@@ -24,9 +24,9 @@ type Results struct {
 	Unknown []string
 	// Coverage says how much of the tree the answer covers.
 	Coverage Coverage
-	// Lists are the index's ranked lists the hits were fused from, for [fulltext.Fuse] to merge
-	// with other engines' ([fulltext.Query].Stats); nil when a hit comes from a file read
-	// directly, which is in none, or when no index is open.
+	// Lists are the index's ranked lists the hits were fused from, for [Merge] to merge with
+	// other engines' ([SearchSeveral]); nil when a hit comes from a file read directly, which is
+	// in none, or when no index is open.
 	Lists *fulltext.Lists
 }
 
@@ -113,26 +113,6 @@ func await(ctx context.Context, ch <-chan struct{}, deadline time.Time) {
 	case <-ctx.Done():
 	case <-t.C:
 	}
-}
-
-// Stats returns the statistics of terms in fields of the engine's index (see
-// [fulltext.Index.Stats]), none while no index is open.
-func (e *Engine) Stats(terms []string, fields ...string) (fulltext.Stats, error) {
-	ix := e.index()
-	if ix == nil {
-		return fulltext.Stats{}, nil
-	}
-	return ix.Stats(terms, fields...)
-}
-
-// Lead returns what [fulltext.Index.Lead] returns of the engine's index for q, nothing while no
-// index is open.
-func (e *Engine) Lead(ctx context.Context, q fulltext.Query) ([]float64, error) {
-	ix := e.index()
-	if ix == nil {
-		return nil, nil
-	}
-	return ix.Lead(ctx, q)
 }
 
 // current reports whether path is still a regular file the policy allows.

@@ -37,7 +37,8 @@ type Answer struct {
 // SearchSeveral searches every part's engine for its query, with follow as [Engine.Search]
 // takes it, as one index of all their documents would be searched. Feedback needs the best
 // documents of all before any engine's search, so each engine is asked for its lead
-// ([Engine.Lead]) first, then searched. It returns each part's answer, in the order of parts.
+// ([fulltext.Index.Lead]) first, then searched. It returns each part's answer, in the order of
+// parts.
 func SearchSeveral(ctx context.Context, parts []Part, follow bool) []Answer {
 	stats := sumStats(parts)
 	// Never nil, even when no engine has a lead: a nil lead would have each engine draw on its
@@ -46,7 +47,7 @@ func SearchSeveral(ctx context.Context, parts []Part, follow bool) []Answer {
 	for _, p := range parts {
 		q := p.Query
 		q.Stats = stats
-		if l, err := p.Engine.Lead(ctx, q); err == nil { // an engine that cannot lead fails its search below
+		if l, err := p.Engine.lead(ctx, q); err == nil { // an engine whose lead fails adds none
 			lead = append(lead, l...)
 		}
 	}
@@ -69,12 +70,32 @@ func sumStats(parts []Part) fulltext.StatsFunc {
 	return func(terms []string, fields ...string) (fulltext.Stats, error) {
 		var sum fulltext.Stats
 		for _, p := range parts {
-			if st, err := p.Engine.Stats(terms, fields...); err == nil {
+			if st, err := p.Engine.stats(terms, fields...); err == nil {
 				sum.Add(st)
 			}
 		}
 		return sum, nil
 	}
+}
+
+// stats returns the statistics of terms in fields of the engine's index (see
+// [fulltext.Index.Stats]), none while no index is open.
+func (e *Engine) stats(terms []string, fields ...string) (fulltext.Stats, error) {
+	ix := e.index()
+	if ix == nil {
+		return fulltext.Stats{}, nil
+	}
+	return ix.Stats(terms, fields...)
+}
+
+// lead returns what [fulltext.Index.Lead] returns of the engine's index for q, nothing while no
+// index is open.
+func (e *Engine) lead(ctx context.Context, q fulltext.Query) ([]float64, error) {
+	ix := e.index()
+	if ix == nil {
+		return nil, nil
+	}
+	return ix.Lead(ctx, q)
 }
 
 // Ranked is a hit of a merged ranking ([Merge]): the answer it is from (its index among the
