@@ -123,8 +123,7 @@ type Merged struct {
 
 // Merge merges the answers that have no Err: their hits are ranked by [fulltext.Fuse] of their
 // lists. A document of a list that is not a hit was not among its engine's best, or failed the
-// check against the files: it is passed over, and when it stood first the best hit is lifted to
-// score 1 (the others keep Fuse's scores).
+// check against the files: it is passed over, and the scores stay relative to the best hit's (1).
 func Merge(answers []Answer) Merged {
 	var (
 		m        = Merged{Fused: true}
@@ -167,7 +166,10 @@ func Merge(answers []Answer) Merged {
 		}
 	}
 	if len(m.Ranking) > 0 && m.Ranking[0].Score > 0 {
-		m.Ranking[0].Score = 1
+		best := m.Ranking[0].Score
+		for i := range m.Ranking {
+			m.Ranking[i].Score /= best
+		}
 	}
 	return m
 }

@@ -139,6 +139,18 @@ func TestMerge(t *testing.T) {
 			{Name: "b", Err: no},
 		}, Merged{Ranking: []Ranked{{Answer: 0, Rank: 0, Score: 1}}, Fused: true, Total: 1}},
 	}
+	// The best listed document is no hit: the scores are relative to the best hit's.
+	l := lists("x.md", "y.md", "z.md")
+	fused := map[string]float64{}
+	for _, d := range fulltext.Fuse(named(*l, "a")) {
+		fused[d.Path] = d.Score
+	}
+	tests = append(tests, struct {
+		name    string
+		answers []Answer
+		want    Merged
+	}{"the best listed document is no hit", []Answer{{Name: "a", Results: found(l, nil, "y.md", "z.md")}},
+		Merged{Ranking: []Ranked{{Answer: 0, Rank: 0, Score: 1}, {Answer: 0, Rank: 1, Score: fused["a/z.md"] / fused["a/y.md"]}}, Fused: true, Total: 2}})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if diff := cmp.Diff(tt.want, Merge(tt.answers), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
