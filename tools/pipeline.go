@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"path"
 
 	"github.com/packfs/packfs-mcp/fsroot"
@@ -165,6 +166,9 @@ func (s *Server) open(name string, u use) (*fsroot.Entry, error) {
 		return nil, s.policyFirst(name, asDir, err)
 	}
 	info, statErr := e.Info()
+	if u == useAny && errors.Is(statErr, fs.ErrNotExist) {
+		return nil, s.absent(name, e, statErr)
+	}
 	switch u {
 	case useAny:
 		asDir = statErr == nil && info.Type == fsroot.TypeDir
@@ -186,6 +190,19 @@ func (s *Server) open(name string, u use) (*fsroot.Entry, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// absent answers a lookup for whatever is there that found nothing at name: a blocked name is
+// refused as ever, whether or not it exists, and any other is not found. Judged as a file, a
+// misspelt folder (no extension) was refused as a file of a type the server does not open, which
+// tells a model nothing of the typo; the types files may have are no secret, since listings name
+// every file. It closes e: nothing that appears at name later is acted on.
+func (s *Server) absent(name string, e *fsroot.Entry, notExist error) error {
+	defer e.Close()
+	if _, err := s.judge(name, e.Path(), true); err != nil {
+		return err
+	}
+	return notExist
 }
 
 // writable judges a name that a write creates or replaces, and real, the path it reaches through

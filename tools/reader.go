@@ -213,7 +213,7 @@ func (s *Server) readEntry(ctx context.Context, name string, e *fsroot.Entry, in
 func (s *Server) exists(c *call, in intents.Access) (any, error) {
 	name, err := s.resolvePath(in.Target.Path, kindAny)
 	c.path = name
-	if err != nil && !errors.Is(err, security.ErrExtension) {
+	if err != nil && !errors.Is(err, security.ErrExtension) && !isNotExist(err) {
 		return nil, err // a file of a type the tools do not open is named, as listings name it
 	}
 	if err := s.charge(c, false); err != nil {

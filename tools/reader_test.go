@@ -133,6 +133,40 @@ func TestExists(t *testing.T) {
 	}
 }
 
+// TestMissingNotFound checks that a name that reaches nothing is not found, whatever its extension
+// (a misspelt folder has none), for every tool that looks up what is there; a blocked name is
+// refused whether or not it exists, and a file of a type the tools do not open is refused as such.
+func TestMissingNotFound(t *testing.T) {
+	e := newOptionEnv(t, optionTable{tree: []string{"notes/a.md=# A\n", "tool.exe=MZ\n"}})
+	tests := []struct {
+		tool, purpose, path, code string
+	}{
+		{SearcherName, "list", "notes/Archive", errs.CodeNotFound},
+		{SearcherName, "list", "nope/linux", errs.CodeNotFound},
+		{SearcherName, "search_content", "nope", errs.CodeNotFound},
+		{SearcherName, "search_content", "notes/gone.md", errs.CodeNotFound},
+		{ReaderName, "read", "notes/linux", errs.CodeNotFound},
+		{ReaderName, "read", "other.exe", errs.CodeNotFound},
+		{ReaderName, "metadata", "nope", errs.CodeNotFound},
+		{ReaderName, "read", "tool.exe", errs.CodeExtension},
+		{ReaderName, "read", ".env", errs.CodeBlocked},
+		{SearcherName, "list", ".git", errs.CodeBlocked},
+		{SearcherName, "list", "notes/.ssh", errs.CodeBlocked},
+	}
+	for _, tt := range tests {
+		t.Run(tt.purpose+" "+tt.path, func(t *testing.T) {
+			target := map[string]any{"path": tt.path}
+			if tt.purpose == "search_content" {
+				target["query"] = "a"
+			}
+			out := e.call(t, tt.tool, map[string]any{"purpose": tt.purpose, "target": target})
+			if out.Result["code"] != tt.code {
+				t.Errorf("%s %q = %s; want code %s", tt.purpose, tt.path, out.json(), tt.code)
+			}
+		})
+	}
+}
+
 // TestFinalNewline checks that metadata, and a read with preferences.includeMetadata, say whether a
 // text file ends with a line break (or is empty), and say nothing of it for a binary file.
 func TestFinalNewline(t *testing.T) {

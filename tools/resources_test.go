@@ -172,7 +172,7 @@ func TestReadResource(t *testing.T) {
 		{"file:///img.png", map[string]any{"uri": "file:///img.png", "mimeType": "image/png", "blob": base64.StdEncoding.EncodeToString([]byte(bin))}, ""},
 		// A path is the root's, never the host's.
 		{"file:///etc/passwd.md", text("file:///etc/passwd.md", "text/markdown", "the root's own\n"), ""},
-		{"file:///etc/passwd", nil, errs.CodeExtension},
+		{"file:///etc/passwd", nil, errs.CodeNotFound}, // the root has no etc/passwd
 		{"file:/etc/passwd.md", text("file:/etc/passwd.md", "text/markdown", "the root's own\n"), ""},
 		{"file:////etc/passwd", nil, errs.CodeOutsideRoot},
 		{"file:///../outside/secret.md", nil, errs.CodeOutsideRoot},

@@ -130,7 +130,7 @@ func TestResourcesEndToEnd(t *testing.T) {
 				{"file:///keys/server.pem", "PATH_BLOCKED"},
 				{"file:///env_link.md", "PATH_BLOCKED"},
 				{"file:///program.exe", "EXTENSION_NOT_ALLOWED"},
-				{"file:///etc/passwd", "EXTENSION_NOT_ALLOWED"}, // the root's etc/passwd, judged by its name
+				{"file:///etc/passwd", "NOT_FOUND"}, // the root's etc/passwd, which it does not have
 				{"file:///fifo.md", "NOT_REGULAR_FILE"},
 				{"file:///notes", "IS_DIRECTORY"},
 				{"file:///missing.md", "NOT_FOUND"},
