@@ -11,6 +11,8 @@ import (
 
 	bsearch "github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/packfs/packfs-mcp/fsroot"
 )
 
 // Candidate limits.
@@ -92,7 +94,7 @@ func (ix *Index) matching(ctx context.Context, q query.Query, under string, most
 	var paths []string
 	err = eachMatch(ctx, r, s, func(dm *bsearch.DocumentMatch) error {
 		id, err := r.ExternalID(dm.IndexInternalID)
-		if p := pathOfID(id); err == nil && atOrBelow(p, under) {
+		if p := pathOfID(id); err == nil && fsroot.Within(p, under) {
 			paths = append(paths, p)
 		}
 		return err

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/packfs/packfs-mcp/fsroot"
 )
 
 // Stamp identifies a file's version for reconciling the index with the files.
@@ -120,7 +122,7 @@ func (ix *Index) Under(name string) []string {
 	defer ix.docsMu.RUnlock()
 	var out []string
 	for p := range ix.docs {
-		if atOrBelow(p, name) {
+		if fsroot.Within(p, name) {
 			out = append(out, p)
 		}
 	}
@@ -144,17 +146,11 @@ func (ix *Index) CountUnder(name string, keep func(p string, st Stamp) bool) int
 	}
 	n := 0
 	for p, st := range ix.docs {
-		if atOrBelow(p, name) && keep(p, st.stamp()) {
+		if fsroot.Within(p, name) && keep(p, st.stamp()) {
 			n++
 		}
 	}
 	return n
-}
-
-// atOrBelow reports whether the path p is dir or below it ("." holds every path): fsroot.Within,
-// which this package may not import.
-func atOrBelow(p, dir string) bool {
-	return dir == "." || p == dir || strings.HasPrefix(p, dir+"/")
 }
 
 // Count returns the number of indexed documents (not units).

@@ -24,7 +24,7 @@ var (
 		"security": {"fsroot"},
 		"intents":  {},
 		"markdown": {},
-		"fulltext": {"markdown"},
+		"fulltext": {"markdown", "fsroot"},
 		"semantic": {"fsroot", "markdown", "fulltext", "extract"},
 		"tools":    {"fsroot", "security", "intents", "semantic", "markdown", "fulltext", "history", "extract", "tools/result", "tools/errs", "tools/text", "tools/docs", "tools/relink", "tools/undo", "tools/search", "tools/progress"},
 		// The rooms of tools (tools/NAME): each holds one concern of the tools, below tools, which

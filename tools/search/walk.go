@@ -403,10 +403,10 @@ func modTime(info fsroot.Info) string { return info.ModTime.UTC().Format(time.RF
 
 // Below returns p relative to the folder name, and whether p lies below it.
 func Below(p, name string) (string, bool) {
-	if name == "." {
+	switch {
+	case name == ".":
 		return p, true
-	}
-	if !strings.HasPrefix(p, name+"/") {
+	case p == name || !fsroot.Within(p, name):
 		return "", false
 	}
 	return p[len(name)+1:], true
