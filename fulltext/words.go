@@ -245,7 +245,7 @@ func init() {
 // invalid byte or U+FFFD, which the text of PDFs and web pages holds for what did not decode (no
 // word after one was a candidate for a literal search), and it gives every value room for 1,024
 // tokens, 8 KB for each unit's one-line folder, tags and names fields, which a build holds for a
-// whole batch (dev/bench/README.md, Searches of a big tree). This one counts the terms first and
+// whole batch (dev/bench/README.md, The words' own tokenizer). This one counts the terms first and
 // holds them in one array.
 type runTokenizer func(rune) bool
 
